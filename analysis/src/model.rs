@@ -1,0 +1,254 @@
+//! The static model: what the analysis hands to the generator, the oracle and the reports.
+//!
+//! This module is the contract between the crates. Every type here is serde-serialisable and
+//! its JSON form is what `cargo covcon analyze --format json` prints (documented in
+//! `docs/analysis-json.md`). Add fields with `#[serde(default)]`; never rename or remove one
+//! without bumping [`FORMAT_VERSION`].
+
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+
+/// Version of the JSON shape of [`Model`].
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Everything the analysis found in the packages it was given.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Model {
+    pub format_version: u32,
+    /// The packages analysed, in the order they were given.
+    #[serde(default)]
+    pub packages: Vec<PackageInfo>,
+    /// The thread-safe types found, ordered by path.
+    pub types: Vec<TypeModel>,
+    /// Everything the analysis could not read or model, in words a user can act on.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// A package as the analysis saw it (filled from cargo metadata by the caller).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PackageInfo {
+    /// The package name as in `Cargo.toml` (`my-crate`).
+    pub name: String,
+    /// The library crate name as code names it (`my_crate`).
+    pub lib_name: String,
+    pub manifest_path: PathBuf,
+    /// The library target's root file (`src/lib.rs`).
+    pub lib_root: PathBuf,
+    /// `2015`, `2018`, `2021` or `2024`.
+    pub edition: String,
+}
+
+/// A type whose `&self` methods synchronise internally.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TypeModel {
+    /// `krate::module::Type`, with the library crate name first.
+    pub path: String,
+    /// The package (Cargo name) that defines it.
+    pub package: String,
+    /// The bare type name (`Type`).
+    pub name: String,
+    /// Where the type is declared.
+    pub span: Span,
+    /// Generic parameters as written (`K: Hash + Eq`, `'a`, `const N: usize`).
+    #[serde(default)]
+    pub generics: Vec<String>,
+    /// Why covcon considers it thread-safe (`field 'map' is a Mutex`, `unsafe impl Sync`).
+    pub sync_reasons: Vec<String>,
+    /// Whether a `Debug` impl (derived or written) was seen.
+    #[serde(default)]
+    pub implements_debug: bool,
+    pub constructors: Vec<Constructor>,
+    pub methods: Vec<Method>,
+    /// Every unordered pair of supported public methods, self-pairs included.
+    pub pairs: Vec<Pair>,
+    /// Ranked split points over all methods, best first.
+    pub split_points: Vec<SplitPoint>,
+    /// False when covcon cannot drive the type at all (no usable constructor, ...).
+    pub supported: bool,
+    /// Why the type is not supported, when it is not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// A way to build an instance.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Constructor {
+    /// The associated function (`new`, `with_capacity`), `default` for `Default`, or the
+    /// builder chain's first function.
+    pub name: String,
+    pub kind: ConstructorKind,
+    pub params: Vec<Param>,
+    /// How the built value is returned.
+    pub returns: ReturnShape,
+    /// For a builder: the calls after the first one, in order (`max(3)`, `build()`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chain: Vec<ChainCall>,
+    pub supported: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// One call after the first in a builder chain.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ChainCall {
+    pub name: String,
+    pub params: Vec<Param>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConstructorKind {
+    /// An associated function returning the type.
+    #[default]
+    Function,
+    /// `Default::default()`, derived or written.
+    Default,
+    /// A builder chain ending in a method that returns the type.
+    Builder,
+}
+
+/// How a constructor hands back the instance.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReturnShape {
+    #[default]
+    SelfValue,
+    ArcSelf,
+    ResultSelf,
+    OptionSelf,
+}
+
+/// A public `&self` method (or any method the analysis records, with `supported` false).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Method {
+    pub name: String,
+    pub params: Vec<Param>,
+    /// The return type as written, `None` for `()`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub returns: Option<String>,
+    /// The trait this method implements, when it comes from a trait impl.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trait_name: Option<String>,
+    /// Where the method is declared.
+    pub span: Span,
+    /// The position just after the `{` of the body: where the oracle inserts its
+    /// start/end guard in the instrumented copy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body_start: Option<Span>,
+    /// Whether covcon can call it from a generated test.
+    pub supported: bool,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// A parameter of a constructor or method.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Param {
+    pub name: String,
+    /// The type as written in the source (`&str`, `Vec<u8>`, `&Self`).
+    pub ty: String,
+    /// What covcon can generate for it.
+    pub kind: ParamKind,
+}
+
+/// The shapes of argument covcon knows how to generate.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum ParamKind {
+    /// `u8`..`u128`, `usize`, `i8`..`i128`, `isize`.
+    Int { signed: bool, bits: u16 },
+    Bool,
+    Char,
+    Float { bits: u16 },
+    /// `String` by value.
+    String,
+    /// `&str`.
+    Str,
+    /// `Vec<T>` by value.
+    Vec { elem: Box<ParamKind> },
+    /// `&[T]` (byte slices included).
+    Slice { elem: Box<ParamKind> },
+    Option { inner: Box<ParamKind> },
+    Tuple { elems: Vec<ParamKind> },
+    /// `std::time::Duration`.
+    Duration,
+    /// Another instance of the type under test, or the shared instance itself.
+    Instance { passing: InstancePassing },
+    /// `impl FnOnce() -> T`, `impl Fn() -> T`, `F: FnOnce() -> T`: a closure returning a value.
+    Closure { returns: Box<ParamKind> },
+    /// A type parameter of the type itself (`K`, `V`), filled in when the type is instantiated.
+    Generic { name: String },
+    /// Anything else: recorded with the reason, never silently dropped.
+    #[default]
+    Unsupported,
+}
+
+/// How an instance argument is passed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum InstancePassing {
+    #[default]
+    Ref,
+    Arc,
+    Value,
+}
+
+/// An unordered pair of methods and its BC-ConTest group.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Pair {
+    /// Method names, the first not after the second in declaration order.
+    pub methods: [String; 2],
+    pub group: Group,
+    /// Why the pair is in its group, in words a user can check against the code.
+    pub reasons: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Group {
+    High,
+    #[default]
+    Low,
+    Removed,
+}
+
+/// A place inside a method where an interleaving matters (SplitRichTest).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SplitPoint {
+    pub method: String,
+    /// Position at which a schedule point can be inserted as a statement: the start of the
+    /// statement that follows the CFG edge, inside a block.
+    pub at: Span,
+    /// Follows a `while … wait` or precedes an `if … notify`.
+    pub cond_syn: bool,
+    /// Number of shared fields accessed on every path before and after the edge.
+    pub num_sv: u32,
+    /// What lies on each side, for the reports.
+    pub description: String,
+}
+
+/// A source position. `line` is 1-based, `column` 0-based in characters (proc-macro2's).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Span {
+    pub file: PathBuf,
+    pub line: u32,
+    pub column: u32,
+}
+
+/// Something the analysis could not read or model.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Diagnostic {
+    pub severity: Severity,
+    pub message: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span: Option<Span>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    Error,
+    #[default]
+    Warning,
+    Note,
+}

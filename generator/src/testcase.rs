@@ -1,0 +1,83 @@
+//! Concurrent test cases and the feedback the generator gets about them.
+//!
+//! This module is the contract between the generator and whatever runs the tests (the oracle
+//! in production, a fake executor in tests). A [`TestCase`] holds concrete values only, so it
+//! can be replayed, printed as Rust and saved as JSON.
+
+use serde::{Deserialize, Serialize};
+
+/// One concurrent test: build instances, run a sequential prefix, then two threads.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TestCase {
+    /// Unique within a campaign, in generation order.
+    pub id: u64,
+    /// `krate::module::Type`.
+    pub type_path: String,
+    /// The pair of methods this test was built to try (the two suffixes' methods).
+    pub pair: [String; 2],
+    /// One constructor call per instance. Instance 0 is the shared instance under test;
+    /// instance 1, when present, is a second instance for calls that take one.
+    pub instances: Vec<Call>,
+    /// Calls run sequentially, on one thread, before the two threads start.
+    pub prefix: Vec<Call>,
+    /// The two suffixes, run concurrently, one per thread.
+    pub threads: [Vec<Call>; 2],
+    /// Seed for the schedule noise at split points, so a run can be repeated.
+    pub noise_seed: u64,
+}
+
+/// A call of a constructor or method. `receiver` is an instance index (ignored for
+/// constructors).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Call {
+    pub method: String,
+    #[serde(default)]
+    pub receiver: usize,
+    pub args: Vec<Value>,
+}
+
+/// A concrete argument value.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Value {
+    Int(i128),
+    Bool(bool),
+    Char(char),
+    Float(f64),
+    Str(String),
+    /// A `Vec` or slice.
+    List(Vec<Value>),
+    Option(Option<Box<Value>>),
+    Tuple(Vec<Value>),
+    /// A `Duration` in microseconds.
+    Duration(u64),
+    /// Instance number (see [`TestCase::instances`]).
+    Instance(usize),
+    /// A closure that returns this value.
+    Closure(Box<Value>),
+}
+
+/// What executing one test taught the generator.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Execution<V> {
+    pub test_id: u64,
+    /// Unordered method pairs that ran concurrently (CovCon Algorithm 1), each with the
+    /// smaller name first, indirect calls included.
+    pub covered: Vec<[String; 2]>,
+    /// A confirmed thread-safety violation, if the run showed one.
+    pub violation: Option<V>,
+}
+
+/// The oracle as the generator sees it.
+pub trait Executor {
+    /// Whatever the executor knows about a violation; the campaign only needs a key to tell
+    /// distinct violations apart.
+    type Violation: Clone;
+
+    /// Runs the tests (in parallel if it can) and answers one [`Execution`] per test, in any
+    /// order.
+    fn execute(&mut self, tests: &[TestCase]) -> Vec<Execution<Self::Violation>>;
+
+    /// A key that is equal for two violations that are the same bug (type, pair and kind).
+    fn violation_key(&self, violation: &Self::Violation) -> String;
+}

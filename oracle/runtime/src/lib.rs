@@ -1,0 +1,1 @@
+//! Runtime compiled into cargo covcon's harness and instrumented copies.
