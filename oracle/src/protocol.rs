@@ -1,0 +1,111 @@
+//! The wire protocol between covcon and a harness worker process: one JSON [`Request`] per
+//! line on the worker's stdin, one JSON [`Response`] per line on its stdout.
+//!
+//! The runtime crate (`oracle/runtime`, compiled into the harness) speaks the same shapes
+//! without depending on this crate; the two are kept in step by the round-trip tests.
+
+use generator::TestCase;
+use serde::{Deserialize, Serialize};
+
+/// A request to a worker.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum Request {
+    /// Build the instances, run the prefix on one thread, then the two suffixes on two threads
+    /// started together (spinning on an atomic).
+    Concurrent {
+        test: TestCase,
+        noise: Noise,
+        timeout_ms: u64,
+    },
+    /// Build the instances, run the prefix, then the suffix calls one after another on one
+    /// thread in the given order: each entry is (thread, index into that thread's calls).
+    Sequential {
+        test: TestCase,
+        order: Vec<(u8, u32)>,
+        timeout_ms: u64,
+    },
+    /// Answered with a `Passed` response with test id 0; used to check a worker is alive.
+    Ping,
+}
+
+/// Schedule perturbation at the schedule points of the instrumented copy (ConTest-style
+/// noise): at each point, with these probabilities, yield, spin briefly or sleep briefly.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Noise {
+    pub seed: u64,
+    pub yield_p: f64,
+    pub spin_p: f64,
+    pub sleep_p: f64,
+}
+
+impl Noise {
+    /// No perturbation at all.
+    pub fn none() -> Noise {
+        Noise {
+            seed: 0,
+            yield_p: 0.0,
+            spin_p: 0.0,
+            sleep_p: 0.0,
+        }
+    }
+}
+
+/// A worker's answer to one request.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Response {
+    pub test_id: u64,
+    pub outcome: Outcome,
+    /// Start and end of every instrumented method call, in clock order.
+    #[serde(default)]
+    pub events: Vec<Event>,
+    /// `Debug` text of each prefix call's return value (`None` when the return type has no
+    /// `Debug` or the call panicked).
+    #[serde(default)]
+    pub prefix_results: Vec<Option<String>>,
+    /// The same for each suffix call, per thread (for a sequential run, indexed as in the
+    /// test's threads, not in execution order).
+    #[serde(default)]
+    pub results: [Vec<Option<String>>; 2],
+    /// `Debug` text of instance 0 after the run, when the type implements `Debug`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub final_state: Option<String>,
+    pub elapsed_us: u64,
+}
+
+/// How a run ended.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Outcome {
+    Passed,
+    /// A call panicked. `thread` is `None` for a constructor or prefix call (then `call` indexes
+    /// instances followed by prefix calls), else the suffix thread.
+    Panicked {
+        thread: Option<u8>,
+        call: u32,
+        method: String,
+        message: String,
+        location: Option<String>,
+    },
+    /// The run did not finish within its timeout; `inside` names the instrumented method each
+    /// suffix thread was in (innermost), if any. The worker exits after sending this.
+    Deadlocked { inside: [Option<String>; 2] },
+    /// A constructor returned `Err` or `None`: the test could not be set up.
+    SetupFailed { message: String },
+    /// The worker died (abort, signal, `process::exit`) or stopped answering. Produced by the
+    /// parent, never sent by a worker.
+    Crashed { message: String },
+}
+
+/// One start or end of an instrumented method call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Event {
+    /// Global logical clock value.
+    pub clock: u64,
+    /// 0 and 1 for the suffix threads, 2 for the prefix.
+    pub thread: u8,
+    /// `krate::module::Type` of the method (a type under test may call another's methods).
+    pub type_path: String,
+    pub method: String,
+    pub start: bool,
+}
