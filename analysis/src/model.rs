@@ -168,6 +168,9 @@ pub enum ParamKind {
     Vec { elem: Box<ParamKind> },
     /// `&[T]` (byte slices included).
     Slice { elem: Box<ParamKind> },
+    /// `&T` for any other `T` covcon can generate by value (`&u64`, `&String`, `&K`): the
+    /// harness generates a `T` and passes a reference to it.
+    Ref { inner: Box<ParamKind> },
     Option { inner: Box<ParamKind> },
     Tuple { elems: Vec<ParamKind> },
     /// `std::time::Duration`.

@@ -1,7 +1,27 @@
 //! Test generation for cargo covcon: coverage state, prioritisation strategies (CovCon,
 //! BC-ConTest), test shapes and argument pools, and the campaign loop. Pure: no I/O; the
 //! oracle is reached only through the [`Executor`] trait.
+//!
+//! The entry point is [`run_campaign`]. A [`TestGenerator`] (one type's state) can also be
+//! driven directly with [`TestGenerator::next_batch`] and [`TestGenerator::record`].
 
 pub mod testcase;
 
+mod campaign;
+mod coverage;
+mod display;
+mod generate;
+mod pools;
+mod strategy;
+
+pub use campaign::{
+    run_campaign, type_budget, CampaignConfig, CampaignResult, FoundViolation, HistoryPoint,
+    Progress, StopReason, TypeConfig, TypeResult,
+};
+pub use coverage::PairCoverage;
+pub use generate::{
+    GeneratorConfig, TestGenerator, LONG_SUFFIX, MAX_PREFIX_CALLS, SHORT_SUFFIX, SHORT_TESTS,
+};
+pub use pools::Pools;
+pub use strategy::{bc_score, covcon_score, Strategy};
 pub use testcase::*;

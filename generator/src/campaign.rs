@@ -1,0 +1,376 @@
+//! The campaign loop (CovCon Algorithm 2, batched): for each type, select pairs and write
+//! tests, run them through the [`Executor`], feed the coverage back, and stop at the first
+//! violation, the type's share of the time budget, a test limit or a coverage goal.
+//!
+//! Only the clock is outside the seed's control: which tests are written depends on the seed
+//! and the feedback alone, and how many of them run depends on the time budget.
+
+use crate::coverage::PairCoverage;
+use crate::generate::{GeneratorConfig, TestGenerator};
+use crate::pools::Pools;
+use crate::strategy::Strategy;
+use crate::testcase::{Executor, TestCase};
+use analysis::{Diagnostic, ParamKind, TypeModel};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+use std::time::{Duration, Instant};
+
+/// Settings of a whole campaign.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CampaignConfig {
+    pub strategy: Strategy,
+    pub seed: u64,
+    /// For all types together; split fairly, time a type leaves unused goes to later ones.
+    pub time_budget: Duration,
+    pub max_tests_per_type: Option<u64>,
+    /// Tests handed to [`Executor::execute`] at once.
+    pub batch_size: usize,
+    /// Go on after a type's first violation, reporting each distinct violation once.
+    pub keep_going: bool,
+    /// Stop a type once every non-removed pair was covered this many times.
+    pub coverage_goal: Option<u32>,
+    pub pools: Pools,
+    /// Per-type settings, by type path (`krate::module::Type`).
+    pub types: BTreeMap<String, TypeConfig>,
+}
+
+impl Default for CampaignConfig {
+    fn default() -> CampaignConfig {
+        CampaignConfig {
+            strategy: Strategy::default(),
+            seed: 0,
+            time_budget: Duration::from_secs(60),
+            max_tests_per_type: None,
+            batch_size: 64,
+            keep_going: false,
+            coverage_goal: None,
+            pools: Pools::default(),
+            types: BTreeMap::new(),
+        }
+    }
+}
+
+/// Settings that override the defaults for one type.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct TypeConfig {
+    /// The constructor to use, by name.
+    pub constructor: Option<String>,
+    /// What each type parameter is instantiated with (by default small integers).
+    pub instantiation: BTreeMap<String, ParamKind>,
+    /// Pools for this type instead of the campaign's.
+    pub pools: Option<Pools>,
+}
+
+/// What a progress bar needs, sent after each batch and when a type starts or ends.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Progress {
+    pub type_path: String,
+    /// Position of the type among all types given, from 0.
+    pub type_index: usize,
+    pub type_count: usize,
+    pub tests_run: u64,
+    pub pairs_covered: usize,
+    pub pairs_worth_covering: usize,
+    pub violations: usize,
+    /// Of the whole campaign's time budget.
+    pub time_left: Duration,
+    /// True in the last report for the type.
+    pub done: bool,
+}
+
+/// What a campaign found, per type in the order given.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CampaignResult<V> {
+    pub strategy: Strategy,
+    pub seed: u64,
+    pub types: Vec<TypeResult<V>>,
+    pub tests_run: u64,
+    pub seconds: f64,
+}
+
+/// The campaign of one type.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TypeResult<V> {
+    pub path: String,
+    /// Why the type was not tested at all.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skipped: Option<String>,
+    /// Why testing stopped; `None` when skipped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<StopReason>,
+    pub tests_run: u64,
+    pub seconds: f64,
+    /// P with tried and covered counts, in declaration order.
+    pub pairs: Vec<PairCoverage>,
+    /// Distinct violations, in the order found.
+    pub violations: Vec<FoundViolation<V>>,
+    /// Coverage over time (CovCon Fig. 3): a point when the type starts, whenever another
+    /// pair is covered for the first time, and when it ends.
+    pub history: Vec<HistoryPoint>,
+    /// Methods and constructors left out, and why.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// Why a type's campaign ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    Violation,
+    TimeBudget,
+    MaxTests,
+    CoverageGoal,
+    /// The strategy had no pair left to try.
+    Exhausted,
+}
+
+/// A violation with the test that showed it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FoundViolation<V> {
+    pub violation: V,
+    /// [`Executor::violation_key`] of the violation.
+    pub key: String,
+    pub test: TestCase,
+    /// Tests of this type generated up to and including this one.
+    pub tests_until_found: u64,
+    pub seconds_until_found: f64,
+}
+
+/// One point of a coverage-over-time chart.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct HistoryPoint {
+    pub seconds: f64,
+    pub tests_run: u64,
+    /// Distinct non-removed pairs covered so far.
+    pub pairs_covered: usize,
+}
+
+/// Runs a campaign over `types`, in order, through `executor`; `observer` gets progress.
+pub fn run_campaign<E: Executor>(
+    types: &[TypeModel],
+    config: &CampaignConfig,
+    executor: &mut E,
+    observer: &mut dyn FnMut(&Progress),
+) -> CampaignResult<E::Violation> {
+    let start = Instant::now();
+    let mut next_id = 0;
+    let prepared: Vec<Result<TestGenerator, String>> = types
+        .iter()
+        .map(|model| TestGenerator::new(model, &generator_config(model, config)))
+        .collect();
+    let mut to_run = prepared.iter().filter(|g| g.is_ok()).count() as u32;
+    let mut results = Vec::new();
+    for (index, (model, generator)) in types.iter().zip(prepared).enumerate() {
+        let result = match generator {
+            Err(reason) => skipped(model, reason),
+            Ok(mut generator) => {
+                generator.start_ids_at(next_id);
+                let remaining = config.time_budget.saturating_sub(start.elapsed());
+                let budget = type_budget(remaining, to_run);
+                to_run -= 1;
+                let ctx = TypeRun {
+                    config,
+                    executor,
+                    observer,
+                    index,
+                    count: types.len(),
+                    start,
+                    budget,
+                };
+                ctx.run(&mut generator, next_id)
+            }
+        };
+        next_id += result.tests_run;
+        results.push(result);
+    }
+    CampaignResult {
+        strategy: config.strategy,
+        seed: config.seed,
+        tests_run: results.iter().map(|r| r.tests_run).sum(),
+        types: results,
+        seconds: start.elapsed().as_secs_f64(),
+    }
+}
+
+/// A type's fair share of what is left of the budget, when `types_left` types (this one
+/// included) still have to run.
+pub fn type_budget(remaining: Duration, types_left: u32) -> Duration {
+    remaining / types_left.max(1)
+}
+
+/// The generator settings for one type: the campaign's, overridden by the type's own, with a
+/// seed of its own so a type's tests do not depend on which types run before it.
+fn generator_config(model: &TypeModel, config: &CampaignConfig) -> GeneratorConfig {
+    let type_config = config.types.get(&model.path).cloned().unwrap_or_default();
+    GeneratorConfig {
+        strategy: config.strategy,
+        seed: config.seed ^ fnv1a(model.path.as_bytes()),
+        pools: type_config.pools.unwrap_or_else(|| config.pools.clone()),
+        constructor: type_config.constructor,
+        instantiation: type_config.instantiation,
+        first_test_id: 0,
+    }
+}
+
+/// FNV-1a: a hash that stays the same across Rust versions, unlike `DefaultHasher`.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
+        (hash ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+fn skipped<V>(model: &TypeModel, reason: String) -> TypeResult<V> {
+    TypeResult {
+        path: model.path.clone(),
+        skipped: Some(reason),
+        stopped: None,
+        tests_run: 0,
+        seconds: 0.0,
+        pairs: Vec::new(),
+        violations: Vec::new(),
+        history: Vec::new(),
+        diagnostics: Vec::new(),
+    }
+}
+
+/// Everything one type's loop needs besides its generator.
+struct TypeRun<'a, E: Executor> {
+    config: &'a CampaignConfig,
+    executor: &'a mut E,
+    observer: &'a mut dyn FnMut(&Progress),
+    index: usize,
+    count: usize,
+    start: Instant,
+    budget: Duration,
+}
+
+impl<E: Executor> TypeRun<'_, E> {
+    fn run(mut self, generator: &mut TestGenerator, first_id: u64) -> TypeResult<E::Violation> {
+        let type_start = Instant::now();
+        let config = self.config;
+        let mut result: TypeResult<E::Violation> = TypeResult {
+            path: generator.type_path().to_string(),
+            skipped: None,
+            stopped: None,
+            tests_run: 0,
+            seconds: 0.0,
+            pairs: Vec::new(),
+            violations: Vec::new(),
+            history: vec![HistoryPoint {
+                seconds: 0.0,
+                tests_run: 0,
+                pairs_covered: 0,
+            }],
+            diagnostics: generator.diagnostics().to_vec(),
+        };
+        let mut keys = BTreeSet::new();
+        self.report(generator, &result, false);
+        let stopped = loop {
+            if let Some(reason) = stop_reason(
+                config,
+                generator,
+                &result,
+                type_start.elapsed() >= self.budget,
+            ) {
+                break reason;
+            }
+            let limit = config
+                .max_tests_per_type
+                .map_or(u64::MAX, |max| max - result.tests_run);
+            let batch = generator.next_batch(
+                config
+                    .batch_size
+                    .max(1)
+                    .min(limit.try_into().unwrap_or(usize::MAX)),
+            );
+            if batch.is_empty() {
+                break StopReason::Exhausted;
+            }
+            let mut executions = self.executor.execute(&batch);
+            executions.sort_by_key(|e| e.test_id);
+            let covered_before = generator.pairs_covered();
+            result.tests_run += batch.len() as u64;
+            for execution in executions {
+                generator.record(&execution);
+                let Some(violation) = execution.violation else {
+                    continue;
+                };
+                let Some(test) = batch.iter().find(|t| t.id == execution.test_id) else {
+                    continue;
+                };
+                let key = self.executor.violation_key(&violation);
+                if keys.insert(key.clone()) {
+                    result.violations.push(FoundViolation {
+                        violation,
+                        key,
+                        test: test.clone(),
+                        tests_until_found: test.id - first_id + 1,
+                        seconds_until_found: type_start.elapsed().as_secs_f64(),
+                    });
+                }
+            }
+            if generator.pairs_covered() != covered_before {
+                result.history.push(point(type_start, &result, generator));
+            }
+            self.report(generator, &result, false);
+        };
+        result.stopped = Some(stopped);
+        result.seconds = type_start.elapsed().as_secs_f64();
+        result.pairs = generator.pairs().to_vec();
+        result.history.push(point(type_start, &result, generator));
+        self.report(generator, &result, true);
+        result
+    }
+
+    fn report(&mut self, generator: &TestGenerator, result: &TypeResult<E::Violation>, done: bool) {
+        (self.observer)(&Progress {
+            type_path: result.path.clone(),
+            type_index: self.index,
+            type_count: self.count,
+            tests_run: result.tests_run,
+            pairs_covered: generator.pairs_covered(),
+            pairs_worth_covering: generator.pairs_worth_covering(),
+            violations: result.violations.len(),
+            time_left: self.config.time_budget.saturating_sub(self.start.elapsed()),
+            done,
+        });
+    }
+}
+
+/// Why the type should stop now, if it should.
+fn stop_reason<V>(
+    config: &CampaignConfig,
+    generator: &TestGenerator,
+    result: &TypeResult<V>,
+    out_of_time: bool,
+) -> Option<StopReason> {
+    if !result.violations.is_empty() && !config.keep_going {
+        Some(StopReason::Violation)
+    } else if config
+        .coverage_goal
+        .is_some_and(|goal| generator.coverage_goal_reached(goal))
+    {
+        Some(StopReason::CoverageGoal)
+    } else if config
+        .max_tests_per_type
+        .is_some_and(|max| result.tests_run >= max)
+    {
+        Some(StopReason::MaxTests)
+    } else if out_of_time {
+        Some(StopReason::TimeBudget)
+    } else {
+        None
+    }
+}
+
+fn point<V>(
+    type_start: Instant,
+    result: &TypeResult<V>,
+    generator: &TestGenerator,
+) -> HistoryPoint {
+    HistoryPoint {
+        seconds: type_start.elapsed().as_secs_f64(),
+        tests_run: result.tests_run,
+        pairs_covered: generator.pairs_covered(),
+    }
+}

@@ -1,0 +1,177 @@
+//! A compact, human-readable form of a [`TestCase`] for reports and progress output:
+//!
+//! `a = Cache::new(2); prefix: a.put(1, "x"); thread 1: a.get(1); a.remove(1) | thread 2: a.len()`
+//!
+//! Instances are named `a`, `b`, … in the order they are built. This is not Rust: the
+//! ready-to-paste `#[test]` is the oracle's job, since only it knows how values are passed.
+
+use crate::testcase::{Call, TestCase, Value};
+use std::fmt;
+
+impl fmt::Display for TestCase {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let type_name = self
+            .type_path
+            .rsplit("::")
+            .next()
+            .unwrap_or(&self.type_path);
+        for (i, constructor) in self.instances.iter().enumerate() {
+            write!(
+                f,
+                "{} = {type_name}::{}({}); ",
+                instance_name(i),
+                constructor.method,
+                Args(&constructor.args)
+            )?;
+        }
+        if !self.prefix.is_empty() {
+            write!(f, "prefix: {}; ", Calls(&self.prefix))?;
+        }
+        write!(
+            f,
+            "thread 1: {} | thread 2: {}",
+            Calls(&self.threads[0]),
+            Calls(&self.threads[1])
+        )
+    }
+}
+
+impl fmt::Display for Value {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Int(v) => write!(f, "{v}"),
+            Value::Bool(v) => write!(f, "{v}"),
+            Value::Char(v) => write!(f, "{v:?}"),
+            Value::Float(v) => write!(f, "{v:?}"),
+            Value::Str(v) => write!(f, "{v:?}"),
+            Value::List(items) => write!(f, "[{}]", Args(items)),
+            Value::Option(None) => f.write_str("None"),
+            Value::Option(Some(v)) => write!(f, "Some({v})"),
+            Value::Tuple(items) if items.len() == 1 => write!(f, "({},)", items[0]),
+            Value::Tuple(items) => write!(f, "({})", Args(items)),
+            Value::Duration(us) if us % 1000 == 0 => write!(f, "{}ms", us / 1000),
+            Value::Duration(us) => write!(f, "{us}µs"),
+            Value::Instance(i) => f.write_str(&instance_name(*i)),
+            Value::Closure(v) => write!(f, "|| {v}"),
+        }
+    }
+}
+
+/// `a`, `b`, …, `z`, then `i26`, `i27`, ….
+fn instance_name(index: usize) -> String {
+    match u8::try_from(index) {
+        Ok(i) if i < 26 => char::from(b'a' + i).to_string(),
+        _ => format!("i{index}"),
+    }
+}
+
+struct Args<'a>(&'a [Value]);
+
+impl fmt::Display for Args<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, value) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str(", ")?;
+            }
+            write!(f, "{value}")?;
+        }
+        Ok(())
+    }
+}
+
+struct Calls<'a>(&'a [Call]);
+
+impl fmt::Display for Calls<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_empty() {
+            return f.write_str("-");
+        }
+        for (i, call) in self.0.iter().enumerate() {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            write!(
+                f,
+                "{}.{}({})",
+                instance_name(call.receiver),
+                call.method,
+                Args(&call.args)
+            )?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(receiver: usize, method: &str, args: Vec<Value>) -> Call {
+        Call {
+            method: method.into(),
+            receiver,
+            args,
+        }
+    }
+
+    fn check(test: TestCase, expect: &str) {
+        assert_eq!(test.to_string(), expect);
+    }
+
+    fn test(instances: Vec<Call>, prefix: Vec<Call>, threads: [Vec<Call>; 2]) -> TestCase {
+        TestCase {
+            id: 0,
+            type_path: "cache::lru::Cache".into(),
+            pair: ["get".into(), "put".into()],
+            instances,
+            prefix,
+            threads,
+            noise_seed: 0,
+        }
+    }
+
+    #[test]
+    fn a_test_reads_as_constructor_prefix_and_two_threads() {
+        check(
+            test(
+                vec![call(0, "new", vec![Value::Int(2)])],
+                vec![call(0, "put", vec![Value::Int(1), Value::Str("x".into())])],
+                [
+                    vec![
+                        call(0, "get", vec![Value::Int(1)]),
+                        call(0, "remove", vec![Value::Int(1)]),
+                    ],
+                    vec![call(0, "len", vec![])],
+                ],
+            ),
+            r#"a = Cache::new(2); prefix: a.put(1, "x"); thread 1: a.get(1); a.remove(1) | thread 2: a.len()"#,
+        );
+    }
+
+    #[test]
+    fn second_instances_and_every_value_shape_print_compactly() {
+        let values = vec![
+            Value::Bool(true),
+            Value::Char('c'),
+            Value::Float(1.0),
+            Value::List(vec![Value::Int(0), Value::Int(-1)]),
+            Value::Option(Some(Box::new(Value::Int(3)))),
+            Value::Option(None),
+            Value::Tuple(vec![Value::Int(1)]),
+            Value::Duration(10),
+            Value::Duration(2000),
+            Value::Closure(Box::new(Value::Str("b".into()))),
+        ];
+        check(
+            test(
+                vec![call(0, "default", vec![]), call(0, "default", vec![])],
+                vec![],
+                [
+                    vec![call(0, "transfer", vec![Value::Instance(1)])],
+                    vec![call(1, "odd", values)],
+                ],
+            ),
+            r#"a = Cache::default(); b = Cache::default(); thread 1: a.transfer(b) | thread 2: b.odd(true, 'c', 1.0, [0, -1], Some(3), None, (1,), 10µs, 2ms, || "b")"#,
+        );
+    }
+}

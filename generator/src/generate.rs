@@ -1,0 +1,774 @@
+//! [`TestGenerator`]: the generation state of one type (coverage, strategy, seeded rng, pools)
+//! and the test shapes of CovCon section IV-D.
+//!
+//! For each selected pair (m1, m2) it writes two tests: one whose prefix only builds the
+//! instance (k = 0) and one with one to five extra calls; thread 1 runs m1, m2, m1, … and
+//! thread 2 runs m2, m1, m2, …, with l_max = 2 calls each for the pair's first five tests and
+//! 5 after. Everything random comes from one `StdRng` seeded from the config, so one seed and
+//! the same feedback give the same tests.
+
+use crate::coverage::{Coverage, PairCoverage};
+use crate::pools::{percent, takes_instance, InstanceCtx, Pools, ValueGen};
+use crate::strategy::{Selector, Strategy};
+use crate::testcase::{Call, Execution, TestCase};
+use analysis::{Constructor, ConstructorKind, Diagnostic, Method, ParamKind, Severity, TypeModel};
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+/// Suffix length for a pair's first [`SHORT_TESTS`] tests.
+pub const SHORT_SUFFIX: usize = 2;
+/// Suffix length after that.
+pub const LONG_SUFFIX: usize = 5;
+/// How many tests of a pair get short suffixes.
+pub const SHORT_TESTS: u64 = 5;
+/// Most extra calls in a prefix.
+pub const MAX_PREFIX_CALLS: usize = 5;
+
+/// Settings of one type's generator.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct GeneratorConfig {
+    pub strategy: Strategy,
+    pub seed: u64,
+    pub pools: Pools,
+    /// The constructor to use, by name; by default the supported one with fewest parameters.
+    pub constructor: Option<String>,
+    /// What each type parameter is instantiated with; missing ones are small integers.
+    pub instantiation: BTreeMap<String, ParamKind>,
+    /// The id of the first test handed out (ids are unique within a campaign).
+    pub first_test_id: u64,
+}
+
+/// Generates tests for one type and learns from their executions.
+#[derive(Debug, Clone)]
+pub struct TestGenerator {
+    type_path: String,
+    strategy: Strategy,
+    selector: Option<Selector>,
+    rng: StdRng,
+    pools: Pools,
+    instantiation: BTreeMap<String, ParamKind>,
+    constructor: Constructor,
+    /// The usable methods, in declaration order.
+    methods: Vec<Method>,
+    coverage: Coverage,
+    /// Tests written but not yet handed out (a selection writes two).
+    pending: VecDeque<TestCase>,
+    next_id: u64,
+    /// Tests handed out whose execution was not recorded yet.
+    outstanding: BTreeSet<u64>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl TestGenerator {
+    /// The generator for `model`, or why the type cannot be tested.
+    pub fn new(model: &TypeModel, config: &GeneratorConfig) -> Result<TestGenerator, String> {
+        if !model.supported {
+            let reason = model
+                .reason
+                .as_deref()
+                .unwrap_or("the analysis cannot drive it");
+            return Err(format!("type unsupported: {reason}"));
+        }
+        let values = ValueGen {
+            pools: &config.pools,
+            instantiation: &config.instantiation,
+        };
+        let mut diagnostics = Vec::new();
+        let constructor = choose_constructor(
+            model,
+            config.constructor.as_deref(),
+            &values,
+            &mut diagnostics,
+        )?;
+        let methods = usable_methods(model, &values, &mut diagnostics);
+        if methods.is_empty() {
+            return Err("no supported methods".to_string());
+        }
+        let coverage = Coverage::new(&methods, &model.pairs);
+        if config.strategy == Strategy::Bc && coverage.worth_covering() == 0 {
+            return Err("every method pair was removed by the analysis: no two methods can run concurrently"
+                .to_string());
+        }
+        Ok(TestGenerator {
+            type_path: model.path.clone(),
+            strategy: config.strategy,
+            selector: Selector::new(config.strategy),
+            rng: StdRng::seed_from_u64(config.seed),
+            pools: config.pools.clone(),
+            instantiation: config.instantiation.clone(),
+            constructor,
+            methods,
+            coverage,
+            pending: VecDeque::new(),
+            next_id: config.first_test_id,
+            outstanding: BTreeSet::new(),
+            diagnostics,
+        })
+    }
+
+    /// The next `n` tests. Tried counts are updated as the tests are written.
+    pub fn next_batch(&mut self, n: usize) -> Vec<TestCase> {
+        let mut batch = Vec::with_capacity(n);
+        while batch.len() < n {
+            if self.pending.is_empty() && !self.write_tests() {
+                break;
+            }
+            let Some(mut test) = self.pending.pop_front() else {
+                break;
+            };
+            test.id = self.next_id;
+            self.next_id += 1;
+            self.outstanding.insert(test.id);
+            batch.push(test);
+        }
+        batch
+    }
+
+    /// Learns from one execution: covered counts go up for every pair of P it ran
+    /// concurrently. Executions of unknown tests, or recorded twice, are ignored.
+    pub fn record<V>(&mut self, execution: &Execution<V>) {
+        if self.outstanding.remove(&execution.test_id) {
+            self.coverage.record(&execution.covered);
+        }
+    }
+
+    /// P with R and C, in declaration order.
+    pub fn pairs(&self) -> &[PairCoverage] {
+        &self.coverage.pairs
+    }
+
+    /// Non-removed pairs covered at least once.
+    pub fn pairs_covered(&self) -> usize {
+        self.coverage.covered_worth()
+    }
+
+    /// Pairs the analysis did not remove.
+    pub fn pairs_worth_covering(&self) -> usize {
+        self.coverage.worth_covering()
+    }
+
+    /// Whether every non-removed pair was covered at least `times` times.
+    pub fn coverage_goal_reached(&self, times: u32) -> bool {
+        self.coverage.goal_reached(times)
+    }
+
+    /// Methods and constructors that were left out, and why.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    pub fn strategy(&self) -> Strategy {
+        self.strategy
+    }
+
+    pub fn type_path(&self) -> &str {
+        &self.type_path
+    }
+
+    /// The constructor every test uses.
+    pub fn constructor(&self) -> &Constructor {
+        &self.constructor
+    }
+
+    /// The id the next test handed out gets.
+    pub fn next_test_id(&self) -> u64 {
+        self.next_id
+    }
+
+    /// Numbers the tests handed out from now on from `id`.
+    pub(crate) fn start_ids_at(&mut self, id: u64) {
+        self.next_id = id;
+    }
+
+    /// Writes the tests of one selection into `pending`; false when nothing can be tried.
+    fn write_tests(&mut self) -> bool {
+        let Some(selector) = self.selector.as_mut() else {
+            let test = self.random_test();
+            self.pending.push_back(test);
+            return true;
+        };
+        let Some(pair) = selector.select(&self.coverage.pairs, &mut self.rng) else {
+            return false;
+        };
+        let members = self.coverage.members[pair];
+        for extra_calls in [0, self.rng.gen_range(1..=MAX_PREFIX_CALLS)] {
+            let length = suffix_length(self.coverage.pairs[pair].tried);
+            let suffixes = alternating(members, length);
+            let test = self.build(members, extra_calls, suffixes);
+            self.coverage.pairs[pair].tried += 1;
+            self.pending.push_back(test);
+        }
+        true
+    }
+
+    /// A ConTeGe-style test: random prefix and suffixes. It counts as a try of the pair its
+    /// two suffixes start with.
+    fn random_test(&mut self) -> TestCase {
+        let extra_calls = self.rng.gen_range(0..=MAX_PREFIX_CALLS);
+        let mut suffixes: [Vec<usize>; 2] = Default::default();
+        for suffix in &mut suffixes {
+            let length = self.rng.gen_range(1..=LONG_SUFFIX);
+            *suffix = (0..length)
+                .map(|_| self.rng.gen_range(0..self.methods.len()))
+                .collect();
+        }
+        let (a, b) = (suffixes[0][0], suffixes[1][0]);
+        let pair = self.coverage.pair_of(a, b);
+        self.coverage.pairs[pair].tried += 1;
+        self.build([a.min(b), a.max(b)], extra_calls, suffixes)
+    }
+
+    /// One test for the pair of methods `members` (indices), with `extra_calls` prefix calls
+    /// and the given suffixes (method indices per thread).
+    fn build(
+        &mut self,
+        members: [usize; 2],
+        extra_calls: usize,
+        suffixes: [Vec<usize>; 2],
+    ) -> TestCase {
+        let suffix_takes_instance = suffixes
+            .iter()
+            .flatten()
+            .any(|&m| self.method_takes_instance(m));
+        let instances = if suffix_takes_instance
+            && percent(&mut self.rng, self.pools.second_instance_percent)
+        {
+            2
+        } else {
+            1
+        };
+        let instance_calls: Vec<Call> = (0..instances).map(|_| self.constructor_call()).collect();
+        let prefix: Vec<Call> = (0..extra_calls)
+            .map(|_| {
+                let method = self.rng.gen_range(0..self.methods.len());
+                let receiver = if instances > 1 && percent(&mut self.rng, 25) {
+                    1
+                } else {
+                    0
+                };
+                self.method_call(
+                    method,
+                    InstanceCtx {
+                        instances,
+                        receiver,
+                    },
+                )
+            })
+            .collect();
+        let second_receiver =
+            if instances > 1 && percent(&mut self.rng, self.pools.second_receiver_percent) {
+                1
+            } else {
+                0
+            };
+        let [first, second] = suffixes;
+        let threads = [
+            first
+                .iter()
+                .map(|&m| {
+                    self.method_call(
+                        m,
+                        InstanceCtx {
+                            instances,
+                            receiver: 0,
+                        },
+                    )
+                })
+                .collect(),
+            second
+                .iter()
+                .map(|&m| {
+                    self.method_call(
+                        m,
+                        InstanceCtx {
+                            instances,
+                            receiver: second_receiver,
+                        },
+                    )
+                })
+                .collect(),
+        ];
+        TestCase {
+            id: 0,
+            type_path: self.type_path.clone(),
+            pair: members.map(|m| self.methods[m].name.clone()),
+            instances: instance_calls,
+            prefix,
+            threads,
+            noise_seed: self.rng.gen(),
+        }
+    }
+
+    fn method_takes_instance(&self, method: usize) -> bool {
+        self.methods[method]
+            .params
+            .iter()
+            .any(|p| takes_instance(&p.kind))
+    }
+
+    fn method_call(&mut self, method: usize, ctx: InstanceCtx) -> Call {
+        let values = ValueGen {
+            pools: &self.pools,
+            instantiation: &self.instantiation,
+        };
+        let rng = &mut self.rng;
+        let args = self.methods[method]
+            .params
+            .iter()
+            .map(|p| values.value(&p.kind, ctx, rng))
+            .collect();
+        Call {
+            method: self.methods[method].name.clone(),
+            receiver: ctx.receiver,
+            args,
+        }
+    }
+
+    /// A constructor call; builder chains' arguments follow the first function's, in order.
+    fn constructor_call(&mut self) -> Call {
+        let values = ValueGen {
+            pools: &self.pools,
+            instantiation: &self.instantiation,
+        };
+        let rng = &mut self.rng;
+        // An instance argument of a constructor can only name an instance already built.
+        let ctx = InstanceCtx {
+            instances: 1,
+            receiver: 0,
+        };
+        let args = constructor_params(&self.constructor)
+            .map(|kind| values.value(kind, ctx, rng))
+            .collect();
+        Call {
+            method: self.constructor.name.clone(),
+            receiver: 0,
+            args,
+        }
+    }
+}
+
+/// l_max for the next test of a pair tried `tried` times before.
+pub(crate) fn suffix_length(tried: u64) -> usize {
+    if tried < SHORT_TESTS {
+        SHORT_SUFFIX
+    } else {
+        LONG_SUFFIX
+    }
+}
+
+/// Thread 1 runs m1, m2, m1, …; thread 2 runs m2, m1, m2, ….
+pub(crate) fn alternating([m1, m2]: [usize; 2], length: usize) -> [Vec<usize>; 2] {
+    let run = |a: usize, b: usize| {
+        (0..length)
+            .map(|i| if i % 2 == 0 { a } else { b })
+            .collect()
+    };
+    [run(m1, m2), run(m2, m1)]
+}
+
+fn constructor_params(constructor: &Constructor) -> impl Iterator<Item = &ParamKind> {
+    let chain = constructor.chain.iter().flat_map(|call| call.params.iter());
+    constructor.params.iter().chain(chain).map(|p| &p.kind)
+}
+
+/// The configured constructor if usable, else the usable one with fewest parameters
+/// (functions and `Default` before builders on a tie).
+fn choose_constructor(
+    model: &TypeModel,
+    wanted: Option<&str>,
+    values: &ValueGen<'_>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Result<Constructor, String> {
+    // A constructor that takes an instance cannot build the first one.
+    let usable = |c: &&Constructor| {
+        c.supported
+            && constructor_params(c).all(|kind| values.check(kind).is_ok() && !takes_instance(kind))
+    };
+    let candidates: Vec<&Constructor> = model.constructors.iter().filter(usable).collect();
+    if let Some(wanted) = wanted {
+        if let Some(chosen) = candidates.iter().find(|c| c.name == wanted) {
+            return Ok((*chosen).clone());
+        }
+        diagnostics.push(warning(
+            format!(
+                "{}: configured constructor `{wanted}` is missing or unsupported; using another",
+                model.path
+            ),
+            None,
+        ));
+    }
+    candidates
+        .into_iter()
+        .min_by_key(|c| {
+            (
+                constructor_params(c).count(),
+                c.kind == ConstructorKind::Builder,
+            )
+        })
+        .cloned()
+        .ok_or_else(|| "no supported constructor".to_string())
+}
+
+/// Supported methods whose every parameter can be generated; the others become diagnostics.
+fn usable_methods(
+    model: &TypeModel,
+    values: &ValueGen<'_>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<Method> {
+    let mut usable = Vec::new();
+    for method in model.methods.iter().filter(|m| m.supported) {
+        match method
+            .params
+            .iter()
+            .try_for_each(|p| values.check(&p.kind).map_err(|e| (p, e)))
+        {
+            Ok(()) => usable.push(method.clone()),
+            Err((param, why)) => diagnostics.push(warning(
+                format!(
+                    "{}::{} is not tested: {why} (`{}: {}`)",
+                    model.path, method.name, param.name, param.ty
+                ),
+                Some(method.span.clone()),
+            )),
+        }
+    }
+    usable
+}
+
+fn warning(message: String, span: Option<analysis::Span>) -> Diagnostic {
+    Diagnostic {
+        severity: Severity::Warning,
+        message,
+        span,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testcase::Value;
+    use analysis::{Group, InstancePassing, Pair, Param};
+
+    fn group_of(generator: &TestGenerator, a: &str, b: &str) -> Group {
+        let pair = generator
+            .pairs()
+            .iter()
+            .find(|p| p.methods == [a, b] || p.methods == [b, a]);
+        pair.map_or(Group::Low, |p| p.group)
+    }
+
+    fn param(kind: ParamKind) -> Param {
+        Param {
+            name: "x".into(),
+            ty: "T".into(),
+            kind,
+        }
+    }
+
+    fn method(name: &str, params: Vec<ParamKind>) -> Method {
+        Method {
+            name: name.into(),
+            params: params.into_iter().map(param).collect(),
+            supported: true,
+            ..Method::default()
+        }
+    }
+
+    /// A type `m::T` with constructor `new()` and the given methods and pair groups.
+    fn model(methods: Vec<Method>, pairs: &[(&str, &str, Group)]) -> TypeModel {
+        TypeModel {
+            path: "m::T".into(),
+            name: "T".into(),
+            supported: true,
+            constructors: vec![Constructor {
+                name: "new".into(),
+                supported: true,
+                ..Constructor::default()
+            }],
+            methods,
+            pairs: pairs
+                .iter()
+                .map(|(a, b, g)| Pair {
+                    methods: [a.to_string(), b.to_string()],
+                    group: *g,
+                    reasons: vec![],
+                })
+                .collect(),
+            ..TypeModel::default()
+        }
+    }
+
+    /// A model where bc can only ever try (a, b).
+    fn only_a_b() -> TypeModel {
+        model(
+            vec![method("a", vec![]), method("b", vec![])],
+            &[
+                ("a", "a", Group::Removed),
+                ("b", "b", Group::Removed),
+                ("a", "b", Group::High),
+            ],
+        )
+    }
+
+    fn generator(model: &TypeModel, strategy: Strategy, seed: u64) -> TestGenerator {
+        let config = GeneratorConfig {
+            strategy,
+            seed,
+            ..GeneratorConfig::default()
+        };
+        TestGenerator::new(model, &config).unwrap()
+    }
+
+    /// Renders each test as `prefix-length | thread 1 methods | thread 2 methods`.
+    fn check(tests: &[TestCase], expect: &str) {
+        let names = |calls: &[Call]| {
+            calls
+                .iter()
+                .map(|c| c.method.as_str())
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        let got: Vec<String> = tests
+            .iter()
+            .map(|t| {
+                format!(
+                    "{} | {} | {}",
+                    t.prefix.len().min(1),
+                    names(&t.threads[0]),
+                    names(&t.threads[1])
+                )
+            })
+            .collect();
+        assert_eq!(got.join("\n"), expect.trim());
+    }
+
+    #[test]
+    fn suffixes_alternate_the_pair_and_grow_from_two_to_five_calls_after_five_tests() {
+        let mut generator = generator(&only_a_b(), Strategy::Bc, 1);
+        check(
+            &generator.next_batch(8),
+            "
+0 | a,b | b,a
+1 | a,b | b,a
+0 | a,b | b,a
+1 | a,b | b,a
+0 | a,b | b,a
+1 | a,b,a,b,a | b,a,b,a,b
+0 | a,b,a,b,a | b,a,b,a,b
+1 | a,b,a,b,a | b,a,b,a,b",
+        );
+    }
+
+    #[test]
+    fn each_selection_gives_an_empty_prefix_and_one_of_one_to_five_calls() {
+        let mut generator = generator(&only_a_b(), Strategy::Bc, 9);
+        let tests = generator.next_batch(40);
+        for pair in tests.chunks(2) {
+            assert_eq!(pair[0].prefix.len(), 0);
+            assert!((1..=MAX_PREFIX_CALLS).contains(&pair[1].prefix.len()));
+        }
+        assert_eq!(generator.pairs()[1].tried, 40);
+    }
+
+    #[test]
+    fn the_same_seed_and_feedback_give_the_same_tests() {
+        let model = model(
+            vec![
+                method(
+                    "put",
+                    vec![
+                        ParamKind::Int {
+                            signed: true,
+                            bits: 32,
+                        },
+                        ParamKind::Str,
+                    ],
+                ),
+                method(
+                    "get",
+                    vec![ParamKind::Int {
+                        signed: true,
+                        bits: 32,
+                    }],
+                ),
+            ],
+            &[],
+        );
+        let run = |seed: u64| {
+            let mut generator = generator(&model, Strategy::CovCon, seed);
+            let mut all = Vec::new();
+            for round in 0..5 {
+                let batch = generator.next_batch(7);
+                for test in &batch {
+                    let covered = if (test.id + round) % 3 == 0 {
+                        vec![["get".to_string(), "put".to_string()]]
+                    } else {
+                        vec![]
+                    };
+                    generator.record::<()>(&Execution {
+                        test_id: test.id,
+                        covered,
+                        violation: None,
+                    });
+                }
+                all.extend(batch);
+            }
+            all
+        };
+        assert_eq!(run(5), run(5));
+        assert_ne!(run(5), run(6));
+        assert_eq!(
+            run(5).iter().map(|t| t.id).collect::<Vec<_>>(),
+            (0..35).collect::<Vec<_>>()
+        );
+    }
+
+    #[test]
+    fn unsupported_methods_and_constructors_are_never_used() {
+        let mut model = model(
+            vec![
+                method("ok", vec![]),
+                method("bad", vec![ParamKind::Unsupported]),
+                Method {
+                    supported: false,
+                    ..method("off", vec![])
+                },
+            ],
+            &[],
+        );
+        model.constructors.insert(
+            0,
+            Constructor {
+                name: "broken".into(),
+                supported: false,
+                ..Constructor::default()
+            },
+        );
+        let mut generator = generator(&model, Strategy::Random, 2);
+        for test in generator.next_batch(50) {
+            assert_eq!(test.instances[0].method, "new");
+            for call in test.prefix.iter().chain(test.threads.iter().flatten()) {
+                assert_eq!(call.method, "ok");
+            }
+        }
+        assert_eq!(generator.diagnostics().len(), 1);
+        assert!(generator.diagnostics()[0]
+            .message
+            .contains("m::T::bad is not tested"));
+    }
+
+    #[test]
+    fn the_constructor_with_fewest_parameters_is_preferred_unless_configured() {
+        let mut model = only_a_b();
+        model.constructors = vec![
+            Constructor {
+                name: "with".into(),
+                supported: true,
+                params: vec![param(ParamKind::Bool)],
+                ..Constructor::default()
+            },
+            Constructor {
+                name: "new".into(),
+                supported: true,
+                ..Constructor::default()
+            },
+        ];
+        assert_eq!(generator(&model, Strategy::Bc, 1).constructor().name, "new");
+        let config = GeneratorConfig {
+            constructor: Some("with".into()),
+            ..GeneratorConfig::default()
+        };
+        let mut configured = TestGenerator::new(&model, &config).unwrap();
+        assert_eq!(configured.next_batch(1)[0].instances[0].args.len(), 1);
+    }
+
+    #[test]
+    fn types_without_anything_to_test_are_skipped_with_a_reason() {
+        // A constructor that needs an instance cannot build the first one.
+        let copy_of = Constructor {
+            name: "copy_of".into(),
+            supported: true,
+            params: vec![param(ParamKind::Instance {
+                passing: InstancePassing::Ref,
+            })],
+            ..Constructor::default()
+        };
+        let cases = [
+            (TypeModel { supported: false, reason: Some("no constructor".into()), ..only_a_b() }, "type unsupported: no constructor"),
+            (model(vec![method("bad", vec![ParamKind::Unsupported])], &[]), "no supported methods"),
+            (TypeModel { constructors: vec![], ..only_a_b() }, "no supported constructor"),
+            (TypeModel { constructors: vec![copy_of], ..only_a_b() }, "no supported constructor"),
+            (model(vec![method("a", vec![])], &[("a", "a", Group::Removed)]), "every method pair was removed by the analysis: no two methods can run concurrently"),
+        ];
+        for (model, expect) in cases {
+            let config = GeneratorConfig::default();
+            assert_eq!(TestGenerator::new(&model, &config).unwrap_err(), expect);
+        }
+    }
+
+    #[test]
+    fn methods_taking_an_instance_get_a_second_instance_and_a_second_receiver() {
+        let instance = ParamKind::Instance {
+            passing: InstancePassing::Ref,
+        };
+        let model = model(vec![method("transfer", vec![instance])], &[]);
+        let mut generator = generator(&model, Strategy::Bc, 4);
+        let tests = generator.next_batch(200);
+        let crossed = tests.iter().any(|t| {
+            t.instances.len() == 2
+                && t.threads[0][0].receiver == 0
+                && t.threads[0][0].args == [Value::Instance(1)]
+                && t.threads[1][0].receiver == 1
+                && t.threads[1][0].args == [Value::Instance(0)]
+        });
+        assert!(
+            crossed,
+            "a.transfer(&b) against b.transfer(&a) was never generated"
+        );
+        assert!(tests.iter().any(|t| t.instances.len() == 1));
+        for test in &tests {
+            for call in test.prefix.iter().chain(test.threads.iter().flatten()) {
+                assert!(call.receiver < test.instances.len());
+                for arg in &call.args {
+                    assert!(matches!(arg, Value::Instance(i) if *i < test.instances.len()));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn random_counts_a_try_for_the_pair_its_suffixes_start_with() {
+        let mut generator = generator(&only_a_b(), Strategy::Random, 3);
+        let tests = generator.next_batch(30);
+        let tried: u64 = generator.pairs().iter().map(|p| p.tried).sum();
+        assert_eq!(tried, 30);
+        for test in &tests {
+            let mut firsts = [
+                test.threads[0][0].method.clone(),
+                test.threads[1][0].method.clone(),
+            ];
+            firsts.sort();
+            assert_eq!(test.pair, firsts);
+        }
+        assert_eq!(group_of(&generator, "b", "a"), Group::High);
+    }
+
+    #[test]
+    fn executions_of_unknown_tests_or_recorded_twice_are_ignored() {
+        let mut generator = generator(&only_a_b(), Strategy::Bc, 3);
+        let test = generator.next_batch(1).remove(0);
+        let covered = vec![["a".to_string(), "b".to_string()]];
+        for id in [test.id, test.id, 99] {
+            generator.record::<()>(&Execution {
+                test_id: id,
+                covered: covered.clone(),
+                violation: None,
+            });
+        }
+        assert_eq!(generator.pairs()[1].covered, 1);
+        assert_eq!(generator.pairs_covered(), 1);
+        assert!(generator.coverage_goal_reached(1));
+        assert!(!generator.coverage_goal_reached(2));
+    }
+}

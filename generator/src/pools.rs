@@ -1,0 +1,424 @@
+//! Argument pools: the small sets of values arguments are drawn from, so that calls in the two
+//! threads collide on the same keys, and the generation of a [`Value`] for every [`ParamKind`].
+//!
+//! All pools live in [`Pools`] so that configuration can override them in one place.
+
+use crate::testcase::Value;
+use analysis::ParamKind;
+use rand::seq::SliceRandom;
+use rand::Rng;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// The values arguments are drawn from. Small on purpose: two threads that pick keys from
+/// `0..4` often pick the same one, which is where interference shows.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Pools {
+    /// Integers for every integer type (negative ones are skipped for unsigned types).
+    pub ints: Vec<i128>,
+    /// Extra integers for signed types.
+    pub signed_ints: Vec<i128>,
+    /// Percentage of integer draws that take the type's MIN or MAX instead.
+    pub edge_percent: u32,
+    /// Strings for `String` and `&str`.
+    pub strings: Vec<String>,
+    pub chars: Vec<char>,
+    /// Finite values only: NaN and infinities have no JSON form.
+    pub floats: Vec<f64>,
+    /// Durations in microseconds.
+    pub durations_us: Vec<u64>,
+    /// Longest `Vec` or slice generated.
+    pub max_list_len: usize,
+    /// Percentage of `Option` draws that are `None`.
+    pub none_percent: u32,
+    /// Percentage of tests, among those calling a method that takes an instance, that build
+    /// a second instance.
+    pub second_instance_percent: u32,
+    /// Percentage of instance arguments that name the other instance rather than the receiver
+    /// (when there is a second instance).
+    pub other_instance_percent: u32,
+    /// Percentage of tests with a second instance in which thread 2 calls on instance 1.
+    pub second_receiver_percent: u32,
+}
+
+impl Default for Pools {
+    fn default() -> Pools {
+        Pools {
+            ints: vec![0, 1, 2, 3],
+            signed_ints: vec![-1],
+            edge_percent: 5,
+            strings: ["", "a", "b", "ab"].map(String::from).to_vec(),
+            chars: vec!['a', 'b', 'c'],
+            floats: vec![0.0, 1.0, -1.0, 2.5],
+            durations_us: vec![1, 10, 100, 1_000, 2_000],
+            max_list_len: 3,
+            none_percent: 25,
+            second_instance_percent: 75,
+            other_instance_percent: 75,
+            second_receiver_percent: 50,
+        }
+    }
+}
+
+/// Deepest nesting followed through generic instantiations (guards `K = Vec<K>` loops).
+const MAX_DEPTH: usize = 8;
+
+/// Draws values for parameters, given the pools and the type's generic instantiation.
+pub(crate) struct ValueGen<'a> {
+    pub(crate) pools: &'a Pools,
+    /// Type parameter name to the kind it is instantiated with; missing ones are small
+    /// non-negative integers, which fit whatever integer type the oracle picks.
+    pub(crate) instantiation: &'a BTreeMap<String, ParamKind>,
+}
+
+/// Which instances exist in the test and which one the current call is made on.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct InstanceCtx {
+    pub(crate) instances: usize,
+    pub(crate) receiver: usize,
+}
+
+impl ValueGen<'_> {
+    /// `Ok` when every value of `kind` can be generated, else why not.
+    pub(crate) fn check(&self, kind: &ParamKind) -> Result<(), String> {
+        self.check_at(kind, 0)
+    }
+
+    fn check_at(&self, kind: &ParamKind, depth: usize) -> Result<(), String> {
+        if depth > MAX_DEPTH {
+            return Err("parameter type nests too deeply".to_string());
+        }
+        match kind {
+            ParamKind::Unsupported => Err("a parameter type has no value generator".to_string()),
+            ParamKind::Vec { elem } | ParamKind::Slice { elem } => self.check_at(elem, depth + 1),
+            ParamKind::Option { inner } | ParamKind::Ref { inner } => {
+                self.check_at(inner, depth + 1)
+            }
+            ParamKind::Closure { returns } => self.check_at(returns, depth + 1),
+            ParamKind::Tuple { elems } => {
+                elems.iter().try_for_each(|e| self.check_at(e, depth + 1))
+            }
+            ParamKind::Generic { name } => match self.instantiation.get(name) {
+                Some(inner) => self.check_at(inner, depth + 1),
+                None => Ok(()),
+            },
+            ParamKind::Int { .. }
+            | ParamKind::Bool
+            | ParamKind::Char
+            | ParamKind::Float { .. }
+            | ParamKind::String
+            | ParamKind::Str
+            | ParamKind::Duration
+            | ParamKind::Instance { .. } => Ok(()),
+        }
+    }
+
+    /// A value for `kind`. Call [`ValueGen::check`] first: unsupported kinds give `Int(0)`.
+    pub(crate) fn value(&self, kind: &ParamKind, ctx: InstanceCtx, rng: &mut impl Rng) -> Value {
+        self.value_at(kind, ctx, rng, 0)
+    }
+
+    fn value_at(
+        &self,
+        kind: &ParamKind,
+        ctx: InstanceCtx,
+        rng: &mut impl Rng,
+        depth: usize,
+    ) -> Value {
+        let p = self.pools;
+        match kind {
+            ParamKind::Int { signed, bits } => Value::Int(self.int(*signed, *bits, rng)),
+            ParamKind::Bool => Value::Bool(rng.gen()),
+            ParamKind::Char => Value::Char(p.chars.choose(rng).copied().unwrap_or('a')),
+            ParamKind::Float { .. } => Value::Float(p.floats.choose(rng).copied().unwrap_or(0.0)),
+            ParamKind::String | ParamKind::Str => {
+                Value::Str(p.strings.choose(rng).cloned().unwrap_or_default())
+            }
+            ParamKind::Vec { elem } | ParamKind::Slice { elem } => {
+                let len = rng.gen_range(0..=p.max_list_len);
+                Value::List(
+                    (0..len)
+                        .map(|_| self.value_at(elem, ctx, rng, depth + 1))
+                        .collect(),
+                )
+            }
+            ParamKind::Option { inner } => {
+                if percent(rng, p.none_percent) {
+                    Value::Option(None)
+                } else {
+                    Value::Option(Some(Box::new(self.value_at(inner, ctx, rng, depth + 1))))
+                }
+            }
+            // The harness passes a reference to the generated value.
+            ParamKind::Ref { inner } => self.value_at(inner, ctx, rng, depth + 1),
+            ParamKind::Tuple { elems } => Value::Tuple(
+                elems
+                    .iter()
+                    .map(|e| self.value_at(e, ctx, rng, depth + 1))
+                    .collect(),
+            ),
+            ParamKind::Duration => {
+                Value::Duration(p.durations_us.choose(rng).copied().unwrap_or(1))
+            }
+            ParamKind::Instance { .. } => Value::Instance(self.instance(ctx, rng)),
+            ParamKind::Closure { returns } => {
+                Value::Closure(Box::new(self.value_at(returns, ctx, rng, depth + 1)))
+            }
+            ParamKind::Generic { name } => match self.instantiation.get(name) {
+                Some(inner) if depth < MAX_DEPTH => self.value_at(inner, ctx, rng, depth + 1),
+                _ => Value::Int(self.small_unsigned(rng)),
+            },
+            ParamKind::Unsupported => Value::Int(0),
+        }
+    }
+
+    fn int(&self, signed: bool, bits: u16, rng: &mut impl Rng) -> i128 {
+        if percent(rng, self.pools.edge_percent) {
+            let (min, max) = int_range(signed, bits);
+            return if rng.gen() { min } else { max };
+        }
+        let (min, max) = int_range(signed, bits);
+        let extra: &[i128] = if signed { &self.pools.signed_ints } else { &[] };
+        let candidates: Vec<i128> = self
+            .pools
+            .ints
+            .iter()
+            .chain(extra)
+            .copied()
+            .filter(|v| (min..=max).contains(v))
+            .collect();
+        candidates.choose(rng).copied().unwrap_or(0)
+    }
+
+    fn small_unsigned(&self, rng: &mut impl Rng) -> i128 {
+        let small: Vec<i128> = self
+            .pools
+            .ints
+            .iter()
+            .copied()
+            .filter(|v| (0..=127).contains(v))
+            .collect();
+        small.choose(rng).copied().unwrap_or(0)
+    }
+
+    fn instance(&self, ctx: InstanceCtx, rng: &mut impl Rng) -> usize {
+        if ctx.instances > 1 && percent(rng, self.pools.other_instance_percent) {
+            let other = rng.gen_range(0..ctx.instances - 1);
+            if other >= ctx.receiver {
+                other + 1
+            } else {
+                other
+            }
+        } else {
+            ctx.receiver
+        }
+    }
+}
+
+/// Whether a value of `kind` contains another instance of the type under test.
+pub(crate) fn takes_instance(kind: &ParamKind) -> bool {
+    match kind {
+        ParamKind::Instance { .. } => true,
+        ParamKind::Vec { elem } | ParamKind::Slice { elem } => takes_instance(elem),
+        ParamKind::Option { inner } | ParamKind::Ref { inner } => takes_instance(inner),
+        ParamKind::Closure { returns } => takes_instance(returns),
+        ParamKind::Tuple { elems } => elems.iter().any(takes_instance),
+        _ => false,
+    }
+}
+
+/// True with the given probability in percent.
+pub(crate) fn percent(rng: &mut impl Rng, pct: u32) -> bool {
+    rng.gen_range(0..100) < pct
+}
+
+/// The smallest and largest value of an integer type; unknown widths count as 64 bits and
+/// `u128::MAX`, which `Value::Int` cannot hold, becomes `i128::MAX`.
+pub(crate) fn int_range(signed: bool, bits: u16) -> (i128, i128) {
+    let bits = if bits == 0 || bits > 128 {
+        64
+    } else {
+        u32::from(bits)
+    };
+    match (signed, bits) {
+        (true, 128) => (i128::MIN, i128::MAX),
+        (true, b) => (-(1i128 << (b - 1)), (1i128 << (b - 1)) - 1),
+        (false, 128) => (0, i128::MAX),
+        (false, b) => (0, (1i128 << b) - 1),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::rngs::StdRng;
+    use rand::SeedableRng;
+
+    /// Draws 200 values of `kind` and compares the sorted distinct ones with `expect`.
+    fn check(kind: ParamKind, instances: usize, expect: &str) {
+        let pools = Pools {
+            edge_percent: 0,
+            ..Pools::default()
+        };
+        let instantiation = BTreeMap::from([("V".to_string(), ParamKind::Bool)]);
+        let gen = ValueGen {
+            pools: &pools,
+            instantiation: &instantiation,
+        };
+        let mut rng = StdRng::seed_from_u64(7);
+        let ctx = InstanceCtx {
+            instances,
+            receiver: 0,
+        };
+        let mut seen: Vec<String> = (0..200)
+            .map(|_| format!("{:?}", gen.value(&kind, ctx, &mut rng)))
+            .collect();
+        seen.sort();
+        seen.dedup();
+        assert_eq!(seen.join(" "), expect);
+    }
+
+    #[test]
+    fn unsigned_integers_come_from_zero_to_three() {
+        check(
+            ParamKind::Int {
+                signed: false,
+                bits: 32,
+            },
+            1,
+            "Int(0) Int(1) Int(2) Int(3)",
+        );
+    }
+
+    #[test]
+    fn signed_integers_also_get_minus_one() {
+        check(
+            ParamKind::Int {
+                signed: true,
+                bits: 8,
+            },
+            1,
+            "Int(-1) Int(0) Int(1) Int(2) Int(3)",
+        );
+    }
+
+    #[test]
+    fn strings_come_from_a_small_alphabet() {
+        check(ParamKind::Str, 1, r#"Str("") Str("a") Str("ab") Str("b")"#);
+    }
+
+    #[test]
+    fn durations_are_a_few_micro_or_milliseconds() {
+        check(
+            ParamKind::Duration,
+            1,
+            "Duration(1) Duration(10) Duration(100) Duration(1000) Duration(2000)",
+        );
+    }
+
+    #[test]
+    fn instance_arguments_name_the_receiver_when_there_is_one_instance() {
+        check(
+            ParamKind::Instance {
+                passing: Default::default(),
+            },
+            1,
+            "Instance(0)",
+        );
+    }
+
+    #[test]
+    fn instance_arguments_name_either_instance_when_there_are_two() {
+        check(
+            ParamKind::Instance {
+                passing: Default::default(),
+            },
+            2,
+            "Instance(0) Instance(1)",
+        );
+    }
+
+    #[test]
+    fn generic_parameters_follow_the_instantiation() {
+        check(
+            ParamKind::Generic { name: "V".into() },
+            1,
+            "Bool(false) Bool(true)",
+        );
+    }
+
+    #[test]
+    fn uninstantiated_generic_parameters_are_small_integers() {
+        check(
+            ParamKind::Generic { name: "K".into() },
+            1,
+            "Int(0) Int(1) Int(2) Int(3)",
+        );
+    }
+
+    #[test]
+    fn closures_return_a_pool_value() {
+        check(
+            ParamKind::Closure {
+                returns: Box::new(ParamKind::Bool),
+            },
+            1,
+            "Closure(Bool(false)) Closure(Bool(true))",
+        );
+    }
+
+    #[test]
+    fn options_are_sometimes_none() {
+        check(
+            ParamKind::Option {
+                inner: Box::new(ParamKind::Bool),
+            },
+            1,
+            "Option(None) Option(Some(Bool(false))) Option(Some(Bool(true)))",
+        );
+    }
+
+    #[test]
+    fn integer_edges_fit_their_type() {
+        let cases = [
+            ((false, 8), (0, 255)),
+            ((true, 8), (-128, 127)),
+            ((false, 0), (0, u64::MAX as i128)),
+            ((false, 128), (0, i128::MAX)),
+            ((true, 128), (i128::MIN, i128::MAX)),
+        ];
+        for ((signed, bits), expect) in cases {
+            assert_eq!(
+                int_range(signed, bits),
+                expect,
+                "signed {signed} bits {bits}"
+            );
+        }
+    }
+
+    #[test]
+    fn unsupported_and_self_referential_kinds_are_rejected() {
+        let pools = Pools::default();
+        let instantiation = BTreeMap::from([(
+            "K".to_string(),
+            ParamKind::Vec {
+                elem: Box::new(ParamKind::Generic { name: "K".into() }),
+            },
+        )]);
+        let gen = ValueGen {
+            pools: &pools,
+            instantiation: &instantiation,
+        };
+        let nested = ParamKind::Option {
+            inner: Box::new(ParamKind::Unsupported),
+        };
+        assert!(gen.check(&nested).is_err());
+        assert!(gen.check(&ParamKind::Generic { name: "K".into() }).is_err());
+        assert!(gen
+            .check(&ParamKind::Tuple {
+                elems: vec![ParamKind::Bool, ParamKind::Str]
+            })
+            .is_ok());
+    }
+}

@@ -1,0 +1,413 @@
+//! The campaign loop against a fake executor that simulates a bank-like type: `deposit`,
+//! `withdraw` and `audit` hold one lock from start to end (they never run concurrently with
+//! each other), while `peek`, `touch` and `refresh` take no lock (`refresh` calls `peek`). A
+//! seeded "bug" fires when `peek` meets `touch`.
+
+use analysis::{Constructor, Group, Method, Pair, Param, ParamKind, TypeModel};
+use generator::{
+    run_campaign, type_budget, CampaignConfig, CampaignResult, Execution, Executor, Progress,
+    Strategy, TestCase,
+};
+use std::collections::BTreeSet;
+use std::time::Duration;
+
+const LOCKED: [&str; 3] = ["deposit", "withdraw", "audit"];
+const FREE: [&str; 3] = ["peek", "touch", "refresh"];
+
+fn never_concurrent(a: &str, b: &str) -> bool {
+    LOCKED.contains(&a) && LOCKED.contains(&b)
+}
+
+/// Runs nothing: answers which pairs "ran concurrently" from the test's shape.
+struct FakeExecutor {
+    /// Whether `peek` against `touch` shows a violation (in a quarter of the runs).
+    bug: bool,
+    /// A second, distinct bug between `refresh` and `deposit`.
+    second_bug: bool,
+    executed: Vec<TestCase>,
+}
+
+impl FakeExecutor {
+    fn new(bug: bool) -> FakeExecutor {
+        FakeExecutor {
+            bug,
+            second_bug: false,
+            executed: Vec::new(),
+        }
+    }
+
+    fn run(&self, test: &TestCase) -> Execution<String> {
+        let expand = |m: &str| -> Vec<String> {
+            let mut called = vec![m.to_string()];
+            if m == "refresh" {
+                called.push("peek".to_string());
+            }
+            called
+        };
+        let mut covered = Vec::new();
+        for a in test.threads[0].iter().flat_map(|c| expand(&c.method)) {
+            for b in test.threads[1].iter().flat_map(|c| expand(&c.method)) {
+                if !never_concurrent(&a, &b) {
+                    covered.push(if a <= b {
+                        [a.clone(), b.clone()]
+                    } else {
+                        [b.clone(), a.clone()]
+                    });
+                }
+            }
+        }
+        let meets = |x: &str, y: &str| covered.iter().any(|p| p == &[x.to_string(), y.to_string()]);
+        let dice = test.noise_seed % 4;
+        let violation = if self.bug && meets("peek", "touch") && dice == 0 {
+            Some("peek/touch".to_string())
+        } else if self.second_bug && meets("deposit", "refresh") && dice == 1 {
+            Some("deposit/refresh".to_string())
+        } else {
+            None
+        };
+        Execution {
+            test_id: test.id,
+            covered,
+            violation,
+        }
+    }
+}
+
+impl Executor for FakeExecutor {
+    type Violation = String;
+
+    fn execute(&mut self, tests: &[TestCase]) -> Vec<Execution<String>> {
+        self.executed.extend(tests.iter().cloned());
+        // Answers come back in any order.
+        tests.iter().rev().map(|t| self.run(t)).collect()
+    }
+
+    fn violation_key(&self, violation: &String) -> String {
+        violation.clone()
+    }
+}
+
+fn bank(path: &str) -> TypeModel {
+    let methods: Vec<&str> = LOCKED.iter().chain(FREE.iter()).copied().collect();
+    let mut pairs = Vec::new();
+    for (i, a) in methods.iter().enumerate() {
+        for b in &methods[i..] {
+            let group = if never_concurrent(a, b) {
+                Group::Removed
+            } else if FREE.contains(a) && FREE.contains(b) {
+                Group::High
+            } else {
+                Group::Low
+            };
+            pairs.push(Pair {
+                methods: [a.to_string(), b.to_string()],
+                group,
+                reasons: vec![],
+            });
+        }
+    }
+    let amount = Param {
+        name: "amount".into(),
+        ty: "u64".into(),
+        kind: ParamKind::Int {
+            signed: false,
+            bits: 64,
+        },
+    };
+    TypeModel {
+        path: path.into(),
+        name: path.rsplit("::").next().unwrap().into(),
+        supported: true,
+        constructors: vec![Constructor {
+            name: "new".into(),
+            supported: true,
+            ..Constructor::default()
+        }],
+        methods: methods
+            .iter()
+            .map(|m| Method {
+                name: m.to_string(),
+                params: if m.ends_with("draw") || m.starts_with("dep") {
+                    vec![amount.clone()]
+                } else {
+                    vec![]
+                },
+                supported: true,
+                ..Method::default()
+            })
+            .collect(),
+        pairs,
+        ..TypeModel::default()
+    }
+}
+
+fn config(strategy: Strategy) -> CampaignConfig {
+    CampaignConfig {
+        strategy,
+        seed: 42,
+        time_budget: Duration::from_secs(3600),
+        max_tests_per_type: Some(600),
+        batch_size: 16,
+        ..CampaignConfig::default()
+    }
+}
+
+/// Runs `config` over `types` against a fake executor and compares a summary with `expect`:
+/// per type `path: skipped reason` or `path: stop reason, tests, violations (key@test)`.
+fn check(
+    types: &[TypeModel],
+    config: CampaignConfig,
+    executor: &mut FakeExecutor,
+    expect: &str,
+) -> CampaignResult<String> {
+    let result = run_campaign(types, &config, executor, &mut |_| {});
+    let lines: Vec<String> = result
+        .types
+        .iter()
+        .map(|t| match &t.skipped {
+            Some(reason) => format!("{}: skipped, {reason}", t.path),
+            None => {
+                let found: Vec<String> = t
+                    .violations
+                    .iter()
+                    .map(|v| format!("{}@{}", v.key, v.tests_until_found))
+                    .collect();
+                format!(
+                    "{}: {:?}, {} tests, [{}]",
+                    t.path,
+                    t.stopped.unwrap(),
+                    t.tests_run,
+                    found.join(" ")
+                )
+            }
+        })
+        .collect();
+    assert_eq!(lines.join("\n"), expect.trim());
+    result
+}
+
+/// Tests whose pair can never run concurrently, out of 600.
+fn tests_on_never_concurrent_pairs(strategy: Strategy) -> u64 {
+    let mut executor = FakeExecutor::new(false);
+    let result = run_campaign(
+        &[bank("bank::Bank")],
+        &config(strategy),
+        &mut executor,
+        &mut |_| {},
+    );
+    assert_eq!(result.tests_run, 600);
+    let counted = executor
+        .executed
+        .iter()
+        .filter(|t| never_concurrent(&t.pair[0], &t.pair[1]))
+        .count() as u64;
+    let tried: u64 = result.types[0]
+        .pairs
+        .iter()
+        .filter(|p| never_concurrent(&p.methods[0], &p.methods[1]))
+        .map(|p| p.tried)
+        .sum();
+    assert_eq!(counted, tried, "R(p) counts the tests built for p");
+    counted
+}
+
+#[test]
+fn bc_and_covcon_spend_fewer_tests_than_random_and_naive_on_pairs_that_never_run_concurrently() {
+    let [random, naive, covcon, bc] = Strategy::ALL.map(tests_on_never_concurrent_pairs);
+    // At seed 42 (6 of the 21 pairs never run concurrently): random 141, naive 170, covcon 72,
+    // bc 0. Printed with --nocapture.
+    println!("tests on never-concurrent pairs out of 600: random {random}, naive {naive}, covcon {covcon}, bc {bc}");
+    assert_eq!(bc, 0, "bc never tries removed pairs");
+    assert!(covcon * 2 < naive, "covcon {covcon} vs naive {naive}");
+    assert!(
+        covcon * 3 < random * 2,
+        "covcon {covcon} vs random {random}"
+    );
+}
+
+#[test]
+fn a_type_stops_at_its_first_violation() {
+    let result = check(
+        &[bank("bank::Bank")],
+        config(Strategy::Bc),
+        &mut FakeExecutor::new(true),
+        "bank::Bank: Violation, 64 tests, [peek/touch@52]",
+    );
+    // The batch that showed it (tests 49 to 64) is the last one run.
+    let found = &result.types[0].violations[0];
+    // `refresh` calls `peek`, so the bug showed in a test built for (touch, refresh).
+    assert_eq!(found.test.pair, ["touch", "refresh"]);
+    let shown = found.test.to_string();
+    assert!(shown.starts_with("a = Bank::new(); "), "{shown}");
+    assert!(
+        shown.contains("thread 1: a.touch(); a.refresh()"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn keep_going_reports_each_distinct_violation_once_until_the_test_limit() {
+    let mut executor = FakeExecutor {
+        second_bug: true,
+        ..FakeExecutor::new(true)
+    };
+    let config = CampaignConfig {
+        keep_going: true,
+        ..config(Strategy::Bc)
+    };
+    check(
+        &[bank("bank::Bank")],
+        config,
+        &mut executor,
+        "bank::Bank: MaxTests, 600 tests, [deposit/refresh@46 peek/touch@52]",
+    );
+}
+
+#[test]
+fn a_coverage_goal_stops_a_type_once_every_pair_worth_covering_is_covered_often_enough() {
+    let config = CampaignConfig {
+        coverage_goal: Some(3),
+        ..config(Strategy::CovCon)
+    };
+    let result = check(
+        &[bank("bank::Bank")],
+        config,
+        &mut FakeExecutor::new(false),
+        "bank::Bank: CoverageGoal, 64 tests, []",
+    );
+    for pair in &result.types[0].pairs {
+        assert_eq!(
+            pair.group == Group::Removed,
+            pair.covered < 3,
+            "{:?}",
+            pair.methods
+        );
+    }
+}
+
+#[test]
+fn skipped_types_say_why_and_test_ids_stay_unique_across_types() {
+    let unsupported = TypeModel {
+        supported: false,
+        reason: Some("no public constructor".into()),
+        ..bank("bank::Vault")
+    };
+    let config = CampaignConfig {
+        max_tests_per_type: Some(20),
+        ..config(Strategy::Naive)
+    };
+    let mut executor = FakeExecutor::new(false);
+    let result = check(
+        &[bank("bank::Bank"), unsupported, bank("bank::Ledger")],
+        config,
+        &mut executor,
+        "
+bank::Bank: MaxTests, 20 tests, []
+bank::Vault: skipped, type unsupported: no public constructor
+bank::Ledger: MaxTests, 20 tests, []",
+    );
+    let ids: BTreeSet<u64> = executor.executed.iter().map(|t| t.id).collect();
+    assert_eq!(ids, (0..40).collect());
+    assert_eq!(result.tests_run, 40);
+}
+
+#[test]
+fn a_spent_time_budget_runs_no_tests() {
+    let config = CampaignConfig {
+        time_budget: Duration::ZERO,
+        ..config(Strategy::Bc)
+    };
+    check(
+        &[bank("bank::Bank")],
+        config,
+        &mut FakeExecutor::new(true),
+        "bank::Bank: TimeBudget, 0 tests, []",
+    );
+}
+
+#[test]
+fn the_same_seed_and_executor_give_the_same_tests_and_a_different_seed_others() {
+    let run = |seed: u64| {
+        let mut executor = FakeExecutor::new(false);
+        let config = CampaignConfig {
+            seed,
+            max_tests_per_type: Some(100),
+            ..config(Strategy::CovCon)
+        };
+        run_campaign(&[bank("bank::Bank")], &config, &mut executor, &mut |_| {});
+        executor.executed
+    };
+    assert_eq!(run(1), run(1));
+    assert_ne!(run(1), run(2));
+}
+
+#[test]
+fn progress_reports_each_batch_and_the_end_of_each_type() {
+    let mut seen: Vec<Progress> = Vec::new();
+    let config = CampaignConfig {
+        max_tests_per_type: Some(40),
+        ..config(Strategy::Bc)
+    };
+    run_campaign(
+        &[bank("bank::Bank")],
+        &config,
+        &mut FakeExecutor::new(false),
+        &mut |p| seen.push(p.clone()),
+    );
+    let summary: Vec<String> = seen
+        .iter()
+        .map(|p| {
+            format!(
+                "{} {}/{} {}",
+                p.tests_run, p.pairs_covered, p.pairs_worth_covering, p.done
+            )
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        [
+            "0 0/15 false",
+            "16 8/15 false",
+            "32 15/15 false",
+            "40 15/15 false",
+            "40 15/15 true"
+        ]
+    );
+}
+
+#[test]
+fn history_records_when_new_pairs_are_first_covered() {
+    let config = CampaignConfig {
+        max_tests_per_type: Some(200),
+        ..config(Strategy::Random)
+    };
+    let result = run_campaign(
+        &[bank("bank::Bank")],
+        &config,
+        &mut FakeExecutor::new(false),
+        &mut |_| {},
+    );
+    let history = &result.types[0].history;
+    let covered: Vec<usize> = history.iter().map(|h| h.pairs_covered).collect();
+    assert_eq!(covered.first(), Some(&0));
+    assert!(covered.windows(2).all(|w| w[0] <= w[1]));
+    assert_eq!(history.last().unwrap().tests_run, 200);
+    let json = serde_json::to_value(&result).unwrap();
+    assert_eq!(
+        json["types"][0]["pairs"][0]["methods"],
+        serde_json::json!(["deposit", "deposit"])
+    );
+}
+
+#[test]
+fn the_time_budget_is_split_fairly_among_the_types_still_to_run() {
+    let cases = [(60, 3, 20), (60, 1, 60), (45, 2, 22), (10, 0, 10)];
+    for (remaining, types_left, expect) in cases {
+        let share = type_budget(Duration::from_secs(remaining), types_left);
+        assert_eq!(
+            share.as_secs(),
+            expect,
+            "{remaining}s over {types_left} types"
+        );
+    }
+}
