@@ -3,7 +3,8 @@
 //! oracle is reached only through the [`Executor`] trait.
 //!
 //! The entry point is [`run_campaign`]. A [`TestGenerator`] (one type's state) can also be
-//! driven directly with [`TestGenerator::next_batch`] and [`TestGenerator::record`].
+//! driven directly with [`TestGenerator::next_batch`] and [`TestGenerator::record`]. A failing
+//! test is made minimal with [`shrink`].
 
 pub mod testcase;
 
@@ -12,6 +13,7 @@ mod coverage;
 mod display;
 mod generate;
 mod pools;
+mod shrink;
 mod strategy;
 
 pub use campaign::{
@@ -23,5 +25,6 @@ pub use generate::{
     GeneratorConfig, TestGenerator, LONG_SUFFIX, MAX_PREFIX_CALLS, SHORT_SUFFIX, SHORT_TESTS,
 };
 pub use pools::Pools;
+pub use shrink::{method_calls, shrink, ShrinkConfig, ShrinkStop, Shrunk, StillFails};
 pub use strategy::{bc_score, covcon_score, Strategy};
 pub use testcase::*;

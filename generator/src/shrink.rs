@@ -1,0 +1,700 @@
+//! Shrinking of a failing [`TestCase`] to a minimal reproducer, the way Lincheck minimizes a
+//! failing scenario: drop prefix calls, drop suffix calls (each thread keeps at least one),
+//! drop a second instance nothing uses any more, move a thread's first call into the prefix,
+//! and simplify arguments toward the smallest pool values.
+//!
+//! A step is kept only if the violation still shows: the caller answers that through
+//! [`StillFails`] (the oracle, with real runs). Concurrency bugs are flaky, so a candidate gets
+//! up to [`ShrinkConfig::runs_per_candidate`] tries, each with another noise seed. Shrinking
+//! is greedy and deterministic (the same answers give the same shrunk test), and bounded by a
+//! number of checks and a time budget: shrinking that runs for hours is a known complaint
+//! about other tools.
+
+use crate::testcase::{Call, TestCase, Value};
+use std::collections::HashSet;
+use std::time::{Duration, Instant};
+
+/// Re-runs a candidate test and says whether the original violation still shows.
+pub trait StillFails {
+    fn still_fails(&mut self, test: &TestCase) -> bool;
+}
+
+impl<F: FnMut(&TestCase) -> bool> StillFails for F {
+    fn still_fails(&mut self, test: &TestCase) -> bool {
+        self(test)
+    }
+}
+
+/// Bounds of one shrinking.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShrinkConfig {
+    /// Most calls of [`StillFails::still_fails`].
+    pub max_checks: u32,
+    /// Shrinking stops when this much time has passed (checked before each check).
+    pub time_budget: Duration,
+    /// Tries per candidate before it is given up (each with another noise seed); at least 1.
+    pub runs_per_candidate: u32,
+}
+
+impl Default for ShrinkConfig {
+    fn default() -> ShrinkConfig {
+        ShrinkConfig {
+            max_checks: 200,
+            time_budget: Duration::from_secs(30),
+            runs_per_candidate: 3,
+        }
+    }
+}
+
+/// Why shrinking stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ShrinkStop {
+    /// No candidate step kept the violation: the test is minimal for these steps.
+    Minimal,
+    /// [`ShrinkConfig::max_checks`] was reached.
+    MaxChecks,
+    /// [`ShrinkConfig::time_budget`] ran out.
+    TimeBudget,
+}
+
+/// The outcome of [`shrink`]: both tests, for the report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shrunk {
+    pub original: TestCase,
+    /// The smallest test found that still fails (the original if nothing smaller did). Same
+    /// `id`, `type_path` and `pair` as the original; its `noise_seed` is the one it failed with.
+    pub shrunk: TestCase,
+    /// Calls of [`StillFails::still_fails`] made.
+    pub checks: u32,
+    /// Steps kept.
+    pub steps: u32,
+    pub stop: ShrinkStop,
+}
+
+/// Method calls in a test: prefix and both threads (constructors not counted).
+pub fn method_calls(test: &TestCase) -> usize {
+    test.prefix.len() + test.threads[0].len() + test.threads[1].len()
+}
+
+/// Shrinks `test`, which the caller has seen fail, as far as `config` allows.
+pub fn shrink(test: &TestCase, config: &ShrinkConfig, check: &mut impl StillFails) -> Shrunk {
+    let mut shrinker = Shrinker {
+        config,
+        check,
+        start: Instant::now(),
+        checks: 0,
+        steps: 0,
+        rejected: HashSet::new(),
+        stop: None,
+    };
+    let mut current = test.clone();
+    loop {
+        let before = current.clone();
+        let passes: [fn(&TestCase) -> Vec<TestCase>; 4] = [
+            drop_unused_instances,
+            remove_calls,
+            move_first_calls_to_prefix,
+            simplify_arguments,
+        ];
+        for pass in passes {
+            current = shrinker.run_pass(current, pass);
+        }
+        if shrinker.stop.is_some() || calls_key(&current) == calls_key(&before) {
+            break;
+        }
+    }
+    Shrunk {
+        original: test.clone(),
+        shrunk: current,
+        checks: shrinker.checks,
+        steps: shrinker.steps,
+        stop: shrinker.stop.unwrap_or(ShrinkStop::Minimal),
+    }
+}
+
+struct Shrinker<'a, C> {
+    config: &'a ShrinkConfig,
+    check: &'a mut C,
+    start: Instant,
+    checks: u32,
+    steps: u32,
+    /// Candidates (by calls, whatever the noise seed) that did not fail.
+    rejected: HashSet<String>,
+    stop: Option<ShrinkStop>,
+}
+
+impl<C: StillFails> Shrinker<'_, C> {
+    /// Tries the pass's candidates in order, keeping the first that fails and going on from
+    /// the same position in the new test's candidates, until none is left.
+    fn run_pass(
+        &mut self,
+        mut current: TestCase,
+        pass: fn(&TestCase) -> Vec<TestCase>,
+    ) -> TestCase {
+        let mut next = 0;
+        while self.stop.is_none() {
+            let candidates = pass(&current);
+            let Some(candidate) = candidates.into_iter().nth(next) else {
+                break;
+            };
+            match self.try_candidate(candidate) {
+                Some(failing) => {
+                    current = failing;
+                    self.steps += 1;
+                }
+                None => next += 1,
+            }
+        }
+        current
+    }
+
+    /// The candidate with the noise seed it failed with, or `None` if it never failed within
+    /// the bounds.
+    fn try_candidate(&mut self, mut candidate: TestCase) -> Option<TestCase> {
+        let key = calls_key(&candidate);
+        if self.rejected.contains(&key) {
+            return None;
+        }
+        let seed = candidate.noise_seed;
+        for attempt in 0..self.config.runs_per_candidate.max(1) {
+            if let Some(stop) = self.out_of_bounds() {
+                self.stop = Some(stop);
+                return None;
+            }
+            candidate.noise_seed = attempt_seed(seed, attempt);
+            self.checks += 1;
+            if self.check.still_fails(&candidate) {
+                return Some(candidate);
+            }
+        }
+        self.rejected.insert(key);
+        None
+    }
+
+    fn out_of_bounds(&self) -> Option<ShrinkStop> {
+        if self.checks >= self.config.max_checks {
+            Some(ShrinkStop::MaxChecks)
+        } else if self.start.elapsed() >= self.config.time_budget {
+            Some(ShrinkStop::TimeBudget)
+        } else {
+            None
+        }
+    }
+}
+
+/// The test's own seed first, then seeds spread over the range.
+fn attempt_seed(seed: u64, attempt: u32) -> u64 {
+    seed.wrapping_add(u64::from(attempt).wrapping_mul(0x9E37_79B9_7F4A_7C15))
+}
+
+/// What identifies a candidate: its calls, not its id or noise seed.
+fn calls_key(test: &TestCase) -> String {
+    serde_json::to_string(&(&test.instances, &test.prefix, &test.threads)).unwrap_or_default()
+}
+
+/// Without the last instance, when no call names it.
+fn drop_unused_instances(test: &TestCase) -> Vec<TestCase> {
+    let last = test.instances.len().saturating_sub(1);
+    if last == 0 || mentions_instance(test, last) {
+        return Vec::new();
+    }
+    let mut smaller = test.clone();
+    smaller.instances.pop();
+    vec![smaller]
+}
+
+fn mentions_instance(test: &TestCase, instance: usize) -> bool {
+    let calls = test
+        .instances
+        .iter()
+        .chain(&test.prefix)
+        .chain(test.threads.iter().flatten());
+    let mut method_calls = test.prefix.iter().chain(test.threads.iter().flatten());
+    method_calls.any(|c| c.receiver == instance)
+        || calls
+            .flat_map(|c| &c.args)
+            .any(|v| value_mentions(v, instance))
+}
+
+fn value_mentions(value: &Value, instance: usize) -> bool {
+    match value {
+        Value::Instance(i) => *i == instance,
+        Value::List(items) | Value::Tuple(items) => {
+            items.iter().any(|v| value_mentions(v, instance))
+        }
+        Value::Option(Some(inner)) | Value::Closure(inner) => value_mentions(inner, instance),
+        Value::Int(_)
+        | Value::Bool(_)
+        | Value::Char(_)
+        | Value::Float(_)
+        | Value::Str(_)
+        | Value::Option(None)
+        | Value::Duration(_) => false,
+    }
+}
+
+/// Where a call sits: the prefix (`None`) or a thread.
+type Slot = (Option<usize>, usize);
+
+/// The test without the whole prefix, then without each call (a thread keeps one), then
+/// without two calls of the same part (calls that only matter together, like a lock and its
+/// unlock).
+fn remove_calls(test: &TestCase) -> Vec<TestCase> {
+    let mut out = Vec::new();
+    if test.prefix.len() > 1 {
+        let mut smaller = test.clone();
+        smaller.prefix.clear();
+        out.push(smaller);
+    }
+    let parts: [(Option<usize>, usize); 3] = [
+        (None, test.prefix.len()),
+        (Some(0), test.threads[0].len()),
+        (Some(1), test.threads[1].len()),
+    ];
+    for (part, len) in parts {
+        let keep = if part.is_some() { 1 } else { 0 };
+        if len > keep {
+            out.extend((0..len).map(|i| without(test, &[(part, i)])));
+        }
+    }
+    for (part, len) in parts {
+        let keep = if part.is_some() { 1 } else { 0 };
+        // Two calls of a two-call prefix went with the whole prefix above.
+        if len >= keep + 2 && len > 2 {
+            for i in 0..len {
+                for j in i + 1..len {
+                    out.push(without(test, &[(part, i), (part, j)]));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// `test` without the calls at `slots`.
+fn without(test: &TestCase, slots: &[Slot]) -> TestCase {
+    let mut smaller = test.clone();
+    let mut sorted = slots.to_vec();
+    sorted.sort_unstable_by_key(|slot| std::cmp::Reverse(slot.1));
+    for (part, index) in sorted {
+        let calls = match part {
+            None => &mut smaller.prefix,
+            Some(t) => &mut smaller.threads[t],
+        };
+        calls.remove(index);
+    }
+    smaller
+}
+
+/// For each thread with two calls or more, the test with the thread's first call run at the
+/// end of the prefix instead: fewer calls run concurrently.
+fn move_first_calls_to_prefix(test: &TestCase) -> Vec<TestCase> {
+    (0..2)
+        .filter(|&t| test.threads[t].len() > 1)
+        .map(|t| {
+            let mut moved = test.clone();
+            let call = moved.threads[t].remove(0);
+            moved.prefix.push(call);
+            moved
+        })
+        .collect()
+}
+
+/// For each argument of each call (constructors included), the test with a simpler value,
+/// simplest first.
+fn simplify_arguments(test: &TestCase) -> Vec<TestCase> {
+    let mut out = Vec::new();
+    for at in call_places(test) {
+        for (a, arg) in call_at(test, at).args.iter().enumerate() {
+            for simpler in simpler_values(arg) {
+                let mut candidate = test.clone();
+                call_at_mut(&mut candidate, at).args[a] = simpler;
+                out.push(candidate);
+            }
+        }
+    }
+    out
+}
+
+/// A call's place in a test.
+#[derive(Debug, Clone, Copy)]
+enum Place {
+    Instance(usize),
+    Prefix(usize),
+    Thread(usize, usize),
+}
+
+fn call_places(test: &TestCase) -> Vec<Place> {
+    let instances = (0..test.instances.len()).map(Place::Instance);
+    let prefix = (0..test.prefix.len()).map(Place::Prefix);
+    let threads = (0..2).flat_map(|t| (0..test.threads[t].len()).map(move |i| Place::Thread(t, i)));
+    instances.chain(prefix).chain(threads).collect()
+}
+
+fn call_at(test: &TestCase, at: Place) -> &Call {
+    match at {
+        Place::Instance(i) => &test.instances[i],
+        Place::Prefix(i) => &test.prefix[i],
+        Place::Thread(t, i) => &test.threads[t][i],
+    }
+}
+
+fn call_at_mut(test: &mut TestCase, at: Place) -> &mut Call {
+    match at {
+        Place::Instance(i) => &mut test.instances[i],
+        Place::Prefix(i) => &mut test.prefix[i],
+        Place::Thread(t, i) => &mut test.threads[t][i],
+    }
+}
+
+/// Values strictly simpler than `value` (by [`weight`]), simplest first: integers toward 0,
+/// strings toward "", lists toward empty, `Option` toward `None`, durations toward 1 µs.
+/// Instances are never changed.
+fn simpler_values(value: &Value) -> Vec<Value> {
+    let candidates = match value {
+        Value::Int(v) => vec![Value::Int(0), Value::Int(v.signum()), Value::Int(v / 2)],
+        Value::Bool(_) => vec![Value::Bool(false)],
+        Value::Char(_) => vec![Value::Char('a')],
+        Value::Float(_) => vec![Value::Float(0.0)],
+        Value::Str(s) => {
+            let half: String = s.chars().take(s.chars().count() / 2).collect();
+            vec![Value::Str(String::new()), Value::Str(half)]
+        }
+        Value::List(items) => {
+            let mut out = vec![Value::List(Vec::new())];
+            for i in 0..items.len() {
+                let mut fewer = items.clone();
+                fewer.remove(i);
+                out.push(Value::List(fewer));
+            }
+            out.extend(simpler_items(items).into_iter().map(Value::List));
+            out
+        }
+        Value::Tuple(items) => simpler_items(items).into_iter().map(Value::Tuple).collect(),
+        Value::Option(None) | Value::Instance(_) => Vec::new(),
+        Value::Option(Some(inner)) => std::iter::once(Value::Option(None))
+            .chain(
+                simpler_values(inner)
+                    .into_iter()
+                    .map(|v| Value::Option(Some(Box::new(v)))),
+            )
+            .collect(),
+        Value::Duration(us) => vec![Value::Duration(1), Value::Duration((us / 10).max(1))],
+        Value::Closure(inner) => simpler_values(inner)
+            .into_iter()
+            .map(|v| Value::Closure(Box::new(v)))
+            .collect(),
+    };
+    let limit = weight(value);
+    let mut out: Vec<Value> = Vec::new();
+    for candidate in candidates {
+        if weight(&candidate) < limit && !out.contains(&candidate) {
+            out.push(candidate);
+        }
+    }
+    out
+}
+
+/// `items` with one item replaced by a simpler value, for each item and simpler value.
+fn simpler_items(items: &[Value]) -> Vec<Vec<Value>> {
+    let mut out = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        for simpler in simpler_values(item) {
+            let mut changed = items.to_vec();
+            changed[i] = simpler;
+            out.push(changed);
+        }
+    }
+    out
+}
+
+/// How far a value is from the simplest of its kind; every step makes it smaller, so
+/// simplifying ends.
+fn weight(value: &Value) -> u128 {
+    match value {
+        Value::Int(v) => v.unsigned_abs(),
+        Value::Bool(b) => u128::from(*b),
+        Value::Char(c) => u128::from(*c != 'a'),
+        Value::Float(f) => u128::from(*f != 0.0),
+        Value::Str(s) => s.chars().count() as u128,
+        Value::List(items) => items.iter().fold(0u128, |sum, v| {
+            sum.saturating_add(1).saturating_add(weight(v))
+        }),
+        Value::Tuple(items) => items
+            .iter()
+            .fold(0u128, |sum, v| sum.saturating_add(weight(v))),
+        Value::Option(None) | Value::Instance(_) => 0,
+        Value::Option(Some(inner)) => weight(inner).saturating_add(1),
+        Value::Duration(us) => u128::from(*us),
+        Value::Closure(inner) => weight(inner),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(receiver: usize, method: &str, args: Vec<Value>) -> Call {
+        Call {
+            method: method.into(),
+            receiver,
+            args,
+        }
+    }
+
+    fn int(v: i128) -> Value {
+        Value::Int(v)
+    }
+
+    fn text(s: &str) -> Value {
+        Value::Str(s.into())
+    }
+
+    /// Two counters, a prefix touching both, and two long suffixes with `hit` in each.
+    fn counter_test() -> TestCase {
+        TestCase {
+            id: 7,
+            type_path: "fixtures::counter::Counter".into(),
+            pair: ["hit".into(), "get".into()],
+            instances: vec![call(0, "new", vec![int(3)]), call(0, "new", vec![int(2)])],
+            prefix: vec![
+                call(0, "put", vec![int(2), text("ab")]),
+                call(1, "put", vec![int(1), text("a")]),
+                call(0, "get", vec![int(3)]),
+            ],
+            threads: [
+                vec![
+                    call(0, "get", vec![int(1)]),
+                    call(0, "hit", vec![]),
+                    call(0, "put", vec![int(3), text("b")]),
+                    call(0, "hit", vec![]),
+                ],
+                vec![
+                    call(0, "hit", vec![]),
+                    call(0, "len", vec![]),
+                    call(0, "hit", vec![]),
+                ],
+            ],
+            noise_seed: 11,
+        }
+    }
+
+    fn calls(test: &TestCase, thread: usize, method: &str) -> Vec<Vec<Value>> {
+        test.threads[thread]
+            .iter()
+            .filter(|c| c.method == method)
+            .map(|c| c.args.clone())
+            .collect()
+    }
+
+    fn both_threads_hit(test: &TestCase) -> bool {
+        !calls(test, 0, "hit").is_empty() && !calls(test, 1, "hit").is_empty()
+    }
+
+    /// Shrinks `original` against `fails` and renders the result as
+    /// `shrunk test / steps=… checks=… stop=…`.
+    fn check(
+        original: TestCase,
+        config: ShrinkConfig,
+        fails: impl FnMut(&TestCase) -> bool,
+        expect: &str,
+    ) -> Shrunk {
+        let mut fails = fails;
+        let shrunk = shrink(&original, &config, &mut fails);
+        let got = format!(
+            "{} / steps={} checks={} stop={:?}",
+            shrunk.shrunk, shrunk.steps, shrunk.checks, shrunk.stop
+        );
+        assert_eq!(got, expect);
+        assert_eq!(shrunk.original, original);
+        assert!(shrunk.checks <= config.max_checks);
+        shrunk
+    }
+
+    /// No candidate of any step still fails: the test is a local minimum.
+    fn assert_minimal(test: &TestCase, mut fails: impl FnMut(&TestCase) -> bool) {
+        let passes: [fn(&TestCase) -> Vec<TestCase>; 4] = [
+            drop_unused_instances,
+            remove_calls,
+            move_first_calls_to_prefix,
+            simplify_arguments,
+        ];
+        for pass in passes {
+            for candidate in pass(test) {
+                assert!(!fails(&candidate), "{candidate} still fails");
+            }
+        }
+    }
+
+    #[test]
+    fn a_test_failing_when_both_threads_hit_shrinks_to_one_hit_each_on_one_instance() {
+        let shrunk = check(
+            counter_test(),
+            ShrinkConfig::default(),
+            both_threads_hit,
+            "a = Counter::new(0); thread 1: a.hit() | thread 2: a.hit() / steps=9 checks=9 stop=Minimal",
+        );
+        assert_minimal(&shrunk.shrunk, both_threads_hit);
+        assert_eq!(method_calls(&shrunk.original), 10);
+        assert_eq!(method_calls(&shrunk.shrunk), 2);
+        assert_eq!(shrunk.shrunk.id, 7);
+        assert_eq!(shrunk.shrunk.pair, ["hit", "get"]);
+    }
+
+    #[test]
+    fn arguments_that_matter_are_kept_and_the_others_go_to_the_smallest_values() {
+        let mut original = counter_test();
+        original.threads[1].push(call(
+            0,
+            "put_all",
+            vec![
+                Value::List(vec![int(2), int(3)]),
+                Value::Option(Some(Box::new(text("ab")))),
+                Value::Tuple(vec![Value::Bool(true), Value::Char('c')]),
+                Value::Duration(2_000),
+                Value::Float(2.5),
+            ],
+        ));
+        // Fails when thread 1 puts key 3 and thread 2 calls put_all with a key 3 in its list.
+        let fails = |t: &TestCase| {
+            calls(t, 0, "put").iter().any(|args| args[0] == int(3))
+                && calls(t, 1, "put_all")
+                    .iter()
+                    .any(|args| matches!(&args[0], Value::List(keys) if keys.contains(&int(3))))
+        };
+        let shrunk = check(
+            original,
+            ShrinkConfig {
+                max_checks: 1_000,
+                ..ShrinkConfig::default()
+            },
+            fails,
+            "a = Counter::new(0); thread 1: a.put(3, \"\") | thread 2: a.put_all([3], None, (false, 'a'), 1µs, 0.0) / steps=18 checks=54 stop=Minimal",
+        );
+        assert_minimal(&shrunk.shrunk, fails);
+    }
+
+    #[test]
+    fn a_second_instance_both_threads_use_is_kept() {
+        let transfer =
+            |from: usize, to: usize| call(from, "transfer", vec![Value::Instance(to), int(2)]);
+        let mut original = counter_test();
+        original.prefix.clear();
+        original.threads = [vec![transfer(0, 1), transfer(0, 1)], vec![transfer(1, 0)]];
+        let crossed = |t: &TestCase| {
+            t.instances.len() == 2
+                && t.threads[0].iter().any(|c| c.receiver == 0)
+                && t.threads[1].iter().any(|c| c.receiver == 1)
+        };
+        let shrunk = check(
+            original.clone(),
+            ShrinkConfig::default(),
+            crossed,
+            "a = Counter::new(0); b = Counter::new(0); thread 1: a.transfer(b, 0) | thread 2: b.transfer(a, 0) / steps=5 checks=5 stop=Minimal",
+        );
+        assert_minimal(&shrunk.shrunk, crossed);
+    }
+
+    #[test]
+    fn shrinking_stops_after_max_checks_with_a_test_that_still_fails() {
+        let config = ShrinkConfig {
+            max_checks: 4,
+            ..ShrinkConfig::default()
+        };
+        let mut checks = 0;
+        let shrunk = check(
+            counter_test(),
+            config,
+            |t: &TestCase| {
+                checks += 1;
+                both_threads_hit(t)
+            },
+            "a = Counter::new(3); b = Counter::new(2); thread 1: a.hit() | thread 2: a.hit(); a.len(); a.hit() / steps=4 checks=4 stop=MaxChecks",
+        );
+        assert_eq!(checks, 4);
+        assert!(both_threads_hit(&shrunk.shrunk));
+    }
+
+    #[test]
+    fn shrinking_with_no_time_left_makes_no_check_and_keeps_the_original() {
+        let config = ShrinkConfig {
+            time_budget: Duration::ZERO,
+            ..ShrinkConfig::default()
+        };
+        let shrunk = shrink(&counter_test(), &config, &mut |_: &TestCase| -> bool {
+            panic!("no check expected")
+        });
+        assert_eq!(shrunk.checks, 0);
+        assert_eq!(shrunk.stop, ShrinkStop::TimeBudget);
+        assert_eq!(shrunk.shrunk, counter_test());
+    }
+
+    #[test]
+    fn a_flaky_failure_is_retried_with_other_noise_seeds_up_to_runs_per_candidate() {
+        // The bug shows in one run out of three, whatever the test.
+        let flaky = |runs: u32| {
+            let mut n = 0;
+            let seeds = std::cell::RefCell::new(Vec::new());
+            let config = ShrinkConfig {
+                runs_per_candidate: runs,
+                max_checks: 1_000,
+                ..ShrinkConfig::default()
+            };
+            let shrunk = shrink(&counter_test(), &config, &mut |t: &TestCase| {
+                n += 1;
+                seeds.borrow_mut().push(t.noise_seed);
+                both_threads_hit(t) && n % 3 == 0
+            });
+            (shrunk, seeds.into_inner())
+        };
+        let (patient, seeds) = flaky(3);
+        assert_eq!(
+            patient.shrunk.to_string(),
+            "a = Counter::new(0); thread 1: a.hit() | thread 2: a.hit()"
+        );
+        assert_eq!(patient.stop, ShrinkStop::Minimal);
+        assert_eq!(&seeds[..3], &[11, attempt_seed(11, 1), attempt_seed(11, 2)]);
+        let (impatient, _) = flaky(1);
+        assert_eq!(
+            impatient.shrunk.to_string(),
+            "a = Counter::new(1); prefix: a.len(); thread 1: a.hit() | thread 2: a.hit()"
+        );
+    }
+
+    #[test]
+    fn the_same_answers_give_the_same_shrunk_test() {
+        let run = || {
+            shrink(
+                &counter_test(),
+                &ShrinkConfig::default(),
+                &mut both_threads_hit,
+            )
+        };
+        assert_eq!(run(), run());
+    }
+
+    #[test]
+    fn simpler_values_head_for_the_smallest_pool_values() {
+        let cases = [
+            (int(3), "0, 1"),
+            (int(-7), "0, -1, -3"),
+            (int(i128::MIN), &format!("0, -1, {}", i128::MIN / 2)),
+            (int(0), ""),
+            (text("ab"), "\"\", \"a\""),
+            (Value::Duration(2_000), "1µs, 200µs"),
+            (
+                Value::Option(Some(Box::new(int(2)))),
+                "None, Some(0), Some(1)",
+            ),
+            (Value::List(vec![int(1)]), "[], [0]"),
+            (Value::Instance(1), ""),
+        ];
+        for (value, expect) in cases {
+            let got: Vec<String> = simpler_values(&value)
+                .iter()
+                .map(|v| v.to_string())
+                .collect();
+            assert_eq!(got.join(", "), expect, "simpler than {value}");
+        }
+    }
+}
