@@ -156,31 +156,52 @@ pub struct Param {
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum ParamKind {
     /// `u8`..`u128`, `usize`, `i8`..`i128`, `isize`.
-    Int { signed: bool, bits: u16 },
+    Int {
+        signed: bool,
+        bits: u16,
+    },
     Bool,
     Char,
-    Float { bits: u16 },
+    Float {
+        bits: u16,
+    },
     /// `String` by value.
     String,
     /// `&str`.
     Str,
     /// `Vec<T>` by value.
-    Vec { elem: Box<ParamKind> },
+    Vec {
+        elem: Box<ParamKind>,
+    },
     /// `&[T]` (byte slices included).
-    Slice { elem: Box<ParamKind> },
+    Slice {
+        elem: Box<ParamKind>,
+    },
     /// `&T` for any other `T` covcon can generate by value (`&u64`, `&String`, `&K`): the
     /// harness generates a `T` and passes a reference to it.
-    Ref { inner: Box<ParamKind> },
-    Option { inner: Box<ParamKind> },
-    Tuple { elems: Vec<ParamKind> },
+    Ref {
+        inner: Box<ParamKind>,
+    },
+    Option {
+        inner: Box<ParamKind>,
+    },
+    Tuple {
+        elems: Vec<ParamKind>,
+    },
     /// `std::time::Duration`.
     Duration,
     /// Another instance of the type under test, or the shared instance itself.
-    Instance { passing: InstancePassing },
+    Instance {
+        passing: InstancePassing,
+    },
     /// `impl FnOnce() -> T`, `impl Fn() -> T`, `F: FnOnce() -> T`: a closure returning a value.
-    Closure { returns: Box<ParamKind> },
+    Closure {
+        returns: Box<ParamKind>,
+    },
     /// A type parameter of the type itself (`K`, `V`), filled in when the type is instantiated.
-    Generic { name: String },
+    Generic {
+        name: String,
+    },
     /// Anything else: recorded with the reason, never silently dropped.
     #[default]
     Unsupported,
@@ -206,7 +227,9 @@ pub struct Pair {
     pub reasons: Vec<String>,
 }
 
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize,
+)]
 #[serde(rename_all = "snake_case")]
 pub enum Group {
     High,

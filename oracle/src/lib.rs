@@ -2,3 +2,25 @@
 //! generated harness, the worker pool and the verdict on failing runs.
 
 pub mod protocol;
+pub mod results;
+
+mod config;
+pub use config::{default_jobs, NoiseLevel, OracleConfig, OracleError};
+
+mod executor;
+mod pool;
+mod trace;
+mod verdict;
+pub use executor::{
+    replay, replay_with_worker, OracleExecutor, ReplayResult, RunStats, Violation, ViolationKind,
+};
+pub use pool::kill_all_workers;
+
+// Harness engineer's modules.
+mod build;
+mod codegen;
+mod copy;
+mod harness;
+pub use harness::{prepare, prepare_with, Dropped, DroppedKind, Harness, PreparedType};
+mod reproducer;
+pub use reproducer::render_reproducer;

@@ -1,1 +1,228 @@
 //! Runtime compiled into cargo covcon's harness and instrumented copies.
+//!
+//! Two audiences use it:
+//! - the instrumented copy of the user's crate calls [`enter`] at the top of every method of a
+//!   type under test (an RAII guard stamps its start and its end, even when it unwinds) and
+//!   [`schedule_point`] at the analysis's split points, where ConTest-style noise is applied;
+//! - the generated harness implements [`Driver`] once per type and hands the drivers to
+//!   [`worker_main`], which speaks covcon's JSON-lines protocol on stdin/stdout
+//!   (`oracle/src/protocol.rs` is the contract; this crate mirrors its shapes by hand so that it
+//!   depends on `serde_json` only).
+//!
+//! Inside a worker, the suffix of thread 0 runs on the worker's main thread and the suffix of
+//! thread 1 on one persistent helper thread; both start by spinning on an atomic (briefly, then
+//! yielding, then parking), never a `Barrier`. A watchdog thread turns a run that outlives its
+//! timeout into a `deadlocked` answer, after which the worker exits.
+
+mod value;
+mod worker;
+
+pub use value::{closure, Arg, Call, FromArg, TestData};
+pub use worker::{worker_main, Answer, CallError, Cx, Driver, Registered, Run};
+
+use std::cell::{Cell, RefCell};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+/// The global logical clock every start and end is stamped from.
+static CLOCK: AtomicU64 = AtomicU64::new(1);
+
+/// Role of a thread that is not one of the worker's test threads.
+const NO_ROLE: u8 = u8::MAX;
+
+/// One start or end of an instrumented method call.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct RawEvent {
+    pub(crate) clock: u64,
+    pub(crate) type_path: &'static str,
+    pub(crate) method: &'static str,
+    pub(crate) start: bool,
+}
+
+/// Events per role: 0 and 1 are the suffix threads, 2 the prefix. Each thread only locks its
+/// own buffer, so the buffers add no synchronisation between the two suffix threads.
+pub(crate) static BUFFERS: [Mutex<Vec<RawEvent>>; 3] = [
+    Mutex::new(Vec::new()),
+    Mutex::new(Vec::new()),
+    Mutex::new(Vec::new()),
+];
+
+/// Noise probabilities for the current run, as `f64` bits (yield, spin, sleep).
+pub(crate) static NOISE: [AtomicU64; 3] = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
+
+thread_local! {
+    static ROLE: Cell<u8> = const { Cell::new(NO_ROLE) };
+    static RNG: Cell<u64> = const { Cell::new(0x9E37_79B9_7F4A_7C15) };
+    /// The last panic seen on this thread: message, location, clock.
+    pub(crate) static LAST_PANIC: RefCell<Option<(String, Option<String>, u64)>> =
+        const { RefCell::new(None) };
+}
+
+/// Guard returned by [`enter`]: records the end of the call when dropped.
+#[must_use]
+pub struct Guard {
+    role: u8,
+    type_path: &'static str,
+    method: &'static str,
+}
+
+/// Records the start of `type_path::method` on this thread; the end is recorded when the
+/// returned guard is dropped, also during unwinding. Does nothing on threads that are not a
+/// worker's test threads.
+#[inline]
+pub fn enter(type_path: &'static str, method: &'static str) -> Guard {
+    let role = ROLE.with(Cell::get);
+    if role != NO_ROLE {
+        record(role, type_path, method, true);
+    }
+    Guard {
+        role,
+        type_path,
+        method,
+    }
+}
+
+impl Drop for Guard {
+    #[inline]
+    fn drop(&mut self) {
+        if self.role != NO_ROLE {
+            record(self.role, self.type_path, self.method, false);
+        }
+    }
+}
+
+fn record(role: u8, type_path: &'static str, method: &'static str, start: bool) {
+    let clock = CLOCK.fetch_add(1, Ordering::SeqCst);
+    let mut buffer = BUFFERS[role as usize]
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    buffer.push(RawEvent {
+        clock,
+        type_path,
+        method,
+        start,
+    });
+}
+
+/// A place where an interleaving matters: with the current run's probabilities, yields, spins
+/// briefly or sleeps briefly (ConTest-style noise). Does nothing on threads that are not a
+/// worker's test threads, or when the run has no noise.
+#[inline]
+pub fn schedule_point() {
+    if ROLE.with(Cell::get) == NO_ROLE {
+        return;
+    }
+    let yield_p = f64::from_bits(NOISE[0].load(Ordering::Relaxed));
+    let spin_p = f64::from_bits(NOISE[1].load(Ordering::Relaxed));
+    let sleep_p = f64::from_bits(NOISE[2].load(Ordering::Relaxed));
+    if yield_p + spin_p + sleep_p <= 0.0 {
+        return;
+    }
+    let draw = next_random();
+    let roll = (draw >> 11) as f64 / (1u64 << 53) as f64;
+    if roll < yield_p {
+        std::thread::yield_now();
+    } else if roll < yield_p + spin_p {
+        for _ in 0..(draw & 0x3ff) {
+            std::hint::spin_loop();
+        }
+    } else if roll < yield_p + spin_p + sleep_p {
+        std::thread::sleep(std::time::Duration::from_micros(10 + (draw & 0x7f)));
+    }
+}
+
+/// The current thread's clock, for the panic hook.
+pub(crate) fn now() -> u64 {
+    CLOCK.fetch_add(1, Ordering::SeqCst)
+}
+
+/// Makes the current thread a test thread with `role` and seeds its noise generator.
+pub(crate) fn set_role(role: u8, seed: u64) {
+    ROLE.with(|r| r.set(role));
+    let mixed = seed ^ (u64::from(role) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    RNG.with(|r| r.set(mixed | 1));
+}
+
+pub(crate) fn role() -> u8 {
+    ROLE.with(Cell::get)
+}
+
+/// xorshift64*: cheap, per thread, reproducible from the run's seed.
+fn next_random() -> u64 {
+    RNG.with(|r| {
+        let mut x = r.get();
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        r.set(x);
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    })
+}
+
+/// Support for the generated harness's `Debug` capture: `(&&Wrap(&x)).covcon_debug()` is
+/// `Some(format!("{x:?}"))` when `x`'s type implements `Debug` and `None` otherwise (autoref
+/// specialisation, resolved at compile time for the concrete types the harness uses).
+pub mod spec {
+    use std::fmt::Debug;
+
+    pub struct Wrap<'a, T: ?Sized>(pub &'a T);
+
+    pub trait ViaDebug {
+        fn covcon_debug(&self) -> Option<String>;
+    }
+    impl<T: Debug + ?Sized> ViaDebug for &Wrap<'_, T> {
+        fn covcon_debug(&self) -> Option<String> {
+            Some(format!("{:?}", self.0))
+        }
+    }
+
+    pub trait ViaNothing {
+        fn covcon_debug(&self) -> Option<String>;
+    }
+    impl<T: ?Sized> ViaNothing for Wrap<'_, T> {
+        fn covcon_debug(&self) -> Option<String> {
+            None
+        }
+    }
+
+    /// `Some(x.clone())` when the type implements `Clone`, else `None`.
+    pub struct CloneWrap<'a, T>(pub &'a T);
+
+    pub trait ViaClone<T> {
+        fn covcon_clone(&self) -> Option<T>;
+    }
+    impl<T: Clone> ViaClone<T> for &CloneWrap<'_, T> {
+        fn covcon_clone(&self) -> Option<T> {
+            Some(self.0.clone())
+        }
+    }
+
+    pub trait NoClone<T> {
+        fn covcon_clone(&self) -> Option<T>;
+    }
+    impl<T> NoClone<T> for CloneWrap<'_, T> {
+        fn covcon_clone(&self) -> Option<T> {
+            None
+        }
+    }
+}
+
+/// `Debug` text of an expression's value, or `None` when its type has no `Debug`.
+#[macro_export]
+macro_rules! debug_text {
+    ($e:expr) => {{
+        #[allow(unused_imports)]
+        use $crate::spec::{ViaDebug as _, ViaNothing as _};
+        (&&$crate::spec::Wrap(&$e)).covcon_debug()
+    }};
+}
+
+/// A clone of the value, or `None` when its type is not `Clone`.
+#[macro_export]
+macro_rules! try_clone {
+    ($e:expr) => {{
+        #[allow(unused_imports)]
+        use $crate::spec::{NoClone as _, ViaClone as _};
+        (&&$crate::spec::CloneWrap($e)).covcon_clone()
+    }};
+}

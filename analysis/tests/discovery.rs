@@ -1,0 +1,290 @@
+//! Discovery of thread-safe types, constructors, methods and parameter kinds. Each test is a
+//! source snippet and the compact rendering of what the model says about it.
+
+use analysis::{analyze_source, ConstructorKind, Model, ParamKind};
+
+fn kind(k: &ParamKind) -> String {
+    match k {
+        ParamKind::Int { signed, bits } => format!("{}{bits}", if *signed { "i" } else { "u" }),
+        ParamKind::Bool => "bool".into(),
+        ParamKind::Char => "char".into(),
+        ParamKind::Float { bits } => format!("f{bits}"),
+        ParamKind::String => "string".into(),
+        ParamKind::Str => "str".into(),
+        ParamKind::Vec { elem } => format!("vec({})", kind(elem)),
+        ParamKind::Slice { elem } => format!("slice({})", kind(elem)),
+        ParamKind::Ref { inner } => format!("ref({})", kind(inner)),
+        ParamKind::Option { inner } => format!("option({})", kind(inner)),
+        ParamKind::Tuple { elems } => format!(
+            "tuple({})",
+            elems.iter().map(kind).collect::<Vec<_>>().join(", ")
+        ),
+        ParamKind::Duration => "duration".into(),
+        ParamKind::Instance { passing } => format!("instance({passing:?})"),
+        ParamKind::Closure { returns } => format!("closure({})", kind(returns)),
+        ParamKind::Generic { name } => format!("generic({name})"),
+        ParamKind::Unsupported => "unsupported".into(),
+    }
+}
+
+fn render(model: &Model) -> String {
+    let mut out = String::new();
+    for t in &model.types {
+        let status = if t.supported {
+            "supported".to_string()
+        } else {
+            format!("unsupported: {}", t.reason.clone().unwrap_or_default())
+        };
+        out.push_str(&format!(
+            "type {} <{}> debug={} {status}\n",
+            t.path,
+            t.generics.join(", "),
+            t.implements_debug
+        ));
+        for c in &t.constructors {
+            let params: Vec<String> = c
+                .params
+                .iter()
+                .map(|p| format!("{}: {}", p.name, kind(&p.kind)))
+                .collect();
+            let chain: String = c
+                .chain
+                .iter()
+                .map(|cc| format!(".{}({})", cc.name, cc.params.len()))
+                .collect();
+            let k = match c.kind {
+                ConstructorKind::Function => "fn",
+                ConstructorKind::Default => "default",
+                ConstructorKind::Builder => "builder",
+            };
+            let why = c
+                .reason
+                .as_ref()
+                .map(|r| format!(" unsupported: {r}"))
+                .unwrap_or_default();
+            out.push_str(&format!(
+                "  ctor {k} {}({}){chain} -> {:?}{why}\n",
+                c.name,
+                params.join(", "),
+                c.returns
+            ));
+        }
+        for m in &t.methods {
+            let params: Vec<String> = m
+                .params
+                .iter()
+                .map(|p| format!("{}: {}", p.name, kind(&p.kind)))
+                .collect();
+            let why = m
+                .reason
+                .as_ref()
+                .map(|r| format!(" unsupported: {r}"))
+                .unwrap_or_default();
+            let tr = m
+                .trait_name
+                .as_ref()
+                .map(|t| format!(" [{t}]"))
+                .unwrap_or_default();
+            out.push_str(&format!(
+                "  method {}({}){tr}{why}\n",
+                m.name,
+                params.join(", ")
+            ));
+        }
+    }
+    for d in &model.diagnostics {
+        out.push_str(&format!("diagnostic {:?}: {}\n", d.severity, d.message));
+    }
+    out
+}
+
+fn check(source: &str, expect: &str) {
+    let got: String = render(&analyze_source("demo", "2021", source))
+        .lines()
+        .map(|l| format!("{}\n", l.trim()))
+        .collect();
+    let want: String = expect
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn constructors_of_every_shape_are_found() {
+    check(
+        "use std::sync::{Arc, Mutex};
+        #[derive(Debug, Default)]
+        pub struct Pool { slots: Mutex<Vec<u8>> }
+        impl Pool {
+            pub fn new() -> Self { todo!() }
+            pub fn shared(n: usize) -> Arc<Pool> { todo!() }
+            pub fn try_new(n: u8) -> Result<Self, String> { todo!() }
+            pub fn maybe(name: &str) -> Option<Self> { todo!() }
+            pub fn builder(cap: u32) -> PoolBuilder { todo!() }
+            fn private() -> Self { todo!() }
+            pub fn size(&self) -> usize { self.slots.lock().unwrap().len() }
+        }
+        pub struct PoolBuilder { cap: u32 }
+        impl PoolBuilder {
+            pub fn max(mut self, n: u32) -> Self { self }
+            pub fn name(&mut self, s: String) -> &mut Self { self }
+            pub fn build(self) -> Result<Pool, String> { todo!() }
+        }",
+        "type demo::Pool <> debug=true supported
+          ctor fn new() -> SelfValue
+          ctor fn shared(n: u64) -> ArcSelf
+          ctor fn try_new(n: u8) -> ResultSelf
+          ctor fn maybe(name: str) -> OptionSelf
+          ctor builder builder(cap: u32).max(1).name(1).build(0) -> ResultSelf
+          ctor default default() -> SelfValue
+          method size()",
+    );
+}
+
+#[test]
+fn parameter_types_map_to_kinds_and_the_rest_is_unsupported_with_a_reason() {
+    check(
+        "use std::sync::Mutex; use std::time::Duration; use std::sync::Arc;
+        pub struct Store<K, V> { map: Mutex<Vec<(K, V)>> }
+        impl<K: Clone, V: Clone> Store<K, V> {
+            pub fn new() -> Self { todo!() }
+            pub fn scalars(&self, a: i8, b: u64, c: isize, d: bool, e: char, f: f32) {}
+            pub fn owned(&self, s: String, v: Vec<u16>, o: Option<i32>, t: (u8, bool), d: Duration) {}
+            pub fn borrowed(&self, s: &str, b: &[u8], k: &K, n: &u32) {}
+            pub fn generic(&self, k: K, v: V) {}
+            pub fn others(&self, a: &Self, b: Arc<Self>, c: Store<K, V>) {}
+            pub fn closures(&self, f: impl FnOnce() -> V, g: impl Fn()) {}
+            pub fn bound<F: FnOnce() -> u32>(&self, f: F) {}
+            pub fn into(&self, s: impl Into<String>, r: impl AsRef<str>) {}
+            pub fn mutable(&self, v: &mut Vec<u8>) {}
+            pub fn method_generic<Q: AsRef<K>>(&self, q: Q) {}
+            pub fn unknown(&self, m: std::collections::HashMap<u8, u8>) {}
+            pub async fn later(&self) {}
+            pub fn takes_mut(&mut self) {}
+        }",
+        "type demo::Store <K, V> debug=false supported
+          ctor fn new() -> SelfValue
+          method scalars(a: i8, b: u64, c: i64, d: bool, e: char, f: f32)
+          method owned(s: string, v: vec(u16), o: option(i32), t: tuple(u8, bool), d: duration)
+          method borrowed(s: str, b: slice(u8), k: ref(generic(K)), n: ref(u32))
+          method generic(k: generic(K), v: generic(V))
+          method others(a: instance(Ref), b: instance(Arc), c: instance(Value))
+          method closures(f: closure(generic(V)), g: closure(tuple()))
+          method bound(f: closure(u32))
+          method into(s: string, r: str)
+          method mutable(v: unsupported) unsupported: parameter `v`: `&mut Vec<u8>`: a `&mut` argument cannot be shared
+          method method_generic(q: unsupported) unsupported: parameter `q`: generic method parameter `Q`
+          method unknown(m: unsupported) unsupported: parameter `m`: `std::collections::HashMap<u8, u8>`: covcon has no generator for this type
+          method later() unsupported: `async fn`: covcon calls methods synchronously",
+    );
+}
+
+#[test]
+fn types_without_sync_fields_are_ignored_and_unsafe_impl_sync_counts() {
+    check(
+        "use std::cell::UnsafeCell;
+        pub struct Plain { x: u32 }
+        impl Plain { pub fn new() -> Self { todo!() } pub fn get(&self) -> u32 { self.x } }
+        pub struct Raw { v: UnsafeCell<u64> }
+        unsafe impl Sync for Raw {}
+        impl Raw { pub fn new() -> Self { todo!() } pub fn bump(&self) { unsafe { *self.v.get() += 1; } } }",
+        "type demo::Raw <> debug=false supported
+          ctor fn new() -> SelfValue
+          method bump()",
+    );
+}
+
+#[test]
+fn trait_methods_are_recorded_with_their_trait_and_std_traits_are_skipped() {
+    check(
+        "use std::sync::atomic::AtomicU32;
+        pub mod api { pub trait Counter { fn hit(&self) -> u32; } }
+        pub struct Hits { n: AtomicU32 }
+        impl Hits { pub fn new() -> Self { todo!() } }
+        impl api::Counter for Hits { fn hit(&self) -> u32 { 0 } }
+        impl std::fmt::Debug for Hits { fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result { Ok(()) } }
+        impl Clone for Hits { fn clone(&self) -> Self { todo!() } }",
+        "type demo::Hits <> debug=true supported
+          ctor fn new() -> SelfValue
+          method hit() [demo::api::Counter]",
+    );
+}
+
+#[test]
+fn types_in_private_modules_are_named_by_their_public_reexport() {
+    check(
+        "mod imp {
+            use std::sync::Mutex;
+            pub struct Cache { m: Mutex<u8> }
+            impl Cache { pub fn new() -> Self { todo!() } pub fn get(&self) -> u8 { *self.m.lock().unwrap() } }
+        }
+        pub use imp::Cache;
+        pub mod open {
+            pub struct Gate { m: std::sync::RwLock<bool> }
+            impl Gate { pub fn new() -> Self { todo!() } pub fn is_open(&self) -> bool { *self.m.read().unwrap() } }
+        }",
+        "type demo::Cache <> debug=false supported
+          ctor fn new() -> SelfValue
+          method get()
+          type demo::open::Gate <> debug=false supported
+          ctor fn new() -> SelfValue
+          method is_open()",
+    );
+}
+
+#[test]
+fn a_type_without_a_usable_constructor_is_recorded_as_unsupported() {
+    check(
+        "pub struct Flag { b: std::sync::atomic::AtomicBool }
+        impl Flag { pub fn make(v: &mut u8) -> Self { todo!() } pub fn set(&self) {} }",
+        "type demo::Flag <> debug=false unsupported: no constructor has parameters covcon can generate
+          ctor fn make(v: unsupported) -> SelfValue unsupported: parameter `v`: `&mut u8`: a `&mut` argument cannot be shared
+          method set()",
+    );
+}
+
+#[test]
+fn a_file_syn_cannot_parse_is_a_diagnostic_not_a_panic() {
+    check("pub struct Broken { ", "diagnostic Error: cannot parse src/lib.rs: cannot parse string into token stream; its types are not analysed");
+}
+
+#[test]
+fn body_start_is_just_after_the_opening_brace() {
+    let src = "pub struct A { n: std::sync::atomic::AtomicU8 }\nimpl A {\n    pub fn new() -> Self { todo!() }\n    pub fn get(&self) -> u8 {\n        0\n    }\n}\n";
+    let model = analyze_source("demo", "2021", src);
+    let m = &model.types[0].methods[0];
+    let start = m.body_start.clone().expect("a body");
+    assert_eq!((m.span.line, m.span.column), (4, 11));
+    assert_eq!((start.line, start.column), (4, 29));
+    let line = src.lines().nth(3).unwrap();
+    assert_eq!(
+        &line[..start.column as usize],
+        "    pub fn get(&self) -> u8 {"
+    );
+}
+
+#[test]
+fn trait_object_and_generic_calls_and_unknown_macros_are_noted_and_the_rest_is_analysed() {
+    check(
+        "use std::sync::Mutex;
+        pub struct Bus<T> { handler: Box<dyn Fn(u32) + Send + Sync>, sink: T, q: Mutex<Vec<u32>> }
+        impl<T: Sink> Bus<T> {
+            pub fn new(sink: T) -> Self { todo!() }
+            pub fn emit(&self, x: u32) {
+                self.q.lock().unwrap().push(x);
+                (self.handler)(x);
+                self.sink.send(x);
+                my_macro!(self.q => x);
+            }
+        }",
+        "type demo::Bus <T> debug=false supported
+          ctor fn new(sink: generic(T)) -> SelfValue
+          method emit(x: u32)
+          diagnostic Note: Bus::emit: calls `self.handler` (a trait object) at line 7: what it locks is unknown
+          diagnostic Note: Bus::emit: calls `send()` on `self.sink` (of generic type `T`) at line 8: what it locks is unknown
+          diagnostic Note: Bus::emit: the body of macro `my_macro!` at line 9 is not analysed",
+    );
+}

@@ -1,0 +1,246 @@
+//! BC-ConTest grouping rendered for Rust: each test is a small type and the groups its method
+//! pairs must land in (`a b: group`, one line per pair, declaration order).
+
+use analysis::{analyze_source, Group, Model};
+
+fn groups(model: &Model) -> String {
+    let mut out = String::new();
+    for ty in &model.types {
+        for p in &ty.pairs {
+            let g = match p.group {
+                Group::High => "high",
+                Group::Low => "low",
+                Group::Removed => "removed",
+            };
+            out.push_str(&format!("{} {}: {g}\n", p.methods[0], p.methods[1]));
+        }
+    }
+    out
+}
+
+fn check(source: &str, expect: &str) {
+    let model = analyze_source("fixture", "2021", source);
+    let got = groups(&model);
+    let want: String = expect
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(got, want, "\nsummary:\n{}", analysis::summary(&model));
+}
+
+const SYNC: &str = "use std::sync::{Arc, Mutex, RwLock, Condvar};\nuse std::sync::atomic::{AtomicUsize, AtomicBool, Ordering};\n";
+
+#[test]
+fn check_then_act_across_two_acquisitions_is_high_and_one_acquisition_is_removed() {
+    check(
+        &format!(
+            "{SYNC}pub struct Stock {{ items: Mutex<Vec<u32>> }}
+            impl Stock {{
+                pub fn new() -> Self {{ Stock {{ items: Mutex::new(Vec::new()) }} }}
+                pub fn take_racy(&self) -> Option<u32> {{
+                    let n = self.items.lock().unwrap().len();
+                    if n > 0 {{ self.items.lock().unwrap().pop() }} else {{ None }}
+                }}
+                pub fn take(&self) -> Option<u32> {{
+                    let mut g = self.items.lock().unwrap();
+                    g.pop()
+                }}
+            }}"
+        ),
+        "take_racy take_racy: high
+         take_racy take: high
+         take take: removed",
+    );
+}
+
+#[test]
+fn two_read_sections_do_not_protect_against_each_other() {
+    check(
+        &format!(
+            "{SYNC}pub struct Table {{ rows: RwLock<Vec<u32>>, seen: AtomicUsize }}
+            impl Table {{
+                pub fn new() -> Self {{ todo!() }}
+                pub fn count(&self) -> usize {{ self.rows.read().unwrap().len() }}
+                pub fn add(&self, x: u32) {{ self.rows.write().unwrap().push(x); }}
+                pub fn first(&self) -> Option<u32> {{ self.rows.read().unwrap().first().copied() }}
+            }}"
+        ),
+        "count count: low
+         count add: low
+         count first: low
+         add add: removed
+         add first: low
+         first first: low",
+    );
+}
+
+#[test]
+fn a_load_then_store_is_high_against_any_writer_and_a_single_fetch_add_is_not() {
+    check(
+        &format!(
+            "{SYNC}#[derive(Default)]
+            pub struct Ids {{ next: AtomicUsize }}
+            impl Ids {{
+                pub fn racy_next(&self) -> usize {{
+                    let id = self.next.load(Ordering::SeqCst);
+                    self.next.store(id + 1, Ordering::SeqCst);
+                    id
+                }}
+                pub fn next(&self) -> usize {{ self.next.fetch_add(1, Ordering::SeqCst) }}
+                pub fn peek(&self) -> usize {{ self.next.load(Ordering::SeqCst) }}
+            }}"
+        ),
+        "racy_next racy_next: high
+         racy_next next: high
+         racy_next peek: low
+         next next: low
+         next peek: low
+         peek peek: low",
+    );
+}
+
+#[test]
+fn opposite_lock_orders_are_high_also_across_two_instances() {
+    check(
+        &format!(
+            "{SYNC}pub struct Account {{ balance: Mutex<i64>, log: Mutex<Vec<i64>> }}
+            impl Account {{
+                pub fn new() -> Self {{ todo!() }}
+                pub fn deposit(&self, x: i64) {{
+                    let mut b = self.balance.lock().unwrap();
+                    let mut l = self.log.lock().unwrap();
+                    *b += x; l.push(x);
+                }}
+                pub fn audit(&self) -> i64 {{
+                    let l = self.log.lock().unwrap();
+                    let b = self.balance.lock().unwrap();
+                    *b + l.len() as i64
+                }}
+                pub fn transfer(&self, other: &Account, x: i64) {{
+                    let mut a = self.balance.lock().unwrap();
+                    let mut b = other.balance.lock().unwrap();
+                    *a -= x; *b += x;
+                }}
+            }}"
+        ),
+        "deposit deposit: removed
+         deposit audit: high
+         deposit transfer: low
+         audit audit: removed
+         audit transfer: low
+         transfer transfer: high",
+    );
+}
+
+#[test]
+fn a_double_read_lock_is_high_with_a_writer() {
+    check(
+        &format!(
+            "{SYNC}pub struct Conf {{ map: RwLock<Vec<u32>> }}
+            impl Conf {{
+                pub fn new() -> Self {{ todo!() }}
+                pub fn get_or_first(&self, i: usize) -> u32 {{
+                    if let Some(v) = self.map.read().unwrap().get(i) {{ return *v; }}
+                    else {{ self.map.read().unwrap()[0] }}
+                }}
+                pub fn set(&self, v: u32) {{ self.map.write().unwrap().push(v); }}
+            }}"
+        ),
+        "get_or_first get_or_first: high
+         get_or_first set: high
+         set set: removed",
+    );
+}
+
+/// bc-contest.txt Fig. 2 in Rust: m1 takes l1, reads x, takes l2, writes x and reads y,
+/// releases l2, reads x, releases l1. m2 (the paper's synchronized method: one lock held
+/// throughout, here `this`) reads x, writes x under l1, reads x and writes y under l2, reads y.
+/// Field x: MPL(m1) = {l1}, MPL(m2) = {this}: no common lock, so the pair is high. Each
+/// method alone runs inside one exclusive acquisition, so its self-pair is removed.
+#[test]
+fn the_bc_contest_figure_2_example_is_high() {
+    check(
+        &format!(
+            "{SYNC}pub struct Fig2 {{ this: Mutex<()>, l1: Mutex<()>, l2: Mutex<()>, x: AtomicUsize, y: AtomicUsize }}
+            impl Fig2 {{
+                pub fn new() -> Self {{ todo!() }}
+                pub fn m1(&self) {{
+                    let _g1 = self.l1.lock().unwrap();
+                    let a = self.x.load(Ordering::SeqCst);
+                    {{
+                        let _g2 = self.l2.lock().unwrap();
+                        self.x.store(a + 1, Ordering::SeqCst);
+                        let _b = self.y.load(Ordering::SeqCst);
+                    }}
+                    let _c = self.x.load(Ordering::SeqCst);
+                }}
+                pub fn m2(&self) {{
+                    let _this = self.this.lock().unwrap();
+                    let a = self.x.load(Ordering::SeqCst);
+                    {{
+                        let _g1 = self.l1.lock().unwrap();
+                        self.x.store(a, Ordering::SeqCst);
+                    }}
+                    {{
+                        let _g2 = self.l2.lock().unwrap();
+                        let _b = self.x.load(Ordering::SeqCst);
+                        self.y.store(1, Ordering::SeqCst);
+                    }}
+                    let _c = self.y.load(Ordering::SeqCst);
+                }}
+            }}"
+        ),
+        "m1 m1: removed
+         m1 m2: high
+         m2 m2: removed",
+    );
+}
+
+#[test]
+fn methods_of_an_inner_type_behind_an_arc_are_followed() {
+    check(
+        &format!(
+            "{SYNC}struct Inner {{ map: Mutex<Vec<u32>> }}
+            impl Inner {{
+                fn len(&self) -> usize {{ self.map.lock().unwrap().len() }}
+                fn push(&self, x: u32) {{ self.map.lock().unwrap().push(x); }}
+            }}
+            pub struct Pool {{ inner: Arc<Inner> }}
+            impl Pool {{
+                pub fn new() -> Self {{ todo!() }}
+                pub fn add_if_small(&self, x: u32) {{ if self.inner.len() < 10 {{ self.inner.push(x); }} }}
+                pub fn add(&self, x: u32) {{ self.inner.push(x) }}
+            }}"
+        ),
+        "add_if_small add_if_small: high
+         add_if_small add: high
+         add add: removed",
+    );
+}
+
+#[test]
+fn a_collection_of_locks_reached_through_a_helper_is_one_lock() {
+    check(
+        &format!(
+            "{SYNC}pub struct Segments {{ segs: Vec<Mutex<Vec<u32>>> }}
+            impl Segments {{
+                pub fn new() -> Self {{ todo!() }}
+                fn seg(&self, k: usize) -> &Mutex<Vec<u32>> {{ &self.segs[k % 4] }}
+                pub fn take_if_any(&self, k: usize) -> u32 {{
+                    if self.seg(k).lock().unwrap().is_empty() {{ return 0; }}
+                    self.seg(k).lock().unwrap().pop().unwrap()
+                }}
+                pub fn clear(&self) {{ for s in &self.segs {{ s.lock().unwrap().clear(); }} }}
+                pub fn total(&self) -> usize {{ self.segs.iter().map(|s| s.lock().unwrap().len()).sum() }}
+            }}"
+        ),
+        "take_if_any take_if_any: high
+         take_if_any clear: high
+         take_if_any total: low
+         clear clear: low
+         clear total: low
+         total total: low",
+    );
+}

@@ -1,0 +1,122 @@
+//! Reading a library's module tree from disk: `mod x;` as `x.rs` or `x/mod.rs`, nested
+//! modules of a non-`mod.rs` file in its own directory, `#[path]`, `#[cfg(test)]` skipped, and
+//! a missing or broken file reported while the rest is analysed.
+
+use analysis::{analyze, Config, PackageInfo};
+use std::path::Path;
+
+const COUNTER: &str = "pub struct C { n: std::sync::atomic::AtomicU32 }\nimpl C { pub fn new() -> Self { todo!() } pub fn get(&self) -> u32 { 0 } }\n";
+
+fn write(root: &Path, rel: &str, text: &str) {
+    let p = root.join(rel);
+    std::fs::create_dir_all(p.parent().expect("a parent")).expect("dirs");
+    std::fs::write(p, text).expect("write");
+}
+
+/// Lays out `files` (path, text) under a temporary crate and renders the type paths and
+/// diagnostics of the analysis, with the directory replaced by `$DIR`.
+fn check(files: &[(&str, &str)], expect: &str) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    for (rel, text) in files {
+        write(dir.path(), rel, text);
+    }
+    let pkg = PackageInfo {
+        name: "tree".into(),
+        lib_name: "tree".into(),
+        manifest_path: dir.path().join("Cargo.toml"),
+        lib_root: dir.path().join("src/lib.rs"),
+        edition: "2021".into(),
+    };
+    let model = analyze(&[pkg], &Config::default());
+    let mut got = String::new();
+    for t in &model.types {
+        let file = t
+            .span
+            .file
+            .strip_prefix(dir.path())
+            .unwrap_or(&t.span.file)
+            .display()
+            .to_string();
+        got.push_str(&format!("{} in {file}\n", t.path));
+    }
+    for d in &model.diagnostics {
+        got.push_str(&format!(
+            "{:?}: {}\n",
+            d.severity,
+            d.message.replace(&dir.path().display().to_string(), "$DIR")
+        ));
+    }
+    let want: String = expect
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn modules_are_found_in_flat_nested_and_path_attribute_files() {
+    check(
+        &[
+            ("src/lib.rs", "pub mod a;\npub mod b;\n#[path = \"elsewhere/c_impl.rs\"]\npub mod c;\n#[cfg(test)]\nmod tests;\n"),
+            ("src/a.rs", &format!("pub mod inner;\n{COUNTER}")),
+            ("src/a/inner.rs", COUNTER),
+            ("src/b/mod.rs", &format!("pub mod deep {{ pub mod leaf; }}\n{COUNTER}")),
+            ("src/b/deep/leaf.rs", COUNTER),
+            ("src/elsewhere/c_impl.rs", COUNTER),
+            ("src/tests.rs", COUNTER),
+        ],
+        "tree::a::C in src/a.rs
+         tree::a::inner::C in src/a/inner.rs
+         tree::b::C in src/b/mod.rs
+         tree::b::deep::leaf::C in src/b/deep/leaf.rs
+         tree::c::C in src/elsewhere/c_impl.rs",
+    );
+}
+
+#[test]
+fn a_missing_module_file_and_a_broken_file_are_diagnostics_and_the_rest_is_analysed() {
+    check(
+        &[
+            ("src/lib.rs", &format!("pub mod gone;\npub mod broken;\n{COUNTER}")),
+            ("src/broken.rs", "pub fn f( {"),
+        ],
+        "tree::C in src/lib.rs
+         Warning: module `gone` declared in $DIR/src/lib.rs has no file gone.rs or gone/mod.rs; skipped
+         Error: cannot parse $DIR/src/broken.rs: cannot parse string into token stream; its types are not analysed",
+    );
+}
+
+#[test]
+fn the_type_filter_keeps_types_named_by_bare_name_or_full_path() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(
+        dir.path(),
+        "src/lib.rs",
+        &format!("pub mod a;\npub mod b;\n{COUNTER}"),
+    );
+    write(dir.path(), "src/a.rs", COUNTER);
+    write(dir.path(), "src/b.rs", &COUNTER.replace("C", "D"));
+    let pkg = PackageInfo {
+        name: "tree".into(),
+        lib_name: "tree".into(),
+        manifest_path: dir.path().join("Cargo.toml"),
+        lib_root: dir.path().join("src/lib.rs"),
+        edition: "2021".into(),
+    };
+    let paths = |types: &[&str]| -> Vec<String> {
+        let config = Config {
+            types: types.iter().map(|s| s.to_string()).collect(),
+            edition: None,
+        };
+        analyze(std::slice::from_ref(&pkg), &config)
+            .types
+            .into_iter()
+            .map(|t| t.path)
+            .collect()
+    };
+    assert_eq!(paths(&[]), ["tree::C", "tree::a::C", "tree::b::D"]);
+    assert_eq!(paths(&["C"]), ["tree::C", "tree::a::C"]);
+    assert_eq!(paths(&["tree::a::C", "D"]), ["tree::a::C", "tree::b::D"]);
+}

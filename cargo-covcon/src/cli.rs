@@ -1,0 +1,340 @@
+//! The command line as clap sees it: argv in, [`Args`] out. Nothing here reads files or
+//! decides anything; `options.rs` turns [`Args`] into the `Options` the commands use.
+
+use crate::exit_code;
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// `cargo` as clap sees it when it runs us as `cargo covcon …`.
+#[derive(Debug, Parser)]
+#[command(name = "cargo", bin_name = "cargo")]
+pub enum Cargo {
+    #[command(name = "covcon")]
+    Covcon(Args),
+}
+
+/// Find thread-safety violations in Rust types by generating concurrent tests
+#[derive(Debug, clap::Args)]
+#[command(
+    version,
+    about,
+    after_help = exit_code::HELP,
+    args_conflicts_with_subcommands = true,
+    subcommand_negates_reqs = true
+)]
+pub struct Args {
+    #[command(subcommand)]
+    pub command: Option<Command>,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Generate and run concurrent tests (the default)
+    #[command(after_help = exit_code::HELP)]
+    Run(Box<RunArgs>),
+    /// Print the static model: thread-safe types, methods, pair groups
+    Analyze(AnalyzeArgs),
+    /// List the thread-safe types and their methods, one per line
+    List(ListArgs),
+    /// Run the test of a saved violation again
+    Replay(ReplayArgs),
+    /// Render or merge JSON reports
+    Report(ReportArgs),
+}
+
+/// Which packages, features and cargo flags.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct WorkspaceArgs {
+    /// Path to Cargo.toml
+    #[arg(long, value_name = "PATH", help_heading = "Package Selection")]
+    pub manifest_path: Option<PathBuf>,
+    /// Package to test (repeatable)
+    #[arg(
+        short,
+        long = "package",
+        value_name = "SPEC",
+        help_heading = "Package Selection"
+    )]
+    pub packages: Vec<String>,
+    /// Test all packages in the workspace
+    #[arg(long, alias = "all", help_heading = "Package Selection")]
+    pub workspace: bool,
+    /// Exclude packages from the test (with --workspace)
+    #[arg(long, value_name = "SPEC", help_heading = "Package Selection")]
+    pub exclude: Vec<String>,
+    /// Space or comma separated list of features to activate
+    #[arg(
+        short = 'F',
+        long,
+        value_name = "FEATURES",
+        value_delimiter = ',',
+        help_heading = "Feature Selection"
+    )]
+    pub features: Vec<String>,
+    /// Activate all available features
+    #[arg(long, help_heading = "Feature Selection")]
+    pub all_features: bool,
+    /// Do not activate the `default` feature
+    #[arg(long, help_heading = "Feature Selection")]
+    pub no_default_features: bool,
+    /// Run without accessing the network
+    #[arg(long, help_heading = "Manifest Options")]
+    pub offline: bool,
+    /// Assert that `Cargo.lock` will remain unchanged
+    #[arg(long, help_heading = "Manifest Options")]
+    pub locked: bool,
+}
+
+/// How much to print and in which colours.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct OutputArgs {
+    /// Print less: no progress, only violations and errors
+    #[arg(short, long, conflicts_with = "verbose", help_heading = "Output")]
+    pub quiet: bool,
+    /// Print more: every type's pairs and skipped methods
+    #[arg(short, long, action = clap::ArgAction::Count, help_heading = "Output")]
+    pub verbose: u8,
+    /// Coloring
+    #[arg(long, value_enum, value_name = "WHEN", help_heading = "Output")]
+    pub color: Option<ColorChoice>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ReportKind {
+    Terminal,
+    Json,
+    Html,
+    Junit,
+}
+
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub workspace: WorkspaceArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Only test these types: a name, a path suffix or a glob with `*` (repeatable)
+    #[arg(long = "type", value_name = "PATTERN", help_heading = "Selection")]
+    pub types: Vec<String>,
+    /// Test only shard K of N (0-based), for splitting a run across CI jobs
+    #[arg(long, value_name = "K/N", help_heading = "Selection")]
+    pub shard: Option<String>,
+    /// Time for the whole campaign: 90, 90s, 2m, 1h [default: 60s]
+    #[arg(long, value_name = "DURATION", help_heading = "Execution")]
+    pub time_budget: Option<String>,
+    /// Worker processes running tests at once [default: half the cores, at least 1]
+    #[arg(short, long, value_name = "N", help_heading = "Execution")]
+    pub jobs: Option<usize>,
+    /// Seed for test generation; the same seed repeats the same tests
+    #[arg(
+        long,
+        value_name = "N",
+        env = "COVCON_SEED",
+        help_heading = "Execution"
+    )]
+    pub seed: Option<u64>,
+    /// Pair prioritisation: covcon, bc, random or naive [default: bc]
+    #[arg(long, value_name = "STRATEGY", help_heading = "Execution")]
+    pub strategy: Option<String>,
+    /// How long one test may run before it counts as a deadlock [default: 2s]
+    #[arg(long, value_name = "DURATION", help_heading = "Execution")]
+    pub test_timeout: Option<String>,
+    /// Stop each type after N tests
+    #[arg(long, value_name = "N", help_heading = "Execution")]
+    pub max_tests: Option<u64>,
+    /// Tests handed to the workers at once (the time budget is checked between batches)
+    #[arg(long, value_name = "N", hide = true, help_heading = "Execution")]
+    pub batch_size: Option<usize>,
+    /// Keep testing a type after its first violation
+    #[arg(long, help_heading = "Execution")]
+    pub keep_going: bool,
+    /// Also write html or junit (repeatable; terminal and json are always produced)
+    #[arg(
+        long = "report",
+        value_enum,
+        value_name = "FORMAT",
+        help_heading = "Output"
+    )]
+    pub reports: Vec<ReportKind>,
+    /// Directory for reports, reproducers and the harness [default: <target-dir>/covcon]
+    #[arg(long, value_name = "DIR", help_heading = "Output")]
+    pub out: Option<PathBuf>,
+    /// Known violations that do not fail the run
+    #[arg(long, value_name = "FILE", help_heading = "CI Gate")]
+    pub baseline: Option<PathBuf>,
+    /// Write this run's violations as a baseline file
+    #[arg(long, value_name = "FILE", help_heading = "CI Gate")]
+    pub save_baseline: Option<PathBuf>,
+    /// Exit 2 when a selected type could not be tested
+    #[arg(long, help_heading = "CI Gate")]
+    pub fail_on_untested: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AnalyzeFormat {
+    Text,
+    Json,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct AnalyzeArgs {
+    #[command(flatten)]
+    pub workspace: WorkspaceArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Only show types whose path matches (repeatable)
+    #[arg(long = "type", value_name = "PATTERN")]
+    pub types: Vec<String>,
+    /// Output format
+    #[arg(long, value_enum, default_value = "text")]
+    pub format: AnalyzeFormat,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct ListArgs {
+    #[command(flatten)]
+    pub workspace: WorkspaceArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Only list types whose path matches (repeatable)
+    #[arg(long = "type", value_name = "PATTERN")]
+    pub types: Vec<String>,
+    /// List only the types of shard K of N
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct ReplayArgs {
+    /// A violation file written by a run (`target/covcon/violations/N.json`)
+    pub file: PathBuf,
+    #[command(flatten)]
+    pub workspace: WorkspaceArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// How many times to run the test
+    #[arg(long, default_value_t = 1000)]
+    pub runs: u32,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct ReportArgs {
+    /// JSON reports to merge (shards of one run)
+    #[arg(long, value_name = "FILE", num_args = 1.., required = true)]
+    pub merge: Vec<PathBuf>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Also write html or junit (repeatable; terminal and json are always produced)
+    #[arg(long = "report", value_enum, value_name = "FORMAT")]
+    pub reports: Vec<ReportKind>,
+    /// Directory for the merged reports [default: target/covcon]
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Known violations that do not fail the gate
+    #[arg(long, value_name = "FILE")]
+    pub baseline: Option<PathBuf>,
+    /// Exit 2 when a type could not be tested
+    #[arg(long)]
+    pub fail_on_untested: bool,
+}
+
+/// Parses argv, accepting both `cargo-covcon covcon …` (how cargo runs us) and
+/// `cargo-covcon …` (running the binary directly).
+pub fn parse(mut argv: Vec<std::ffi::OsString>) -> Result<Args, clap::Error> {
+    if argv.get(1).is_none_or(|a| a != "covcon") {
+        argv.insert(1, "covcon".into());
+    }
+    argv[0] = "cargo".into();
+    let Cargo::Covcon(args) = Cargo::try_parse_from(argv)?;
+    Ok(args)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    fn check(argv: &str, expect: &str) {
+        let argv = argv.split_whitespace().map(Into::into).collect();
+        let actual = match parse(argv) {
+            Ok(args) => format!("{args:?}"),
+            Err(e) => format!("error: {:?}", e.kind()),
+        };
+        assert!(
+            actual.contains(expect),
+            "{actual}\n does not contain\n{expect}"
+        );
+    }
+
+    #[test]
+    fn the_subcommand_name_cargo_passes_is_stripped() {
+        check("cargo-covcon covcon --seed 7", "seed: Some(7)");
+    }
+
+    #[test]
+    fn the_binary_also_runs_without_the_subcommand_name() {
+        check("cargo-covcon --seed 7", "seed: Some(7)");
+    }
+
+    #[test]
+    fn analyze_takes_cargo_flags() {
+        check(
+            "cargo-covcon covcon analyze --manifest-path x/Cargo.toml --format json",
+            "manifest_path: Some(\"x/Cargo.toml\")",
+        );
+    }
+
+    #[test]
+    fn report_formats_repeat() {
+        check(
+            "cargo-covcon covcon --report html --report junit",
+            "reports: [Html, Junit]",
+        );
+    }
+
+    #[test]
+    fn run_flags_before_a_subcommand_are_an_error() {
+        check(
+            "cargo-covcon covcon --time-budget 5 analyze",
+            "error: ArgumentConflict",
+        );
+    }
+
+    #[test]
+    fn report_needs_files_to_merge() {
+        check(
+            "cargo-covcon covcon report",
+            "error: MissingRequiredArgument",
+        );
+    }
+
+    #[test]
+    fn help_lines_start_with_a_capital_and_have_no_trailing_period() {
+        let cmd = Cargo::command();
+        let covcon = cmd.find_subcommand("covcon").unwrap();
+        let mut commands = vec![covcon];
+        commands.extend(covcon.get_subcommands());
+        for command in commands {
+            for arg in command.get_arguments() {
+                let Some(help) = arg.get_help() else { continue };
+                let help = help.to_string();
+                assert!(help.starts_with(|c: char| c.is_uppercase()), "{help}");
+                assert!(!help.ends_with('.'), "{help}");
+            }
+        }
+    }
+
+    #[test]
+    fn the_clap_definition_is_consistent() {
+        Cargo::command().debug_assert();
+    }
+}

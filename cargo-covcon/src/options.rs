@@ -1,0 +1,436 @@
+//! Arguments and configuration converted once into the options the commands use.
+//!
+//! The command line wins over `[package.metadata.covcon]`, which wins over
+//! `[workspace.metadata.covcon]`, which wins over the defaults. Nothing below this module looks
+//! at clap types or metadata tables.
+
+use crate::cli::{ColorChoice, OutputArgs, ReportKind, RunArgs, WorkspaceArgs};
+use crate::config::Config;
+use crate::exit_code::usage_error;
+use crate::report::terminal::Style;
+use crate::shard::Shard;
+use crate::workspace::{Workspace, WorkspaceOptions};
+use anyhow::Result;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The strategies the generator offers, and the one used when none is asked for.
+pub const STRATEGIES: [&str; 4] = ["covcon", "bc", "random", "naive"];
+pub const DEFAULT_STRATEGY: &str = "bc";
+pub const DEFAULT_BUDGET: Duration = Duration::from_secs(60);
+
+/// How much to print and in which colours.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Console {
+    pub quiet: bool,
+    pub verbose: u8,
+    pub color_stdout: bool,
+    pub color_stderr: bool,
+    /// Whether stderr is a terminal (progress bars) or not (plain lines).
+    pub stderr_is_terminal: bool,
+}
+
+impl Console {
+    pub fn new(args: &OutputArgs) -> Console {
+        let choice =
+            args.color
+                .or_else(|| match std::env::var("CARGO_TERM_COLOR").ok()?.as_str() {
+                    "always" => Some(ColorChoice::Always),
+                    "never" => Some(ColorChoice::Never),
+                    _ => None,
+                });
+        let env_set =
+            |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty() && v != "0");
+        let stderr_is_terminal = std::io::stderr().is_terminal();
+        let color = |is_terminal: bool| match choice {
+            Some(ColorChoice::Always) => true,
+            Some(ColorChoice::Never) => false,
+            _ if env_set("NO_COLOR") => false,
+            _ if env_set("CLICOLOR_FORCE") => true,
+            _ => is_terminal,
+        };
+        Console {
+            quiet: args.quiet,
+            verbose: args.verbose,
+            color_stdout: color(std::io::stdout().is_terminal()),
+            color_stderr: color(stderr_is_terminal),
+            stderr_is_terminal,
+        }
+    }
+
+    pub fn verbosity(&self) -> i8 {
+        if self.quiet {
+            -1
+        } else {
+            self.verbose.min(3) as i8
+        }
+    }
+
+    pub fn stdout_style(&self) -> Style {
+        Style {
+            color: self.color_stdout,
+            verbosity: self.verbosity(),
+        }
+    }
+
+    /// A note on stderr, unless quiet.
+    pub fn note(&self, text: impl std::fmt::Display) {
+        if !self.quiet {
+            eprintln!("{text}");
+        }
+    }
+
+    pub fn warn(&self, text: impl std::fmt::Display) {
+        if self.color_stderr {
+            eprintln!("\x1b[1;33mwarning:\x1b[0m {text}");
+        } else {
+            eprintln!("warning: {text}");
+        }
+    }
+}
+
+impl WorkspaceOptions {
+    pub fn new(args: &WorkspaceArgs) -> WorkspaceOptions {
+        WorkspaceOptions {
+            manifest_path: args.manifest_path.clone(),
+            packages: args.packages.clone(),
+            workspace: args.workspace,
+            exclude: args.exclude.clone(),
+            features: args.features.clone(),
+            all_features: args.all_features,
+            no_default_features: args.no_default_features,
+            offline: args.offline,
+            locked: args.locked,
+        }
+    }
+
+    /// The same selection as arguments for `cargo build` of the harness.
+    pub fn cargo_args(&self) -> Vec<String> {
+        let mut args = Vec::new();
+        let features: Vec<&str> = self
+            .features
+            .iter()
+            .flat_map(|f| f.split([' ', ',']))
+            .filter(|f| !f.is_empty())
+            .collect();
+        if !features.is_empty() {
+            args.push("--features".to_owned());
+            args.push(features.join(","));
+        }
+        if self.all_features {
+            args.push("--all-features".to_owned());
+        }
+        if self.no_default_features {
+            args.push("--no-default-features".to_owned());
+        }
+        if self.offline {
+            args.push("--offline".to_owned());
+        }
+        if self.locked {
+            args.push("--locked".to_owned());
+        }
+        args
+    }
+}
+
+/// Everything `cargo covcon run` needs, merged from the command line and the configuration.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunOptions {
+    pub workspace: WorkspaceOptions,
+    pub console: Console,
+    /// `--type` patterns from the command line (configuration patterns apply per package).
+    pub types: Vec<String>,
+    pub shard: Option<Shard>,
+    pub time_budget: Duration,
+    pub jobs: Option<usize>,
+    pub seed: u64,
+    /// Whether the seed was chosen by the user (else it came from the clock).
+    pub seed_given: bool,
+    pub strategy: String,
+    pub keep_going: bool,
+    pub max_tests: Option<u64>,
+    pub batch_size: Option<usize>,
+    /// None: the oracle's default.
+    pub test_timeout: Option<Duration>,
+    pub reports: Vec<ReportKind>,
+    pub out: PathBuf,
+    pub baseline: Option<PathBuf>,
+    pub save_baseline: Option<PathBuf>,
+    pub fail_on_untested: bool,
+}
+
+impl RunOptions {
+    /// Merges the command line over the run-wide configuration of `workspace`.
+    pub fn new(args: &RunArgs, console: Console, workspace: &Workspace) -> Result<RunOptions> {
+        let config = workspace.run_config();
+        RunOptions::merge(args, console, &config, &workspace.target_dir)
+    }
+
+    fn merge(
+        args: &RunArgs,
+        console: Console,
+        config: &Config,
+        target_dir: &std::path::Path,
+    ) -> Result<RunOptions> {
+        let budget_text = args
+            .time_budget
+            .clone()
+            .or_else(|| config.time_budget.as_ref().map(|b| b.as_text()));
+        let time_budget = match budget_text {
+            Some(text) => parse_duration(&text)
+                .map_err(|e| usage_error(format_args!("invalid time budget: {e}")))?,
+            None => DEFAULT_BUDGET,
+        };
+        let test_timeout = args
+            .test_timeout
+            .clone()
+            .or_else(|| config.test_timeout.as_ref().map(|b| b.as_text()))
+            .map(|text| {
+                parse_duration(&text)
+                    .map_err(|e| usage_error(format_args!("invalid test timeout: {e}")))
+            })
+            .transpose()?;
+        let strategy = args
+            .strategy
+            .clone()
+            .or_else(|| config.strategy.clone())
+            .unwrap_or_else(|| DEFAULT_STRATEGY.to_owned());
+        if !STRATEGIES.contains(&strategy.as_str()) {
+            return Err(usage_error(format_args!(
+                "unknown strategy `{strategy}` (expected one of {})",
+                STRATEGIES.join(", ")
+            )));
+        }
+        let shard = args
+            .shard
+            .as_deref()
+            .map(|s| s.parse::<Shard>().map_err(usage_error))
+            .transpose()?;
+        let jobs = args.jobs.or(config.jobs);
+        if jobs == Some(0) {
+            return Err(usage_error("--jobs must be at least 1"));
+        }
+        let reports = if !args.reports.is_empty() {
+            args.reports.clone()
+        } else if !config.reports.is_empty() {
+            config
+                .reports
+                .iter()
+                .map(|r| parse_report_kind(r))
+                .collect::<Result<_>>()?
+        } else {
+            vec![ReportKind::Terminal, ReportKind::Json]
+        };
+        let (seed, seed_given) = match args.seed.or(config.seed) {
+            Some(seed) => (seed, true),
+            None => (seed_from_clock(), false),
+        };
+        Ok(RunOptions {
+            workspace: WorkspaceOptions::new(&args.workspace),
+            console,
+            types: args.types.clone(),
+            shard,
+            time_budget,
+            jobs,
+            seed,
+            seed_given,
+            strategy,
+            keep_going: args.keep_going || config.keep_going.unwrap_or(false),
+            max_tests: args.max_tests.or(config.max_tests),
+            batch_size: args.batch_size,
+            test_timeout,
+            reports,
+            // Relative paths: from the current directory on the command line, from the
+            // workspace root (the target dir's parent) in the configuration.
+            out: match (&args.out, &config.out) {
+                (Some(out), _) => std::path::absolute(out).unwrap_or_else(|_| out.clone()),
+                (None, Some(out)) => target_dir.parent().unwrap_or(target_dir).join(out),
+                (None, None) => target_dir.join("covcon"),
+            },
+            baseline: args.baseline.clone(),
+            save_baseline: args.save_baseline.clone(),
+            fail_on_untested: args.fail_on_untested || config.fail_on_untested.unwrap_or(false),
+        })
+    }
+}
+
+pub fn parse_report_kind(text: &str) -> Result<ReportKind> {
+    use clap::ValueEnum;
+    ReportKind::from_str(text, true).map_err(|_| {
+        usage_error(format_args!(
+            "unknown report format `{text}` (expected terminal, json, html or junit)"
+        ))
+    })
+}
+
+/// A seed from the clock, for runs without `--seed`; it is printed so the run can be repeated.
+fn seed_from_clock() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64);
+    // Keep seeds short enough to type.
+    nanos % 1_000_000_000
+}
+
+/// `90` and `90s` are seconds; `2m`, `1h`, `500ms` and combinations like `1m30s` work too.
+pub fn parse_duration(text: &str) -> Result<Duration, String> {
+    let text = text.trim();
+    if text.is_empty() {
+        return Err("empty duration".into());
+    }
+    if let Ok(seconds) = text.parse::<f64>() {
+        return seconds_to_duration(seconds, text);
+    }
+    let mut total = Duration::ZERO;
+    let mut rest = text;
+    while !rest.is_empty() {
+        let digits = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(rest.len());
+        if digits == 0 {
+            return Err(format!(
+                "`{text}` is not a duration (try 90, 90s, 2m or 1h)"
+            ));
+        }
+        let number: f64 = rest[..digits]
+            .parse()
+            .map_err(|_| format!("`{text}` is not a duration"))?;
+        rest = &rest[digits..];
+        let unit_len = rest
+            .find(|c: char| c.is_ascii_digit())
+            .unwrap_or(rest.len());
+        let factor = match rest[..unit_len].trim() {
+            "ms" => 0.001,
+            "s" | "sec" | "secs" => 1.0,
+            "m" | "min" | "mins" => 60.0,
+            "h" | "hr" | "hours" => 3600.0,
+            unit => {
+                return Err(format!(
+                    "unknown unit `{unit}` in `{text}` (use ms, s, m or h)"
+                ))
+            }
+        };
+        rest = &rest[unit_len..];
+        total += seconds_to_duration(number * factor, text)?;
+    }
+    Ok(total)
+}
+
+fn seconds_to_duration(seconds: f64, text: &str) -> Result<Duration, String> {
+    if !seconds.is_finite() || seconds < 0.0 {
+        return Err(format!("`{text}` is not a duration"));
+    }
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Budget;
+
+    fn check(text: &str, expect: &str) {
+        let actual = match parse_duration(text) {
+            Ok(d) => format!("{d:?}"),
+            Err(e) => format!("error: {e}"),
+        };
+        assert_eq!(actual, expect);
+    }
+
+    #[test]
+    fn budgets_take_seconds_minutes_and_hours() {
+        check("90", "90s");
+        check("90s", "90s");
+        check("2m", "120s");
+        check("1h", "3600s");
+        check("1m30s", "90s");
+        check("500ms", "500ms");
+        check("1.5", "1.5s");
+    }
+
+    #[test]
+    fn bad_budgets_say_what_is_wrong() {
+        check("", "error: empty duration");
+        check(
+            "2 weeks",
+            "error: unknown unit `weeks` in `2 weeks` (use ms, s, m or h)",
+        );
+        check("m", "error: `m` is not a duration (try 90, 90s, 2m or 1h)");
+        check("-3", "error: `-3` is not a duration");
+    }
+
+    fn merged(args: RunArgs, config: Config) -> Result<RunOptions> {
+        RunOptions::merge(
+            &args,
+            Console::default(),
+            &config,
+            std::path::Path::new("/t"),
+        )
+    }
+
+    #[test]
+    fn the_command_line_wins_over_configuration() {
+        let config = Config {
+            time_budget: Some(Budget::Text("2m".into())),
+            strategy: Some("random".into()),
+            seed: Some(5),
+            reports: vec!["html".into()],
+            ..Config::default()
+        };
+        let args = RunArgs {
+            time_budget: Some("10s".into()),
+            seed: Some(7),
+            ..RunArgs::default()
+        };
+        let options = merged(args, config).unwrap();
+        assert_eq!(options.time_budget, Duration::from_secs(10));
+        assert_eq!(options.strategy, "random");
+        assert_eq!((options.seed, options.seed_given), (7, true));
+        assert_eq!(options.reports, [ReportKind::Html]);
+        assert_eq!(options.out, PathBuf::from("/t/covcon"));
+    }
+
+    #[test]
+    fn defaults_apply_when_nothing_is_configured() {
+        let options = merged(RunArgs::default(), Config::default()).unwrap();
+        assert_eq!(options.time_budget, DEFAULT_BUDGET);
+        assert_eq!(options.strategy, DEFAULT_STRATEGY);
+        assert!(!options.seed_given);
+        assert_eq!(options.reports, [ReportKind::Terminal, ReportKind::Json]);
+    }
+
+    #[test]
+    fn the_strategies_and_default_match_the_generators() {
+        assert_eq!(generator::Strategy::default().name(), DEFAULT_STRATEGY);
+        let names: Vec<&str> = generator::Strategy::ALL.iter().map(|s| s.name()).collect();
+        let mut ours = STRATEGIES.to_vec();
+        ours.sort();
+        let mut theirs = names.clone();
+        theirs.sort();
+        assert_eq!(ours, theirs);
+    }
+
+    #[test]
+    fn an_unknown_strategy_in_the_config_is_a_usage_error() {
+        let config = Config {
+            strategy: Some("fast".into()),
+            ..Config::default()
+        };
+        let err = merged(RunArgs::default(), config).unwrap_err();
+        assert_eq!(
+            crate::exit_code::code_of(&err),
+            crate::exit_code::ExitCode::Usage
+        );
+        assert!(err.to_string().contains("unknown strategy `fast`"), "{err}");
+    }
+
+    #[test]
+    fn the_harness_build_gets_the_same_features_and_flags() {
+        let options = WorkspaceOptions {
+            features: vec!["a b".into(), "c".into()],
+            locked: true,
+            ..WorkspaceOptions::default()
+        };
+        assert_eq!(options.cargo_args(), ["--features", "a,b,c", "--locked"]);
+    }
+}

@@ -1,0 +1,378 @@
+//! The report: one serde value describing a run, from which every output format is rendered.
+//!
+//! Its JSON form is `report.json`, documented in `docs/report-json.md`. Fields added later
+//! carry `#[serde(default)]`, so older reports still load (for `report --merge` and
+//! `--baseline`); a change that breaks readers bumps [`FORMAT_VERSION`].
+
+pub mod github;
+pub mod html;
+pub mod junit;
+pub mod terminal;
+pub mod text;
+
+use analysis::Group;
+use anyhow::{Context, Result};
+use generator::TestCase;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// Version of the JSON shape of [`Report`].
+pub const FORMAT_VERSION: u32 = 1;
+
+/// Everything a run found.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    pub format_version: u32,
+    /// The seed the tests were generated from (`--seed` repeats the run).
+    pub seed: u64,
+    pub strategy: String,
+    /// Wall-clock seconds of the whole run, harness build included.
+    pub elapsed_s: f64,
+    /// Seconds spent building the harness (0 when it was reused).
+    pub build_s: f64,
+    #[serde(default)]
+    pub covcon_version: String,
+    /// `K/N` when the run was one shard; a merged report lists every shard.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shards: Vec<String>,
+    pub types: Vec<TypeReport>,
+    /// Warnings about the run as a whole (analysis diagnostics, merge notes).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub diagnostics: Vec<String>,
+}
+
+/// What happened to one type.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TypeReport {
+    /// `krate::module::Type`.
+    pub path: String,
+    #[serde(default)]
+    pub package: String,
+    /// Where the type is declared, relative to the workspace root when inside it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<PathBuf>,
+    #[serde(default)]
+    pub line: u32,
+    pub tests_run: u64,
+    /// Seconds of the campaign spent on this type.
+    #[serde(default)]
+    pub seconds: f64,
+    pub pairs: Vec<PairReport>,
+    pub violations: Vec<ViolationReport>,
+    /// Methods, pairs or the whole type covcon could not test, each with why.
+    pub skipped: Vec<String>,
+    /// Set when the type was not tested at all, with why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub untested: Option<String>,
+    /// Interleaving coverage over time: covered pairs after each batch of tests.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub coverage: Vec<CoveragePoint>,
+}
+
+/// A pair of methods and how often it was tried and seen running concurrently.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PairReport {
+    pub methods: [String; 2],
+    pub group: Group,
+    /// Tests generated for this pair.
+    pub tried: u64,
+    /// Tests in which the two methods actually overlapped.
+    pub covered: u64,
+    /// The static reasons for the group (from the analysis).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reasons: Vec<String>,
+}
+
+/// The kind of failure a violation showed.
+#[derive(
+    Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    #[default]
+    Panic,
+    Deadlock,
+    Crash,
+    /// The run passed, but with results no sequential order of the same calls gives.
+    WrongResult,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Panic => "panic",
+            Kind::Deadlock => "deadlock",
+            Kind::Crash => "crash",
+            Kind::WrongResult => "wrong_result",
+        }
+    }
+}
+
+/// A confirmed thread-safety violation.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ViolationReport {
+    pub kind: Kind,
+    /// The pair of methods whose concurrent run failed.
+    pub methods: [String; 2],
+    /// The panic message, or which method each thread was in when it deadlocked.
+    pub message: String,
+    /// `file:line:column` of the panic, when there was one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub location: Option<String>,
+    /// A ready-to-paste `#[test]` that reproduces the violation.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reproducer: Option<PathBuf>,
+    /// The saved test, for `cargo covcon replay`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub replay: Option<PathBuf>,
+    pub tests_until_found: u64,
+    pub seconds_until_found: f64,
+    /// The test that showed it (shrunk, when the oracle found a smaller one).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub test: Option<TestCase>,
+    /// Sequential orders of the same calls run, none of which failed the same way.
+    #[serde(default)]
+    pub linearizations: u32,
+    /// `[failed the same way, re-runs made]` when the oracle re-ran the test to confirm it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub confirmed: Option<[u32; 2]>,
+    /// Where the two methods are declared, for annotations.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sites: Vec<Site>,
+    /// True when `--baseline` already listed it: reported, but it does not fail the run.
+    #[serde(default)]
+    pub known: bool,
+}
+
+/// A method's declaration.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Site {
+    pub method: String,
+    pub file: PathBuf,
+    pub line: u32,
+}
+
+/// Coverage after some number of tests.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct CoveragePoint {
+    pub tests: u64,
+    pub seconds: f64,
+    /// Pairs seen running concurrently so far.
+    pub covered: u64,
+}
+
+impl TypeReport {
+    /// Pairs worth covering: all but those the analysis removed.
+    pub fn pairs_worth(&self) -> usize {
+        self.pairs
+            .iter()
+            .filter(|p| p.group != Group::Removed)
+            .count()
+    }
+
+    /// Pairs worth covering that ran concurrently at least once.
+    pub fn pairs_covered(&self) -> usize {
+        self.pairs
+            .iter()
+            .filter(|p| p.group != Group::Removed && p.covered > 0)
+            .count()
+    }
+
+    pub fn short_name(&self) -> &str {
+        self.path.rsplit("::").next().unwrap_or(&self.path)
+    }
+}
+
+impl Report {
+    pub fn new(seed: u64, strategy: &str) -> Report {
+        Report {
+            format_version: FORMAT_VERSION,
+            seed,
+            strategy: strategy.to_owned(),
+            covcon_version: env!("CARGO_PKG_VERSION").to_owned(),
+            ..Report::default()
+        }
+    }
+
+    pub fn violations(&self) -> impl Iterator<Item = (&TypeReport, &ViolationReport)> {
+        self.types
+            .iter()
+            .flat_map(|t| t.violations.iter().map(move |v| (t, v)))
+    }
+
+    /// Violations not in the baseline: the ones that fail the run.
+    pub fn new_violations(&self) -> usize {
+        self.violations().filter(|(_, v)| !v.known).count()
+    }
+
+    pub fn untested(&self) -> impl Iterator<Item = &TypeReport> {
+        self.types.iter().filter(|t| t.untested.is_some())
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a report always serialises") + "\n"
+    }
+
+    pub fn load(path: &Path) -> Result<Report> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read report `{}`", path.display()))?;
+        let report: Report = serde_json::from_str(&text)
+            .with_context(|| format!("`{}` is not a covcon JSON report", path.display()))?;
+        if report.format_version != FORMAT_VERSION {
+            anyhow::bail!(
+                "`{}` has report format {}, this covcon reads format {FORMAT_VERSION}",
+                path.display(),
+                report.format_version
+            );
+        }
+        Ok(report)
+    }
+}
+
+/// Joins the reports of the shards of one run. Shards must not share a type.
+pub fn merge(reports: Vec<(PathBuf, Report)>) -> Result<Report, String> {
+    let mut iter = reports.into_iter();
+    let Some((_, mut merged)) = iter.next() else {
+        return Err("nothing to merge".into());
+    };
+    for (path, report) in iter {
+        if report.seed != merged.seed {
+            merged.diagnostics.push(format!(
+                "`{}` ran with seed {}, not {}; pass the same --seed to every shard to make the run repeatable",
+                path.display(),
+                report.seed,
+                merged.seed
+            ));
+        }
+        if report.strategy != merged.strategy {
+            return Err(format!(
+                "`{}` used strategy {}, not {}: shards must run with the same arguments",
+                path.display(),
+                report.strategy,
+                merged.strategy
+            ));
+        }
+        for t in report.types {
+            if merged.types.iter().any(|m| m.path == t.path) {
+                return Err(format!(
+                    "type {} appears in more than one report (`{}`): shards must run with the same arguments",
+                    t.path,
+                    path.display()
+                ));
+            }
+            merged.types.push(t);
+        }
+        merged.elapsed_s = merged.elapsed_s.max(report.elapsed_s);
+        merged.build_s = merged.build_s.max(report.build_s);
+        merged.shards.extend(report.shards);
+        merged.diagnostics.extend(report.diagnostics);
+    }
+    merged.types.sort_by(|a, b| a.path.cmp(&b.path));
+    merged.shards.sort();
+    Ok(merged)
+}
+
+#[cfg(test)]
+pub(crate) mod sample;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(reports: Vec<Report>, expect: &str) {
+        let named = reports
+            .into_iter()
+            .enumerate()
+            .map(|(i, r)| (PathBuf::from(format!("shard{i}.json")), r))
+            .collect();
+        let actual = match merge(named) {
+            Ok(r) => format!(
+                "types: {} shards: {} diagnostics: {:?}",
+                r.types
+                    .iter()
+                    .map(|t| t.path.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                r.shards.join(" "),
+                r.diagnostics
+            ),
+            Err(e) => format!("error: {e}"),
+        };
+        assert_eq!(actual, expect);
+    }
+
+    fn shard(seed: u64, k: usize, types: &[&str]) -> Report {
+        let mut report = Report::new(seed, "covcon");
+        report.shards = vec![format!("{k}/2")];
+        report.types = types
+            .iter()
+            .map(|p| TypeReport {
+                path: p.to_string(),
+                ..Default::default()
+            })
+            .collect();
+        report
+    }
+
+    #[test]
+    fn merging_shards_joins_their_types_in_order() {
+        check(
+            vec![shard(1, 1, &["b::B"]), shard(1, 0, &["a::A", "c::C"])],
+            "types: a::A b::B c::C shards: 0/2 1/2 diagnostics: []",
+        );
+    }
+
+    #[test]
+    fn merging_shards_with_different_seeds_notes_it() {
+        check(
+            vec![shard(1, 0, &["a::A"]), shard(2, 1, &["b::B"])],
+            "types: a::A b::B shards: 0/2 1/2 diagnostics: [\"`shard1.json` ran with seed 2, not 1; pass the same --seed to every shard to make the run repeatable\"]",
+        );
+    }
+
+    #[test]
+    fn merging_overlapping_shards_is_an_error() {
+        check(
+            vec![shard(1, 0, &["a::A"]), shard(1, 0, &["a::A"])],
+            "error: type a::A appears in more than one report (`shard1.json`): shards must run with the same arguments",
+        );
+    }
+
+    /// Keeps `docs/report-json.md` honest: every field the report writes is documented there.
+    #[test]
+    fn every_json_field_is_documented() {
+        let doc = include_str!("../../../docs/report-json.md");
+        let json = serde_json::to_value(sample::report()).unwrap();
+        let mut keys = Vec::new();
+        collect_keys(&json, &mut keys);
+        for key in keys {
+            assert!(
+                doc.contains(&format!("`{key}`")),
+                "`{key}` is not in docs/report-json.md"
+            );
+        }
+    }
+
+    fn collect_keys(value: &serde_json::Value, keys: &mut Vec<String>) {
+        match value {
+            serde_json::Value::Object(map) => {
+                for (k, v) in map {
+                    // The test case is the generator's type, documented as a whole.
+                    if k != "test" {
+                        keys.push(k.clone());
+                        collect_keys(v, keys);
+                    }
+                }
+            }
+            serde_json::Value::Array(items) => items.iter().for_each(|v| collect_keys(v, keys)),
+            _ => {}
+        }
+    }
+
+    #[test]
+    fn the_sample_report_round_trips_through_json() {
+        let report = sample::report();
+        let back: Report = serde_json::from_str(&report.to_json()).unwrap();
+        assert_eq!(back, report);
+    }
+}

@@ -1,0 +1,152 @@
+//! A hand-built report the renderer tests share: one type with a panic violation whose
+//! message carries HTML, one with a deadlock, one untested.
+
+use super::*;
+use generator::{Call, Value};
+
+fn call(method: &str, args: Vec<Value>) -> Call {
+    Call {
+        method: method.to_owned(),
+        receiver: 0,
+        args,
+    }
+}
+
+fn pair(a: &str, b: &str, group: Group, tried: u64, covered: u64, reasons: &[&str]) -> PairReport {
+    PairReport {
+        methods: [a.to_owned(), b.to_owned()],
+        group,
+        tried,
+        covered,
+        reasons: reasons.iter().map(|r| r.to_string()).collect(),
+    }
+}
+
+pub(crate) fn report() -> Report {
+    let mut report = Report::new(42, "covcon");
+    report.covcon_version = "0.1.0".into();
+    report.elapsed_s = 12.5;
+    report.build_s = 3.25;
+    report.types = vec![
+        TypeReport {
+            path: "bank::Account".into(),
+            package: "bank".into(),
+            file: Some("bank/src/lib.rs".into()),
+            line: 12,
+            tests_run: 1200,
+            seconds: 4.0,
+            pairs: vec![
+                pair(
+                    "deposit",
+                    "deposit",
+                    Group::High,
+                    400,
+                    380,
+                    &["deposit reads `balance` under one lock and writes it under another"],
+                ),
+                pair("deposit", "balance", Group::Low, 300, 250, &[]),
+                pair(
+                    "balance",
+                    "balance",
+                    Group::Removed,
+                    0,
+                    0,
+                    &["both only read"],
+                ),
+            ],
+            violations: vec![ViolationReport {
+                kind: Kind::Panic,
+                methods: ["deposit".into(), "deposit".into()],
+                message: "lost update <script>alert(1)</script> & more".into(),
+                location: Some("bank/src/lib.rs:30:9".into()),
+                reproducer: Some("target/covcon/violations/1.rs".into()),
+                replay: Some("target/covcon/violations/1.json".into()),
+                tests_until_found: 17,
+                seconds_until_found: 0.5,
+                test: Some(TestCase {
+                    id: 17,
+                    type_path: "bank::Account".into(),
+                    pair: ["deposit".into(), "deposit".into()],
+                    instances: vec![call("new", vec![])],
+                    prefix: vec![call("deposit", vec![Value::Int(5)])],
+                    threads: [
+                        vec![
+                            call("deposit", vec![Value::Int(1)]),
+                            call("check", vec![Value::Str("<b>".into())]),
+                        ],
+                        vec![call("deposit", vec![Value::Int(2)])],
+                    ],
+                    noise_seed: 9,
+                }),
+                linearizations: 6,
+                confirmed: Some([7, 20]),
+                sites: vec![Site {
+                    method: "deposit".into(),
+                    file: "bank/src/lib.rs".into(),
+                    line: 20,
+                }],
+                known: false,
+            }],
+            skipped: vec!["method `export(&mut self)` takes &mut self".into()],
+            untested: None,
+            coverage: vec![
+                CoveragePoint {
+                    tests: 0,
+                    seconds: 0.0,
+                    covered: 0,
+                },
+                CoveragePoint {
+                    tests: 100,
+                    seconds: 0.5,
+                    covered: 1,
+                },
+                CoveragePoint {
+                    tests: 1200,
+                    seconds: 4.0,
+                    covered: 2,
+                },
+            ],
+        },
+        TypeReport {
+            path: "locks::Pair".into(),
+            package: "locks".into(),
+            file: Some("locks/src/lib.rs".into()),
+            line: 3,
+            tests_run: 50,
+            seconds: 2.0,
+            pairs: vec![pair(
+                "ab",
+                "ba",
+                Group::High,
+                50,
+                10,
+                &["lock order: ab takes a then b, ba takes b then a"],
+            )],
+            violations: vec![ViolationReport {
+                kind: Kind::Deadlock,
+                methods: ["ab".into(), "ba".into()],
+                message: "thread 0 in ab, thread 1 in ba".into(),
+                location: None,
+                reproducer: Some("target/covcon/violations/2.rs".into()),
+                replay: None,
+                tests_until_found: 3,
+                seconds_until_found: 0.25,
+                test: None,
+                linearizations: 0,
+                confirmed: None,
+                sites: vec![],
+                known: true,
+            }],
+            skipped: vec![],
+            untested: None,
+            coverage: vec![],
+        },
+        TypeReport {
+            path: "odd::Generic".into(),
+            package: "odd".into(),
+            untested: Some("no constructor covcon can call".into()),
+            ..TypeReport::default()
+        },
+    ];
+    report
+}

@@ -1,0 +1,299 @@
+//! The terminal report: per type what was found, each violation with its outcome, the test as
+//! a prefix and two columns side by side, and where the reproducer is.
+
+use super::text;
+use super::{Kind, Report, TypeReport, ViolationReport};
+use std::fmt::Write;
+
+/// How much to say and whether to colour it.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Style {
+    pub color: bool,
+    /// -1 quiet, 0 normal, 1+ verbose.
+    pub verbosity: i8,
+}
+
+impl Style {
+    fn paint(&self, code: &str, text: &str) -> String {
+        if self.color {
+            format!("\x1b[{code}m{text}\x1b[0m")
+        } else {
+            text.to_owned()
+        }
+    }
+    fn red(&self, text: &str) -> String {
+        self.paint("1;31", text)
+    }
+    fn yellow(&self, text: &str) -> String {
+        self.paint("33", text)
+    }
+    fn green(&self, text: &str) -> String {
+        self.paint("32", text)
+    }
+    fn bold(&self, text: &str) -> String {
+        self.paint("1", text)
+    }
+    fn dim(&self, text: &str) -> String {
+        self.paint("2", text)
+    }
+}
+
+pub fn render(report: &Report, style: Style) -> String {
+    let mut out = String::new();
+    for t in &report.types {
+        if style.verbosity < 0 && t.violations.is_empty() {
+            continue;
+        }
+        render_type(&mut out, t, style);
+    }
+    for d in &report.diagnostics {
+        let _ = writeln!(out, "{} {d}", style.yellow("warning:"));
+    }
+    let _ = writeln!(out, "{}", summary(report, style));
+    out
+}
+
+/// The last line: counts, time and the seed to repeat the run.
+pub fn summary(report: &Report, style: Style) -> String {
+    let total: usize = report.types.iter().map(|t| t.violations.len()).sum();
+    let new = report.new_violations();
+    let tests: u64 = report.types.iter().map(|t| t.tests_run).sum();
+    let untested = report.untested().count();
+    let found = match (total, new) {
+        (0, _) => style.green("no violations"),
+        (t, n) if t == n => style.red(&format!("{t} violation{}", plural(t))),
+        (t, n) => {
+            let text = format!(
+                "{t} violation{} ({n} new, {} in baseline)",
+                plural(t),
+                t - n
+            );
+            if n > 0 {
+                style.red(&text)
+            } else {
+                style.yellow(&text)
+            }
+        }
+    };
+    let mut line = format!(
+        "{} {found} in {} type{}, {tests} tests, {:.1}s",
+        style.bold("covcon:"),
+        report.types.len(),
+        plural(report.types.len()),
+        report.elapsed_s
+    );
+    if untested > 0 {
+        let _ = write!(line, ", {untested} untested");
+    }
+    let _ = write!(
+        line,
+        "; seed {} (repeat with --seed {})",
+        report.seed, report.seed
+    );
+    line
+}
+
+fn render_type(out: &mut String, t: &TypeReport, style: Style) {
+    if let Some(why) = &t.untested {
+        let _ = writeln!(
+            out,
+            "{}  {} {why}",
+            style.bold(&t.path),
+            style.yellow("not tested:")
+        );
+        return;
+    }
+    let verdict = match t.violations.len() {
+        0 => style.green("ok"),
+        n => style.red(&format!("{n} violation{}", plural(n))),
+    };
+    let _ = writeln!(
+        out,
+        "{}  {} tests, {}/{} pairs covered, {verdict}",
+        style.bold(&t.path),
+        t.tests_run,
+        t.pairs_covered(),
+        t.pairs_worth()
+    );
+    for v in &t.violations {
+        render_violation(out, v, style);
+    }
+    if style.verbosity > 0 {
+        for p in &t.pairs {
+            let _ = writeln!(
+                out,
+                "  {} {} ‖ {}: tried {}, covered {}",
+                style.dim(&format!("{:?}", p.group).to_lowercase()),
+                p.methods[0],
+                p.methods[1],
+                p.tried,
+                p.covered
+            );
+        }
+        for s in &t.skipped {
+            let _ = writeln!(out, "  {} {s}", style.dim("skipped:"));
+        }
+    } else if !t.skipped.is_empty() && style.verbosity == 0 {
+        let _ = writeln!(
+            out,
+            "  {}",
+            style.dim(&format!("{} skipped (-v to list)", t.skipped.len()))
+        );
+    }
+}
+
+fn render_violation(out: &mut String, v: &ViolationReport, style: Style) {
+    let known = if v.known { " (known, in baseline)" } else { "" };
+    let head = format!(
+        "{} {} ‖ {}",
+        v.kind.as_str().to_uppercase(),
+        v.methods[0],
+        v.methods[1]
+    );
+    let head = if v.known {
+        style.yellow(&head)
+    } else {
+        style.red(&head)
+    };
+    let _ = writeln!(
+        out,
+        "  {head}{known}  found after {} test{} ({:.1}s)",
+        v.tests_until_found,
+        plural(v.tests_until_found as usize),
+        v.seconds_until_found
+    );
+    let outcome = match (v.kind, &v.location) {
+        (Kind::Panic, Some(at)) => format!("panicked at {at}: {}", v.message),
+        (Kind::Panic, None) => format!("panicked: {}", v.message),
+        (Kind::Deadlock, _) => format!("deadlocked: {}", v.message),
+        (Kind::Crash, _) => format!("crashed: {}", v.message),
+        (Kind::WrongResult, _) => format!("wrong results: {}", v.message),
+    };
+    for line in outcome.lines() {
+        let _ = writeln!(out, "    {line}");
+    }
+    let mut evidence = Vec::new();
+    if v.linearizations > 0 {
+        evidence.push(format!(
+            "none of {} sequential orders of the same calls fails this way",
+            v.linearizations
+        ));
+    }
+    if let Some([hits, runs]) = v.confirmed {
+        evidence.push(format!("repeated in {hits} of {runs} re-runs"));
+    }
+    if !evidence.is_empty() {
+        let _ = writeln!(out, "    {}", style.dim(&evidence.join("; ")));
+    }
+    if let Some(test) = &v.test {
+        let layout = text::layout(test);
+        for line in &layout.setup {
+            let _ = writeln!(out, "    {line}");
+        }
+        let width = layout.threads[0]
+            .iter()
+            .map(|l| l.chars().count())
+            .chain([8])
+            .max()
+            .unwrap_or(8);
+        let _ = writeln!(
+            out,
+            "    {}",
+            style.dim(&format!("{:width$} │ thread 1", "thread 0"))
+        );
+        let rows = layout.threads[0].len().max(layout.threads[1].len());
+        for i in 0..rows {
+            let left = layout.threads[0].get(i).map_or("", String::as_str);
+            let right = layout.threads[1].get(i).map_or("", String::as_str);
+            let row = format!("    {left:width$} │ {right}");
+            let _ = writeln!(out, "{}", row.trim_end());
+        }
+    }
+    if let Some(path) = &v.reproducer {
+        let _ = writeln!(out, "    reproducer: {}", path.display());
+    }
+    if let Some(path) = &v.replay {
+        let _ = writeln!(
+            out,
+            "    replay with: cargo covcon replay {}",
+            path.display()
+        );
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::sample;
+
+    fn check(style: Style, expect: &str) {
+        let actual = render(&sample::report(), style);
+        assert_eq!(actual, expect, "actual:\n{actual}");
+    }
+
+    #[test]
+    fn the_sample_report_renders_violations_side_by_side() {
+        check(
+            Style::default(),
+            r#"bank::Account  1200 tests, 2/2 pairs covered, 1 violation
+  PANIC deposit ‖ deposit  found after 17 tests (0.5s)
+    panicked at bank/src/lib.rs:30:9: lost update <script>alert(1)</script> & more
+    none of 6 sequential orders of the same calls fails this way; repeated in 7 of 20 re-runs
+    let c0 = Account::new();
+    c0.deposit(5);
+    thread 0        │ thread 1
+    c0.deposit(1)   │ c0.deposit(2)
+    c0.check("<b>") │
+    reproducer: target/covcon/violations/1.rs
+    replay with: cargo covcon replay target/covcon/violations/1.json
+  1 skipped (-v to list)
+locks::Pair  50 tests, 1/1 pairs covered, 1 violation
+  DEADLOCK ab ‖ ba (known, in baseline)  found after 3 tests (0.2s)
+    deadlocked: thread 0 in ab, thread 1 in ba
+    reproducer: target/covcon/violations/2.rs
+odd::Generic  not tested: no constructor covcon can call
+covcon: 2 violations (1 new, 1 in baseline) in 3 types, 1250 tests, 12.5s, 1 untested; seed 42 (repeat with --seed 42)
+"#,
+        );
+    }
+
+    #[test]
+    fn quiet_output_shows_only_types_with_violations() {
+        let actual = render(
+            &sample::report(),
+            Style {
+                color: false,
+                verbosity: -1,
+            },
+        );
+        assert!(!actual.contains("odd::Generic"), "{actual}");
+        assert!(actual.contains("bank::Account"), "{actual}");
+    }
+
+    #[test]
+    fn verbose_output_lists_pairs_and_skipped_methods() {
+        let actual = render(
+            &sample::report(),
+            Style {
+                color: false,
+                verbosity: 1,
+            },
+        );
+        assert!(
+            actual.contains("  high deposit ‖ deposit: tried 400, covered 380"),
+            "{actual}"
+        );
+        assert!(
+            actual.contains("  skipped: method `export(&mut self)` takes &mut self"),
+            "{actual}"
+        );
+    }
+}

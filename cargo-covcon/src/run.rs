@@ -1,0 +1,506 @@
+//! The campaign: load the workspace → analyze → select types → shard → build the harness →
+//! run the generator against the oracle → reports → exit code. Also `replay`, which needs the
+//! same harness.
+
+use crate::commands::{finish, stdout, Gate};
+use crate::exit_code::{usage_error, ExitCode, Failure, OrExit};
+use crate::options::{Console, RunOptions};
+use crate::progress::Reporter;
+use crate::report::{CoveragePoint, Kind, PairReport, Report, Site, TypeReport, ViolationReport};
+use crate::select::{self, Selection, TypeSettings};
+use crate::workspace::{self, Workspace, WorkspaceOptions};
+use analysis::{Model, ParamKind, Severity, TypeModel};
+use anyhow::{Context, Result};
+use generator::{CampaignConfig, Pools, Strategy, TestCase, TypeConfig, TypeResult};
+use oracle::{OracleConfig, OracleError, OracleExecutor, ViolationKind};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+pub fn run(options: &RunOptions, workspace: &Workspace) -> Result<ExitCode> {
+    let start = Instant::now();
+    let console = &options.console;
+    // Printed even with -q: without it a run cannot be repeated.
+    eprintln!(
+        "covcon: seed {seed} (repeat with --seed {seed}), strategy {}, budget {}s",
+        options.strategy,
+        options.time_budget.as_secs_f64(),
+        seed = options.seed
+    );
+    let model = analysis::analyze(&workspace.packages, &analysis::Config::default());
+    if console.verbose > 0 {
+        for d in &model.diagnostics {
+            match &d.span {
+                Some(s) => console.warn(format_args!(
+                    "{}:{}: {}",
+                    relative(&s.file, &workspace.root).display(),
+                    s.line,
+                    d.message
+                )),
+                None => console.warn(&d.message),
+            }
+        }
+    }
+    let mut selection = select::select(&model, workspace, &options.types);
+    if let Some(shard) = options.shard {
+        apply_shard(&mut selection, shard);
+        console.note(format_args!(
+            "covcon: shard {shard}: {} type(s)",
+            selection.types.len() + selection.untested.len()
+        ));
+    }
+    let mut report = Report::new(options.seed, &options.strategy);
+    report.shards = options.shard.iter().map(ToString::to_string).collect();
+    report.diagnostics = selection.warnings.clone();
+    report.diagnostics.extend(
+        model
+            .diagnostics
+            .iter()
+            .filter(|d| d.severity == Severity::Error)
+            .map(|d| match &d.span {
+                Some(s) => format!(
+                    "{}:{}: {}",
+                    relative(&s.file, &workspace.root).display(),
+                    s.line,
+                    d.message
+                ),
+                None => d.message.clone(),
+            }),
+    );
+    for (t, why) in &selection.untested {
+        report.types.push(untested_report(t, why, &workspace.root));
+    }
+    if selection.types.is_empty() {
+        console.warn("no testable thread-safe type selected; nothing to run");
+    } else {
+        let tested = campaign(options, workspace, &model, &selection, &mut report)?;
+        report.types.extend(tested);
+    }
+    report.types.sort_by(|a, b| a.path.cmp(&b.path));
+    report.elapsed_s = start.elapsed().as_secs_f64();
+    finish(
+        &mut report,
+        &options.reports,
+        &options.out,
+        &Gate::new(options),
+        console,
+    )
+}
+
+/// Keeps the shard's types; untested types are dealt together with tested ones so each
+/// appears in exactly one shard's report.
+fn apply_shard(selection: &mut Selection, shard: crate::shard::Shard) {
+    let all = selection
+        .types
+        .iter()
+        .map(|t| t.path.as_str())
+        .chain(selection.untested.iter().map(|(t, _)| t.path.as_str()));
+    let keep: Vec<String> = shard.select(all).into_iter().map(str::to_owned).collect();
+    selection.types.retain(|t| keep.contains(&t.path));
+    selection.untested.retain(|(t, _)| keep.contains(&t.path));
+}
+
+/// Tests per batch. The budget is checked between batches, so a batch of tests that each run
+/// into the deadlock timeout overshoots a type's share by up to `batch × timeout / jobs`;
+/// smaller batches keep that bounded at little cost in throughput (measured in the report).
+const DEFAULT_BATCH: usize = 16;
+
+/// Builds the harness and runs the generator against the oracle; one report per type.
+fn campaign(
+    options: &RunOptions,
+    workspace: &Workspace,
+    model: &Model,
+    selection: &Selection,
+    report: &mut Report,
+) -> Result<Vec<TypeReport>> {
+    let console = &options.console;
+    let root = &workspace.root;
+    let oracle_config = oracle_config(options, workspace);
+    let selected = Model {
+        types: selection.types.clone(),
+        ..model.clone()
+    };
+    console.note("covcon: preparing the harness (built once, reused while the code is unchanged)");
+    let instantiations: BTreeMap<String, Vec<String>> = selection
+        .settings
+        .iter()
+        .filter_map(|(path, s)| Some((path.clone(), s.instantiate.clone()?)))
+        .collect();
+    let harness =
+        oracle::prepare_with(&selected, &oracle_config, &instantiations).map_err(harness_error)?;
+    report.build_s = harness.build_secs;
+    if options.console.verbose > 0 {
+        for d in &harness.diagnostics {
+            console.warn(&d.message);
+        }
+    }
+    let drivable = harness.drivable_model(&selected);
+    let mut reports = Vec::new();
+    let mut runnable = Vec::new();
+    for t in &drivable.types {
+        if !t.supported {
+            let why = t.reason.as_deref().unwrap_or("the harness cannot drive it");
+            reports.push(untested_report(t, why, root));
+        } else if !t.methods.iter().any(|m| m.supported) {
+            reports.push(untested_report(t, "no method the harness can call", root));
+        } else {
+            runnable.push(t.clone());
+        }
+    }
+    if runnable.is_empty() {
+        console.warn("the harness can drive none of the selected types; nothing to run");
+        return Ok(reports);
+    }
+    let mut executor = OracleExecutor::with_worker(&harness.binary, &oracle_config, &drivable)
+        .map_err(harness_error)?;
+    let strategy: Strategy = options.strategy.parse().map_err(usage_error)?;
+    let types = runnable
+        .iter()
+        .map(|t| {
+            let settings = selection.settings.get(&t.path).cloned().unwrap_or_default();
+            let prepared = harness.types.iter().find(|p| p.path == t.path);
+            let instantiation = prepared
+                .map(|p| p.instantiation_kinds())
+                .unwrap_or_default();
+            (t.path.clone(), type_config(&settings, instantiation))
+        })
+        .collect();
+    let config = CampaignConfig {
+        strategy,
+        seed: options.seed,
+        time_budget: options.time_budget,
+        keep_going: options.keep_going,
+        max_tests_per_type: options.max_tests,
+        batch_size: options.batch_size.unwrap_or(DEFAULT_BATCH),
+        types,
+        ..CampaignConfig::default()
+    };
+    let mut reporter = Reporter::new(console);
+    let result = generator::run_campaign(&runnable, &config, &mut executor, &mut |p| {
+        reporter.observe(p)
+    });
+    reporter.finish();
+    drop(executor);
+    for (t, r) in runnable.iter().zip(result.types) {
+        reports.push(type_report(t, r, root, &harness.copy_root));
+    }
+    Ok(reports)
+}
+
+fn oracle_config(options: &RunOptions, workspace: &Workspace) -> OracleConfig {
+    let mut config = OracleConfig::new(&workspace.root);
+    config.out_dir = options.out.clone();
+    if let Some(jobs) = options.jobs {
+        config.jobs = jobs;
+    }
+    config.cargo_args = options.workspace.cargo_args();
+    if let Some(timeout) = options.test_timeout {
+        config.test_timeout = timeout;
+    }
+    config.verbose = options.console.verbose > 1;
+    config
+}
+
+/// A harness that does not build exits 3; anything else the oracle cannot do is internal.
+fn harness_error(error: OracleError) -> anyhow::Error {
+    let code = match &error {
+        OracleError::Build { .. } => ExitCode::HarnessBuild,
+        _ => ExitCode::Internal,
+    };
+    Failure {
+        code,
+        error: error.into(),
+    }
+    .into()
+}
+
+fn type_config(settings: &TypeSettings, instantiation: BTreeMap<String, ParamKind>) -> TypeConfig {
+    let values = &settings.values;
+    let pools = (!values.int.is_empty()
+        || !values.string.is_empty()
+        || !values.char.is_empty()
+        || !values.float.is_empty())
+    .then(|| {
+        let mut pools = Pools::default();
+        if !values.int.is_empty() {
+            pools.ints = values.int.iter().map(|&i| i128::from(i)).collect();
+            pools.signed_ints.clear();
+        }
+        if !values.string.is_empty() {
+            pools.strings = values.string.clone();
+        }
+        if !values.char.is_empty() {
+            pools.chars = values.char.clone();
+        }
+        if !values.float.is_empty() {
+            pools.floats = values.float.clone();
+        }
+        pools
+    });
+    TypeConfig {
+        constructor: settings.constructor.clone(),
+        instantiation,
+        pools,
+    }
+}
+
+fn untested_report(t: &TypeModel, why: &str, root: &Path) -> TypeReport {
+    TypeReport {
+        path: t.path.clone(),
+        package: t.package.clone(),
+        file: Some(relative(&t.span.file, root)),
+        line: t.span.line,
+        untested: Some(why.to_owned()),
+        skipped: unsupported_methods(t),
+        ..TypeReport::default()
+    }
+}
+
+fn unsupported_methods(t: &TypeModel) -> Vec<String> {
+    t.methods
+        .iter()
+        .filter(|m| !m.supported)
+        .map(|m| {
+            format!(
+                "method `{}`: {}",
+                m.name,
+                m.reason.as_deref().unwrap_or("not supported")
+            )
+        })
+        .collect()
+}
+
+/// The report of one type's campaign, with static reasons and source positions from the model.
+/// Panic locations inside the instrumented copy (`<out>/copy/...`) are mapped back to the
+/// user's tree: the copy keeps line numbers.
+pub fn type_report(
+    t: &TypeModel,
+    result: TypeResult<oracle::Violation>,
+    root: &Path,
+    copy_root: &Path,
+) -> TypeReport {
+    let mut skipped = unsupported_methods(t);
+    skipped.extend(result.diagnostics.iter().map(|d| d.message.clone()));
+    skipped.dedup();
+    let site = |method: &str| {
+        t.methods.iter().find(|m| m.name == method).map(|m| Site {
+            method: method.to_owned(),
+            file: relative(&m.span.file, root),
+            line: m.span.line,
+        })
+    };
+    let violations = result
+        .violations
+        .into_iter()
+        .map(|found| {
+            let v = found.violation;
+            let mut sites: Vec<Site> = v.methods.iter().filter_map(|m| site(m)).collect();
+            sites.dedup();
+            ViolationReport {
+                kind: kind(v.kind),
+                methods: v.methods.clone(),
+                message: v.message.clone(),
+                location: v.location.as_deref().map(|l| user_location(l, copy_root)),
+                reproducer: Some(v.reproducer.clone()),
+                replay: Some(v.json.clone()),
+                tests_until_found: found.tests_until_found,
+                seconds_until_found: found.seconds_until_found,
+                test: Some(v.shrunk.clone().unwrap_or(found.test)),
+                linearizations: v.linearizations,
+                confirmed: (v.confirmed.1 > 0).then_some([v.confirmed.0, v.confirmed.1]),
+                sites,
+                known: false,
+            }
+        })
+        .collect();
+    TypeReport {
+        path: t.path.clone(),
+        package: t.package.clone(),
+        file: Some(relative(&t.span.file, root)),
+        line: t.span.line,
+        tests_run: result.tests_run,
+        seconds: result.seconds,
+        pairs: result
+            .pairs
+            .into_iter()
+            .map(|p| {
+                let reasons = t
+                    .pairs
+                    .iter()
+                    .find(|m| same_pair(&m.methods, &p.methods))
+                    .map(|m| m.reasons.clone())
+                    .unwrap_or_default();
+                PairReport {
+                    methods: p.methods,
+                    group: p.group,
+                    tried: p.tried,
+                    covered: p.covered,
+                    reasons,
+                }
+            })
+            .collect(),
+        violations,
+        skipped,
+        untested: result.skipped.or_else(|| {
+            (result.tests_run == 0).then(|| {
+                "the time budget ran out before covcon reached it (raise --time-budget)".to_owned()
+            })
+        }),
+        coverage: result
+            .history
+            .iter()
+            .map(|h| CoveragePoint {
+                tests: h.tests_run,
+                seconds: h.seconds,
+                covered: h.pairs_covered as u64,
+            })
+            .collect(),
+    }
+}
+
+/// `<copy>/src/lib.rs:27:40` → `src/lib.rs:27:40`; other locations are kept.
+fn user_location(location: &str, copy_root: &Path) -> String {
+    let prefix = format!("{}/", copy_root.display());
+    location
+        .strip_prefix(&prefix)
+        .unwrap_or(location)
+        .to_owned()
+}
+
+fn same_pair(a: &[String; 2], b: &[String; 2]) -> bool {
+    (a[0] == b[0] && a[1] == b[1]) || (a[0] == b[1] && a[1] == b[0])
+}
+
+fn kind(kind: ViolationKind) -> Kind {
+    match kind {
+        ViolationKind::Panic => Kind::Panic,
+        ViolationKind::Deadlock => Kind::Deadlock,
+        ViolationKind::Crash => Kind::Crash,
+        ViolationKind::WrongResult => Kind::WrongResult,
+    }
+}
+
+/// A path relative to the workspace root when it lies inside it (annotations and reports
+/// read better, and GitHub wants repository-relative paths).
+pub fn relative(path: &Path, root: &Path) -> PathBuf {
+    if path.is_relative() {
+        return path.to_path_buf();
+    }
+    path.strip_prefix(root)
+        .map_or_else(|_| path.to_path_buf(), Path::to_path_buf)
+}
+
+/// `cargo covcon replay FILE`: runs a saved violation's test again, `runs` times.
+pub fn replay(
+    file: &Path,
+    runs: u32,
+    workspace_options: &WorkspaceOptions,
+    console: &Console,
+) -> Result<ExitCode> {
+    let text = std::fs::read_to_string(file)
+        .with_context(|| format!("cannot read `{}`", file.display()))
+        .or_exit(ExitCode::Usage)?;
+    let test: TestCase = serde_json::from_str(&text)
+        .with_context(|| format!("`{}` is not a saved covcon test case", file.display()))
+        .or_exit(ExitCode::Usage)?;
+    let workspace = workspace::load(workspace_options)?;
+    let model = analysis::analyze(&workspace.packages, &analysis::Config::default());
+    let selection = select::select(&model, &workspace, std::slice::from_ref(&test.type_path));
+    let Some(t) = selection.types.iter().find(|t| t.path == test.type_path) else {
+        return Err(usage_error(format_args!(
+            "type {} of the saved test is not a testable type of the selected packages (use --manifest-path or -p)",
+            test.type_path
+        )));
+    };
+    let mut config = OracleConfig::new(&workspace.root);
+    // The harness of the run that saved the file: `<out>/violations/N.json`.
+    config.out_dir = file
+        .canonicalize()
+        .ok()
+        .and_then(|f| {
+            let dir = f.parent()?;
+            (dir.file_name()? == "violations").then(|| dir.parent().map(Path::to_path_buf))?
+        })
+        .unwrap_or_else(|| workspace.target_dir.join("covcon"));
+    config.cargo_args = workspace_options.cargo_args();
+    config.confirm_runs = runs.max(1);
+    config.jobs = 1;
+    let selected = Model {
+        types: vec![t.clone()],
+        ..model.clone()
+    };
+    let instantiations: BTreeMap<String, Vec<String>> = selection
+        .settings
+        .iter()
+        .filter_map(|(path, s)| Some((path.clone(), s.instantiate.clone()?)))
+        .collect();
+    console.note("covcon: preparing the harness");
+    let harness =
+        oracle::prepare_with(&selected, &config, &instantiations).map_err(harness_error)?;
+    let program = harness.binary;
+    let result = oracle::replay_with_worker(&program, &config, &test).map_err(harness_error)?;
+    stdout(&format!(
+        "{}: {} of {} concurrent runs failed\n",
+        test.type_path, result.failures, result.runs
+    ));
+    match result.violation {
+        Some(kind) => {
+            stdout(&format!(
+                "thread-safety violation ({kind}): no linearization of the two threads fails the same way ({} tried)\n",
+                result.linearizations
+            ));
+            Ok(ExitCode::Violations)
+        }
+        None if result.failures > 0 => {
+            stdout("the failure is not a thread-safety violation: a sequential order fails the same way\n");
+            Ok(ExitCode::Success)
+        }
+        None => {
+            stdout("no failure this time; concurrency bugs are intermittent, try --runs with a larger number\n");
+            Ok(ExitCode::Success)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(location: &str, expect: &str) {
+        assert_eq!(
+            user_location(location, Path::new("/w/target/covcon/copy")),
+            expect
+        );
+    }
+
+    #[test]
+    fn a_panic_in_the_instrumented_copy_points_at_the_users_file() {
+        check("/w/target/covcon/copy/src/lib.rs:27:40", "src/lib.rs:27:40");
+    }
+
+    #[test]
+    fn a_harness_that_does_not_build_exits_3_and_other_oracle_errors_70() {
+        let build = OracleError::Build {
+            message: "E0308".into(),
+        };
+        assert_eq!(
+            crate::exit_code::code_of(&harness_error(build)),
+            ExitCode::HarnessBuild
+        );
+        let worker = OracleError::Worker {
+            message: "gone".into(),
+        };
+        assert_eq!(
+            crate::exit_code::code_of(&harness_error(worker)),
+            ExitCode::Internal
+        );
+    }
+
+    #[test]
+    fn a_panic_outside_the_copy_keeps_its_location() {
+        check(
+            "/rustc/abc/library/core/src/option.rs:3:1",
+            "/rustc/abc/library/core/src/option.rs:3:1",
+        );
+    }
+}

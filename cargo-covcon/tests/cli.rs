@@ -1,0 +1,410 @@
+//! CLI tests: the real binary on copies of test crates (`tests/data/`) and of `fixtures/`.
+//! Most use the fast paths (analysis, listing, report merging); none depends on timing.
+
+use assert_cmd::Command;
+use std::path::{Path, PathBuf};
+use tempfile::TempDir;
+
+/// A copy of a test crate (or the fixtures workspace) in a fresh temporary directory.
+struct Sandbox {
+    dir: TempDir,
+}
+
+impl Sandbox {
+    fn data(name: &str) -> Sandbox {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data")
+            .join(name);
+        Sandbox::copy(&src)
+    }
+
+    fn fixtures() -> Sandbox {
+        Sandbox::copy(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures"))
+    }
+
+    fn empty() -> Sandbox {
+        Sandbox {
+            dir: TempDir::new().unwrap(),
+        }
+    }
+
+    fn copy(src: &Path) -> Sandbox {
+        let dir = TempDir::new().unwrap();
+        copy_dir(src, dir.path());
+        Sandbox { dir }
+    }
+
+    fn path(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+
+    fn manifest(&self) -> String {
+        self.path("Cargo.toml").display().to_string()
+    }
+
+    fn write(&self, name: &str, text: &str) -> PathBuf {
+        let path = self.path(name);
+        std::fs::write(&path, text).unwrap();
+        path
+    }
+
+    /// Runs `cargo-covcon covcon ARGS` in the sandbox; `CARGO_TARGET_DIR` is kept inside it.
+    fn covcon(&self, args: &[&str]) -> Run {
+        let output = Command::new(env!("CARGO_BIN_EXE_cargo-covcon"))
+            .arg("covcon")
+            .args(args)
+            .current_dir(self.dir.path())
+            .env("CARGO_TARGET_DIR", self.path("target"))
+            .env_remove("GITHUB_ACTIONS")
+            .env_remove("COVCON_SEED")
+            .env("NO_COLOR", "1")
+            .output()
+            .unwrap();
+        Run {
+            code: output.status.code().unwrap_or(-1),
+            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        }
+    }
+}
+
+fn copy_dir(src: &Path, dst: &Path) {
+    std::fs::create_dir_all(dst).unwrap();
+    for entry in std::fs::read_dir(src).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name();
+        if name == "target" {
+            continue;
+        }
+        let to = dst.join(&name);
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &to);
+        } else {
+            std::fs::copy(entry.path(), &to).unwrap();
+        }
+    }
+}
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+/// Checks the exit code and that stdout+stderr contain each expected piece.
+fn check(run: &Run, code: i32, expect: &[&str]) {
+    let all = format!("{}{}", run.stdout, run.stderr);
+    assert_eq!(
+        run.code, code,
+        "exit code\nstdout:\n{}\nstderr:\n{}",
+        run.stdout, run.stderr
+    );
+    for e in expect {
+        assert!(
+            all.contains(e),
+            "missing {e:?}\nstdout:\n{}\nstderr:\n{}",
+            run.stdout,
+            run.stderr
+        );
+    }
+}
+
+#[test]
+fn help_documents_the_exit_codes_and_exits_0() {
+    let run = Sandbox::empty().covcon(&["--help"]);
+    check(
+        &run,
+        0,
+        &[
+            "Exit codes:",
+            "70  internal error",
+            "--time-budget",
+            "--manifest-path",
+        ],
+    );
+}
+
+#[test]
+fn an_unknown_flag_is_a_usage_error_with_code_1() {
+    let run = Sandbox::empty().covcon(&["--no-such-flag"]);
+    check(&run, 1, &["--no-such-flag"]);
+}
+
+#[test]
+fn a_missing_manifest_exits_1() {
+    let sandbox = Sandbox::empty();
+    let run = sandbox.covcon(&["analyze", "--manifest-path", "nowhere/Cargo.toml"]);
+    check(
+        &run,
+        1,
+        &["manifest path `nowhere/Cargo.toml` does not exist"],
+    );
+}
+
+#[test]
+fn a_misspelt_configuration_key_exits_1_and_names_it() {
+    let sandbox = Sandbox::data("badconfig");
+    let run = sandbox.covcon(&["list", "--manifest-path", &sandbox.manifest()]);
+    check(
+        &run,
+        1,
+        &["unknown field `skip_method`", "package `badconfig`"],
+    );
+}
+
+#[test]
+fn a_bad_time_budget_exits_1() {
+    let sandbox = Sandbox::data("counter");
+    let run = sandbox.covcon(&[
+        "--manifest-path",
+        &sandbox.manifest(),
+        "--time-budget",
+        "soon",
+    ]);
+    check(&run, 1, &["invalid time budget"]);
+}
+
+#[test]
+fn a_bad_shard_exits_1() {
+    let sandbox = Sandbox::data("counter");
+    let run = sandbox.covcon(&[
+        "list",
+        "--manifest-path",
+        &sandbox.manifest(),
+        "--shard",
+        "2/2",
+    ]);
+    check(&run, 1, &["shard k must be less than n"]);
+}
+
+#[test]
+fn a_crate_without_thread_safe_types_exits_0_with_a_warning_and_a_report() {
+    let sandbox = Sandbox::data("plain");
+    let run = sandbox.covcon(&["--manifest-path", &sandbox.manifest(), "--seed", "3"]);
+    check(
+        &run,
+        0,
+        &[
+            "no testable thread-safe type selected",
+            "no violations in 0 types",
+            "seed 3",
+        ],
+    );
+    let report = std::fs::read_to_string(sandbox.path("target/covcon/report.json")).unwrap();
+    let report: serde_json::Value = serde_json::from_str(&report).unwrap();
+    assert_eq!(report["types"], serde_json::json!([]));
+}
+
+#[test]
+fn list_on_the_counter_crate_shows_types_and_methods_but_not_skipped_types() {
+    let sandbox = Sandbox::data("counter");
+    let run = sandbox.covcon(&["list", "--manifest-path", &sandbox.manifest()]);
+    check(
+        &run,
+        0,
+        &[
+            "counter::Counter\n",
+            "    add_checked(n: u32)",
+            "counter::Tally\n",
+        ],
+    );
+    assert!(!run.stdout.contains("Ignored"), "{}", run.stdout);
+}
+
+#[test]
+fn list_shards_of_the_fixtures_partition_the_types() {
+    let sandbox = Sandbox::fixtures();
+    let types = |args: &[&str]| -> Vec<String> {
+        let mut all = vec!["list", "--manifest-path"];
+        let manifest = sandbox.manifest();
+        all.push(&manifest);
+        all.extend(args);
+        let run = sandbox.covcon(&all);
+        check(&run, 0, &[]);
+        run.stdout
+            .lines()
+            .filter(|l| !l.starts_with(' '))
+            .map(|l| l.split_whitespace().next().unwrap().to_owned())
+            .collect()
+    };
+    let whole = types(&[]);
+    let (a, b) = (types(&["--shard", "0/2"]), types(&["--shard", "1/2"]));
+    assert!(whole.len() >= 2, "{whole:?}");
+    let mut joined: Vec<String> = a.iter().chain(&b).cloned().collect();
+    joined.sort();
+    let mut sorted = whole.clone();
+    sorted.sort();
+    assert_eq!(joined, sorted);
+    assert!(a.iter().all(|t| !b.contains(t)));
+}
+
+#[test]
+fn analyze_on_a_copy_of_the_fixtures_prints_a_summary() {
+    let sandbox = Sandbox::fixtures();
+    let run = sandbox.covcon(&["analyze", "--manifest-path", &sandbox.manifest()]);
+    check(&run, 0, &[]);
+    assert!(!run.stdout.trim().is_empty(), "{}", run.stderr);
+}
+
+#[test]
+fn analyze_json_is_the_model_with_its_format_version() {
+    let sandbox = Sandbox::data("counter");
+    let run = sandbox.covcon(&[
+        "analyze",
+        "--format",
+        "json",
+        "--manifest-path",
+        &sandbox.manifest(),
+    ]);
+    check(&run, 0, &[]);
+    let model: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(model["format_version"], 1);
+    let paths: Vec<&str> = model["types"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["counter::Counter", "counter::Tally"]);
+}
+
+#[test]
+fn analyze_type_filter_keeps_only_the_named_type() {
+    let sandbox = Sandbox::data("counter");
+    let run = sandbox.covcon(&[
+        "analyze",
+        "--format",
+        "json",
+        "--type",
+        "Tally",
+        "--manifest-path",
+        &sandbox.manifest(),
+    ]);
+    check(&run, 0, &[]);
+    let model: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    assert_eq!(model["types"].as_array().unwrap().len(), 1);
+}
+
+/// A shard's report with one type, with or without a violation whose message has HTML in it.
+fn shard_report(seed: u64, shard: &str, path: &str, violation: bool) -> String {
+    let violations = if violation {
+        r#"[{"kind": "panic", "methods": ["add", "add"], "message": "lost <script>alert(1)</script>",
+            "tests_until_found": 3, "seconds_until_found": 0.1}]"#
+    } else {
+        "[]"
+    };
+    format!(
+        r#"{{"format_version": 1, "seed": {seed}, "strategy": "bc", "elapsed_s": 1.0, "build_s": 0.5,
+            "shards": ["{shard}"],
+            "types": [{{"path": "{path}", "tests_run": 10,
+                "pairs": [{{"methods": ["add", "add"], "group": "high", "tried": 10, "covered": 4}}],
+                "violations": {violations}, "skipped": []}}]}}"#
+    )
+}
+
+#[test]
+fn merging_shard_reports_joins_them_and_exits_2_on_a_violation() {
+    let sandbox = Sandbox::empty();
+    let a = sandbox.write("a.json", &shard_report(7, "0/2", "k::A", true));
+    let b = sandbox.write("b.json", &shard_report(7, "1/2", "k::B", false));
+    let run = sandbox.covcon(&[
+        "report",
+        "--merge",
+        a.to_str().unwrap(),
+        b.to_str().unwrap(),
+        "--out",
+        "merged",
+        "--report",
+        "html",
+        "--report",
+        "junit",
+    ]);
+    check(
+        &run,
+        2,
+        &["PANIC add ‖ add", "k::B", "1 violation in 2 types"],
+    );
+    let merged: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(sandbox.path("merged/report.json")).unwrap())
+            .unwrap();
+    assert_eq!(merged["types"].as_array().unwrap().len(), 2);
+    assert_eq!(merged["shards"], serde_json::json!(["0/2", "1/2"]));
+    let html = std::fs::read_to_string(sandbox.path("merged/report.html")).unwrap();
+    assert!(html.contains("lost &lt;script&gt;alert(1)&lt;/script&gt;"));
+    assert!(!html.contains("<script>alert"));
+    let junit = std::fs::read_to_string(sandbox.path("merged/junit.xml")).unwrap();
+    assert!(junit.contains("<testsuite name=\"k::A\""), "{junit}");
+}
+
+#[test]
+fn a_saved_baseline_suppresses_known_violations() {
+    let sandbox = Sandbox::empty();
+    let a = sandbox.write("a.json", &shard_report(7, "0/1", "k::A", true));
+    let a = a.to_str().unwrap();
+    sandbox.write(
+        "baseline.json",
+        r#"{"format_version": 1, "violations": [{"type": "k::A", "methods": ["add", "add"], "kind": "panic"}]}"#,
+    );
+    let run = sandbox.covcon(&[
+        "report",
+        "--merge",
+        a,
+        "--baseline",
+        "baseline.json",
+        "--out",
+        "o",
+    ]);
+    check(&run, 0, &["(known, in baseline)"]);
+    let other = r#"{"format_version": 1, "violations": [{"type": "k::A", "methods": ["add", "add"], "kind": "deadlock"}]}"#;
+    sandbox.write("other.json", other);
+    let run = sandbox.covcon(&[
+        "report",
+        "--merge",
+        a,
+        "--baseline",
+        "other.json",
+        "--out",
+        "o",
+    ]);
+    check(&run, 2, &[]);
+}
+
+#[test]
+fn merging_overlapping_shards_is_a_usage_error() {
+    let sandbox = Sandbox::empty();
+    let a = sandbox.write("a.json", &shard_report(7, "0/2", "k::A", false));
+    let run = sandbox.covcon(&[
+        "report",
+        "--merge",
+        a.to_str().unwrap(),
+        a.to_str().unwrap(),
+        "--out",
+        "o",
+    ]);
+    check(&run, 1, &["appears in more than one report"]);
+}
+
+#[test]
+fn merging_a_file_that_is_not_a_report_exits_1() {
+    let sandbox = Sandbox::empty();
+    let a = sandbox.write("a.json", "{\"hello\": 1}");
+    let run = sandbox.covcon(&["report", "--merge", a.to_str().unwrap()]);
+    check(&run, 1, &["is not a covcon JSON report"]);
+}
+
+#[test]
+fn annotations_are_printed_inside_github_actions() {
+    let sandbox = Sandbox::empty();
+    let a = sandbox.write("a.json", &shard_report(7, "0/1", "k::A", true));
+    let output = Command::new(env!("CARGO_BIN_EXE_cargo-covcon"))
+        .args(["covcon", "report", "--merge", a.to_str().unwrap(), "--out"])
+        .arg(sandbox.path("o"))
+        .env("GITHUB_ACTIONS", "true")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.contains("::error title=Thread-safety violation%3A A add | add::k::A: panic"),
+        "{stdout}"
+    );
+}

@@ -1,0 +1,3 @@
+//! Test data: a crate with a misspelt covcon configuration key.
+
+pub struct Nothing;

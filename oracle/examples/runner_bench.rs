@@ -1,0 +1,199 @@
+//! Measures the runner for `docs/benchmarks.md`: harness preparation cold and cached, start-up
+//! of the worker pool, concurrent tests per second on a trivial type (`tsafe::Counter`, one
+//! `incr` against one `get`) with 1 and 2 workers, and the floor: two warm in-process threads
+//! started by spinning on an atomic, each making one trivial call.
+//!
+//! Run with `cargo run --release -p covcon-oracle --example runner_bench [TESTS]`.
+
+use analysis::{Constructor, Method, Model, ReturnShape, Span, TypeModel};
+use generator::{Call, Executor, TestCase};
+use oracle::{NoiseLevel, OracleConfig, OracleExecutor};
+use std::hint::black_box;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+fn main() {
+    let tests: u64 = std::env::args()
+        .nth(1)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(20_000);
+    let scratch = tempfile::tempdir().expect("a scratch directory");
+    let config = OracleConfig {
+        out_dir: scratch.path().join("covcon"),
+        cargo_args: vec!["--offline".into()],
+        noise: NoiseLevel::None,
+        ..OracleConfig::new(testdata())
+    };
+    let model = model();
+
+    let started = Instant::now();
+    let cold = oracle::prepare(&model, &config).unwrap_or_else(|e| panic!("{e}"));
+    let cold_secs = started.elapsed().as_secs_f64();
+    let started = Instant::now();
+    let harness = oracle::prepare(&model, &config).unwrap_or_else(|e| panic!("{e}"));
+    let cached_secs = started.elapsed().as_secs_f64();
+    let executor = OracleExecutor::new(
+        &harness,
+        &OracleConfig {
+            jobs: 1,
+            ..config.clone()
+        },
+        &model,
+    )
+    .expect("workers start");
+    let start_secs = started.elapsed().as_secs_f64();
+    drop(executor);
+    println!(
+        "harness build, cold:           {cold_secs:.1} s (cached flag {})",
+        cold.cached
+    );
+    println!(
+        "harness prepare, cached:       {cached_secs:.3} s (cached flag {})",
+        harness.cached
+    );
+    println!("cached prepare + 1 worker up:  {start_secs:.3} s");
+
+    let floor_ns = floor(2_000_000);
+    println!(
+        "floor (2 warm threads, 1 call each, in process): {floor_ns:.0} ns/test = {:.0} tests/s",
+        1e9 / floor_ns
+    );
+    // Constructor only (protocol and setup cost), then one call per thread.
+    for (jobs, calls) in [(1, 0), (1, 1), (2, 1)] {
+        let config = OracleConfig {
+            jobs,
+            ..config.clone()
+        };
+        let mut executor = OracleExecutor::new(&harness, &config, &model).expect("workers start");
+        let mut batch = counter_tests(tests);
+        for test in &mut batch {
+            test.threads[0].truncate(calls);
+            test.threads[1].truncate(calls);
+        }
+        executor.execute(&batch[..1000.min(batch.len())]);
+        let started = Instant::now();
+        let executions = executor.execute(&batch);
+        let secs = started.elapsed().as_secs_f64();
+        let covered = executions.iter().filter(|e| !e.covered.is_empty()).count();
+        println!(
+            "{jobs} worker(s), {calls} call(s) per thread: {tests} tests in {secs:.2} s = {:.0} tests/s, {:.1} us/test ({covered} covered their pair)",
+            tests as f64 / secs,
+            secs * 1e6 / tests as f64
+        );
+    }
+}
+
+fn testdata() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/tsafe")
+}
+
+/// `incr` on thread 0 against `get` on thread 1, on a fresh `Counter`.
+fn counter_tests(n: u64) -> Vec<TestCase> {
+    let call = |m: &str| Call {
+        method: m.into(),
+        receiver: 0,
+        args: vec![],
+    };
+    (1..=n)
+        .map(|id| TestCase {
+            id,
+            type_path: "tsafe::Counter".into(),
+            pair: ["get".into(), "incr".into()],
+            instances: vec![call("new")],
+            prefix: vec![],
+            threads: [vec![call("incr")], vec![call("get")]],
+            noise_seed: id,
+        })
+        .collect()
+}
+
+/// The model of `tsafe::Counter` with `new`, `incr` and `get`, bodies located in the source.
+fn model() -> Model {
+    let file = testdata().join("src/lib.rs");
+    let source = std::fs::read_to_string(&file).expect("testdata source");
+    let body_start = |name: &str| {
+        let (line, text) = source
+            .lines()
+            .enumerate()
+            .find(|(_, l)| l.contains(&format!("pub fn {name}(&self)")))
+            .expect("method in testdata");
+        Span {
+            file: file.clone(),
+            line: line as u32 + 1,
+            column: text.rfind('{').expect("one-line signature") as u32 + 1,
+        }
+    };
+    let method = |name: &str| Method {
+        name: name.into(),
+        returns: Some("u64".into()),
+        body_start: Some(body_start(name)),
+        supported: true,
+        ..Method::default()
+    };
+    Model {
+        format_version: 1,
+        types: vec![TypeModel {
+            path: "tsafe::Counter".into(),
+            package: "tsafe".into(),
+            name: "Counter".into(),
+            span: Span {
+                file: file.clone(),
+                line: 1,
+                column: 0,
+            },
+            implements_debug: true,
+            constructors: vec![Constructor {
+                name: "new".into(),
+                returns: ReturnShape::SelfValue,
+                supported: true,
+                ..Constructor::default()
+            }],
+            methods: vec![method("incr"), method("get")],
+            supported: true,
+            ..TypeModel::default()
+        }],
+        ..Model::default()
+    }
+}
+
+/// Nanoseconds per test of the cheapest possible two-thread test: a persistent helper thread
+/// and the main thread start together by spinning on a round counter (spin briefly, then
+/// yield), each make one `fetch_add`, and the main thread waits for the helper to finish.
+fn floor(rounds: u64) -> f64 {
+    let round = Arc::new(AtomicU64::new(0));
+    let done = Arc::new(AtomicU64::new(0));
+    let value = Arc::new(AtomicU64::new(0));
+    let helper = {
+        let (round, done, value) = (round.clone(), done.clone(), value.clone());
+        std::thread::spawn(move || {
+            for r in 1..=rounds {
+                wait_for(&round, r);
+                black_box(value.fetch_add(1, Ordering::SeqCst));
+                done.store(r, Ordering::Release);
+            }
+        })
+    };
+    let started = Instant::now();
+    for r in 1..=rounds {
+        round.store(r, Ordering::Release);
+        black_box(value.fetch_add(1, Ordering::SeqCst));
+        wait_for(&done, r);
+    }
+    let elapsed = started.elapsed();
+    helper.join().expect("helper thread");
+    elapsed.as_nanos() as f64 / rounds as f64
+}
+
+fn wait_for(counter: &AtomicU64, target: u64) {
+    let mut spins = 0u32;
+    while counter.load(Ordering::Acquire) < target {
+        spins += 1;
+        if spins < 1_000 {
+            std::hint::spin_loop();
+        } else {
+            std::thread::yield_now();
+        }
+    }
+}

@@ -1,0 +1,946 @@
+//! The worker: reads one request per line on stdin, runs it, answers one line on stdout.
+//!
+//! Thread 0's suffix runs on the main thread and thread 1's on a persistent helper thread. A
+//! run starts when the main thread bumps `GO`; the helper acknowledges (`ACK`) and both run at
+//! once, so the start skew is one cache-line transfer. Waiting is spin-then-yield-then-park, so
+//! an idle worker does not burn a core and two spinners never starve each other for long.
+//! A watchdog thread polls the running test's start time and answers `deadlocked` itself, then
+//! ends the process: a thread cannot be cancelled, a process can.
+
+use crate::value::{Arg, Call, FromArg, TestData};
+use crate::{set_role, RawEvent, BUFFERS, LAST_PANIC, NOISE, NO_ROLE};
+use serde_json::{json, Value as Json};
+use std::io::{BufRead, Write};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+use std::thread::Thread;
+use std::time::{Duration, Instant};
+
+/// One type under test, as the generated harness drives it.
+pub trait Driver: Sync + 'static {
+    type Instance: Send + Sync + 'static;
+
+    /// `krate::module::Type`, as in the model and the test cases.
+    fn type_path(&self) -> &'static str;
+
+    /// Runs one constructor call (`call.method` names it); `cx` holds the instances built
+    /// before this one.
+    fn construct(
+        &self,
+        call: &Call,
+        cx: &Cx<'_, Self::Instance>,
+    ) -> Result<Arc<Self::Instance>, CallError>;
+
+    /// Runs one method call on `cx.receiver(call)`, answering the `Debug` text of its result.
+    fn invoke(&self, call: &Call, cx: &Cx<'_, Self::Instance>)
+        -> Result<Option<String>, CallError>;
+
+    /// `Debug` text of an instance, when its type has `Debug`.
+    fn state(&self, instance: &Self::Instance) -> Option<String>;
+}
+
+/// A call that could not be made: unknown method, an argument that does not decode, a
+/// constructor that returned `Err` or `None`. Answered as `setup_failed`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallError(pub String);
+
+impl CallError {
+    pub fn new(message: impl Into<String>) -> CallError {
+        CallError(message.into())
+    }
+}
+
+/// What a driver's call can see: the instances of the current test.
+pub struct Cx<'a, T> {
+    instances: &'a [Arc<T>],
+}
+
+impl<'a, T> Cx<'a, T> {
+    /// Argument `i` of `call`, decoded.
+    pub fn arg<A: FromArg>(&self, call: &Call, i: usize) -> Result<A, CallError> {
+        let arg = call
+            .args
+            .get(i)
+            .ok_or_else(|| CallError(format!("`{}` needs argument {i}", call.method)))?;
+        A::from_arg(arg).map_err(|e| CallError(format!("argument {i} of `{}`: {e}", call.method)))
+    }
+
+    /// The value a closure argument `i` of `call` returns, decoded.
+    pub fn closure_value<A: FromArg>(&self, call: &Call, i: usize) -> Result<A, CallError> {
+        match call.args.get(i) {
+            Some(Arg::Closure(inner)) => A::from_arg(inner)
+                .map_err(|e| CallError(format!("argument {i} of `{}`: {e}", call.method))),
+            _ => self.arg(call, i),
+        }
+    }
+
+    /// Argument `i` of `call`, which must be an instance number.
+    pub fn instance(&self, call: &Call, i: usize) -> Result<&'a Arc<T>, CallError> {
+        match call.args.get(i) {
+            Some(Arg::Instance(k)) => self.nth(*k),
+            Some(Arg::Closure(inner)) => match **inner {
+                Arg::Instance(k) => self.nth(k),
+                _ => Err(CallError(format!(
+                    "argument {i} of `{}` is not an instance",
+                    call.method
+                ))),
+            },
+            _ => Err(CallError(format!(
+                "argument {i} of `{}` is not an instance",
+                call.method
+            ))),
+        }
+    }
+
+    /// The instance `call` is made on.
+    pub fn receiver(&self, call: &Call) -> Result<&'a Arc<T>, CallError> {
+        self.nth(call.receiver)
+    }
+
+    fn nth(&self, k: usize) -> Result<&'a Arc<T>, CallError> {
+        self.instances
+            .get(k)
+            .ok_or_else(|| CallError(format!("instance {k} does not exist (yet)")))
+    }
+}
+
+/// A driver behind a trait object, so one worker serves every type of the harness.
+pub trait Registered: Sync {
+    fn type_path(&self) -> &'static str;
+    fn run(&'static self, request: &Run) -> Answer;
+}
+
+impl<D: Driver> Registered for D {
+    fn type_path(&self) -> &'static str {
+        Driver::type_path(self)
+    }
+    fn run(&'static self, request: &Run) -> Answer {
+        match &request.mode {
+            Mode::Concurrent { seed, noise } => run_concurrent(self, &request.test, *seed, *noise),
+            Mode::Sequential { order } => run_sequential(self, &request.test, order),
+        }
+    }
+}
+
+#[doc(hidden)]
+pub struct Run {
+    test: Arc<TestData>,
+    mode: Mode,
+}
+
+enum Mode {
+    Concurrent { seed: u64, noise: [f64; 3] },
+    Sequential { order: Vec<(u8, u32)> },
+}
+
+#[doc(hidden)]
+pub struct Answer {
+    outcome: Json,
+    events: Vec<(u8, RawEvent)>,
+    prefix_results: Vec<Option<String>>,
+    results: [Vec<Option<String>>; 2],
+    final_state: Option<String>,
+    /// How many times the test ran (see `repeat`).
+    runs: u64,
+}
+
+/// Runs the worker until stdin closes: the harness's `main` is one call of this.
+pub fn worker_main(drivers: Vec<&'static dyn Registered>) {
+    let out = take_stdout();
+    install_panic_hook();
+    start_helper();
+    start_watchdog();
+    let mut input = protocol_input();
+    let mut line = String::new();
+    loop {
+        line.clear();
+        match input.read_line(&mut line) {
+            Ok(0) | Err(_) => break,
+            Ok(_) => {}
+        }
+        if line.trim().is_empty() {
+            continue;
+        }
+        let started = Instant::now();
+        let answer = answer(&drivers, line.trim());
+        let text = finish(answer, started);
+        write_line(out, &text);
+    }
+    std::process::exit(0);
+}
+
+fn answer(drivers: &[&'static dyn Registered], line: &str) -> (u64, Answer) {
+    let request: Json = match serde_json::from_str(line) {
+        Ok(json) => json,
+        Err(e) => return (0, setup_failed(format!("unreadable request: {e}"))),
+    };
+    let op = request.get("op").and_then(Json::as_str).unwrap_or("");
+    if op == "ping" {
+        return (0, empty_answer(json!({"kind": "passed"})));
+    }
+    let test = match request.get("test").map(TestData::from_json) {
+        Some(Ok(test)) => Arc::new(test),
+        Some(Err(e)) => return (0, setup_failed(e)),
+        None => return (0, setup_failed(format!("unknown request `{op}`"))),
+    };
+    let id = test.id;
+    let Some(driver) = drivers.iter().find(|d| d.type_path() == test.type_path) else {
+        return (
+            id,
+            setup_failed(format!("type `{}` is not in the harness", test.type_path)),
+        );
+    };
+    let timeout_ms = request
+        .get("timeout_ms")
+        .and_then(Json::as_u64)
+        .unwrap_or(10_000);
+    let mode = match op {
+        "concurrent" => {
+            let noise = request.get("noise");
+            let p = |k: &str| {
+                noise
+                    .and_then(|n| n.get(k))
+                    .and_then(Json::as_f64)
+                    .unwrap_or(0.0)
+            };
+            let seed = noise
+                .and_then(|n| n.get("seed"))
+                .and_then(Json::as_u64)
+                .unwrap_or(0);
+            Mode::Concurrent {
+                seed,
+                noise: [p("yield_p"), p("spin_p"), p("sleep_p")],
+            }
+        }
+        "sequential" => {
+            let order = request
+                .get("order")
+                .and_then(Json::as_array)
+                .map(|items| {
+                    items
+                        .iter()
+                        .filter_map(|pair| {
+                            let t = pair.get(0)?.as_u64()? as u8;
+                            let i = pair.get(1)?.as_u64()? as u32;
+                            Some((t.min(1), i))
+                        })
+                        .collect()
+                })
+                .unwrap_or_default();
+            Mode::Sequential { order }
+        }
+        _ => return (id, setup_failed(format!("unknown request `{op}`"))),
+    };
+    // Extension (not in `protocol.rs` yet): `"repeat": N` on a concurrent request runs the
+    // test up to N times with seeds `seed, seed+1, ...`, stops at the first run that does not
+    // pass and answers that run (or the last one), with `"runs"` saying how many ran. It
+    // amortises the protocol's cost when the same test is repeated.
+    let repeat = match mode {
+        Mode::Concurrent { .. } => request
+            .get("repeat")
+            .and_then(Json::as_u64)
+            .unwrap_or(1)
+            .max(1),
+        Mode::Sequential { .. } => 1,
+    };
+    let mut run = Run { test, mode };
+    let mut runs = 0;
+    loop {
+        watch(id, timeout_ms);
+        let mut answer = driver.run(&run);
+        unwatch();
+        runs += 1;
+        let passed = answer.outcome.get("kind").and_then(Json::as_str) == Some("passed");
+        if !passed || runs >= repeat {
+            answer.runs = runs;
+            return (id, answer);
+        }
+        if let Mode::Concurrent { seed, .. } = &mut run.mode {
+            *seed = seed.wrapping_add(1);
+        }
+    }
+}
+
+fn empty_answer(outcome: Json) -> Answer {
+    Answer {
+        outcome,
+        events: Vec::new(),
+        prefix_results: Vec::new(),
+        results: [Vec::new(), Vec::new()],
+        final_state: None,
+        runs: 1,
+    }
+}
+
+fn setup_failed(message: String) -> Answer {
+    empty_answer(json!({"kind": "setup_failed", "message": message}))
+}
+
+fn finish((test_id, answer): (u64, Answer), started: Instant) -> String {
+    let mut json = json!({
+        "test_id": test_id,
+        "outcome": answer.outcome,
+        "events": events_json(&answer.events),
+        "prefix_results": answer.prefix_results,
+        "results": answer.results,
+        "elapsed_us": started.elapsed().as_micros() as u64,
+    });
+    if let Some(state) = answer.final_state {
+        json["final_state"] = Json::String(state);
+    }
+    if answer.runs > 1 {
+        json["runs"] = Json::from(answer.runs);
+    }
+    json.to_string()
+}
+
+fn events_json(events: &[(u8, RawEvent)]) -> Json {
+    Json::Array(
+        events
+            .iter()
+            .map(|(thread, e)| {
+                json!({
+                    "clock": e.clock,
+                    "thread": thread,
+                    "type_path": e.type_path,
+                    "method": e.method,
+                    "start": e.start,
+                })
+            })
+            .collect(),
+    )
+}
+
+// ---------------------------------------------------------------------------------------------
+// Running one test.
+
+/// How one call ended, when it did not return normally.
+enum Failure {
+    Panic {
+        message: String,
+        location: Option<String>,
+        clock: u64,
+    },
+    Setup(String),
+}
+
+/// What one thread (or the prefix) did.
+struct ThreadRun {
+    results: Vec<Option<String>>,
+    /// Index of the failing call and how it failed.
+    failure: Option<(u32, String, Failure)>,
+}
+
+fn guarded<R>(f: impl FnOnce() -> Result<R, CallError>) -> Result<R, Failure> {
+    LAST_PANIC.with(|p| p.borrow_mut().take());
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(value)) => Ok(value),
+        Ok(Err(CallError(message))) => Err(Failure::Setup(clip(message))),
+        Err(payload) => {
+            let (message, location, clock) = LAST_PANIC
+                .with(|p| p.borrow_mut().take())
+                .unwrap_or_else(|| (payload_text(payload.as_ref()), None, crate::now()));
+            // The payload may itself panic on drop; forget it rather than risk that.
+            std::mem::forget(payload);
+            Err(Failure::Panic {
+                message: clip(message),
+                location,
+                clock,
+            })
+        }
+    }
+}
+
+/// The instances and the prefix's results, ready for the suffixes.
+type Ready<T> = (Vec<Arc<T>>, Vec<Option<String>>);
+
+/// Builds the instances and runs the prefix, on the calling thread as role 2.
+fn setup<D: Driver>(
+    driver: &'static D,
+    test: &TestData,
+) -> Result<Ready<D::Instance>, Box<Answer>> {
+    set_role(2, 0);
+    let mut instances: Vec<Arc<D::Instance>> = Vec::new();
+    for (index, call) in test.instances.iter().enumerate() {
+        let built = guarded(|| {
+            driver.construct(
+                call,
+                &Cx {
+                    instances: &instances,
+                },
+            )
+        });
+        match built {
+            Ok(instance) => instances.push(instance),
+            Err(failure) => {
+                return Err(Box::new(setup_failure(
+                    None,
+                    index as u32,
+                    &call.method,
+                    failure,
+                )))
+            }
+        }
+    }
+    let mut prefix_results = Vec::with_capacity(test.prefix.len());
+    for (index, call) in test.prefix.iter().enumerate() {
+        match guarded(|| {
+            driver.invoke(
+                call,
+                &Cx {
+                    instances: &instances,
+                },
+            )
+        }) {
+            Ok(result) => prefix_results.push(result.map(clip)),
+            Err(failure) => {
+                let call_index = (test.instances.len() + index) as u32;
+                let mut answer = setup_failure(None, call_index, &call.method, failure);
+                answer.prefix_results = prefix_results;
+                return Err(Box::new(answer));
+            }
+        }
+    }
+    Ok((instances, prefix_results))
+}
+
+fn setup_failure(thread: Option<u8>, call: u32, method: &str, failure: Failure) -> Answer {
+    let mut answer = empty_answer(outcome_json(thread, call, method, &failure));
+    answer.events = drain_events();
+    answer
+}
+
+fn outcome_json(thread: Option<u8>, call: u32, method: &str, failure: &Failure) -> Json {
+    match failure {
+        Failure::Panic {
+            message, location, ..
+        } => json!({
+            "kind": "panicked",
+            "thread": thread,
+            "call": call,
+            "method": method,
+            "message": message,
+            "location": location,
+        }),
+        Failure::Setup(message) => json!({"kind": "setup_failed", "message": message}),
+    }
+}
+
+fn run_thread<D: Driver>(
+    driver: &'static D,
+    instances: &[Arc<D::Instance>],
+    calls: &[Call],
+) -> ThreadRun {
+    let mut results = Vec::with_capacity(calls.len());
+    for (index, call) in calls.iter().enumerate() {
+        match guarded(|| driver.invoke(call, &Cx { instances })) {
+            Ok(result) => results.push(result.map(clip)),
+            Err(failure) => {
+                results.resize(calls.len(), None);
+                return ThreadRun {
+                    results,
+                    failure: Some((index as u32, call.method.clone(), failure)),
+                };
+            }
+        }
+    }
+    ThreadRun {
+        results,
+        failure: None,
+    }
+}
+
+fn run_concurrent<D: Driver>(
+    driver: &'static D,
+    test: &Arc<TestData>,
+    seed: u64,
+    noise: [f64; 3],
+) -> Answer {
+    clear_events();
+    set_noise([0.0; 3]);
+    let (instances, prefix_results) = match setup(driver, test) {
+        Ok(ready) => ready,
+        Err(answer) => return *answer,
+    };
+    let instances = Arc::new(instances);
+    let slot: Arc<Mutex<Option<ThreadRun>>> = Arc::new(Mutex::new(None));
+    let job: Job = {
+        let (instances, test, slot) = (instances.clone(), test.clone(), slot.clone());
+        Box::new(move || {
+            set_role(1, seed);
+            let run = run_thread(driver, &instances, &test.threads[1]);
+            *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(run);
+            set_role(NO_ROLE, 0);
+        })
+    };
+    set_noise(noise);
+    set_role(0, seed);
+    let generation = launch(job);
+    let mine = run_thread(driver, &instances, &test.threads[0]);
+    set_role(NO_ROLE, 0);
+    wait_done(generation);
+    set_noise([0.0; 3]);
+    let theirs = slot
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .take()
+        .unwrap_or(ThreadRun {
+            results: vec![None; test.threads[1].len()],
+            failure: None,
+        });
+    let final_state = state_of(driver, &instances);
+    let runs = [mine, theirs];
+    let outcome = concurrent_outcome(&runs);
+    let [mine, theirs] = runs;
+    quietly(move || drop(instances));
+    Answer {
+        outcome,
+        events: drain_events(),
+        prefix_results,
+        results: [mine.results, theirs.results],
+        final_state,
+        runs: 1,
+    }
+}
+
+/// The first failure by clock; a call that could not be made wins over a panic.
+fn concurrent_outcome(runs: &[ThreadRun; 2]) -> Json {
+    let mut first: Option<(u8, &(u32, String, Failure))> = None;
+    for (thread, run) in runs.iter().enumerate() {
+        let Some(failure) = &run.failure else {
+            continue;
+        };
+        let earlier = match (&first, &failure.2) {
+            (None, _) => true,
+            (Some(_), Failure::Setup(_)) => true,
+            (
+                Some((_, (_, _, Failure::Panic { clock: a, .. }))),
+                Failure::Panic { clock: b, .. },
+            ) => b < a,
+            (Some(_), Failure::Panic { .. }) => false,
+        };
+        if earlier {
+            first = Some((thread as u8, failure));
+        }
+    }
+    match first {
+        None => json!({"kind": "passed"}),
+        Some((thread, (call, method, failure))) => {
+            outcome_json(Some(thread), *call, method, failure)
+        }
+    }
+}
+
+fn run_sequential<D: Driver>(driver: &'static D, test: &TestData, order: &[(u8, u32)]) -> Answer {
+    clear_events();
+    set_noise([0.0; 3]);
+    let (instances, prefix_results) = match setup(driver, test) {
+        Ok(ready) => ready,
+        Err(answer) => return *answer,
+    };
+    let mut results = [
+        vec![None; test.threads[0].len()],
+        vec![None; test.threads[1].len()],
+    ];
+    let mut outcome = json!({"kind": "passed"});
+    for &(thread, index) in order {
+        let Some(call) = test.threads[thread as usize].get(index as usize) else {
+            outcome = json!({"kind": "setup_failed",
+                "message": format!("thread {thread} has no call {index}")});
+            break;
+        };
+        set_role(thread, 0);
+        let result = guarded(|| {
+            driver.invoke(
+                call,
+                &Cx {
+                    instances: &instances,
+                },
+            )
+        });
+        set_role(NO_ROLE, 0);
+        match result {
+            Ok(result) => results[thread as usize][index as usize] = result.map(clip),
+            Err(failure) => {
+                outcome = outcome_json(Some(thread), index, &call.method, &failure);
+                break;
+            }
+        }
+    }
+    let final_state = state_of(driver, &instances);
+    quietly(move || drop(instances));
+    Answer {
+        outcome,
+        events: drain_events(),
+        prefix_results,
+        results,
+        final_state,
+        runs: 1,
+    }
+}
+
+/// `Debug` text of instance 0, clipped; `None` if it has none or formatting panics.
+fn state_of<D: Driver>(driver: &'static D, instances: &[Arc<D::Instance>]) -> Option<String> {
+    let first = instances.first()?;
+    catch_unwind(AssertUnwindSafe(|| driver.state(first)))
+        .ok()
+        .flatten()
+        .map(clip)
+}
+
+/// Runs `f`, ignoring a panic (a `Drop` impl that panics must not end the worker).
+fn quietly(f: impl FnOnce()) {
+    let _ = catch_unwind(AssertUnwindSafe(f));
+}
+
+/// Longest `Debug` text sent back, in bytes.
+const MAX_TEXT: usize = 2_000;
+
+/// `text` cut to [`MAX_TEXT`] bytes (at a character boundary), marked with `…` when cut.
+fn clip(mut text: String) -> String {
+    if text.len() > MAX_TEXT {
+        let mut end = MAX_TEXT;
+        while !text.is_char_boundary(end) {
+            end -= 1;
+        }
+        text.truncate(end);
+        text.push('…');
+    }
+    text
+}
+
+fn set_noise(p: [f64; 3]) {
+    for (slot, p) in NOISE.iter().zip(p) {
+        slot.store(p.to_bits(), Ordering::Relaxed);
+    }
+}
+
+fn clear_events() {
+    for buffer in &BUFFERS {
+        buffer.lock().unwrap_or_else(|p| p.into_inner()).clear();
+    }
+}
+
+fn drain_events() -> Vec<(u8, RawEvent)> {
+    let mut all = Vec::new();
+    for (role, buffer) in BUFFERS.iter().enumerate() {
+        let mut buffer = buffer.lock().unwrap_or_else(|p| p.into_inner());
+        all.extend(buffer.drain(..).map(|e| (role as u8, e)));
+    }
+    all.sort_by_key(|(_, e)| e.clock);
+    all
+}
+
+// ---------------------------------------------------------------------------------------------
+// The helper thread and the start protocol.
+
+type Job = Box<dyn FnOnce() + Send>;
+
+static GO: AtomicU64 = AtomicU64::new(0);
+static ACK: AtomicU64 = AtomicU64::new(0);
+static DONE: AtomicU64 = AtomicU64::new(0);
+static PARKED: AtomicBool = AtomicBool::new(false);
+static JOB: Mutex<Option<Job>> = Mutex::new(None);
+static HELPER: OnceLock<Thread> = OnceLock::new();
+
+/// Spin iterations before a waiting thread starts yielding. Short on purpose: a `pause` costs
+/// up to ~140 cycles, and while one thread spins the thread it waits for may be queued behind it
+/// on the same core (the starvation DESIGN.md warns about); yielding lets that thread run.
+const SPINS: u32 = 100;
+/// How long a waiting thread yields before it parks or sleeps.
+const YIELD_FOR: Duration = Duration::from_millis(2);
+
+fn start_helper() {
+    let handle = std::thread::Builder::new()
+        .name("covcon-thread-1".into())
+        // The main thread's usual size, so both suffixes have the same room before a stack
+        // overflow.
+        .stack_size(8 << 20)
+        .spawn(helper_loop)
+        .expect("cannot start the worker's helper thread");
+    let _ = HELPER.set(handle.thread().clone());
+}
+
+fn helper_loop() {
+    let mut seen = 0;
+    loop {
+        seen = wait_for_go(seen);
+        let job = JOB.lock().unwrap_or_else(|p| p.into_inner()).take();
+        ACK.store(seen, Ordering::SeqCst);
+        if let Some(job) = job {
+            job();
+        }
+        DONE.store(seen, Ordering::SeqCst);
+    }
+}
+
+fn wait_for_go(seen: u64) -> u64 {
+    let mut spins = 0u32;
+    let mut since: Option<Instant> = None;
+    loop {
+        let go = GO.load(Ordering::SeqCst);
+        if go != seen {
+            return go;
+        }
+        if spins < SPINS {
+            spins += 1;
+            std::hint::spin_loop();
+            continue;
+        }
+        let since = *since.get_or_insert_with(Instant::now);
+        if since.elapsed() < YIELD_FOR {
+            std::thread::yield_now();
+            continue;
+        }
+        PARKED.store(true, Ordering::SeqCst);
+        if GO.load(Ordering::SeqCst) == seen {
+            std::thread::park_timeout(Duration::from_millis(1));
+        }
+        PARKED.store(false, Ordering::SeqCst);
+    }
+}
+
+/// Hands thread 1's job to the helper and returns once the helper has taken it, so both
+/// suffixes start together.
+fn launch(job: Job) -> u64 {
+    *JOB.lock().unwrap_or_else(|p| p.into_inner()) = Some(job);
+    let generation = GO.fetch_add(1, Ordering::SeqCst) + 1;
+    if PARKED.load(Ordering::SeqCst) {
+        if let Some(helper) = HELPER.get() {
+            helper.unpark();
+        }
+    }
+    wait_until(&ACK, generation);
+    generation
+}
+
+fn wait_done(generation: u64) {
+    wait_until(&DONE, generation);
+}
+
+fn wait_until(flag: &AtomicU64, generation: u64) {
+    let mut spins = 0u32;
+    let mut since: Option<Instant> = None;
+    while flag.load(Ordering::SeqCst) < generation {
+        if spins < SPINS {
+            spins += 1;
+            std::hint::spin_loop();
+            continue;
+        }
+        let since = *since.get_or_insert_with(Instant::now);
+        if since.elapsed() < YIELD_FOR {
+            std::thread::yield_now();
+        } else {
+            std::thread::sleep(Duration::from_micros(50));
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The watchdog.
+
+/// Test id being run, plus one (0: idle).
+static RUNNING: AtomicU64 = AtomicU64::new(0);
+static STARTED_US: AtomicU64 = AtomicU64::new(0);
+static TIMEOUT_MS: AtomicU64 = AtomicU64::new(10_000);
+static EPOCH: OnceLock<Instant> = OnceLock::new();
+static OUT: OnceLock<Mutex<Box<dyn Write + Send>>> = OnceLock::new();
+
+fn epoch_us() -> u64 {
+    EPOCH.get_or_init(Instant::now).elapsed().as_micros() as u64
+}
+
+fn watch(test_id: u64, timeout_ms: u64) {
+    TIMEOUT_MS.store(timeout_ms.max(1), Ordering::SeqCst);
+    STARTED_US.store(epoch_us(), Ordering::SeqCst);
+    RUNNING.store(test_id + 1, Ordering::SeqCst);
+}
+
+fn unwatch() {
+    RUNNING.store(0, Ordering::SeqCst);
+}
+
+fn start_watchdog() {
+    epoch_us();
+    std::thread::Builder::new()
+        .name("covcon-watchdog".into())
+        .spawn(watchdog_loop)
+        .expect("cannot start the worker's watchdog");
+}
+
+fn watchdog_loop() {
+    loop {
+        let timeout_ms = TIMEOUT_MS.load(Ordering::SeqCst);
+        std::thread::sleep(Duration::from_millis((timeout_ms / 10).clamp(1, 20)));
+        let running = RUNNING.load(Ordering::SeqCst);
+        if running == 0 {
+            continue;
+        }
+        let started = STARTED_US.load(Ordering::SeqCst);
+        if epoch_us().saturating_sub(started) < timeout_ms * 1000 {
+            continue;
+        }
+        // Still the same run, and over its time: a deadlock (or an endless loop).
+        if RUNNING.load(Ordering::SeqCst) != running || STARTED_US.load(Ordering::SeqCst) != started
+        {
+            continue;
+        }
+        let events = peek_events();
+        let inside = [innermost(&events, 0), innermost(&events, 1)];
+        let text = json!({
+            "test_id": running - 1,
+            "outcome": {"kind": "deadlocked", "inside": inside},
+            "events": events_json(&events),
+            "elapsed_us": epoch_us().saturating_sub(started),
+        })
+        .to_string();
+        if let Some(out) = OUT.get() {
+            if let Ok(mut out) = out.try_lock() {
+                let _ = writeln!(out, "{text}");
+                let _ = out.flush();
+            }
+        }
+        hard_exit(3);
+    }
+}
+
+/// The events recorded so far, without waiting on a buffer a stuck thread might hold.
+fn peek_events() -> Vec<(u8, RawEvent)> {
+    let mut all = Vec::new();
+    for (role, buffer) in BUFFERS.iter().enumerate() {
+        if let Ok(buffer) = buffer.try_lock() {
+            all.extend(buffer.iter().map(|e| (role as u8, *e)));
+        }
+    }
+    all.sort_by_key(|(_, e)| e.clock);
+    all
+}
+
+/// The method `role` was in at the end of `events`, innermost first.
+fn innermost(events: &[(u8, RawEvent)], role: u8) -> Option<String> {
+    let mut stack = Vec::new();
+    for (r, e) in events {
+        if *r != role {
+            continue;
+        }
+        if e.start {
+            stack.push(e.method);
+        } else {
+            stack.pop();
+        }
+    }
+    stack.last().map(|m| m.to_string())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Process plumbing: the protocol's stdout, the panic hook, exiting.
+
+/// Keeps the real stdout for the protocol and points file descriptor 1 at stderr, so a
+/// `println!` in user code cannot corrupt an answer.
+fn take_stdout() -> &'static Mutex<Box<dyn Write + Send>> {
+    OUT.get_or_init(|| Mutex::new(protocol_output()))
+}
+
+#[cfg(unix)]
+fn protocol_output() -> Box<dyn Write + Send> {
+    use std::os::fd::FromRawFd;
+    extern "C" {
+        fn dup(fd: i32) -> i32;
+        fn dup2(from: i32, to: i32) -> i32;
+    }
+    let _ = std::io::stdout().flush();
+    // SAFETY: dup/dup2 on the process's own standard descriptors; the duplicate is owned by
+    // the File from here on and nothing else closes it.
+    unsafe {
+        let fd = dup(1);
+        if fd < 0 {
+            return Box::new(std::io::stdout());
+        }
+        dup2(2, 1);
+        Box::new(std::io::BufWriter::new(std::fs::File::from_raw_fd(fd)))
+    }
+}
+
+/// Keeps the real stdin for the protocol and points file descriptor 0 at `/dev/null`, so user
+/// code that reads stdin cannot swallow a request.
+#[cfg(unix)]
+fn protocol_input() -> Box<dyn BufRead> {
+    use std::os::fd::{AsRawFd, FromRawFd};
+    extern "C" {
+        fn dup(fd: i32) -> i32;
+        fn dup2(from: i32, to: i32) -> i32;
+    }
+    let null = std::fs::File::open("/dev/null");
+    // SAFETY: as in `protocol_output`; the duplicate is owned by the File from here on.
+    unsafe {
+        let fd = dup(0);
+        match (fd, null) {
+            (fd, Ok(null)) if fd >= 0 => {
+                dup2(null.as_raw_fd(), 0);
+                Box::new(std::io::BufReader::new(std::fs::File::from_raw_fd(fd)))
+            }
+            _ => Box::new(std::io::stdin().lock()),
+        }
+    }
+}
+
+#[cfg(not(unix))]
+fn protocol_input() -> Box<dyn BufRead> {
+    Box::new(std::io::stdin().lock())
+}
+
+#[cfg(not(unix))]
+fn protocol_output() -> Box<dyn Write + Send> {
+    Box::new(std::io::stdout())
+}
+
+fn write_line(out: &Mutex<Box<dyn Write + Send>>, text: &str) {
+    let mut out = out.lock().unwrap_or_else(|p| p.into_inner());
+    let ok = writeln!(out, "{text}").and_then(|()| out.flush());
+    if ok.is_err() {
+        // The parent went away: nobody to answer to.
+        hard_exit(0);
+    }
+}
+
+fn install_panic_hook() {
+    let verbose = std::env::var_os("COVCON_VERBOSE").is_some();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = payload_text(info.payload());
+        let location = info
+            .location()
+            .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
+        if crate::role() != NO_ROLE {
+            let clock = crate::now();
+            LAST_PANIC.with(|p| *p.borrow_mut() = Some((message, location, clock)));
+        } else if verbose {
+            eprintln!("covcon worker: panic outside a test thread: {message} at {location:?}");
+        }
+    }));
+}
+
+fn payload_text(payload: &(dyn std::any::Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "Box<dyn Any>".to_string()
+    }
+}
+
+/// Ends the process at once, without running destructors or `atexit` handlers that a stuck
+/// thread could block.
+fn hard_exit(code: i32) -> ! {
+    #[cfg(unix)]
+    {
+        extern "C" {
+            fn _exit(code: i32) -> !;
+        }
+        // SAFETY: `_exit` ends the process; no Rust state is observed afterwards.
+        unsafe { _exit(code) }
+    }
+    #[cfg(not(unix))]
+    std::process::exit(code)
+}

@@ -1,0 +1,196 @@
+//! A stand-in harness worker for the runner's tests: it speaks the worker protocol but runs no
+//! real code. What a call does is decided by its method name, so a test case is a script:
+//!
+//! - `ok…` passes; `racy` panics in concurrent runs only; `buggy` panics always;
+//! - `flaky` panics in every second concurrent run of this worker process;
+//! - `lock` deadlocks in a concurrent run when the other thread also calls `lock`;
+//! - `take` blocks unless a `put` ran before it (in a concurrent run it always blocks);
+//! - `abort` aborts the process; `abort_conc` aborts in concurrent runs only;
+//!   `exit` calls `process::exit(3)`; `hang` never answers;
+//! - a first constructor named `fail` makes the setup fail;
+//! - `hit` adds one to a counter and returns it; `lost` does too, except that two `lost`
+//!   calls at the same step of a concurrent run both return the same value (a lost update).
+//!   Other calls return `()`; the final state is the counter.
+//!
+//! Concurrent runs pair call i of thread 0 with call i of thread 1 in the event trace.
+
+use oracle::protocol::{Event, Noise, Outcome, Request, Response};
+use std::io::{BufRead, Write};
+
+fn main() {
+    let stdin = std::io::stdin();
+    let mut concurrent_runs = 0u64;
+    for line in stdin.lock().lines() {
+        let Ok(line) = line else { break };
+        let request: Request = match serde_json::from_str(&line) {
+            Ok(request) => request,
+            Err(e) => {
+                eprintln!("fake worker: bad request: {e}");
+                std::process::exit(2);
+            }
+        };
+        let response = match request {
+            Request::Ping => response(0, Outcome::Passed, Vec::new()),
+            Request::Concurrent { test, noise, .. } => {
+                concurrent_runs += 1;
+                concurrent(&test, noise, concurrent_runs)
+            }
+            Request::Sequential { test, order, .. } => sequential(&test, &order),
+        };
+        let deadlocked = matches!(response.outcome, Outcome::Deadlocked { .. });
+        let mut out = std::io::stdout().lock();
+        serde_json::to_writer(&mut out, &response).unwrap();
+        out.write_all(b"\n").unwrap();
+        out.flush().unwrap();
+        if deadlocked {
+            // As the real worker does after its watchdog fires.
+            std::process::exit(0);
+        }
+    }
+}
+
+fn concurrent(test: &generator::TestCase, _noise: Noise, run: u64) -> Response {
+    if let Some(setup) = setup_failure(test) {
+        return response(test.id, setup, Vec::new());
+    }
+    let mut events = Vec::new();
+    let mut clock = 0;
+    let mut event = |thread: u8, method: &str, start: bool| {
+        clock += 1;
+        events.push(Event {
+            clock,
+            thread,
+            type_path: test.type_path.clone(),
+            method: method.to_string(),
+            start,
+        });
+    };
+    let [a, b] = &test.threads;
+    let mut counter = 0u64;
+    let mut results: [Vec<Option<String>>; 2] = [Vec::new(), Vec::new()];
+    for i in 0..a.len().max(b.len()) {
+        let calls = [a.get(i), b.get(i)];
+        for (t, call) in calls.iter().enumerate() {
+            if let Some(call) = call {
+                event(t as u8, &call.method, true);
+            }
+        }
+        let names = calls.map(|c| c.map(|c| c.method.as_str()));
+        if names == [Some("lock"), Some("lock")] {
+            let inside = names.map(|n| n.map(str::to_string));
+            return response(test.id, Outcome::Deadlocked { inside }, events);
+        }
+        for (t, name) in names.iter().enumerate() {
+            let Some(name) = name else { continue };
+            let outcome = match *name {
+                "racy" | "buggy" => panic(t as u8, i as u32, name),
+                "flaky" if run & 1 == 0 => panic(t as u8, i as u32, name),
+                "take" => Outcome::Deadlocked {
+                    inside: [Some("take".into()), None],
+                },
+                _ => misbehave(name, true),
+            };
+            if outcome != Outcome::Passed {
+                return response(test.id, outcome, events);
+            }
+        }
+        let lost = names == [Some("lost"), Some("lost")];
+        if lost {
+            counter += 1;
+        }
+        for (t, name) in names.iter().enumerate() {
+            let Some(name) = name else { continue };
+            results[t].push(Some(match *name {
+                "lost" if lost => counter.to_string(),
+                "hit" | "lost" => {
+                    counter += 1;
+                    counter.to_string()
+                }
+                _ => "()".to_string(),
+            }));
+            event(t as u8, name, false);
+        }
+    }
+    let mut answer = response(test.id, Outcome::Passed, events);
+    answer.results = results;
+    answer.final_state = Some(format!("Counter {{ n: {counter} }}"));
+    answer
+}
+
+fn sequential(test: &generator::TestCase, order: &[(u8, u32)]) -> Response {
+    if let Some(setup) = setup_failure(test) {
+        return response(test.id, setup, Vec::new());
+    }
+    let mut put = false;
+    let mut counter = 0u64;
+    let [a, b] = &test.threads;
+    let mut results = [vec![None; a.len()], vec![None; b.len()]];
+    for &(t, i) in order {
+        let name = test.threads[t as usize][i as usize].method.as_str();
+        let outcome = match name {
+            "buggy" => panic(t, i, name),
+            "put" => {
+                put = true;
+                Outcome::Passed
+            }
+            "take" if !put => Outcome::Deadlocked {
+                inside: [Some("take".into()), None],
+            },
+            _ => misbehave(name, false),
+        };
+        if outcome != Outcome::Passed {
+            return response(test.id, outcome, Vec::new());
+        }
+        results[t as usize][i as usize] = Some(if name == "hit" || name == "lost" {
+            counter += 1;
+            counter.to_string()
+        } else {
+            "()".to_string()
+        });
+    }
+    let mut answer = response(test.id, Outcome::Passed, Vec::new());
+    answer.results = results;
+    answer.final_state = Some(format!("Counter {{ n: {counter} }}"));
+    answer
+}
+
+/// The behaviours that do not depend on the other thread.
+fn misbehave(name: &str, concurrent: bool) -> Outcome {
+    match name {
+        "abort" => std::process::abort(),
+        "abort_conc" if concurrent => std::process::abort(),
+        "exit" => std::process::exit(3),
+        "hang" => loop {
+            std::thread::sleep(std::time::Duration::from_secs(3600));
+        },
+        _ => Outcome::Passed,
+    }
+}
+
+fn setup_failure(test: &generator::TestCase) -> Option<Outcome> {
+    (test.instances.first()?.method == "fail").then(|| Outcome::SetupFailed {
+        message: "constructor returned Err".into(),
+    })
+}
+
+fn panic(thread: u8, call: u32, method: &str) -> Outcome {
+    Outcome::Panicked {
+        thread: Some(thread),
+        call,
+        method: method.to_string(),
+        message: format!("{method} went wrong"),
+        location: Some("src/lib.rs:7:9".into()),
+    }
+}
+
+fn response(test_id: u64, outcome: Outcome, events: Vec<Event>) -> Response {
+    Response {
+        test_id,
+        outcome,
+        events,
+        prefix_results: Vec::new(),
+        results: [Vec::new(), Vec::new()],
+        final_state: None,
+        elapsed_us: 1,
+    }
+}

@@ -1,0 +1,139 @@
+//! How the oracle is configured ([`OracleConfig`]) and how it fails ([`OracleError`]).
+//!
+//! The CLI converts its arguments once into an [`OracleConfig`] and passes it down; every
+//! other module of the oracle reads its settings from here.
+
+use crate::protocol::Noise;
+use crate::results::ResultsConfig;
+use generator::ShrinkConfig;
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// Settings for preparing the harness and running tests.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OracleConfig {
+    /// Where everything covcon writes goes: `<target>/covcon`.
+    pub out_dir: PathBuf,
+    /// Root of the user's workspace (the tree that is copied, never written).
+    pub workspace_root: PathBuf,
+    /// Number of harness worker processes, at least 1.
+    pub jobs: usize,
+    /// How long one concurrent or sequential run may take before it counts as a deadlock.
+    pub test_timeout: Duration,
+    /// Extra arguments passed to `cargo build` of the harness (`--features x`, `--offline`,
+    /// `--locked`).
+    pub cargo_args: Vec<String>,
+    /// How many times a violation is re-run to confirm it (0 disables confirmation).
+    pub confirm_runs: u32,
+    /// How much schedule noise concurrent runs get at split points.
+    pub noise: NoiseLevel,
+    /// Echo cargo's output and worker stderr.
+    pub verbose: bool,
+    /// Also judge passing runs by their results (the results oracle,
+    /// `docs/results-oracle.md`); `None` judges panics, deadlocks and crashes only.
+    pub results: Option<ResultsConfig>,
+    /// Shrink each new violation to a smaller test that still shows it before writing its
+    /// files; `None` keeps the test as found.
+    pub shrink: Option<ShrinkConfig>,
+}
+
+impl OracleConfig {
+    /// Defaults for a workspace whose target directory is `<workspace_root>/target`.
+    pub fn new(workspace_root: impl Into<PathBuf>) -> OracleConfig {
+        let workspace_root = workspace_root.into();
+        OracleConfig {
+            out_dir: workspace_root.join("target").join("covcon"),
+            workspace_root,
+            jobs: default_jobs(),
+            test_timeout: Duration::from_secs(1),
+            cargo_args: Vec::new(),
+            confirm_runs: 20,
+            noise: NoiseLevel::Low,
+            verbose: false,
+            results: None,
+            shrink: None,
+        }
+    }
+}
+
+/// Half the available cores, at least one.
+pub fn default_jobs() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    (cores / 2).max(1)
+}
+
+/// How much ConTest-style noise a concurrent run gets at each schedule point.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum NoiseLevel {
+    /// No perturbation: schedule points do nothing.
+    None,
+    /// Occasional yields and short spins.
+    #[default]
+    Low,
+    /// Frequent yields, spins and short sleeps.
+    High,
+}
+
+impl NoiseLevel {
+    /// The noise for one run with the given seed.
+    pub fn noise(self, seed: u64) -> Noise {
+        let (yield_p, spin_p, sleep_p) = match self {
+            NoiseLevel::None => return Noise::none(),
+            NoiseLevel::Low => (0.10, 0.10, 0.01),
+            NoiseLevel::High => (0.25, 0.25, 0.10),
+        };
+        Noise {
+            seed,
+            yield_p,
+            spin_p,
+            sleep_p,
+        }
+    }
+}
+
+impl std::str::FromStr for NoiseLevel {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<NoiseLevel, String> {
+        match s {
+            "none" => Ok(NoiseLevel::None),
+            "low" => Ok(NoiseLevel::Low),
+            "high" => Ok(NoiseLevel::High),
+            _ => Err(format!(
+                "unknown noise level `{s}` (expected none, low or high)"
+            )),
+        }
+    }
+}
+
+/// Why the oracle could not do its job at all. Problems with single types or methods are
+/// diagnostics, not errors.
+#[derive(Debug, thiserror::Error)]
+pub enum OracleError {
+    /// Reading or writing a file or directory failed.
+    #[error("{context}: {source}")]
+    Io {
+        context: String,
+        #[source]
+        source: std::io::Error,
+    },
+    /// `cargo build` of the harness failed for reasons other than single calls not compiling.
+    #[error("building the harness failed: {message}")]
+    Build { message: String },
+    /// A harness worker could not be started or talked to.
+    #[error("harness worker: {message}")]
+    Worker { message: String },
+    /// The model or a test case does not fit the prepared harness.
+    #[error("{message}")]
+    Invalid { message: String },
+}
+
+impl OracleError {
+    /// An I/O error with what was being done when it happened.
+    pub fn io(context: impl Into<String>, source: std::io::Error) -> OracleError {
+        OracleError::Io {
+            context: context.into(),
+            source,
+        }
+    }
+}

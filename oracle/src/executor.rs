@@ -1,0 +1,723 @@
+//! [`OracleExecutor`]: runs the generator's test cases on the pool of harness workers (in
+//! chunks, pipelined), reports the concurrent method pairs each run covered, judges failing
+//! runs against their linearizations (and, with [`OracleConfig::results`], passing runs by
+//! their results), confirms each new violation by re-running it, shrinks it when
+//! [`OracleConfig::shrink`] is set, and writes it to `<out>/violations/N.json` (the test case,
+//! which `cargo covcon replay` runs again) and `N.rs` (a standalone reproducer). [`replay`]
+//! runs one saved test case again.
+//!
+//! Protocol expectations (for the runtime): a sequential run reports a panic with the
+//! `thread` and `call` of the failing call as numbered in the test's threads, not in
+//! execution order; a worker answers `Ping` with test id 0, answers requests in the order it
+//! reads them, and exits at end of input.
+
+use crate::config::{OracleConfig, OracleError};
+use crate::harness::{Harness, PreparedType};
+use crate::pool::{Pool, WorkerCommand};
+use crate::protocol::{Outcome, Request, Response};
+use crate::reproducer::render_reproducer;
+use crate::results::{check_results, ResultsVerdict, ResultsViolation, SequentialOutcomes};
+use crate::trace;
+use crate::verdict::{self, Failure, Order};
+use analysis::{Model, TypeModel};
+use generator::{Execution, Executor, TestCase};
+use serde::Serialize;
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::Mutex;
+
+/// A confirmed thread-safety violation: a concurrent failure that no linearization repeats.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Violation {
+    pub kind: ViolationKind,
+    pub type_path: String,
+    /// The two methods involved, sorted: for a panic the failing method and the one the
+    /// other thread was running, for a deadlock the methods both threads were blocked in,
+    /// otherwise the pair the test was built for.
+    pub methods: [String; 2],
+    /// The panic message, or a description of the deadlock or crash.
+    pub message: String,
+    /// Where the panic happened (`src/lib.rs:12:9`), for a panic.
+    pub location: Option<String>,
+    /// The concurrent run that showed it.
+    pub test: TestCase,
+    /// How that run ended, with each call's result.
+    pub response: Response,
+    /// Linearizations run sequentially, none of which failed the same way.
+    pub linearizations: u32,
+    /// The standalone `#[test]` reproducing it (`<out>/violations/N.rs`).
+    pub reproducer: PathBuf,
+    /// The test case as JSON (`<out>/violations/N.json`), for `cargo covcon replay`.
+    pub json: PathBuf,
+    /// (re-runs that failed the same way, re-runs made) when it was confirmed; shared by all
+    /// violations with the same key, which are confirmed and written once.
+    pub confirmed: (u32, u32),
+    /// For a wrong result: the closest linearization and where its results differ.
+    pub results: Option<ResultsViolation>,
+    /// A smaller test that still shows the violation, when shrinking is on and found one; the
+    /// files are written from it.
+    pub shrunk: Option<TestCase>,
+}
+
+/// How a violation showed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ViolationKind {
+    Panic,
+    Deadlock,
+    Crash,
+    /// A run that passed with results no linearization gives (the results oracle).
+    WrongResult,
+}
+
+impl std::fmt::Display for ViolationKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            ViolationKind::Panic => "panic",
+            ViolationKind::Deadlock => "deadlock",
+            ViolationKind::Crash => "crash",
+            ViolationKind::WrongResult => "wrong_result",
+        })
+    }
+}
+
+/// Counts over everything an executor has run so far.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct RunStats {
+    /// Concurrent test runs requested by the generator.
+    pub tests: u64,
+    /// Of those, runs that panicked in a suffix, deadlocked or crashed.
+    pub failed: u64,
+    /// Failed runs a linearization repeated (ordinary bugs, expected blocking).
+    pub explained: u64,
+    /// Failed runs judged violations (duplicates of a known violation included).
+    pub violations: u64,
+    /// Runs whose constructors or prefix failed, so nothing concurrent was tested.
+    pub setup_failures: u64,
+    /// Sequential runs made for verdicts, concurrent re-runs made to confirm violations, and
+    /// concurrent runs of candidates while shrinking them.
+    pub sequential_runs: u64,
+    pub confirm_runs: u64,
+    pub shrink_runs: u64,
+    /// Worker processes started, replacements of crashed or deadlocked ones included.
+    pub workers_started: u64,
+}
+
+/// The oracle as the generator's [`Executor`].
+pub struct OracleExecutor {
+    pool: Pool,
+    config: OracleConfig,
+    types: HashMap<String, TypeModel>,
+    /// How the harness instantiated each type (empty for a stand-in worker).
+    prepared: Vec<PreparedType>,
+    /// Where the instrumented copy is, to turn panic locations into the user's paths.
+    copy_root: PathBuf,
+    violations_dir: PathBuf,
+    /// Violations already confirmed and written, by key.
+    known: Mutex<HashMap<String, Recorded>>,
+    next_number: AtomicU32,
+    stats: Stats,
+}
+
+impl OracleExecutor {
+    /// Starts `config.jobs` workers of a prepared harness.
+    pub fn new(
+        harness: &Harness,
+        config: &OracleConfig,
+        model: &Model,
+    ) -> Result<OracleExecutor, OracleError> {
+        let mut executor = OracleExecutor::with_worker(&harness.binary, config, model)?;
+        executor.prepared = harness.types.clone();
+        executor.copy_root = harness.copy_root.clone();
+        Ok(executor)
+    }
+
+    /// Starts `config.jobs` workers from `program`: a harness binary, or any stand-in that
+    /// speaks the worker protocol (`oracle::protocol`) on stdin/stdout.
+    pub fn with_worker(
+        program: &Path,
+        config: &OracleConfig,
+        model: &Model,
+    ) -> Result<OracleExecutor, OracleError> {
+        OracleExecutor::start(worker_command(program, config), config, model)
+    }
+
+    pub(crate) fn start(
+        command: WorkerCommand,
+        config: &OracleConfig,
+        model: &Model,
+    ) -> Result<OracleExecutor, OracleError> {
+        let pool = Pool::start(command, config.jobs)?;
+        let violations_dir = config.out_dir.join("violations");
+        std::fs::create_dir_all(&violations_dir)
+            .map_err(|e| OracleError::io(format!("creating {}", violations_dir.display()), e))?;
+        let next_number = AtomicU32::new(highest_number(&violations_dir) + 1);
+        Ok(OracleExecutor {
+            pool,
+            config: config.clone(),
+            types: model
+                .types
+                .iter()
+                .map(|t| (t.path.clone(), t.clone()))
+                .collect(),
+            prepared: Vec::new(),
+            copy_root: config.out_dir.join("copy"),
+            violations_dir,
+            known: Mutex::new(HashMap::new()),
+            next_number,
+            stats: Stats::default(),
+        })
+    }
+
+    /// What has been run so far.
+    pub fn stats(&self) -> RunStats {
+        let s = &self.stats;
+        let get = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        RunStats {
+            tests: get(&s.tests),
+            failed: get(&s.failed),
+            explained: get(&s.explained),
+            violations: get(&s.violations),
+            setup_failures: get(&s.setup_failures),
+            sequential_runs: get(&s.sequential_runs),
+            confirm_runs: get(&s.confirm_runs),
+            shrink_runs: get(&s.shrink_runs),
+            workers_started: self.pool.spawned(),
+        }
+    }
+
+    /// Number of worker processes running tests in parallel.
+    pub fn jobs(&self) -> usize {
+        self.pool.jobs()
+    }
+
+    /// Runs a chunk of tests on the calling pool thread's worker, their concurrent runs
+    /// pipelined, then judges the failing ones.
+    fn run_chunk(&self, tests: &[TestCase]) -> Vec<Execution<Violation>> {
+        let requests: Vec<Request> = tests.iter().map(|t| self.concurrent_request(t)).collect();
+        let responses = self.pool.request_all(&requests);
+        tests
+            .iter()
+            .zip(responses)
+            .map(|(test, response)| self.conclude(test, response))
+            .collect()
+    }
+
+    /// The coverage of one concurrent run, and the violation it shows, if any.
+    fn conclude(&self, test: &TestCase, response: Response) -> Execution<Violation> {
+        let count = |counter: &AtomicU64| counter.fetch_add(1, Ordering::Relaxed);
+        count(&self.stats.tests);
+        let covered = trace::covered_pairs(&response.events, &test.type_path);
+        let failed = Failure::of(&response.outcome).is_some();
+        if !failed && response.outcome != Outcome::Passed {
+            count(&self.stats.setup_failures);
+        }
+        let mut outcomes = SequentialOutcomes::new();
+        let violation = self
+            .violation_in(test, response, &mut outcomes)
+            .and_then(|violation| self.record(violation, &mut outcomes));
+        match (&violation, failed) {
+            (Some(_), _) => count(&self.stats.violations),
+            (None, true) => count(&self.stats.explained),
+            (None, false) => 0,
+        };
+        if failed {
+            count(&self.stats.failed);
+        }
+        Execution {
+            test_id: test.id,
+            covered,
+            violation,
+        }
+    }
+
+    /// The violation a run of `test` shows, judged but not yet confirmed or written: a
+    /// failure no linearization repeats, or (with the results oracle on) a passing run whose
+    /// results no linearization gives. `outcomes` keeps the sequential runs of `test`.
+    fn violation_in(
+        &self,
+        test: &TestCase,
+        response: Response,
+        outcomes: &mut SequentialOutcomes,
+    ) -> Option<Violation> {
+        if let Some(failure) = Failure::of(&response.outcome) {
+            let verdict =
+                verdict::judge(test, &failure, |order| self.sequential(test, order).outcome);
+            if !verdict.violation {
+                return None;
+            }
+            let mut violation = describe(test, &failure, response, verdict.tried);
+            violation.location = violation.location.map(|l| self.user_location(l));
+            return Some(violation);
+        }
+        if response.outcome != Outcome::Passed {
+            return None;
+        }
+        let config = self.config.results.as_ref()?;
+        let check = check_results(test, &response, outcomes, config, |order| {
+            self.sequential(test, order)
+        });
+        let ResultsVerdict::Violation(results) = check.verdict else {
+            return None;
+        };
+        Some(describe_results(
+            test,
+            response,
+            results,
+            check.linearizations,
+        ))
+    }
+
+    /// Confirms, shrinks and writes a violation not seen before; one already known gets the
+    /// files and confirmation of the first. A wrong result the confirmation runs explain away
+    /// is dropped.
+    fn record(
+        &self,
+        mut violation: Violation,
+        outcomes: &mut SequentialOutcomes,
+    ) -> Option<Violation> {
+        let key = self.violation_key(&violation);
+        if let Some(recorded) = lock(&self.known).get(&key) {
+            recorded.fill(&mut violation);
+            return Some(violation);
+        }
+        violation.confirmed = self.confirm(&violation, outcomes, self.config.confirm_runs);
+        if violation.kind == ViolationKind::WrongResult && !self.still_wrong(&violation, outcomes) {
+            return None;
+        }
+        if let Some(config) = &self.config.shrink {
+            let shrunk = generator::shrink(&violation.test, config, &mut |candidate: &TestCase| {
+                self.stats.shrink_runs.fetch_add(1, Ordering::Relaxed);
+                let response = self.pool.request(&self.concurrent_request(candidate));
+                let mut outcomes = SequentialOutcomes::new();
+                self.violation_in(candidate, response, &mut outcomes)
+                    .is_some_and(|found| self.violation_key(&found) == key)
+            });
+            if shrunk.shrunk != violation.test {
+                violation.shrunk = Some(shrunk.shrunk);
+            }
+        }
+        let mut known = lock(&self.known);
+        if let Some(recorded) = known.get(&key) {
+            // Another pool thread recorded the same bug meanwhile.
+            recorded.fill(&mut violation);
+            return Some(violation);
+        }
+        let recorded = self.write(&violation);
+        recorded.fill(&mut violation);
+        known.insert(key, recorded);
+        Some(violation)
+    }
+
+    /// Whether the first run of a wrong result is still one after the confirmation runs: they
+    /// add sequential runs of the same calls, which show more of what varies from run to run
+    /// (a `HashMap`'s order, a random id) and is then left out of the comparison.
+    fn still_wrong(&self, violation: &Violation, outcomes: &mut SequentialOutcomes) -> bool {
+        let Some(config) = &self.config.results else {
+            return false;
+        };
+        let test = &violation.test;
+        let check = check_results(test, &violation.response, outcomes, config, |order| {
+            self.sequential(test, order)
+        });
+        matches!(check.verdict, ResultsVerdict::Violation(_))
+    }
+
+    /// Re-runs the violation's test concurrently up to `runs` times and counts the runs that
+    /// show it again: the same failure, or for a wrong result, results no linearization gives
+    /// (judged with the sequential runs already made). Stops at the first repeated deadlock or
+    /// crash, which cost a worker each. Answers (repeats, runs made).
+    fn confirm(
+        &self,
+        violation: &Violation,
+        outcomes: &mut SequentialOutcomes,
+        runs: u32,
+    ) -> (u32, u32) {
+        let test = &violation.test;
+        let failure = Failure::of(&violation.response.outcome);
+        let mut repeats = 0;
+        for run in 1..=runs {
+            self.stats.confirm_runs.fetch_add(1, Ordering::Relaxed);
+            let response = self.pool.request(&self.concurrent_request(test));
+            let repeated = match (&failure, &self.config.results) {
+                (Some(failure), _) => failure.is_repeated_by(&response.outcome),
+                (None, Some(config)) if response.outcome == Outcome::Passed => {
+                    let check = check_results(test, &response, outcomes, config, |order| {
+                        self.sequential(test, order)
+                    });
+                    matches!(check.verdict, ResultsVerdict::Violation(_))
+                }
+                (None, _) => false,
+            };
+            if repeated {
+                repeats += 1;
+                if matches!(
+                    failure,
+                    Some(Failure::Deadlock { .. } | Failure::Crash { .. })
+                ) {
+                    return (repeats, run);
+                }
+            }
+        }
+        (repeats, runs)
+    }
+
+    /// A panic location in the instrumented copy, made relative to the workspace root (the
+    /// copy keeps every line where it was).
+    fn user_location(&self, location: String) -> String {
+        match Path::new(&location).strip_prefix(&self.copy_root) {
+            Ok(relative) => relative.display().to_string(),
+            Err(_) => location,
+        }
+    }
+
+    fn concurrent_request(&self, test: &TestCase) -> Request {
+        Request::Concurrent {
+            test: test.clone(),
+            noise: self.config.noise.noise(test.noise_seed),
+            timeout_ms: timeout_ms(&self.config),
+        }
+    }
+
+    fn sequential(&self, test: &TestCase, order: &[(u8, u32)]) -> Response {
+        self.stats.sequential_runs.fetch_add(1, Ordering::Relaxed);
+        self.pool.request(&Request::Sequential {
+            test: test.clone(),
+            order: order.to_vec(),
+            timeout_ms: timeout_ms(&self.config),
+        })
+    }
+
+    /// Writes `N.json` and `N.rs` for a new violation. A write failure is reported in the
+    /// paths' place (the campaign goes on; the violation is still returned).
+    fn write(&self, violation: &Violation) -> Recorded {
+        let number = self.next_number.fetch_add(1, Ordering::Relaxed);
+        let json = self.violations_dir.join(format!("{number}.json"));
+        let reproducer = self.violations_dir.join(format!("{number}.rs"));
+        let test = violation.shrunk.as_ref().unwrap_or(&violation.test);
+        let test_json = serde_json::to_string_pretty(test).expect("test cases always serialise");
+        let source = self.reproducer_source(violation);
+        for (path, text) in [(&json, test_json), (&reproducer, source)] {
+            if let Err(e) = std::fs::write(path, text) {
+                eprintln!("covcon: cannot write {}: {e}", path.display());
+            }
+        }
+        Recorded {
+            json,
+            reproducer,
+            confirmed: violation.confirmed,
+        }
+    }
+
+    fn reproducer_source(&self, violation: &Violation) -> String {
+        match self.types.get(&violation.type_path) {
+            Some(ty) => {
+                let prepared = self.prepared.iter().find(|p| p.path == ty.path);
+                let test = violation.shrunk.as_ref().unwrap_or(&violation.test);
+                render_reproducer(ty, test, prepared, &headline(violation))
+            }
+            None => format!(
+                "// covcon: type `{}` is not in the model; the test case is in the .json file.\n",
+                violation.type_path
+            ),
+        }
+    }
+}
+
+impl Executor for OracleExecutor {
+    type Violation = Violation;
+
+    fn execute(&mut self, tests: &[TestCase]) -> Vec<Execution<Violation>> {
+        let chunks: Vec<&[TestCase]> = tests.chunks(chunk_size(tests.len(), self.jobs())).collect();
+        self.pool
+            .map(&chunks, |chunk| self.run_chunk(chunk))
+            .into_iter()
+            .flatten()
+            .collect()
+    }
+
+    fn violation_key(&self, violation: &Violation) -> String {
+        let [a, b] = &violation.methods;
+        format!("{}::{{{a}, {b}}} {}", violation.type_path, violation.kind)
+    }
+}
+
+/// What replaying a saved test case showed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ReplayResult {
+    /// Concurrent runs made.
+    pub runs: u32,
+    /// Runs that failed the way the first failing one did.
+    pub failures: u32,
+    /// How the first failing run ended (`Passed` when none failed).
+    pub outcome: Outcome,
+    /// Set when the failure is a thread-safety violation.
+    pub violation: Option<ViolationKind>,
+    /// The linearization that failed the same way, when the failure is not a violation.
+    pub explained_by: Option<Order>,
+    /// Sequential runs made for the verdict.
+    pub linearizations: u32,
+}
+
+/// Runs a saved test case again: concurrently up to `config.confirm_runs` times (at least
+/// once) until it fails, then the remaining runs count how often the failure repeats, and the
+/// failure is judged against its linearizations.
+pub fn replay(
+    harness: &Harness,
+    config: &OracleConfig,
+    test: &TestCase,
+) -> Result<ReplayResult, OracleError> {
+    replay_with_worker(&harness.binary, config, test)
+}
+
+/// [`replay`] on workers started from `program` (see [`OracleExecutor::with_worker`]).
+pub fn replay_with_worker(
+    program: &Path,
+    config: &OracleConfig,
+    test: &TestCase,
+) -> Result<ReplayResult, OracleError> {
+    let model = Model::default();
+    let config = OracleConfig {
+        jobs: 1,
+        ..config.clone()
+    };
+    let executor = OracleExecutor::start(worker_command(program, &config), &config, &model)?;
+    Ok(executor.replay(test))
+}
+
+impl OracleExecutor {
+    pub(crate) fn replay(&self, test: &TestCase) -> ReplayResult {
+        let runs = self.config.confirm_runs.max(1);
+        let mut result = ReplayResult {
+            runs: 0,
+            failures: 0,
+            outcome: Outcome::Passed,
+            violation: None,
+            explained_by: None,
+            linearizations: 0,
+        };
+        let mut outcomes = SequentialOutcomes::new();
+        for run in 1..=runs {
+            let response = self.pool.request(&self.concurrent_request(test));
+            result.runs = run;
+            let outcome = response.outcome.clone();
+            let Some(failure) = Failure::of(&outcome) else {
+                if outcome != Outcome::Passed {
+                    // The setup or prefix failed: nothing concurrent to judge.
+                    result.outcome = outcome;
+                    return result;
+                }
+                // With the results oracle on, a passing run may still be a violation.
+                if let Some(violation) = self.violation_in(test, response, &mut outcomes) {
+                    let (repeats, more) = self.confirm(&violation, &mut outcomes, runs - run);
+                    result.runs += more;
+                    result.failures = 1 + repeats;
+                    result.violation = Some(violation.kind);
+                    result.linearizations = violation.linearizations;
+                    return result;
+                }
+                continue;
+            };
+            let found = describe(test, &failure, response, 0);
+            let (repeats, more) = self.confirm(&found, &mut outcomes, runs - run);
+            result.runs += more;
+            result.failures = 1 + repeats;
+            result.outcome = outcome;
+            let verdict =
+                verdict::judge(test, &failure, |order| self.sequential(test, order).outcome);
+            result.linearizations = verdict.tried;
+            result.violation = verdict.violation.then(|| kind_of(&failure));
+            result.explained_by = verdict.explained_by.map(|(order, _)| order);
+            return result;
+        }
+        result
+    }
+}
+
+/// The worker command for a harness binary: no arguments, `COVCON_VERBOSE` when verbose.
+fn worker_command(program: &Path, config: &OracleConfig) -> WorkerCommand {
+    let mut env = Vec::new();
+    if config.verbose {
+        env.push(("COVCON_VERBOSE".to_string(), "1".to_string()));
+    }
+    WorkerCommand {
+        program: program.to_path_buf(),
+        args: Vec::new(),
+        env,
+        verbose: config.verbose,
+    }
+}
+
+/// Tests per chunk: about four chunks per worker, so a chunk slowed by a failure to judge
+/// does not hold the batch up, and at most 64, so a chunk's answers come back in good time.
+fn chunk_size(tests: usize, jobs: usize) -> usize {
+    tests.div_ceil(jobs.max(1) * 4).clamp(1, 64)
+}
+
+fn timeout_ms(config: &OracleConfig) -> u64 {
+    (config.test_timeout.as_millis() as u64).max(1)
+}
+
+fn kind_of(failure: &Failure) -> ViolationKind {
+    match failure {
+        Failure::Panic { .. } => ViolationKind::Panic,
+        Failure::Deadlock { .. } => ViolationKind::Deadlock,
+        Failure::Crash { .. } => ViolationKind::Crash,
+    }
+}
+
+/// The violation a failing run shows, before it is confirmed and written.
+fn describe(test: &TestCase, failure: &Failure, response: Response, tried: u32) -> Violation {
+    let other_of_pair = |method: &str| {
+        if test.pair[0] == method {
+            test.pair[1].clone()
+        } else {
+            test.pair[0].clone()
+        }
+    };
+    let (methods, message, location) = match failure {
+        Failure::Panic {
+            thread,
+            method,
+            message,
+            location,
+            ..
+        } => {
+            let partner =
+                trace::concurrent_partner(&response.events, &test.type_path, *thread, method)
+                    .unwrap_or_else(|| other_of_pair(method));
+            ([method.clone(), partner], message.clone(), location.clone())
+        }
+        Failure::Deadlock { inside } => {
+            let methods = match inside {
+                [Some(a), Some(b)] => [a.clone(), b.clone()],
+                [Some(a), None] | [None, Some(a)] => [a.clone(), other_of_pair(a)],
+                [None, None] => test.pair.clone(),
+            };
+            let message = format!(
+                "deadlock: thread 0 blocked in {}, thread 1 blocked in {}",
+                inside[0].as_deref().unwrap_or("(no instrumented method)"),
+                inside[1].as_deref().unwrap_or("(no instrumented method)"),
+            );
+            (methods, message, None)
+        }
+        Failure::Crash { message } => (test.pair.clone(), message.clone(), None),
+    };
+    let mut methods = methods;
+    methods.sort();
+    Violation {
+        kind: kind_of(failure),
+        type_path: test.type_path.clone(),
+        methods,
+        message,
+        location,
+        test: test.clone(),
+        response,
+        linearizations: tried,
+        reproducer: PathBuf::new(),
+        json: PathBuf::new(),
+        confirmed: (0, 0),
+        results: None,
+        shrunk: None,
+    }
+}
+
+/// The violation a passing run with wrong results shows, before it is confirmed and written.
+fn describe_results(
+    test: &TestCase,
+    response: Response,
+    results: ResultsViolation,
+    linearizations: u32,
+) -> Violation {
+    let mut methods = test.pair.clone();
+    methods.sort();
+    Violation {
+        kind: ViolationKind::WrongResult,
+        type_path: test.type_path.clone(),
+        methods,
+        message: format!("results no linearization gives: {results}"),
+        location: None,
+        test: test.clone(),
+        response,
+        linearizations,
+        reproducer: PathBuf::new(),
+        json: PathBuf::new(),
+        confirmed: (0, 0),
+        results: Some(results),
+        shrunk: None,
+    }
+}
+
+/// Files and confirmation of a violation already written.
+#[derive(Debug, Clone)]
+struct Recorded {
+    json: PathBuf,
+    reproducer: PathBuf,
+    confirmed: (u32, u32),
+}
+
+impl Recorded {
+    fn fill(&self, violation: &mut Violation) {
+        violation.json = self.json.clone();
+        violation.reproducer = self.reproducer.clone();
+        violation.confirmed = self.confirmed;
+    }
+}
+
+#[derive(Default)]
+struct Stats {
+    tests: AtomicU64,
+    failed: AtomicU64,
+    explained: AtomicU64,
+    violations: AtomicU64,
+    setup_failures: AtomicU64,
+    sequential_runs: AtomicU64,
+    confirm_runs: AtomicU64,
+    shrink_runs: AtomicU64,
+}
+
+/// The highest N of an `N.json` already in `dir` (0 if none), so numbering carries on
+/// across campaigns instead of overwriting earlier findings.
+fn highest_number(dir: &Path) -> u32 {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
+    entries
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            name.strip_suffix(".json")?.parse::<u32>().ok()
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// What went wrong, in one line, for the reproducer's doc comment.
+fn headline(violation: &Violation) -> String {
+    let at = violation
+        .location
+        .as_deref()
+        .map(|l| format!(" at {l}"))
+        .unwrap_or_default();
+    match violation.kind {
+        ViolationKind::Panic => format!("panic {:?}{at}", violation.message),
+        ViolationKind::Deadlock | ViolationKind::Crash => violation.message.clone(),
+        ViolationKind::WrongResult => match &violation.results {
+            Some(results) => match results.differences.first() {
+                Some(d) => format!(
+                    "wrong result: {}: observed {}, expected {}",
+                    d.place, d.observed, d.expected
+                ),
+                None => "wrong result".to_string(),
+            },
+            None => "wrong result".to_string(),
+        },
+    }
+}

@@ -1,0 +1,1006 @@
+//! [`prepare`]: from a [`Model`] to a built harness binary. Copies and instruments the
+//! workspace (`copy.rs`), writes the runtime and the generated harness (`codegen.rs`), builds
+//! it (`build.rs`) and, when a generated call does not compile, drops that constructor or
+//! method (or tries the type's next generic instantiation) and builds again.
+//!
+//! A build is skipped when nothing that goes into it changed: the key of the last successful
+//! preparation is kept in `<out>/harness/covcon-plan.json` together with what it dropped.
+
+use crate::build::{self, CompileError};
+use crate::codegen::{self, Target, TypePlan};
+use crate::copy::{self, Insertion};
+use crate::{OracleConfig, OracleError};
+use analysis::{Diagnostic, Model, ParamKind, Severity, Span, TypeModel};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, BTreeSet};
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// A built harness, ready for workers.
+#[derive(Debug, Clone)]
+pub struct Harness {
+    /// The worker executable.
+    pub binary: PathBuf,
+    /// Wall time of the preparation's builds (0 when cached).
+    pub build_secs: f64,
+    /// True when nothing changed since the last preparation and no build ran.
+    pub cached: bool,
+    /// Every supported type of the model, driven or not.
+    pub types: Vec<PreparedType>,
+    /// What could not be driven, in words a user can act on.
+    pub diagnostics: Vec<Diagnostic>,
+    /// `<out>/copy`: the instrumented copy of the workspace.
+    pub copy_root: PathBuf,
+}
+
+/// How one type of the model went into the harness.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PreparedType {
+    /// `krate::module::Type`.
+    pub path: String,
+    /// Whether the harness can build and call it at all.
+    pub driven: bool,
+    /// The concrete type used (`::krate::Cache<u32, u32>`).
+    pub concrete: String,
+    /// Type parameter name to the concrete type chosen for it.
+    pub instantiation: BTreeMap<String, String>,
+    /// Constructors and methods the harness can call.
+    pub constructors: Vec<String>,
+    pub methods: Vec<String>,
+    /// What was left out and why.
+    pub dropped: Vec<Dropped>,
+}
+
+/// A type, constructor or method the harness cannot drive.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Dropped {
+    pub kind: DroppedKind,
+    /// The constructor or method name (the type's path for a whole type).
+    pub name: String,
+    pub reason: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DroppedKind {
+    Type,
+    Constructor,
+    Method,
+}
+
+impl PreparedType {
+    /// The instantiation as the generator wants it (type parameter to [`ParamKind`]).
+    pub fn instantiation_kinds(&self) -> BTreeMap<String, ParamKind> {
+        self.instantiation
+            .iter()
+            .filter_map(|(name, ty)| Some((name.clone(), kind_of(ty)?)))
+            .collect()
+    }
+}
+
+impl Harness {
+    /// The model restricted to what the harness can drive: dropped types, constructors and
+    /// methods are marked unsupported with the reason, and pairs with a dropped method are
+    /// removed, so the generator never asks for a call the harness cannot make.
+    pub fn drivable_model(&self, model: &Model) -> Model {
+        let mut model = model.clone();
+        for ty in &mut model.types {
+            let Some(prepared) = self.types.iter().find(|p| p.path == ty.path) else {
+                continue;
+            };
+            if !prepared.driven {
+                ty.supported = false;
+                let reason = prepared
+                    .dropped
+                    .iter()
+                    .find(|d| d.kind == DroppedKind::Type);
+                ty.reason = reason.map(|d| d.reason.clone()).or(ty.reason.take());
+            }
+            for constructor in &mut ty.constructors {
+                if let Some(d) = prepared.find(DroppedKind::Constructor, &constructor.name) {
+                    constructor.supported = false;
+                    constructor.reason = Some(d.reason.clone());
+                }
+            }
+            for method in &mut ty.methods {
+                if let Some(d) = prepared.find(DroppedKind::Method, &method.name) {
+                    method.supported = false;
+                    method.reason = Some(d.reason.clone());
+                }
+            }
+            let callable: BTreeSet<&str> = prepared.methods.iter().map(String::as_str).collect();
+            ty.pairs.retain(|p| {
+                callable.contains(p.methods[0].as_str()) && callable.contains(p.methods[1].as_str())
+            });
+        }
+        model
+    }
+}
+
+impl PreparedType {
+    fn find(&self, kind: DroppedKind, name: &str) -> Option<&Dropped> {
+        self.dropped
+            .iter()
+            .find(|d| d.kind == kind && d.name == name)
+    }
+}
+
+/// Type arguments tried in turn for a generic type's parameters.
+pub(crate) const CANDIDATES: [&str; 4] = ["u32", "i64", "String", "Vec<u8>"];
+
+/// Most split points per type that get a schedule point.
+const SPLIT_POINTS_PER_TYPE: usize = 12;
+
+/// Most builds one preparation runs.
+const MAX_ROUNDS: usize = 8;
+
+/// Copies, instruments, generates and builds the harness for `model`.
+pub fn prepare(model: &Model, config: &OracleConfig) -> Result<Harness, OracleError> {
+    prepare_with(model, config, &BTreeMap::new())
+}
+
+/// [`prepare`], with the generic arguments of some types fixed: type path to one concrete
+/// type per generic parameter, in declaration order (`"k::Cache" => ["String", "u64"]`).
+pub fn prepare_with(
+    model: &Model,
+    config: &OracleConfig,
+    instantiations: &BTreeMap<String, Vec<String>>,
+) -> Result<Harness, OracleError> {
+    let started = Instant::now();
+    let out_dir = absolute_dir(&config.out_dir)?;
+    let workspace_root = config.workspace_root.canonicalize().map_err(|e| {
+        OracleError::io(
+            format!("reading the workspace {}", config.workspace_root.display()),
+            e,
+        )
+    })?;
+    let harness_dir = out_dir.join("harness");
+    let runtime_dir = out_dir.join("covcon-rt");
+    let target_dir = out_dir.join("target");
+    write_runtime(&runtime_dir)?;
+
+    let types: Vec<&TypeModel> = model.types.iter().filter(|t| t.supported).collect();
+    let manifests = manifests(model, &types, &workspace_root);
+    let package_dirs: Vec<PathBuf> = types
+        .iter()
+        .map(|ty| {
+            manifest_of(model, ty, &workspace_root)
+                .and_then(|m| m.parent().map(Path::to_path_buf))
+                .unwrap_or_else(|| workspace_root.clone())
+        })
+        .collect();
+    let argv = build::cargo_argv(
+        &harness_dir.join("Cargo.toml"),
+        &target_dir,
+        &config.cargo_args,
+    );
+    let mut key_hasher = DefaultHasher::new();
+    serde_json::to_string(&model.types)
+        .unwrap_or_default()
+        .hash(&mut key_hasher);
+    serde_json::to_string(&model.packages)
+        .unwrap_or_default()
+        .hash(&mut key_hasher);
+    argv.hash(&mut key_hasher);
+    instantiations.hash(&mut key_hasher);
+    RUNTIME_FILES.hash(&mut key_hasher);
+
+    let mut state = State::new(&types, instantiations);
+    let saved = load_plan(&harness_dir);
+    if let Some(saved) = &saved {
+        state.disabled = saved.disabled.iter().cloned().collect();
+    }
+    let mut round = 0;
+    let mut retried_fresh = false;
+    let mut build_secs = 0.0;
+    loop {
+        let insertions = insertions(&types, &package_dirs, &workspace_root, &state.disabled);
+        let copy = copy::sync(
+            &workspace_root,
+            &out_dir,
+            &insertions,
+            &manifests,
+            &runtime_dir,
+        )?;
+        state.note_misplaced(&copy.misplaced);
+        let mut key = key_hasher.clone();
+        copy.fingerprint.hash(&mut key);
+        let key = key.finish();
+        if round == 0 && !retried_fresh {
+            match saved.as_ref() {
+                Some(saved) if saved.key == key => state.restore(saved),
+                // Something changed: the old plan's left-out insertions may not apply.
+                _ if !state.disabled.is_empty() => {
+                    state.disabled.clear();
+                    retried_fresh = true;
+                    continue;
+                }
+                _ => {}
+            }
+        }
+        let plans = state.plans(&types);
+        let generated = codegen::harness(&plans);
+        write_harness(
+            &harness_dir,
+            model,
+            &types,
+            &manifests,
+            &workspace_root,
+            &copy.root,
+            &runtime_dir,
+            &generated,
+            config,
+        )?;
+        let binary = target_dir.join("release").join(binary_name());
+        if round == 0 && binary.exists() && saved.as_ref().is_some_and(|s| s.key == key && s.built)
+        {
+            return Ok(state.finish(binary, 0.0, true, copy.root, &types));
+        }
+        let build_started = Instant::now();
+        let outcome = build::run(&argv, config.verbose)?;
+        build_secs += build_started.elapsed().as_secs_f64();
+        if outcome.success {
+            state.save(&harness_dir, key)?;
+            let harness = state.finish(binary, build_secs, false, copy.root, &types);
+            let _ = started;
+            return Ok(harness);
+        }
+        round += 1;
+        let progress = state.absorb(
+            &outcome.errors,
+            &generated,
+            &harness_dir,
+            &copy.root,
+            &workspace_root,
+            &insertions,
+            &types,
+        );
+        if !progress || round >= MAX_ROUNDS {
+            let mut message: String = outcome
+                .errors
+                .iter()
+                .map(|e| e.rendered.as_str())
+                .collect::<Vec<_>>()
+                .join("");
+            if message.trim().is_empty() {
+                message = outcome.stderr.clone();
+            }
+            return Err(OracleError::Build { message });
+        }
+    }
+}
+
+/// The harness executable's file name.
+fn binary_name() -> String {
+    format!("{}{}", codegen::HARNESS_NAME, std::env::consts::EXE_SUFFIX)
+}
+
+fn absolute_dir(path: &Path) -> Result<PathBuf, OracleError> {
+    std::fs::create_dir_all(path)
+        .map_err(|e| OracleError::io(format!("creating {}", path.display()), e))?;
+    path.canonicalize()
+        .map_err(|e| OracleError::io(format!("resolving {}", path.display()), e))
+}
+
+/// The runtime crate's sources, embedded so the harness can be built anywhere.
+const RUNTIME_FILES: [(&str, &str); 4] = [
+    ("Cargo.toml", include_str!("../runtime/Cargo.toml")),
+    ("src/lib.rs", include_str!("../runtime/src/lib.rs")),
+    ("src/value.rs", include_str!("../runtime/src/value.rs")),
+    ("src/worker.rs", include_str!("../runtime/src/worker.rs")),
+];
+
+/// Writes the runtime crate out. Its manifest gets an empty `[workspace]`: it lives under the
+/// user's target directory, and without one cargo takes the user's workspace for the
+/// runtime's and then fails to resolve the copy's `workspace = true` dependencies.
+fn write_runtime(dir: &Path) -> Result<(), OracleError> {
+    for (path, text) in RUNTIME_FILES {
+        let text = if path == "Cargo.toml" {
+            format!("{text}\n# Written by cargo covcon.\n[workspace]\n")
+        } else {
+            text.to_string()
+        };
+        copy::write_if_changed(&dir.join(path), text.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// The manifests (absolute, in the user's tree) of the packages defining `types`.
+fn manifests(model: &Model, types: &[&TypeModel], workspace_root: &Path) -> BTreeSet<PathBuf> {
+    types
+        .iter()
+        .filter_map(|ty| manifest_of(model, ty, workspace_root))
+        .collect()
+}
+
+fn manifest_of(model: &Model, ty: &TypeModel, workspace_root: &Path) -> Option<PathBuf> {
+    if let Some(package) = model.packages.iter().find(|p| p.name == ty.package) {
+        return Some(copy::absolute(workspace_root, &package.manifest_path));
+    }
+    // Without package information: the nearest manifest above the type's file.
+    let file = copy::absolute(workspace_root, &ty.span.file);
+    file.ancestors()
+        .skip(1)
+        .take_while(|dir| dir.starts_with(workspace_root))
+        .map(|dir| dir.join("Cargo.toml"))
+        .find(|m| m.is_file())
+}
+
+/// Guards at every method body and schedule points at the best split points, at absolute
+/// paths. A relative span is taken relative to its package's directory (as the analysis
+/// writes them), else to the workspace root.
+fn insertions(
+    types: &[&TypeModel],
+    package_dirs: &[PathBuf],
+    workspace_root: &Path,
+    disabled: &BTreeSet<(PathBuf, u32, u32)>,
+) -> Vec<Insertion> {
+    let mut out = Vec::new();
+    for (ty, package_dir) in types.iter().zip(package_dirs) {
+        let resolve = |file: &Path| -> PathBuf {
+            if file.is_absolute() {
+                return file.to_path_buf();
+            }
+            let in_package = package_dir.join(file);
+            if in_package.exists() {
+                in_package
+            } else {
+                workspace_root.join(file)
+            }
+        };
+        for method in &ty.methods {
+            if let Some(at) = &method.body_start {
+                out.push(Insertion {
+                    file: resolve(&at.file),
+                    line: at.line,
+                    column: at.column,
+                    text: format!(
+                        "let __covcon_guard = ::covcon_rt::enter({:?}, {:?}); ",
+                        ty.path, method.name
+                    ),
+                });
+            }
+        }
+        for point in ty.split_points.iter().take(SPLIT_POINTS_PER_TYPE) {
+            out.push(Insertion {
+                file: resolve(&point.at.file),
+                line: point.at.line,
+                column: point.at.column,
+                text: "::covcon_rt::schedule_point(); ".to_string(),
+            });
+        }
+    }
+    out.retain(|i| !disabled.contains(&(i.file.clone(), i.line, i.column)));
+    out.sort_by(|a, b| {
+        (&a.file, a.line, a.column, &a.text).cmp(&(&b.file, b.line, b.column, &b.text))
+    });
+    out.dedup();
+    out
+}
+
+#[allow(clippy::too_many_arguments)]
+fn write_harness(
+    harness_dir: &Path,
+    model: &Model,
+    types: &[&TypeModel],
+    manifests: &BTreeSet<PathBuf>,
+    workspace_root: &Path,
+    copy_root: &Path,
+    runtime_dir: &Path,
+    generated: &codegen::Generated,
+    config: &OracleConfig,
+) -> Result<(), OracleError> {
+    let (features, default_features, all_features) = build::requested_features(&config.cargo_args);
+    let mut packages = Vec::new();
+    for manifest in manifests {
+        let Some(dir) = manifest.parent() else {
+            continue;
+        };
+        let name = package_name(model, types, manifest, workspace_root);
+        let mut features = features.clone();
+        if all_features {
+            features.extend(declared_features(manifest));
+        }
+        packages.push(codegen::PackageDep {
+            name,
+            dir: copy::in_copy(workspace_root, copy_root, dir),
+            features,
+            default_features,
+        });
+    }
+    let manifest = codegen::manifest(&packages, runtime_dir);
+    copy::write_if_changed(&harness_dir.join("Cargo.toml"), manifest.as_bytes())?;
+    for (path, text) in &generated.files {
+        copy::write_if_changed(&harness_dir.join(path), text.as_bytes())?;
+    }
+    // Driver files of types no longer in the harness.
+    if let Ok(entries) = std::fs::read_dir(harness_dir.join("src")) {
+        for entry in entries.filter_map(Result::ok) {
+            let relative = format!("src/{}", entry.file_name().to_string_lossy());
+            if !generated.files.contains_key(&relative) {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+    }
+    let lock = harness_dir.join("Cargo.lock");
+    let user_lock = workspace_root.join("Cargo.lock");
+    if !lock.exists() && user_lock.exists() {
+        let _ = std::fs::copy(user_lock, lock);
+    }
+    Ok(())
+}
+
+fn package_name(
+    model: &Model,
+    types: &[&TypeModel],
+    manifest: &Path,
+    workspace_root: &Path,
+) -> String {
+    if let Some(p) = model
+        .packages
+        .iter()
+        .find(|p| copy::absolute(workspace_root, &p.manifest_path) == manifest)
+    {
+        return p.name.clone();
+    }
+    types
+        .iter()
+        .find(|t| manifest_of(model, t, workspace_root).as_deref() == Some(manifest))
+        .map(|t| t.package.clone())
+        .unwrap_or_default()
+}
+
+fn declared_features(manifest: &Path) -> Vec<String> {
+    let Ok(text) = std::fs::read_to_string(manifest) else {
+        return Vec::new();
+    };
+    let Ok(value) = text.parse::<toml::Table>() else {
+        return Vec::new();
+    };
+    value
+        .get("features")
+        .and_then(toml::Value::as_table)
+        .map(|t| t.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+fn kind_of(ty: &str) -> Option<ParamKind> {
+    let int = |signed, bits| Some(ParamKind::Int { signed, bits });
+    match ty {
+        "u8" => int(false, 8),
+        "u16" => int(false, 16),
+        "u32" => int(false, 32),
+        "u64" | "usize" => int(false, 64),
+        "i8" => int(true, 8),
+        "i16" => int(true, 16),
+        "i32" => int(true, 32),
+        "i64" | "isize" => int(true, 64),
+        "bool" => Some(ParamKind::Bool),
+        "char" => Some(ParamKind::Char),
+        "String" => Some(ParamKind::String),
+        "Vec<u8>" => Some(ParamKind::Vec {
+            elem: Box::new(ParamKind::Int {
+                signed: false,
+                bits: 8,
+            }),
+        }),
+        _ => None,
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The state of one preparation: instantiations tried, what is dropped.
+
+/// What the last successful preparation decided, saved beside the harness.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+struct SavedPlan {
+    key: u64,
+    built: bool,
+    candidate: Vec<usize>,
+    dropped_types: BTreeMap<String, String>,
+    skip_constructors: Vec<BTreeMap<String, String>>,
+    skip_methods: Vec<BTreeMap<String, String>>,
+    disabled: Vec<(PathBuf, u32, u32)>,
+    notes: Vec<Diagnostic>,
+}
+
+const PLAN_FILE: &str = "covcon-plan.json";
+
+fn load_plan(harness_dir: &Path) -> Option<SavedPlan> {
+    let text = std::fs::read_to_string(harness_dir.join(PLAN_FILE)).ok()?;
+    serde_json::from_str(&text).ok()
+}
+
+struct State<'o> {
+    overrides: &'o BTreeMap<String, Vec<String>>,
+    /// Per type: index into [`CANDIDATES`].
+    candidate: Vec<usize>,
+    /// Type path to why it is dropped.
+    dropped_types: BTreeMap<String, String>,
+    /// Per type: name to reason.
+    skip_constructors: Vec<BTreeMap<String, String>>,
+    skip_methods: Vec<BTreeMap<String, String>>,
+    /// Insertions left out because the copy did not compile with them.
+    disabled: BTreeSet<(PathBuf, u32, u32)>,
+    /// Diagnostics about insertions and instantiations.
+    notes: Vec<Diagnostic>,
+    /// Index into `types` of each plan of the last `plans` call.
+    planned: Vec<usize>,
+}
+
+impl<'o> State<'o> {
+    fn new(types: &[&TypeModel], overrides: &'o BTreeMap<String, Vec<String>>) -> State<'o> {
+        State {
+            overrides,
+            candidate: vec![0; types.len()],
+            dropped_types: BTreeMap::new(),
+            skip_constructors: vec![BTreeMap::new(); types.len()],
+            skip_methods: vec![BTreeMap::new(); types.len()],
+            disabled: BTreeSet::new(),
+            notes: Vec::new(),
+            planned: Vec::new(),
+        }
+    }
+
+    fn note_misplaced(&mut self, misplaced: &[Insertion]) {
+        for insertion in misplaced {
+            let message = format!(
+                "the instrumentation `{}` points past the end of its line or file and is left out (is the model stale?)",
+                insertion.text.trim()
+            );
+            if !self.notes.iter().any(|n| n.message == message) {
+                self.notes.push(Diagnostic {
+                    severity: Severity::Warning,
+                    message,
+                    span: Some(Span {
+                        file: insertion.file.clone(),
+                        line: insertion.line,
+                        column: insertion.column,
+                    }),
+                });
+            }
+        }
+    }
+
+    fn restore(&mut self, saved: &SavedPlan) {
+        if saved.candidate.len() == self.candidate.len() {
+            self.candidate = saved.candidate.clone();
+            self.dropped_types = saved.dropped_types.clone();
+            self.skip_constructors = saved.skip_constructors.clone();
+            self.skip_methods = saved.skip_methods.clone();
+            self.notes = saved.notes.clone();
+        }
+    }
+
+    fn save(&self, harness_dir: &Path, key: u64) -> Result<(), OracleError> {
+        let saved = SavedPlan {
+            key,
+            built: true,
+            candidate: self.candidate.clone(),
+            dropped_types: self.dropped_types.clone(),
+            skip_constructors: self.skip_constructors.clone(),
+            skip_methods: self.skip_methods.clone(),
+            disabled: self.disabled.iter().cloned().collect(),
+            notes: self.notes.clone(),
+        };
+        let text = serde_json::to_string_pretty(&saved).unwrap_or_default();
+        copy::write_if_changed(&harness_dir.join(PLAN_FILE), text.as_bytes())?;
+        Ok(())
+    }
+
+    fn generic_args(&self, index: usize, ty: &TypeModel) -> Vec<String> {
+        if ty.generics.is_empty() {
+            return Vec::new();
+        }
+        if let Some(fixed) = self.overrides.get(&ty.path) {
+            return fixed.clone();
+        }
+        codegen::instantiate(&ty.generics, CANDIDATES[self.candidate[index]])
+    }
+
+    fn can_try_next(&self, index: usize, ty: &TypeModel) -> bool {
+        let has_type_params = ty
+            .generics
+            .iter()
+            .any(|g| !g.trim().starts_with('\'') && !g.trim().starts_with("const "));
+        has_type_params
+            && !self.overrides.contains_key(&ty.path)
+            && self.candidate[index] + 1 < CANDIDATES.len()
+    }
+
+    fn plans<'m>(&mut self, types: &[&'m TypeModel]) -> Vec<TypePlan<'m>> {
+        self.planned.clear();
+        let mut plans = Vec::new();
+        for (index, ty) in types.iter().enumerate() {
+            if self.dropped_types.contains_key(&ty.path) {
+                continue;
+            }
+            self.planned.push(index);
+            plans.push(TypePlan {
+                model: ty,
+                generic_args: self.generic_args(index, ty),
+                skip_constructors: self.skip_constructors[index].keys().cloned().collect(),
+                skip_methods: self.skip_methods[index].keys().cloned().collect(),
+            });
+        }
+        plans
+    }
+
+    /// Takes in a failed build's errors; answers whether anything changed (so a new build
+    /// can succeed where this one failed).
+    #[allow(clippy::too_many_arguments)]
+    fn absorb(
+        &mut self,
+        errors: &[CompileError],
+        generated: &codegen::Generated,
+        harness_dir: &Path,
+        copy_root: &Path,
+        workspace_root: &Path,
+        insertions: &[Insertion],
+        types: &[&TypeModel],
+    ) -> bool {
+        let mut progress = false;
+        let mut type_errors: BTreeMap<usize, String> = BTreeMap::new();
+        for error in errors {
+            if let Some(target) = harness_target(error, generated, harness_dir) {
+                match target {
+                    Target::Type(plan) => {
+                        type_errors
+                            .entry(self.planned[plan])
+                            .or_insert_with(|| error.message.clone());
+                    }
+                    Target::Constructor(plan, name) => {
+                        let index = self.planned[plan];
+                        progress |= self.skip_constructors[index]
+                            .insert(name, error.message.clone())
+                            .is_none();
+                    }
+                    Target::Method(plan, name) => {
+                        let index = self.planned[plan];
+                        progress |= self.skip_methods[index]
+                            .insert(name, error.message.clone())
+                            .is_none();
+                    }
+                }
+            } else if let Some(insertion) =
+                copy_insertion(error, copy_root, workspace_root, insertions)
+            {
+                let key = (insertion.file.clone(), insertion.line, insertion.column);
+                if self.disabled.insert(key) {
+                    progress = true;
+                    self.notes.push(Diagnostic {
+                        severity: Severity::Note,
+                        message: format!(
+                            "the instrumentation `{}` does not compile here and is left out: {}",
+                            insertion.text.trim(),
+                            error.message
+                        ),
+                        span: Some(Span {
+                            file: insertion.file.clone(),
+                            line: insertion.line,
+                            column: insertion.column,
+                        }),
+                    });
+                }
+            }
+        }
+        // A type none of whose constructors compiles is as broken as a type-level error.
+        for (index, ty) in types.iter().enumerate() {
+            if self.dropped_types.contains_key(&ty.path) || type_errors.contains_key(&index) {
+                continue;
+            }
+            let supported = ty.constructors.iter().filter(|c| c.supported);
+            let all_failed = supported.clone().count() > 0
+                && supported
+                    .clone()
+                    .all(|c| self.skip_constructors[index].contains_key(&c.name));
+            if all_failed {
+                let reason = self.skip_constructors[index]
+                    .values()
+                    .next()
+                    .cloned()
+                    .unwrap_or_default();
+                type_errors.insert(index, format!("no constructor compiles: {reason}"));
+            }
+        }
+        for (index, reason) in type_errors {
+            let ty = types[index];
+            progress = true;
+            if self.can_try_next(index, ty) {
+                self.candidate[index] += 1;
+                self.skip_constructors[index].clear();
+                self.skip_methods[index].clear();
+            } else {
+                let args = self.generic_args(index, ty);
+                let with = if args.is_empty() {
+                    String::new()
+                } else {
+                    format!(" as `{}<{}>`", ty.name, args.join(", "))
+                };
+                self.dropped_types.insert(
+                    ty.path.clone(),
+                    format!("the harness cannot use it{with}: {reason}"),
+                );
+            }
+        }
+        progress
+    }
+
+    fn finish(
+        &self,
+        binary: PathBuf,
+        build_secs: f64,
+        cached: bool,
+        copy_root: PathBuf,
+        types: &[&TypeModel],
+    ) -> Harness {
+        let mut prepared = Vec::new();
+        let mut diagnostics = self.notes.clone();
+        for (index, ty) in types.iter().enumerate() {
+            let args = self.generic_args(index, ty);
+            let names = codegen::generic_names(&ty.generics);
+            let instantiation = names
+                .into_iter()
+                .zip(args.iter().cloned())
+                .filter(|(n, _)| !n.starts_with('\''))
+                .collect();
+            let plan = TypePlan {
+                model: ty,
+                generic_args: args.clone(),
+                skip_constructors: BTreeSet::new(),
+                skip_methods: BTreeSet::new(),
+            };
+            let mut dropped = Vec::new();
+            let type_reason = self.dropped_types.get(&ty.path).cloned().or_else(|| {
+                (!ty.constructors.iter().any(|c| c.supported))
+                    .then(|| "it has no constructor covcon can call".to_string())
+            });
+            if let Some(reason) = &type_reason {
+                dropped.push(Dropped {
+                    kind: DroppedKind::Type,
+                    name: ty.path.clone(),
+                    reason: reason.clone(),
+                });
+                diagnostics.push(Diagnostic {
+                    severity: Severity::Warning,
+                    message: format!("covcon cannot drive `{}`: {reason}", ty.path),
+                    span: Some(ty.span.clone()),
+                });
+            }
+            let mut constructors = Vec::new();
+            for c in &ty.constructors {
+                let reason = if !c.supported {
+                    Some(
+                        c.reason
+                            .clone()
+                            .unwrap_or_else(|| "not supported by the analysis".into()),
+                    )
+                } else {
+                    self.skip_constructors[index]
+                        .get(&c.name)
+                        .map(|r| not_compiling(r))
+                };
+                match reason {
+                    Some(reason) => {
+                        if c.supported {
+                            diagnostics.push(Diagnostic {
+                                severity: Severity::Warning,
+                                message: format!(
+                                    "constructor `{}::{}` is left out: {reason}",
+                                    ty.path, c.name
+                                ),
+                                span: Some(ty.span.clone()),
+                            });
+                        }
+                        dropped.push(Dropped {
+                            kind: DroppedKind::Constructor,
+                            name: c.name.clone(),
+                            reason,
+                        });
+                    }
+                    None if type_reason.is_none() => constructors.push(c.name.clone()),
+                    None => {}
+                }
+            }
+            let mut methods = Vec::new();
+            for m in &ty.methods {
+                let reason = if !m.supported {
+                    Some(
+                        m.reason
+                            .clone()
+                            .unwrap_or_else(|| "not supported by the analysis".into()),
+                    )
+                } else {
+                    self.skip_methods[index]
+                        .get(&m.name)
+                        .map(|r| not_compiling(r))
+                };
+                match reason {
+                    Some(reason) => {
+                        if m.supported {
+                            diagnostics.push(Diagnostic {
+                                severity: Severity::Warning,
+                                message: format!(
+                                    "method `{}::{}` is left out: {reason}",
+                                    ty.path, m.name
+                                ),
+                                span: Some(m.span.clone()),
+                            });
+                        }
+                        dropped.push(Dropped {
+                            kind: DroppedKind::Method,
+                            name: m.name.clone(),
+                            reason,
+                        });
+                    }
+                    None if type_reason.is_none() => methods.push(m.name.clone()),
+                    None => {}
+                }
+            }
+            prepared.push(PreparedType {
+                path: ty.path.clone(),
+                driven: type_reason.is_none(),
+                concrete: codegen::concrete_type(&plan),
+                instantiation,
+                constructors,
+                methods,
+                dropped,
+            });
+        }
+        Harness {
+            binary,
+            build_secs,
+            cached,
+            types: prepared,
+            diagnostics,
+            copy_root,
+        }
+    }
+}
+
+/// Why a generated call does not compile, in the user's terms where covcon knows them.
+fn not_compiling(rustc_message: &str) -> String {
+    if rustc_message.contains("FromArg") {
+        format!("covcon cannot generate a value for one of its parameters ({rustc_message})")
+    } else {
+        format!("its generated call does not compile: {rustc_message}")
+    }
+}
+
+/// The dispatch entry an error points into, if it points into the generated harness.
+fn harness_target(
+    error: &CompileError,
+    generated: &codegen::Generated,
+    harness_dir: &Path,
+) -> Option<Target> {
+    for (file, line) in &error.places {
+        let Ok(relative) = file.strip_prefix(harness_dir) else {
+            continue;
+        };
+        let relative = relative.to_string_lossy().replace('\\', "/");
+        // The most specific entry wins: constructor and method entries lie inside no other.
+        if let Some(entry) = generated
+            .entries
+            .iter()
+            .find(|e| e.file == relative && e.lines.0 <= *line && *line <= e.lines.1)
+        {
+            return Some(entry.target.clone());
+        }
+    }
+    None
+}
+
+/// The insertion an error in the copy is most likely about: the last one at or before the
+/// error's line in the same file.
+fn copy_insertion<'i>(
+    error: &CompileError,
+    copy_root: &Path,
+    workspace_root: &Path,
+    insertions: &'i [Insertion],
+) -> Option<&'i Insertion> {
+    for (file, line) in &error.places {
+        let Ok(relative) = file.strip_prefix(copy_root) else {
+            continue;
+        };
+        let original = workspace_root.join(relative);
+        let best = insertions
+            .iter()
+            .filter(|i| copy::absolute(workspace_root, &i.file) == original && i.line <= *line)
+            .max_by_key(|i| (i.line, i.column));
+        if best.is_some() {
+            return best;
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_drivable_model_marks_what_was_dropped_and_keeps_only_callable_pairs() {
+        let method = |name: &str| analysis::Method {
+            name: name.into(),
+            supported: true,
+            ..Default::default()
+        };
+        let pair = |a: &str, b: &str| analysis::Pair {
+            methods: [a.into(), b.into()],
+            ..Default::default()
+        };
+        let ty = TypeModel {
+            path: "k::Pool".into(),
+            supported: true,
+            methods: vec![method("get"), method("resize")],
+            pairs: vec![
+                pair("get", "get"),
+                pair("get", "resize"),
+                pair("resize", "resize"),
+            ],
+            ..Default::default()
+        };
+        let model = Model {
+            types: vec![ty],
+            ..Default::default()
+        };
+        let harness = Harness {
+            binary: PathBuf::new(),
+            build_secs: 0.0,
+            cached: false,
+            types: vec![PreparedType {
+                path: "k::Pool".into(),
+                driven: true,
+                concrete: "::k::Pool".into(),
+                instantiation: BTreeMap::new(),
+                constructors: vec![],
+                methods: vec!["get".into()],
+                dropped: vec![Dropped {
+                    kind: DroppedKind::Method,
+                    name: "resize".into(),
+                    reason: "it does not compile".into(),
+                }],
+            }],
+            diagnostics: vec![],
+            copy_root: PathBuf::new(),
+        };
+        let drivable = harness.drivable_model(&model);
+        let ty = &drivable.types[0];
+        let methods: Vec<String> = ty
+            .methods
+            .iter()
+            .map(|m| format!("{} {} {:?}", m.name, m.supported, m.reason))
+            .collect();
+        let pairs: Vec<String> = ty.pairs.iter().map(|p| p.methods.join("+")).collect();
+        assert_eq!(
+            format!("{methods:?} {pairs:?}"),
+            r#"["get true None", "resize false Some(\"it does not compile\")"] ["get+get"]"#
+        );
+    }
+
+    #[test]
+    fn instantiation_kinds_follow_the_chosen_types() {
+        let prepared = PreparedType {
+            path: "k::Cache".into(),
+            driven: true,
+            concrete: "::k::Cache<u32, String>".into(),
+            instantiation: BTreeMap::from([
+                ("K".into(), "u32".into()),
+                ("V".into(), "String".into()),
+            ]),
+            constructors: vec![],
+            methods: vec![],
+            dropped: vec![],
+        };
+        let kinds = prepared.instantiation_kinds();
+        assert_eq!(
+            kinds["K"],
+            ParamKind::Int {
+                signed: false,
+                bits: 32
+            }
+        );
+        assert_eq!(kinds["V"], ParamKind::String);
+    }
+}

@@ -1,0 +1,545 @@
+//! The pool of persistent harness worker processes.
+//!
+//! Each worker is a process in its own process group that reads one JSON [`Request`] per line
+//! on stdin and answers one JSON [`Response`] per line on stdout. The pool owns one worker per
+//! rayon thread of its own thread pool, so `jobs` tests run at once without any worker being
+//! shared. A worker that reports a deadlock, dies, or stops answering is killed with its whole
+//! process group and replaced by a fresh one on the next request; what happened becomes the
+//! request's [`Outcome`], never an error of the campaign. Workers are killed when the pool is
+//! dropped, and when covcon is interrupted: the first pool installs a handler for SIGINT,
+//! SIGTERM and SIGHUP (unless the program has its own) that kills every live worker group and
+//! then lets the signal take its default course. A program with its own handler calls
+//! [`kill_all_workers`]. A worker whose parent vanished anyway exits at the end of its input.
+//!
+//! This is the only module of the oracle that spawns test processes.
+
+use crate::config::OracleError;
+use crate::protocol::{Outcome, Request, Response};
+use std::collections::VecDeque;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::fd::AsRawFd;
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::{Duration, Instant};
+
+/// How to start one worker process.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct WorkerCommand {
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    pub env: Vec<(String, String)>,
+    /// Echo the workers' stderr, prefixed with the worker number.
+    pub verbose: bool,
+}
+
+/// A fixed number of workers, each bound to one thread of the pool's rayon thread pool.
+pub(crate) struct Pool {
+    command: WorkerCommand,
+    slots: Vec<Mutex<Option<Worker>>>,
+    threads: rayon::ThreadPool,
+    /// Workers started so far, first ones included.
+    spawned: AtomicU64,
+}
+
+impl Pool {
+    /// Starts `jobs` workers (at least one) and checks that each answers a ping.
+    pub(crate) fn start(command: WorkerCommand, jobs: usize) -> Result<Pool, OracleError> {
+        let jobs = jobs.max(1);
+        let threads = rayon::ThreadPoolBuilder::new()
+            .num_threads(jobs)
+            .thread_name(|i| format!("covcon-pool-{i}"))
+            .build()
+            .map_err(|e| OracleError::Worker {
+                message: format!("cannot start the pool's threads: {e}"),
+            })?;
+        let pool = Pool {
+            command,
+            slots: (0..jobs).map(|_| Mutex::new(None)).collect(),
+            threads,
+            spawned: AtomicU64::new(0),
+        };
+        for index in 0..jobs {
+            let mut responses = pool.request_all_on(index, &[Request::Ping]);
+            if let Some(Outcome::Crashed { message }) = responses.pop().map(|r| r.outcome) {
+                return Err(OracleError::Worker {
+                    message: format!(
+                        "`{}` did not answer a ping: {message}",
+                        pool.command.program.display()
+                    ),
+                });
+            }
+        }
+        Ok(pool)
+    }
+
+    /// Number of workers.
+    pub(crate) fn jobs(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// How many worker processes were started, replacements included.
+    pub(crate) fn spawned(&self) -> u64 {
+        self.spawned.load(Ordering::Relaxed)
+    }
+
+    /// Runs `work` on every item in parallel, one item per pool thread at a time; inside
+    /// `work`, [`Pool::request`] talks to that thread's own worker. Results keep item order.
+    pub(crate) fn map<T, R>(&self, items: &[T], work: impl Fn(&T) -> R + Sync) -> Vec<R>
+    where
+        T: Sync,
+        R: Send,
+    {
+        use rayon::prelude::*;
+        self.threads
+            .install(|| items.par_iter().with_max_len(1).map(&work).collect())
+    }
+
+    /// Sends one request to the calling pool thread's worker (worker 0 outside the pool) and
+    /// waits for its answer. A run timeout in the request is enforced by the worker's watchdog;
+    /// the pool gives up on a worker that has not answered within twice that plus a grace.
+    pub(crate) fn request(&self, request: &Request) -> Response {
+        let mut responses = self.request_all(std::slice::from_ref(request));
+        responses.pop().expect("one response per request")
+    }
+
+    /// Sends `requests` to the calling pool thread's worker and answers one response each, in
+    /// order. Up to [`PIPELINE`] requests are in flight, so the worker finds the next request
+    /// waiting when it finishes one. When a worker dies, stops answering or deadlocks, the
+    /// requests it had not answered yet go again to a fresh worker.
+    pub(crate) fn request_all(&self, requests: &[Request]) -> Vec<Response> {
+        let index = self
+            .threads
+            .current_thread_index()
+            .unwrap_or(0)
+            .min(self.slots.len() - 1);
+        self.request_all_on(index, requests)
+    }
+
+    fn request_all_on(&self, index: usize, requests: &[Request]) -> Vec<Response> {
+        let mut slot = lock(&self.slots[index]);
+        let mut responses = Vec::with_capacity(requests.len());
+        let mut sent = 0;
+        while let Some(current) = requests.get(responses.len()) {
+            let started = Instant::now();
+            let result = self.live_worker(&mut slot, index).and_then(|worker| {
+                while sent < requests.len() && sent - responses.len() < PIPELINE {
+                    if worker.send(&requests[sent]).is_err() {
+                        // The worker is gone; its answers so far may still be in the pipe,
+                        // and `receive` reports the death where it happened.
+                        break;
+                    }
+                    sent += 1;
+                }
+                worker.receive(test_id(current), patience(current))
+            });
+            match result {
+                Ok(response) => {
+                    if matches!(response.outcome, Outcome::Deadlocked { .. }) {
+                        // The worker exits after a deadlock; make sure of it, and send what
+                        // it had not answered to the next one.
+                        if let Some(worker) = slot.take() {
+                            worker.kill();
+                        }
+                        sent = responses.len() + 1;
+                    }
+                    responses.push(response);
+                }
+                Err(message) => {
+                    if let Some(worker) = slot.take() {
+                        worker.kill();
+                    }
+                    responses.push(crashed(current, message, started));
+                    sent = responses.len();
+                }
+            }
+        }
+        responses
+    }
+
+    /// The slot's worker, started first if the slot is empty.
+    fn live_worker<'s>(
+        &self,
+        slot: &'s mut Option<Worker>,
+        index: usize,
+    ) -> Result<&'s mut Worker, String> {
+        if slot.is_none() {
+            let worker = Worker::spawn(&self.command, index).map_err(|e| {
+                format!(
+                    "cannot start worker `{}`: {e}",
+                    self.command.program.display()
+                )
+            })?;
+            self.spawned.fetch_add(1, Ordering::Relaxed);
+            *slot = Some(worker);
+        }
+        Ok(slot.as_mut().expect("a worker is in the slot"))
+    }
+}
+
+impl Drop for Pool {
+    fn drop(&mut self) {
+        for slot in &self.slots {
+            if let Some(worker) = lock(slot).take() {
+                worker.kill();
+            }
+        }
+    }
+}
+
+/// Kills every worker process (and its process group) still alive in this process, from
+/// every pool. Meant for a program's own Ctrl-C handler; the pools notice on their next
+/// request.
+pub fn kill_all_workers() {
+    for slot in &LIVE_GROUPS {
+        let pgid = slot.load(Ordering::Relaxed);
+        if pgid > 0 {
+            kill_group(pgid);
+        }
+    }
+}
+
+/// Process groups of live workers (0 for a free slot), lock-free so that a signal handler
+/// can read them. A worker that finds no free slot is still killed on drop.
+static LIVE_GROUPS: [AtomicI32; 256] = [const { AtomicI32::new(0) }; 256];
+
+fn register_group(pgid: i32) {
+    install_signal_handlers();
+    for slot in &LIVE_GROUPS {
+        if slot
+            .compare_exchange(0, pgid, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok()
+        {
+            return;
+        }
+    }
+}
+
+fn unregister_group(pgid: i32) {
+    for slot in &LIVE_GROUPS {
+        let _ = slot.compare_exchange(pgid, 0, Ordering::Relaxed, Ordering::Relaxed);
+    }
+}
+
+/// Installs [`on_terminating_signal`] for SIGINT, SIGTERM and SIGHUP where their disposition
+/// is still the default, once per process.
+fn install_signal_handlers() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        for signal in [libc::SIGINT, libc::SIGTERM, libc::SIGHUP] {
+            // SAFETY: both sigaction structs are valid for the calls; the handler only makes
+            // async-signal-safe calls (atomic loads, killpg, signal, raise).
+            unsafe {
+                let mut old: libc::sigaction = std::mem::zeroed();
+                if libc::sigaction(signal, std::ptr::null(), &mut old) != 0
+                    || old.sa_sigaction != libc::SIG_DFL
+                {
+                    continue;
+                }
+                let mut new: libc::sigaction = std::mem::zeroed();
+                new.sa_sigaction = on_terminating_signal as extern "C" fn(libc::c_int) as usize;
+                libc::sigemptyset(&mut new.sa_mask);
+                libc::sigaction(signal, &new, std::ptr::null_mut());
+            }
+        }
+    });
+}
+
+/// Kills every worker group, then lets the signal do what it would have done (end covcon).
+extern "C" fn on_terminating_signal(signal: libc::c_int) {
+    kill_all_workers();
+    // SAFETY: signal and raise are async-signal-safe; the default action then applies.
+    unsafe {
+        libc::signal(signal, libc::SIG_DFL);
+        libc::raise(signal);
+    }
+}
+
+/// Most requests sent to one worker before its first answer is read.
+const PIPELINE: usize = 2;
+/// How long a worker gets to start and answer the first ping.
+const PING_TIMEOUT: Duration = Duration::from_secs(30);
+/// Lines of a worker's stderr kept to explain a crash.
+const STDERR_LINES: usize = 12;
+
+/// How long to wait for the answer to `request` before giving the worker up.
+fn patience(request: &Request) -> Duration {
+    match request {
+        Request::Concurrent { timeout_ms, .. } | Request::Sequential { timeout_ms, .. } => {
+            Duration::from_millis(timeout_ms.saturating_mul(2)) + Duration::from_secs(2)
+        }
+        Request::Ping => PING_TIMEOUT,
+    }
+}
+
+fn crashed(request: &Request, message: String, started: Instant) -> Response {
+    Response {
+        test_id: test_id(request),
+        outcome: Outcome::Crashed { message },
+        events: Vec::new(),
+        prefix_results: Vec::new(),
+        results: [Vec::new(), Vec::new()],
+        final_state: None,
+        elapsed_us: started.elapsed().as_micros() as u64,
+    }
+}
+
+fn test_id(request: &Request) -> u64 {
+    match request {
+        Request::Concurrent { test, .. } | Request::Sequential { test, .. } => test.id,
+        Request::Ping => 0,
+    }
+}
+
+/// One live worker process.
+struct Worker {
+    child: Child,
+    stdin: ChildStdin,
+    /// The worker's stdout, read in the requesting thread (no hop through another thread).
+    stdout: LineReader,
+    /// The last lines of its stderr.
+    stderr: Arc<Mutex<VecDeque<String>>>,
+    /// Requests sent and not answered yet.
+    in_flight: usize,
+}
+
+impl Worker {
+    fn spawn(command: &WorkerCommand, index: usize) -> std::io::Result<Worker> {
+        let mut child = Command::new(&command.program)
+            .args(&command.args)
+            .envs(command.env.iter().map(|(k, v)| (k, v)))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0)
+            .spawn()?;
+        register_group(child.id() as i32);
+        let stdin = child.stdin.take().expect("stdin is piped");
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let stderr_pipe = child.stderr.take().expect("stderr is piped");
+        let stderr = Arc::new(Mutex::new(VecDeque::new()));
+        let tail = Arc::clone(&stderr);
+        let verbose = command.verbose;
+        std::thread::Builder::new()
+            .name(format!("covcon-worker-{index}-err"))
+            .spawn(move || keep_tail(stderr_pipe, &tail, verbose, index))?;
+        Ok(Worker {
+            child,
+            stdin,
+            stdout: LineReader::new(stdout),
+            stderr,
+            in_flight: 0,
+        })
+    }
+
+    /// Sends one request; a failure to write means the worker is gone.
+    fn send(&mut self, request: &Request) -> std::io::Result<()> {
+        if self.in_flight == 0 {
+            // Whatever the worker printed before belongs to earlier tests.
+            lock(&self.stderr).clear();
+        }
+        let mut line = serde_json::to_string(request).expect("requests always serialise");
+        line.push('\n');
+        self.stdin.write_all(line.as_bytes())?;
+        self.stdin.flush()?;
+        self.in_flight += 1;
+        Ok(())
+    }
+
+    /// Waits up to `patience` for the response with test id `wanted`. Any failure of the
+    /// worker comes back as the message of a crash.
+    fn receive(&mut self, wanted: u64, patience: Duration) -> Result<Response, String> {
+        let started = Instant::now();
+        loop {
+            let left = patience.saturating_sub(started.elapsed());
+            match self.stdout.next_line(left) {
+                Ok(Some(line)) => match serde_json::from_str::<Response>(&line) {
+                    Ok(response) if response.test_id == wanted => {
+                        self.in_flight -= 1;
+                        return Ok(response);
+                    }
+                    // A line user code printed: not an answer, keep it for a crash message.
+                    _ => self.note(line),
+                },
+                Ok(None) => {
+                    return Err(format!(
+                        "the worker stopped answering (no response after {:.1} s){}",
+                        patience.as_secs_f64(),
+                        self.stderr_tail()
+                    ))
+                }
+                Err(_) => return Err(self.death_message()),
+            }
+        }
+    }
+
+    /// Why the worker's stdout closed: its exit status and the end of its stderr.
+    fn death_message(&mut self) -> String {
+        let status = wait_briefly(&mut self.child);
+        // Give the stderr thread a moment to collect the last words.
+        std::thread::sleep(Duration::from_millis(20));
+        let how = match status {
+            Some(status) => describe_exit(status),
+            None => "the worker closed its output but did not exit".to_string(),
+        };
+        format!("{how}{}", self.stderr_tail())
+    }
+
+    fn note(&self, line: String) {
+        push_tail(&self.stderr, line);
+    }
+
+    fn stderr_tail(&self) -> String {
+        let tail = lock(&self.stderr);
+        if tail.is_empty() {
+            String::new()
+        } else {
+            let lines: Vec<&str> = tail.iter().map(String::as_str).collect();
+            format!("; its last output:\n{}", lines.join("\n"))
+        }
+    }
+
+    /// Kills the worker's process group and reaps it.
+    fn kill(mut self) {
+        let pgid = self.child.id() as i32;
+        kill_group(pgid);
+        let _ = self.child.wait();
+        unregister_group(pgid);
+    }
+}
+
+fn kill_group(pgid: i32) {
+    // SAFETY: killpg has no memory-safety preconditions; a stale id fails with ESRCH.
+    unsafe {
+        libc::killpg(pgid, libc::SIGKILL);
+    }
+}
+
+/// Waits up to a second for a worker whose output closed to exit.
+fn wait_briefly(child: &mut Child) -> Option<ExitStatus> {
+    let until = Instant::now() + Duration::from_secs(1);
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Some(status),
+            Ok(None) if Instant::now() < until => std::thread::sleep(Duration::from_millis(5)),
+            _ => return None,
+        }
+    }
+}
+
+fn describe_exit(status: ExitStatus) -> String {
+    if let Some(signal) = status.signal() {
+        let name = match signal {
+            libc::SIGABRT => " (SIGABRT: abort)",
+            libc::SIGSEGV => " (SIGSEGV: segmentation fault or stack overflow)",
+            libc::SIGBUS => " (SIGBUS)",
+            libc::SIGILL => " (SIGILL)",
+            libc::SIGKILL => " (SIGKILL)",
+            libc::SIGTERM => " (SIGTERM)",
+            libc::SIGFPE => " (SIGFPE)",
+            _ => "",
+        };
+        format!("the worker was killed by signal {signal}{name}")
+    } else {
+        match status.code() {
+            Some(code) => format!("the worker exited with status {code}"),
+            None => "the worker exited".to_string(),
+        }
+    }
+}
+
+/// Reads lines from a worker's stdout with a deadline, using `poll` so that the thread that
+/// sent a request is the one woken by its answer.
+struct LineReader {
+    pipe: ChildStdout,
+    buffer: Vec<u8>,
+    /// Bytes of `buffer` already handed out as lines.
+    consumed: usize,
+}
+
+impl LineReader {
+    fn new(pipe: ChildStdout) -> LineReader {
+        LineReader {
+            pipe,
+            buffer: Vec::with_capacity(64 * 1024),
+            consumed: 0,
+        }
+    }
+
+    /// The next line (without its newline); `Ok(None)` when none came within `patience`;
+    /// an error at end of file or on a failed read.
+    fn next_line(&mut self, patience: Duration) -> std::io::Result<Option<String>> {
+        let deadline = Instant::now() + patience;
+        loop {
+            if let Some(end) = self.buffer[self.consumed..]
+                .iter()
+                .position(|&b| b == b'\n')
+            {
+                let line = &self.buffer[self.consumed..self.consumed + end];
+                let line = String::from_utf8_lossy(line).into_owned();
+                self.consumed += end + 1;
+                if self.consumed == self.buffer.len() {
+                    self.buffer.clear();
+                    self.consumed = 0;
+                }
+                return Ok(Some(line));
+            }
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() || !readable(&self.pipe, left)? {
+                return Ok(None);
+            }
+            let mut chunk = [0u8; 16 * 1024];
+            let n = self.pipe.read(&mut chunk)?;
+            if n == 0 {
+                return Err(std::io::ErrorKind::UnexpectedEof.into());
+            }
+            self.buffer.extend_from_slice(&chunk[..n]);
+        }
+    }
+}
+
+/// Waits up to `patience` for `pipe` to have data (or be closed).
+fn readable(pipe: &ChildStdout, patience: Duration) -> std::io::Result<bool> {
+    let mut fd = libc::pollfd {
+        fd: pipe.as_raw_fd(),
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    let ms = patience.as_millis().clamp(1, i32::MAX as u128) as i32;
+    loop {
+        // SAFETY: `fd` is a valid pollfd for the duration of the call, and its count is 1.
+        let ready = unsafe { libc::poll(&mut fd, 1, ms) };
+        if ready >= 0 {
+            return Ok(ready > 0);
+        }
+        let error = std::io::Error::last_os_error();
+        if error.kind() != std::io::ErrorKind::Interrupted {
+            return Err(error);
+        }
+    }
+}
+
+fn keep_tail(pipe: impl Read, tail: &Mutex<VecDeque<String>>, verbose: bool, index: usize) {
+    for line in BufReader::new(pipe).lines() {
+        let Ok(line) = line else { break };
+        if verbose {
+            eprintln!("[worker {index}] {line}");
+        }
+        push_tail(tail, line);
+    }
+}
+
+fn push_tail(tail: &Mutex<VecDeque<String>>, line: String) {
+    let mut tail = lock(tail);
+    if tail.len() == STDERR_LINES {
+        tail.pop_front();
+    }
+    tail.push_back(line);
+}
+
+/// Locks a mutex, carrying on after a panic elsewhere (the data stays usable).
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}

@@ -1,0 +1,1266 @@
+//! The results oracle: a concurrent run that passed is still a thread-safety violation when
+//! its results match no linearization's. The type is its own sequential specification (as in
+//! OCaml's Lin): each linearization of the two suffixes is run sequentially on a fresh
+//! instance after the same prefix, and the `Debug` text of every suffix call's return value,
+//! and of instance 0 at the end, is compared with the concurrent run's.
+//!
+//! False alarms are guarded against by leaving out of the comparison whatever is not a
+//! function of the calls: a method whose text differed between two sequential runs of the same
+//! calls (random ids, timestamps, `HashMap` iteration order) is left out everywhere, and so is
+//! the final state when its text differed; so is a call whose result has no `Debug` text.
+//! [`ResultsCheck::left_out`] says what was left out and why; those methods are still covered
+//! by the panic oracle.
+//!
+//! Accepting is cheap: linearizations are tried one at a time, each run once and a second
+//! time only if it does not match outright, and the first that matches ends the check. Only
+//! on the way to a violation are more runs made (the prefix alone twice, the closest
+//! linearization [`ResultsConfig::extra_runs`] more times) to catch text that changes from run
+//! to run. Sequential outcomes are kept per test in [`SequentialOutcomes`], so a confirmation
+//! re-run does not run them again.
+//!
+//! Everything here is pure: runs are made by the caller's closure (the executor sends
+//! `Request::Sequential` with the order; an empty order runs the prefix alone).
+
+use crate::protocol::{Event, Outcome, Response};
+use crate::verdict::linearizations;
+use generator::{Call, TestCase};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+
+/// Settings of the results oracle.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ResultsConfig {
+    /// Most linearizations tried for one test; a test with more whose first ones all differ
+    /// is inconclusive, not a violation. Suffixes of five calls each have 252.
+    pub max_linearizations: usize,
+    /// Extra sequential runs of the closest linearization before a violation is declared,
+    /// made again at each check of the same test (so confirmations add evidence).
+    pub extra_runs: u32,
+    /// Methods whose results are never compared (configured by the user, e.g. `try_lock`
+    /// style methods that may fail under contention by design).
+    pub ignored_methods: BTreeSet<String>,
+    /// Whether the final state is compared (a type whose `Debug` shows schedule-dependent
+    /// counters, such as spins or contended acquisitions, may turn it off).
+    pub compare_final_state: bool,
+}
+
+impl Default for ResultsConfig {
+    fn default() -> ResultsConfig {
+        ResultsConfig {
+            max_linearizations: 252,
+            extra_runs: 4,
+            ignored_methods: BTreeSet::new(),
+            compare_final_state: true,
+        }
+    }
+}
+
+/// What the results oracle found, with what it left out and what it cost.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ResultsCheck {
+    pub verdict: ResultsVerdict,
+    /// Parts of the runs' output left out of the comparison, and why; sorted, final state last.
+    pub left_out: Vec<LeftOut>,
+    /// Sequential runs made by this check (runs cached from earlier checks not counted).
+    pub runs: u32,
+    /// Linearizations compared with the concurrent run.
+    pub linearizations: u32,
+}
+
+/// The results oracle's decision on one concurrent run.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ResultsVerdict {
+    /// Not checked: the concurrent run did not pass (the panic oracle judges it), or the test
+    /// has no suffix calls.
+    NotChecked { reason: String },
+    /// This linearization's results and final state match the concurrent run's.
+    Linearizable { order: Vec<(u8, u32)> },
+    /// No decision: no linearization passed sequentially (a call that blocks or panics when
+    /// run alone), or there were too many linearizations to try them all.
+    Inconclusive { reason: String },
+    /// No linearization matches: a thread-safety violation.
+    Violation(ResultsViolation),
+}
+
+/// A results violation, for the report: the observed results next to the closest
+/// linearization's.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ResultsViolation {
+    /// The linearization whose results differ from the concurrent run's in the fewest places.
+    pub closest: Vec<(u8, u32)>,
+    /// Where they differ, in thread order, final state last.
+    pub differences: Vec<Difference>,
+}
+
+/// One place where the concurrent run's output differs from a linearization's.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Difference {
+    pub place: Place,
+    /// Debug text in the concurrent run.
+    pub observed: String,
+    /// Debug text in the linearization's sequential run.
+    pub expected: String,
+}
+
+/// A compared part of a run's output.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Place {
+    /// The return value of call `index` of suffix `thread` (both from 0).
+    Call {
+        thread: u8,
+        index: u32,
+        method: String,
+    },
+    /// The `Debug` text of instance 0 after both threads finished.
+    FinalState,
+}
+
+/// Something left out of the comparison.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct LeftOut {
+    /// A method name, or `None` for the final state.
+    pub method: Option<String>,
+    pub reason: LeftOutReason,
+}
+
+/// Why something was left out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum LeftOutReason {
+    /// The concurrent run has no `Debug` text for it (the type does not implement `Debug`).
+    NoDebug,
+    /// Its text differed between two sequential runs of the same calls.
+    Unstable { first: String, second: String },
+    /// The configuration says so ([`ResultsConfig::ignored_methods`],
+    /// [`ResultsConfig::compare_final_state`]).
+    Ignored,
+}
+
+/// The sequential runs made for one test, kept so that checking the same test again
+/// (confirmation re-runs) does not run them again. Given another test, it starts over.
+#[derive(Debug, Clone, Default)]
+pub struct SequentialOutcomes {
+    /// The calls the runs belong to.
+    calls: Option<TestCalls>,
+    /// Runs per order; the empty order is the prefix alone. Events are dropped.
+    runs: BTreeMap<Vec<(u8, u32)>, Vec<Response>>,
+    /// The first text seen for each prefix call, in any run.
+    prefix_seen: Vec<Option<String>>,
+    /// Methods whose text changed between runs of the same calls, with the first two texts.
+    unstable_methods: BTreeMap<String, (String, String)>,
+    unstable_state: Option<(String, String)>,
+    /// Starts of orders whose run panicked or blocked at their last call: a linearization
+    /// starting the same way would stop there too (sequential runs are deterministic), so it
+    /// is not run.
+    failing_starts: Vec<Vec<(u8, u32)>>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct TestCalls {
+    instances: Vec<Call>,
+    prefix: Vec<Call>,
+    threads: [Vec<Call>; 2],
+}
+
+impl SequentialOutcomes {
+    pub fn new() -> SequentialOutcomes {
+        SequentialOutcomes::default()
+    }
+
+    /// Sequential runs held.
+    pub fn len(&self) -> usize {
+        self.runs.values().map(Vec::len).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Starts over unless the runs held are of `test`'s calls.
+    fn for_test(&mut self, test: &TestCase) {
+        let calls = TestCalls {
+            instances: test.instances.clone(),
+            prefix: test.prefix.clone(),
+            threads: test.threads.clone(),
+        };
+        if self.calls.as_ref() != Some(&calls) {
+            *self = SequentialOutcomes {
+                calls: Some(calls),
+                ..SequentialOutcomes::default()
+            };
+        }
+    }
+
+    /// Whether a run of `order` is known to stop before its end without being run.
+    fn known_to_stop(&self, order: &[(u8, u32)]) -> bool {
+        self.failing_starts
+            .iter()
+            .any(|start| start.len() < order.len() && order.starts_with(start))
+    }
+
+    fn runs_of(&self, order: &[(u8, u32)]) -> &[Response] {
+        self.runs.get(order).map_or(&[], Vec::as_slice)
+    }
+
+    /// Keeps a sequential run of `order` and learns which texts change between runs.
+    fn record(&mut self, test: &TestCase, order: &[(u8, u32)], mut response: Response) {
+        response.events = Vec::new();
+        self.learn_from_prefix(test, &response.prefix_results);
+        let earlier = self.runs.get(order).map_or(&[][..], Vec::as_slice);
+        let mut unstable = Vec::new();
+        let mut unstable_state = None;
+        for before in earlier {
+            for (t, calls) in test.threads.iter().enumerate() {
+                for (i, call) in calls.iter().enumerate() {
+                    if let Some(pair) = changed(result(before, t, i), result(&response, t, i)) {
+                        unstable.push((call.method.clone(), pair));
+                    }
+                }
+            }
+            let both_passed =
+                before.outcome == Outcome::Passed && response.outcome == Outcome::Passed;
+            if both_passed {
+                if let Some(pair) = changed(
+                    before.final_state.as_deref(),
+                    response.final_state.as_deref(),
+                ) {
+                    unstable_state.get_or_insert(pair);
+                }
+            }
+        }
+        for (method, pair) in unstable {
+            self.unstable_methods.entry(method).or_insert(pair);
+        }
+        if self.unstable_state.is_none() {
+            self.unstable_state = unstable_state;
+        }
+        self.runs.entry(order.to_vec()).or_default().push(response);
+    }
+
+    /// Prefix calls are the same calls in the same order in every run, concurrent ones
+    /// included: any change in their text is instability.
+    fn learn_from_prefix(&mut self, test: &TestCase, prefix_results: &[Option<String>]) {
+        for (i, call) in test.prefix.iter().enumerate() {
+            let Some(text) = prefix_results.get(i).cloned().flatten() else {
+                continue;
+            };
+            if self.prefix_seen.len() <= i {
+                self.prefix_seen.resize(i + 1, None);
+            }
+            match &self.prefix_seen[i] {
+                None => self.prefix_seen[i] = Some(text),
+                Some(first) if *first != text => {
+                    let pair = (first.clone(), text);
+                    self.unstable_methods
+                        .entry(call.method.clone())
+                        .or_insert(pair);
+                }
+                Some(_) => {}
+            }
+        }
+    }
+
+    /// Where the concurrent run differs from the closest passing run of `order`, with what is
+    /// known to be unstable and what `config` ignores left out; `None` when no run of `order`
+    /// passed.
+    fn differences(
+        &self,
+        test: &TestCase,
+        concurrent: &Response,
+        order: &[(u8, u32)],
+        config: &ResultsConfig,
+    ) -> Option<Vec<Difference>> {
+        self.runs_of(order)
+            .iter()
+            .filter(|run| run.outcome == Outcome::Passed)
+            .map(|run| self.compare(test, concurrent, run, config))
+            .min_by_key(Vec::len)
+    }
+
+    fn compare(
+        &self,
+        test: &TestCase,
+        concurrent: &Response,
+        sequential: &Response,
+        config: &ResultsConfig,
+    ) -> Vec<Difference> {
+        let mut out = Vec::new();
+        for (t, calls) in test.threads.iter().enumerate() {
+            for (i, call) in calls.iter().enumerate() {
+                if config.ignored_methods.contains(&call.method)
+                    || self.unstable_methods.contains_key(&call.method)
+                {
+                    continue;
+                }
+                if let Some((observed, expected)) =
+                    changed(result(concurrent, t, i), result(sequential, t, i))
+                {
+                    out.push(Difference {
+                        place: Place::Call {
+                            thread: t as u8,
+                            index: i as u32,
+                            method: call.method.clone(),
+                        },
+                        observed,
+                        expected,
+                    });
+                }
+            }
+        }
+        if config.compare_final_state && self.unstable_state.is_none() {
+            if let Some((observed, expected)) = changed(
+                concurrent.final_state.as_deref(),
+                sequential.final_state.as_deref(),
+            ) {
+                out.push(Difference {
+                    place: Place::FinalState,
+                    observed,
+                    expected,
+                });
+            }
+        }
+        out
+    }
+
+    /// What is left out when comparing with `concurrent`.
+    fn left_out(
+        &self,
+        test: &TestCase,
+        concurrent: &Response,
+        config: &ResultsConfig,
+    ) -> Vec<LeftOut> {
+        let mut methods: BTreeMap<String, LeftOutReason> = self
+            .unstable_methods
+            .iter()
+            .map(|(method, (first, second))| {
+                let reason = LeftOutReason::Unstable {
+                    first: first.clone(),
+                    second: second.clone(),
+                };
+                (method.clone(), reason)
+            })
+            .collect();
+        for (t, calls) in test.threads.iter().enumerate() {
+            for (i, call) in calls.iter().enumerate() {
+                if config.ignored_methods.contains(&call.method) {
+                    methods.insert(call.method.clone(), LeftOutReason::Ignored);
+                } else if result(concurrent, t, i).is_none() {
+                    methods
+                        .entry(call.method.clone())
+                        .or_insert(LeftOutReason::NoDebug);
+                }
+            }
+        }
+        let mut out: Vec<LeftOut> = methods
+            .into_iter()
+            .map(|(method, reason)| LeftOut {
+                method: Some(method),
+                reason,
+            })
+            .collect();
+        let state = match (&self.unstable_state, &concurrent.final_state) {
+            _ if !config.compare_final_state => Some(LeftOutReason::Ignored),
+            (Some((first, second)), _) => Some(LeftOutReason::Unstable {
+                first: first.clone(),
+                second: second.clone(),
+            }),
+            (None, None) => Some(LeftOutReason::NoDebug),
+            (None, Some(_)) => None,
+        };
+        out.extend(state.map(|reason| LeftOut {
+            method: None,
+            reason,
+        }));
+        out
+    }
+}
+
+/// Checks the results of `concurrent`, a concurrent run of `test`, against its
+/// linearizations. `run` makes one sequential run of the given order (an empty order runs
+/// the prefix alone) on a fresh instance; `outcomes` keeps those runs for later checks of the
+/// same test.
+pub fn check_results(
+    test: &TestCase,
+    concurrent: &Response,
+    outcomes: &mut SequentialOutcomes,
+    config: &ResultsConfig,
+    run: impl FnMut(&[(u8, u32)]) -> Response,
+) -> ResultsCheck {
+    let mut check = Check {
+        test,
+        concurrent,
+        outcomes,
+        config,
+        run,
+        runs: 0,
+    };
+    let (verdict, linearizations) = check.decide();
+    ResultsCheck {
+        left_out: match verdict {
+            ResultsVerdict::NotChecked { .. } => Vec::new(),
+            _ => check.outcomes.left_out(test, concurrent, config),
+        },
+        verdict,
+        runs: check.runs,
+        linearizations,
+    }
+}
+
+struct Check<'a, R> {
+    test: &'a TestCase,
+    concurrent: &'a Response,
+    outcomes: &'a mut SequentialOutcomes,
+    config: &'a ResultsConfig,
+    run: R,
+    runs: u32,
+}
+
+impl<R: FnMut(&[(u8, u32)]) -> Response> Check<'_, R> {
+    /// The verdict and how many linearizations were compared.
+    fn decide(&mut self) -> (ResultsVerdict, u32) {
+        if self.concurrent.outcome != Outcome::Passed {
+            let reason = "the concurrent run did not pass: the panic oracle judges it".to_string();
+            return (ResultsVerdict::NotChecked { reason }, 0);
+        }
+        if self.test.threads.iter().all(Vec::is_empty) {
+            let reason = "the test has no suffix calls".to_string();
+            return (ResultsVerdict::NotChecked { reason }, 0);
+        }
+        self.outcomes.for_test(self.test);
+        self.outcomes
+            .learn_from_prefix(self.test, &self.concurrent.prefix_results);
+        let orders = orders_to_try(self.test, self.concurrent, self.config.max_linearizations);
+        let (matching, compared) = self.first_match(&orders);
+        if let Some(order) = matching {
+            return (linearizable(&order), compared);
+        }
+        self.gather_evidence(&orders);
+        if let Some(order) = orders.iter().find(|order| self.matches(order)) {
+            return (linearizable(order), compared);
+        }
+        (self.final_verdict(&orders), compared)
+    }
+
+    /// Runs `orders` in turn, each once and a second time if it does not match outright,
+    /// until one matches; also says how many were compared.
+    fn first_match(&mut self, orders: &[Vec<(u8, u32)>]) -> (Option<Vec<(u8, u32)>>, u32) {
+        let mut compared = 0;
+        for order in orders {
+            if self.outcomes.runs_of(order).is_empty() && self.outcomes.known_to_stop(order) {
+                continue;
+            }
+            compared += 1;
+            for wanted in 1..=2 {
+                let runs = self.outcomes.runs_of(order);
+                if runs.len() < wanted {
+                    // A run that did not pass cannot match; running it again would not help.
+                    if runs.iter().any(|run| run.outcome != Outcome::Passed) {
+                        break;
+                    }
+                    self.run_order(order);
+                }
+                if self.matches(order) {
+                    return (Some(order.clone()), compared);
+                }
+            }
+        }
+        (None, compared)
+    }
+
+    /// On the way to a violation: the prefix alone twice and the closest linearization
+    /// `extra_runs` more times, to catch text that changes only now and then.
+    fn gather_evidence(&mut self, orders: &[Vec<(u8, u32)>]) {
+        while self.outcomes.runs_of(&[]).len() < 2 {
+            self.run_order(&[]);
+        }
+        if let Some(closest) = self.closest(orders) {
+            for _ in 0..self.config.extra_runs {
+                self.run_order(&closest.closest);
+            }
+        }
+    }
+
+    /// The verdict when no linearization matches.
+    fn final_verdict(&self, orders: &[Vec<(u8, u32)>]) -> ResultsVerdict {
+        let lens = [self.test.threads[0].len(), self.test.threads[1].len()];
+        let all = count_linearizations(lens);
+        match self.closest(orders) {
+            None => ResultsVerdict::Inconclusive {
+                reason: "no linearization passed when run sequentially".to_string(),
+            },
+            Some(_) if orders.len() < all => ResultsVerdict::Inconclusive {
+                reason: format!(
+                    "none of the first {} of {all} linearizations matches",
+                    orders.len()
+                ),
+            },
+            Some(violation) => ResultsVerdict::Violation(violation),
+        }
+    }
+
+    fn run_order(&mut self, order: &[(u8, u32)]) {
+        let response = (self.run)(order);
+        self.runs += 1;
+        if let Some(start) = stopped_at(self.test, order, &response) {
+            self.outcomes.failing_starts.push(start);
+        }
+        self.outcomes.record(self.test, order, response);
+    }
+
+    fn matches(&self, order: &[(u8, u32)]) -> bool {
+        self.outcomes
+            .differences(self.test, self.concurrent, order, self.config)
+            .is_some_and(|d| d.is_empty())
+    }
+
+    /// The passing linearization with the fewest differences (the first on a tie).
+    fn closest(&self, orders: &[Vec<(u8, u32)>]) -> Option<ResultsViolation> {
+        let mut best: Option<ResultsViolation> = None;
+        for order in orders {
+            let Some(differences) =
+                self.outcomes
+                    .differences(self.test, self.concurrent, order, self.config)
+            else {
+                continue;
+            };
+            if best
+                .as_ref()
+                .is_none_or(|b| differences.len() < b.differences.len())
+            {
+                best = Some(ResultsViolation {
+                    closest: order.clone(),
+                    differences,
+                });
+            }
+        }
+        best
+    }
+}
+
+/// The linearizations to compare, most plausible first: those closest to the order in which
+/// the concurrent run started its calls (fewest pairs of calls swapped), then in lexicographic
+/// order. Only the first `limit` are listed, plus the observed order itself.
+fn orders_to_try(test: &TestCase, concurrent: &Response, limit: usize) -> Vec<Vec<(u8, u32)>> {
+    let lens = [test.threads[0].len(), test.threads[1].len()];
+    let mut orders = linearizations(lens, limit.max(1));
+    let Some(observed) = observed_order(lens, concurrent) else {
+        return orders;
+    };
+    if !orders.contains(&observed) {
+        orders.pop();
+        orders.push(observed.clone());
+    }
+    orders.sort_by_key(|order| swapped_pairs(order, &observed));
+    orders
+}
+
+/// The order in which the concurrent run started its suffix calls, from its events: the
+/// k-th outermost start on a thread is that thread's call k. `None` when the events do not
+/// account for every call (a method that is not instrumented).
+fn observed_order(lens: [usize; 2], concurrent: &Response) -> Option<Vec<(u8, u32)>> {
+    let mut starts: Vec<(u64, (u8, u32))> = Vec::new();
+    for thread in 0..2u8 {
+        let mut depth = 0usize;
+        let mut calls = 0u32;
+        for event in concurrent.events.iter().filter(|e| e.thread == thread) {
+            if event.start {
+                if depth == 0 {
+                    starts.push((event.clock, (thread, calls)));
+                    calls += 1;
+                }
+                depth += 1;
+            } else {
+                depth = depth.checked_sub(1)?;
+            }
+        }
+        if calls as usize != lens[thread as usize] {
+            return None;
+        }
+    }
+    starts.sort_by_key(|&(clock, _)| clock);
+    Some(starts.into_iter().map(|(_, call)| call).collect())
+}
+
+/// How many pairs of calls `order` runs the other way round from `observed`.
+fn swapped_pairs(order: &[(u8, u32)], observed: &[(u8, u32)]) -> usize {
+    let rank: Vec<usize> = order
+        .iter()
+        .map(|call| observed.iter().position(|c| c == call).unwrap_or(0))
+        .collect();
+    let mut swapped = 0;
+    for (i, a) in rank.iter().enumerate() {
+        swapped += rank[i + 1..].iter().filter(|b| *b < a).count();
+    }
+    swapped
+}
+
+fn linearizable(order: &[(u8, u32)]) -> ResultsVerdict {
+    ResultsVerdict::Linearizable {
+        order: order.to_vec(),
+    }
+}
+
+/// C(len0 + len1, len0), saturating.
+fn count_linearizations([len0, len1]: [usize; 2]) -> usize {
+    let mut count: usize = 1;
+    for k in 1..=len0.min(len1) {
+        count = count.saturating_mul(len0 + len1 - len0.min(len1) + k) / k;
+    }
+    count
+}
+
+/// The start of `order` up to the call a sequential run of `test` stopped at, when it is
+/// known: the panicking call, or for a run that blocked the call its events show started and
+/// not ended. `None` for a crash, or when the events do not follow `order` call by call (a
+/// method that is not instrumented).
+fn stopped_at(
+    test: &TestCase,
+    order: &[(u8, u32)],
+    sequential: &Response,
+) -> Option<Vec<(u8, u32)>> {
+    let at = match &sequential.outcome {
+        Outcome::Panicked {
+            thread: Some(thread),
+            call,
+            ..
+        } => order.iter().position(|&c| c == (*thread, *call))?,
+        Outcome::Deadlocked { .. } => stuck_call(test, order, &sequential.events)?,
+        Outcome::Passed
+        | Outcome::Panicked { thread: None, .. }
+        | Outcome::SetupFailed { .. }
+        | Outcome::Crashed { .. } => return None,
+    };
+    Some(order[..=at].to_vec())
+}
+
+/// The position in `order` of the call a blocked sequential run was in: its outermost
+/// suffix calls, in clock order, must be `order`'s, and the last one must not have ended.
+fn stuck_call(test: &TestCase, order: &[(u8, u32)], events: &[Event]) -> Option<usize> {
+    let mut events: Vec<&Event> = events.iter().filter(|e| e.thread < 2).collect();
+    events.sort_by_key(|e| e.clock);
+    let mut depth = 0usize;
+    let mut started = 0usize;
+    for event in events {
+        if event.start {
+            if depth == 0 {
+                let &(thread, index) = order.get(started)?;
+                let call = test.threads[thread as usize].get(index as usize)?;
+                if event.thread != thread || event.method != call.method {
+                    return None;
+                }
+                started += 1;
+            }
+            depth += 1;
+        } else {
+            depth = depth.checked_sub(1)?;
+        }
+    }
+    (depth > 0).then(|| started - 1)
+}
+
+/// The Debug text of call `index` of thread `thread` in `response`, if any.
+fn result(response: &Response, thread: usize, index: usize) -> Option<&str> {
+    response.results[thread].get(index)?.as_deref()
+}
+
+/// Both texts, when there are two and they differ.
+fn changed(a: Option<&str>, b: Option<&str>) -> Option<(String, String)> {
+    match (a, b) {
+        (Some(a), Some(b)) if a != b => Some((a.to_string(), b.to_string())),
+        _ => None,
+    }
+}
+
+/// `thread 1 call 2 `hit``, numbered from 1 as in the report's test display.
+impl fmt::Display for Place {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Place::Call {
+                thread,
+                index,
+                method,
+            } => write!(f, "thread {} call {} `{method}`", thread + 1, index + 1),
+            Place::FinalState => f.write_str("final state"),
+        }
+    }
+}
+
+impl fmt::Display for LeftOut {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.method {
+            Some(method) => write!(f, "`{method}`: ")?,
+            None => f.write_str("final state: ")?,
+        }
+        match &self.reason {
+            LeftOutReason::NoDebug => f.write_str("no Debug text"),
+            LeftOutReason::Ignored => f.write_str("ignored by configuration"),
+            LeftOutReason::Unstable { first, second } => write!(
+                f,
+                "its Debug text differed between two sequential runs of the same calls ({first} vs {second})"
+            ),
+        }
+    }
+}
+
+/// The closest linearization, then one line per difference:
+///
+/// ```text
+/// closest linearization: t1.1 t2.1
+///   thread 2 call 1 `hit`: observed 1, expected 2
+/// ```
+impl fmt::Display for ResultsViolation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("closest linearization:")?;
+        for (thread, index) in &self.closest {
+            write!(f, " t{}.{}", thread + 1, index + 1)?;
+        }
+        for difference in &self.differences {
+            write!(
+                f,
+                "\n  {}: observed {}, expected {}",
+                difference.place, difference.observed, difference.expected
+            )?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::RefCell;
+
+    fn test_case(type_name: &str, prefix: &[&str], threads: [&[&str]; 2]) -> TestCase {
+        let calls = |methods: &[&str]| -> Vec<Call> {
+            methods
+                .iter()
+                .map(|m| Call {
+                    method: m.to_string(),
+                    receiver: 0,
+                    args: vec![],
+                })
+                .collect()
+        };
+        TestCase {
+            id: 1,
+            type_path: format!("fixtures::{type_name}"),
+            pair: [threads[0][0].into(), threads[1][0].into()],
+            instances: calls(&["new"]),
+            prefix: calls(prefix),
+            threads: [calls(threads[0]), calls(threads[1])],
+            noise_seed: 0,
+        }
+    }
+
+    /// A passed concurrent run; `-` is a result without Debug text.
+    fn concurrent(results: [&[&str]; 2], final_state: Option<&str>) -> Response {
+        let texts = |r: &[&str]| -> Vec<Option<String>> {
+            r.iter()
+                .map(|t| (*t != "-").then(|| t.to_string()))
+                .collect()
+        };
+        Response {
+            test_id: 1,
+            outcome: Outcome::Passed,
+            events: vec![],
+            prefix_results: vec![],
+            results: [texts(results[0]), texts(results[1])],
+            final_state: final_state.map(String::from),
+            elapsed_us: 5,
+        }
+    }
+
+    /// Sequential run number `run` of `order` on a fake type. `Counter` and `Map` count
+    /// `hit`s; `take` blocks on an empty `Queue` and `put` fills it; `new_id` returns a fresh id per call and run; `keys` lists a map's keys in an
+    /// order that changes from run to run, and `Map`'s final state is printed in that order
+    /// too; `opaque` has no Debug; `wait` blocks when run alone; `Opaque` has no Debug.
+    fn fake_run(test: &TestCase, order: &[(u8, u32)], run: u64) -> Response {
+        let mut count = 0;
+        let mut ids = 0;
+        let mut queued = 0;
+        let mut apply = |method: &str| -> Result<Option<String>, Outcome> {
+            match method {
+                "hit" => {
+                    count += 1;
+                    Ok(Some(count.to_string()))
+                }
+                "get" => Ok(Some(count.to_string())),
+                "new_id" => {
+                    ids += 1;
+                    Ok(Some(format!("Id({})", run * 10 + ids)))
+                }
+                "keys" => Ok(Some(["[1, 2]", "[2, 1]"][run as usize % 2].to_string())),
+                "opaque" => Ok(None),
+                "put" => {
+                    queued += 1;
+                    Ok(Some("()".into()))
+                }
+                "take" if queued == 0 => Err(Outcome::Deadlocked {
+                    inside: [Some("take".into()), None],
+                }),
+                "take" => {
+                    queued -= 1;
+                    Ok(Some("()".into()))
+                }
+                "wait" => Err(Outcome::Deadlocked {
+                    inside: [Some("wait".into()), None],
+                }),
+                other => panic!("the fake type has no method {other}"),
+            }
+        };
+        let mut response = concurrent([&[], &[]], None);
+        response.results = [
+            vec![None; test.threads[0].len()],
+            vec![None; test.threads[1].len()],
+        ];
+        for call in &test.prefix {
+            response.prefix_results.push(apply(&call.method).unwrap());
+        }
+        let mut events = Vec::new();
+        for &(t, i) in order {
+            let method = &test.threads[t as usize][i as usize].method;
+            events.push((t, method.as_str(), true));
+            match apply(method) {
+                Ok(text) => response.results[t as usize][i as usize] = text,
+                Err(outcome) => {
+                    // As the worker's watchdog answers: events, no results.
+                    response.outcome = outcome;
+                    response.results = [vec![], vec![]];
+                    break;
+                }
+            }
+            events.push((t, method.as_str(), false));
+        }
+        response.events = self::events(&events);
+        response.final_state = match test.type_path.as_str() {
+            "fixtures::Counter" => Some(format!("Counter {{ n: {count} }}")),
+            "fixtures::Queue" => Some(format!("Queue {{ n: {queued} }}")),
+            "fixtures::Map" => Some(["{1: 1, 2: 2}", "{2: 2, 1: 1}"][run as usize % 2].into()),
+            _ => None,
+        };
+        response
+    }
+
+    /// Checks `concurrent` against `test`'s linearizations run on the fake type, and renders
+    /// the check and the orders run (`-` for the prefix alone).
+    fn check_with(
+        test: &TestCase,
+        concurrent: &Response,
+        outcomes: &mut SequentialOutcomes,
+        config: &ResultsConfig,
+        expect: &str,
+    ) {
+        let ran = RefCell::new(Vec::new());
+        let runs_before = outcomes.len() as u64;
+        let check = check_results(test, concurrent, outcomes, config, |order| {
+            let mut ran = ran.borrow_mut();
+            ran.push(if order.is_empty() {
+                "-".to_string()
+            } else {
+                order_text(order)
+            });
+            fake_run(test, order, runs_before + ran.len() as u64 - 1)
+        });
+        let verdict = match &check.verdict {
+            ResultsVerdict::NotChecked { reason } => format!("not checked: {reason}"),
+            ResultsVerdict::Linearizable { order } => {
+                format!("linearizable by {}", order_text(order))
+            }
+            ResultsVerdict::Inconclusive { reason } => format!("inconclusive: {reason}"),
+            ResultsVerdict::Violation(violation) => format!("violation: {violation}"),
+        };
+        let left_out: Vec<String> = check.left_out.iter().map(|l| l.to_string()).collect();
+        let got = format!(
+            "{verdict}\nleft out: [{}]\nruns={} linearizations={} ran=[{}]",
+            left_out.join("; "),
+            check.runs,
+            check.linearizations,
+            ran.into_inner().join(" | ")
+        );
+        assert_eq!(got, expect);
+    }
+
+    fn check(test: &TestCase, concurrent: &Response, expect: &str) {
+        let config = ResultsConfig::default();
+        check_with(
+            test,
+            concurrent,
+            &mut SequentialOutcomes::new(),
+            &config,
+            expect,
+        );
+    }
+
+    fn order_text(order: &[(u8, u32)]) -> String {
+        order
+            .iter()
+            .map(|(t, c)| format!("{}{}", ["a", "b"][*t as usize], c))
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+
+    fn lost_update() -> (TestCase, Response) {
+        (
+            test_case("Counter", &[], [&["hit"], &["hit"]]),
+            concurrent([&["1"], &["1"]], Some("Counter { n: 1 }")),
+        )
+    }
+
+    #[test]
+    fn a_lost_update_on_a_counter_is_a_violation() {
+        let (test, run) = lost_update();
+        check(
+            &test,
+            &run,
+            "violation: closest linearization: t1.1 t2.1
+  thread 2 call 1 `hit`: observed 1, expected 2
+  final state: observed Counter { n: 1 }, expected Counter { n: 2 }
+left out: []
+runs=10 linearizations=2 ran=[a0 b0 | a0 b0 | b0 a0 | b0 a0 | - | - | a0 b0 | a0 b0 | a0 b0 | a0 b0]",
+        );
+    }
+
+    #[test]
+    fn the_fetch_add_twin_is_linearizable_in_either_order_and_cheap_to_accept() {
+        let test = test_case("Counter", &[], [&["hit"], &["hit"]]);
+        check(
+            &test,
+            &concurrent([&["1"], &["2"]], Some("Counter { n: 2 }")),
+            "linearizable by a0 b0\nleft out: []\nruns=1 linearizations=1 ran=[a0 b0]",
+        );
+        check(
+            &test,
+            &concurrent([&["2"], &["1"]], Some("Counter { n: 2 }")),
+            "linearizable by b0 a0\nleft out: []\nruns=3 linearizations=2 ran=[a0 b0 | a0 b0 | b0 a0]",
+        );
+    }
+
+    #[test]
+    fn a_method_returning_a_fresh_random_id_is_left_out_and_raises_no_alarm() {
+        let test = test_case("Counter", &["new_id"], [&["new_id", "hit"], &["new_id"]]);
+        let mut run = concurrent([&["Id(7)", "1"], &["Id(9)"]], Some("Counter { n: 1 }"));
+        run.prefix_results = vec![Some("Id(5)".into())];
+        check(
+            &test,
+            &run,
+            "linearizable by a0 a1 b0
+left out: [`new_id`: its Debug text differed between two sequential runs of the same calls (Id(5) vs Id(1))]
+runs=1 linearizations=1 ran=[a0 a1 b0]",
+        );
+        // Without a prefix, the second run of the first linearization shows it.
+        let test = test_case("Counter", &[], [&["new_id"], &["new_id"]]);
+        check(
+            &test,
+            &concurrent([&["Id(7)"], &["Id(9)"]], Some("Counter { n: 0 }")),
+            "linearizable by a0 b0
+left out: [`new_id`: its Debug text differed between two sequential runs of the same calls (Id(1) vs Id(11))]
+runs=2 linearizations=1 ran=[a0 b0 | a0 b0]",
+        );
+    }
+
+    #[test]
+    fn hash_map_iteration_order_that_differs_between_sequential_runs_is_left_out() {
+        let test = test_case("Map", &[], [&["hit", "keys"], &["keys"]]);
+        check(
+            &test,
+            &concurrent([&["1", "[2, 1]"], &["[1, 2]"]], Some("{2: 2, 1: 1}")),
+            "linearizable by a0 a1 b0
+left out: [`keys`: its Debug text differed between two sequential runs of the same calls ([1, 2] vs [2, 1]); final state: its Debug text differed between two sequential runs of the same calls ({1: 1, 2: 2} vs {2: 2, 1: 1})]
+runs=2 linearizations=1 ran=[a0 a1 b0 | a0 a1 b0]",
+        );
+    }
+
+    #[test]
+    fn results_without_debug_text_are_left_out() {
+        let test = test_case("Opaque", &[], [&["opaque"], &["opaque"]]);
+        check(
+            &test,
+            &concurrent([&["-"], &["-"]], None),
+            "linearizable by a0 b0
+left out: [`opaque`: no Debug text; final state: no Debug text]
+runs=1 linearizations=1 ran=[a0 b0]",
+        );
+    }
+
+    #[test]
+    fn a_concurrent_run_that_panicked_is_left_to_the_panic_oracle() {
+        let (test, mut run) = lost_update();
+        run.outcome = Outcome::Panicked {
+            thread: Some(0),
+            call: 0,
+            method: "hit".into(),
+            message: "overflow".into(),
+            location: None,
+        };
+        check(
+            &test,
+            &run,
+            "not checked: the concurrent run did not pass: the panic oracle judges it
+left out: []
+runs=0 linearizations=0 ran=[]",
+        );
+    }
+
+    #[test]
+    fn calls_that_block_when_run_alone_make_the_check_inconclusive() {
+        let test = test_case("Counter", &[], [&["wait"], &["wait"]]);
+        check(
+            &test,
+            &concurrent([&["()"], &["()"]], Some("Counter { n: 0 }")),
+            "inconclusive: no linearization passed when run sequentially
+left out: []
+runs=4 linearizations=2 ran=[a0 b0 | b0 a0 | - | -]",
+        );
+    }
+
+    #[test]
+    fn linearizations_starting_like_one_that_blocked_are_not_run() {
+        let test = test_case("Queue", &[], [&["take", "put"], &["put", "take"]]);
+        check(
+            &test,
+            &concurrent([&["()", "()"], &["()", "()"]], Some("Queue { n: 0 }")),
+            "linearizable by b0 a0 a1 b1\nleft out: []\nruns=2 linearizations=2 ran=[a0 a1 b0 b1 | b0 a0 a1 b1]",
+        );
+    }
+
+    #[test]
+    fn a_blocked_run_is_placed_by_its_events_only_when_they_follow_its_order() {
+        let test = test_case("Queue", &[], [&["take", "put"], &["put", "take"]]);
+        let order = [(1, 0), (0, 0), (0, 1), (1, 1)];
+        let cases: [(&[EventSpec], Option<usize>); 4] = [
+            (
+                &[(1, "put", true), (1, "put", false), (0, "take", true)],
+                Some(1),
+            ),
+            // A nested call inside put, and prefix events (thread 2), do not count.
+            (
+                &[
+                    (2, "len", true),
+                    (2, "len", false),
+                    (1, "put", true),
+                    (1, "grow", true),
+                    (1, "grow", false),
+                    (1, "put", false),
+                    (0, "take", true),
+                ],
+                Some(1),
+            ),
+            // take is not the call the order runs second: the events cannot be trusted.
+            (
+                &[(1, "put", true), (1, "put", false), (0, "put", true)],
+                None,
+            ),
+            // Every call ended: nothing was stuck.
+            (&[(1, "put", true), (1, "put", false)], None),
+        ];
+        for (list, expect) in cases {
+            assert_eq!(stuck_call(&test, &order, &events(list)), expect, "{list:?}");
+        }
+    }
+
+    #[test]
+    fn too_many_linearizations_to_try_make_the_check_inconclusive() {
+        let (test, run) = lost_update();
+        let config = ResultsConfig {
+            max_linearizations: 1,
+            extra_runs: 0,
+            ..ResultsConfig::default()
+        };
+        check_with(
+            &test,
+            &run,
+            &mut SequentialOutcomes::new(),
+            &config,
+            "inconclusive: none of the first 1 of 2 linearizations matches
+left out: []
+runs=4 linearizations=1 ran=[a0 b0 | a0 b0 | - | -]",
+        );
+    }
+
+    #[test]
+    fn a_confirmation_rerun_reuses_the_sequential_outcomes_of_the_same_test() {
+        let config = ResultsConfig::default();
+        let mut outcomes = SequentialOutcomes::new();
+        let (test, run) = lost_update();
+        check_with(
+            &test,
+            &run,
+            &mut outcomes,
+            &config,
+            &lost_update_rendered(
+                10,
+                "a0 b0 | a0 b0 | b0 a0 | b0 a0 | - | - | a0 b0 | a0 b0 | a0 b0 | a0 b0",
+            ),
+        );
+        assert_eq!(outcomes.len(), 10);
+        check_with(
+            &test,
+            &run,
+            &mut outcomes,
+            &config,
+            &lost_update_rendered(4, "a0 b0 | a0 b0 | a0 b0 | a0 b0"),
+        );
+        let twin = concurrent([&["2"], &["1"]], Some("Counter { n: 2 }"));
+        check_with(
+            &test,
+            &twin,
+            &mut outcomes,
+            &config,
+            "linearizable by b0 a0\nleft out: []\nruns=0 linearizations=2 ran=[]",
+        );
+        // Another test's calls: the outcomes start over.
+        let other = test_case("Counter", &["hit"], [&["hit"], &["hit"]]);
+        let run = concurrent([&["2"], &["3"]], Some("Counter { n: 3 }"));
+        check_with(
+            &other,
+            &run,
+            &mut outcomes,
+            &config,
+            "linearizable by a0 b0\nleft out: []\nruns=1 linearizations=1 ran=[a0 b0]",
+        );
+        assert_eq!(outcomes.len(), 1);
+    }
+
+    fn lost_update_rendered(runs: u32, ran: &str) -> String {
+        format!(
+            "violation: closest linearization: t1.1 t2.1
+  thread 2 call 1 `hit`: observed 1, expected 2
+  final state: observed Counter {{ n: 1 }}, expected Counter {{ n: 2 }}
+left out: []
+runs={runs} linearizations=2 ran=[{ran}]"
+        )
+    }
+
+    #[test]
+    fn linearizations_are_counted_without_listing_them() {
+        for (lens, count) in [
+            ([1, 1], 2),
+            ([2, 1], 3),
+            ([0, 3], 1),
+            ([5, 5], 252),
+            ([3, 4], 35),
+        ] {
+            assert_eq!(count_linearizations(lens), count);
+            assert_eq!(linearizations(lens, usize::MAX).len(), count);
+        }
+    }
+
+    #[test]
+    fn a_violation_serialises_for_the_json_report() {
+        let violation = ResultsVerdict::Violation(ResultsViolation {
+            closest: vec![(0, 0), (1, 0)],
+            differences: vec![Difference {
+                place: Place::Call {
+                    thread: 1,
+                    index: 0,
+                    method: "hit".into(),
+                },
+                observed: "1".into(),
+                expected: "2".into(),
+            }],
+        });
+        assert_eq!(
+            serde_json::to_string(&violation).unwrap(),
+            r#"{"kind":"violation","closest":[[0,0],[1,0]],"differences":[{"place":{"kind":"call","thread":1,"index":0,"method":"hit"},"observed":"1","expected":"2"}]}"#
+        );
+    }
+
+    /// (thread, method, start).
+    type EventSpec<'a> = (u8, &'a str, bool);
+
+    /// Events of a run, in clock order.
+    fn events(list: &[EventSpec]) -> Vec<Event> {
+        list.iter()
+            .enumerate()
+            .map(|(clock, &(thread, method, start))| Event {
+                clock: clock as u64,
+                thread,
+                type_path: "fixtures::Counter".into(),
+                method: method.into(),
+                start,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_linearization_the_concurrent_run_started_its_calls_in_is_tried_first() {
+        let test = test_case("Counter", &[], [&["hit"], &["hit"]]);
+        let mut run = concurrent([&["2"], &["1"]], Some("Counter { n: 2 }"));
+        run.events = events(&[
+            (1, "hit", true),
+            (1, "hit", false),
+            (0, "hit", true),
+            (0, "hit", false),
+        ]);
+        check(
+            &test,
+            &run,
+            "linearizable by b0 a0\nleft out: []\nruns=1 linearizations=1 ran=[b0 a0]",
+        );
+    }
+
+    #[test]
+    fn the_observed_order_counts_outermost_calls_only_and_needs_every_call() {
+        let nested = events(&[
+            (0, "hit", true),
+            (1, "get", true),
+            (0, "load", true),
+            (0, "load", false),
+            (0, "hit", false),
+            (1, "get", false),
+            (0, "hit", true),
+            (0, "hit", false),
+        ]);
+        let mut run = concurrent([&[], &[]], None);
+        run.events = nested;
+        assert_eq!(
+            observed_order([2, 1], &run),
+            Some(vec![(0, 0), (1, 0), (0, 1)])
+        );
+        assert_eq!(observed_order([2, 2], &run), None);
+        assert_eq!(
+            swapped_pairs(&[(1, 0), (0, 0), (0, 1)], &[(0, 0), (1, 0), (0, 1)]),
+            1
+        );
+        assert_eq!(
+            swapped_pairs(&[(0, 0), (0, 1), (1, 0)], &[(1, 0), (0, 0), (0, 1)]),
+            2
+        );
+    }
+
+    #[test]
+    fn configured_methods_and_final_state_are_never_compared() {
+        let (test, run) = lost_update();
+        let config = ResultsConfig {
+            ignored_methods: ["hit".to_string()].into(),
+            ..ResultsConfig::default()
+        };
+        check_with(
+            &test,
+            &run,
+            &mut SequentialOutcomes::new(),
+            &config,
+            "violation: closest linearization: t1.1 t2.1
+  final state: observed Counter { n: 1 }, expected Counter { n: 2 }
+left out: [`hit`: ignored by configuration]
+runs=10 linearizations=2 ran=[a0 b0 | a0 b0 | b0 a0 | b0 a0 | - | - | a0 b0 | a0 b0 | a0 b0 | a0 b0]",
+        );
+        let config = ResultsConfig {
+            ignored_methods: ["hit".to_string()].into(),
+            compare_final_state: false,
+            ..ResultsConfig::default()
+        };
+        check_with(
+            &test,
+            &run,
+            &mut SequentialOutcomes::new(),
+            &config,
+            "linearizable by a0 b0
+left out: [`hit`: ignored by configuration; final state: ignored by configuration]
+runs=1 linearizations=1 ran=[a0 b0]",
+        );
+    }
+}

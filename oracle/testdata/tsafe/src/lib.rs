@@ -1,0 +1,301 @@
+//! Small thread-safe types with known behaviour, driven by the oracle's harness tests. Each type
+//! documents what covcon must conclude about it. `/*sp*/` marks the split points the tests'
+//! hand-written models put a schedule point at.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+/// Correct: every method is one atomic operation or one critical section. Takes every kind
+/// of argument the harness can generate.
+#[derive(Debug, Default)]
+pub struct Counter {
+    n: AtomicU64,
+    log: Mutex<Vec<String>>,
+}
+
+impl Counter {
+    pub fn new() -> Counter {
+        Counter::default()
+    }
+    pub fn starting_at(n: u64) -> Arc<Counter> {
+        let c = Counter::new();
+        c.n.store(n, Ordering::SeqCst);
+        Arc::new(c)
+    }
+    pub fn checked(n: i32) -> Result<Counter, String> {
+        if n < 0 {
+            return Err(format!("negative start {n}"));
+        }
+        Ok(Counter::new())
+    }
+    pub fn incr(&self) -> u64 {
+        self.n.fetch_add(1, Ordering::SeqCst) + 1
+    }
+    pub fn get(&self) -> u64 {
+        self.n.load(Ordering::SeqCst)
+    }
+    pub fn add(&self, by: u32) {
+        self.n.fetch_add(u64::from(by), Ordering::SeqCst);
+    }
+    pub fn note(&self, text: &str, tags: &[u8], extra: Option<(char, bool)>) -> usize {
+        let mut log = self.log.lock().unwrap();
+        log.push(format!("{text}{tags:?}{extra:?}"));
+        log.len()
+    }
+    pub fn label(&self, name: &'static str, alias: Option<&str>) -> String {
+        format!("{name}/{}", alias.unwrap_or("-"))
+    }
+    pub fn wait(&self, d: Duration) -> Duration {
+        d
+    }
+    pub fn compute(&self, f: impl FnOnce() -> u64) -> u64 {
+        let v = f();
+        self.n.fetch_add(v, Ordering::SeqCst) + v
+    }
+    pub fn merge(&self, other: &Counter) {
+        let v = other.get();
+        self.n.fetch_add(v, Ordering::SeqCst);
+    }
+    pub fn share(&self, other: Arc<Counter>) -> u64 {
+        other.get()
+    }
+    pub fn twice(&self) -> u64 {
+        self.incr();
+        self.incr()
+    }
+    pub fn shout(&self) {
+        println!("this must not reach the protocol");
+    }
+}
+
+/// Check-then-act on a Mutex'd map: `insert_new` checks under one acquisition and inserts
+/// under another, asserting the key is still absent. Two threads inserting the same key panic
+/// ("key inserted twice"); no sequential order does. A thread-safety violation (panic).
+#[derive(Debug, Default)]
+pub struct Registry {
+    map: Mutex<HashMap<u32, u32>>,
+}
+
+impl Registry {
+    pub fn new() -> Registry {
+        Registry::default()
+    }
+    pub fn insert_new(&self, key: u32, value: u32) -> bool {
+        let present = self.map.lock().unwrap().contains_key(&key);
+        if present {
+            return false;
+        }
+        /*sp*/
+        std::thread::yield_now();
+        let old = self.map.lock().unwrap().insert(key, value);
+        assert!(old.is_none(), "key inserted twice");
+        true
+    }
+    pub fn len(&self) -> usize {
+        self.map.lock().unwrap().len()
+    }
+}
+
+/// Two locks taken in opposite orders by `forward` and `backward`, and `transfer` locks self
+/// then the other instance: deadlocks (violations) between the two methods, or between two
+/// instances calling `transfer` on each other.
+#[derive(Debug, Default)]
+pub struct Accounts {
+    a: Mutex<u64>,
+    b: Mutex<u64>,
+}
+
+impl Accounts {
+    pub fn new() -> Accounts {
+        Accounts::default()
+    }
+    pub fn forward(&self) {
+        let mut a = self.a.lock().unwrap();
+        /*sp*/
+        std::thread::sleep(Duration::from_millis(1));
+        let mut b = self.b.lock().unwrap();
+        *a += 1;
+        *b += 1;
+    }
+    pub fn backward(&self) {
+        let mut b = self.b.lock().unwrap();
+        /*sp*/
+        std::thread::sleep(Duration::from_millis(1));
+        let mut a = self.a.lock().unwrap();
+        *a += 1;
+        *b += 1;
+    }
+    pub fn transfer(&self, other: &Accounts) {
+        let mut mine = self.a.lock().unwrap();
+        /*sp*/
+        std::thread::sleep(Duration::from_millis(1));
+        let mut theirs = other.a.lock().unwrap();
+        *mine += 1;
+        *theirs += 1;
+    }
+}
+
+/// Plain bugs and blocking: `explode` panics whatever the order (not a violation), `take`
+/// blocks on an empty queue sequentially too (not a violation), `abort` and `spin` end or
+/// hang the worker (must not stop a campaign).
+#[derive(Debug, Default)]
+pub struct Queue {
+    items: Mutex<Vec<u32>>,
+    ready: Condvar,
+}
+
+impl Queue {
+    pub fn new() -> Queue {
+        Queue::default()
+    }
+    pub fn put(&self, v: u32) {
+        self.items.lock().unwrap().push(v);
+        self.ready.notify_one();
+    }
+    pub fn take(&self) -> u32 {
+        let mut items = self.items.lock().unwrap();
+        loop {
+            if let Some(v) = items.pop() {
+                return v;
+            }
+            items = self.ready.wait(items).unwrap();
+        }
+    }
+    pub fn explode(&self) {
+        panic!("always broken");
+    }
+    pub fn abort(&self) {
+        std::process::abort();
+    }
+    pub fn spin(&self) {
+        #[allow(clippy::empty_loop)]
+        loop {
+            std::hint::spin_loop();
+        }
+    }
+}
+
+/// Generic: instantiated by the harness. `K` needs `Hash + Eq`, `V` needs `Clone`.
+#[derive(Debug)]
+pub struct Cache<K, V> {
+    map: Mutex<HashMap<K, V>>,
+}
+
+impl<K: std::hash::Hash + Eq, V: Clone> Cache<K, V> {
+    pub fn new() -> Self {
+        Cache {
+            map: Mutex::new(HashMap::new()),
+        }
+    }
+    pub fn put(&self, k: K, v: V) -> Option<V> {
+        self.map.lock().unwrap().insert(k, v)
+    }
+    pub fn get(&self, k: &K) -> Option<V> {
+        self.map.lock().unwrap().get(k).cloned()
+    }
+}
+
+/// Only constructible from strings: `u32` does not satisfy `Named<T: From<&'static str>>`, so
+/// the harness has to move on to `String`.
+#[derive(Debug)]
+pub struct Named<T> {
+    names: Mutex<Vec<T>>,
+}
+
+impl<T: From<&'static str> + Clone> Named<T> {
+    pub fn new() -> Self {
+        Named {
+            names: Mutex::new(vec![T::from("first")]),
+        }
+    }
+    pub fn first(&self) -> T {
+        self.names.lock().unwrap()[0].clone()
+    }
+}
+
+/// Built with a builder chain: `Pool::builder().size(n).build()`. Not `Debug`.
+pub struct Pool {
+    size: usize,
+    used: AtomicU64,
+}
+
+pub struct PoolBuilder {
+    size: usize,
+}
+
+impl Pool {
+    pub fn builder() -> PoolBuilder {
+        PoolBuilder { size: 1 }
+    }
+    pub fn size(&self) -> usize {
+        self.size
+    }
+    pub fn acquire(&self) -> Option<u64> {
+        let used = self.used.fetch_add(1, Ordering::SeqCst);
+        (used < self.size as u64).then_some(used)
+    }
+    /// Returns a type without `Debug`: its result is captured as nothing.
+    pub fn spare(&self) -> PoolBuilder {
+        PoolBuilder { size: self.size }
+    }
+    /// The model claims this takes an integer; it does not, so its call cannot compile.
+    pub fn resize(&self, to: PoolBuilder) -> usize {
+        to.size
+    }
+}
+
+impl PoolBuilder {
+    pub fn size(mut self, size: usize) -> PoolBuilder {
+        self.size = size;
+        self
+    }
+    pub fn build(self) -> Pool {
+        Pool {
+            size: self.size,
+            used: AtomicU64::new(0),
+        }
+    }
+}
+
+/// A `const fn` method: the start guard cannot go into it, so the copy must leave it out.
+#[derive(Debug, Default)]
+pub struct Fixed {
+    v: AtomicU64,
+}
+
+impl Fixed {
+    pub const fn zero() -> Fixed {
+        Fixed {
+            v: AtomicU64::new(0),
+        }
+    }
+    pub const fn answer(&self) -> u64 {
+        42
+    }
+    pub fn bump(&self) -> u64 {
+        self.v.fetch_add(1, Ordering::SeqCst)
+    }
+}
+
+/// Correct and `Clone` (clones share the items): built by an `Option` constructor, and takes
+/// another instance by value.
+#[derive(Debug, Default, Clone)]
+pub struct Bag {
+    items: Arc<Mutex<Vec<u32>>>,
+}
+
+impl Bag {
+    pub fn maybe(n: u32) -> Option<Bag> {
+        (n > 0).then(|| Bag {
+            items: Arc::new(Mutex::new(vec![n])),
+        })
+    }
+    pub fn adopt(&self, other: Bag) -> usize {
+        let theirs = other.items.lock().unwrap().clone();
+        let mut mine = self.items.lock().unwrap();
+        mine.extend(theirs);
+        mine.len()
+    }
+}

@@ -1,0 +1,1113 @@
+//! The harness end to end on `testdata/tsafe`: `prepare` copies, instruments, generates and
+//! builds it once (shared by every test here, in `target/tmp/covcon-harness-test`), and the
+//! tests then talk to the built worker directly over stdin/stdout, parsing each answer with
+//! the protocol's own types so both sides provably agree.
+
+use analysis::{
+    Constructor, ConstructorKind, InstancePassing, Method, Model, Param, ParamKind, ReturnShape,
+    Span, SplitPoint, TypeModel,
+};
+use generator::{Call, TestCase, Value};
+use oracle::protocol::{Noise, Outcome, Request, Response};
+use oracle::{Harness, OracleConfig};
+use std::collections::hash_map::DefaultHasher;
+use std::hash::{Hash, Hasher};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
+use std::sync::{Mutex, OnceLock};
+
+fn testdata() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/tsafe")
+}
+
+fn out_dir() -> PathBuf {
+    Path::new(env!("CARGO_TARGET_TMPDIR")).join("covcon-harness-test")
+}
+
+// ---------------------------------------------------------------------------------------------
+// The hand-written model of testdata/tsafe.
+
+fn int(signed: bool, bits: u16) -> ParamKind {
+    ParamKind::Int { signed, bits }
+}
+
+fn p(ty: &str, kind: ParamKind) -> Param {
+    Param {
+        name: "p".into(),
+        ty: ty.into(),
+        kind,
+    }
+}
+
+fn ctor(name: &str, params: Vec<Param>, returns: ReturnShape) -> Constructor {
+    let kind = if name == "default" {
+        ConstructorKind::Default
+    } else {
+        ConstructorKind::Function
+    };
+    Constructor {
+        name: name.into(),
+        kind,
+        params,
+        returns,
+        supported: true,
+        ..Default::default()
+    }
+}
+
+/// Position just after the `{` of `fn name(` in the impl block of `ty`, and the `/*sp*/`
+/// markers inside that method.
+fn locate(source: &str, file: &Path, ty: &str, name: &str) -> (Span, Vec<Span>) {
+    let lines: Vec<&str> = source.lines().collect();
+    let impl_line = lines
+        .iter()
+        .position(|l| {
+            l.starts_with("impl")
+                && !l.contains(" for ")
+                && (l.contains(&format!(" {ty} {{")) || l.contains(&format!(" {ty}<")))
+        })
+        .unwrap_or_else(|| panic!("no impl of {ty}"));
+    let fn_line = (impl_line..lines.len())
+        .find(|&i| lines[i].contains(&format!("fn {name}(")))
+        .unwrap_or_else(|| panic!("no fn {ty}::{name}"));
+    let (line, column) = (fn_line..lines.len())
+        .find_map(|i| {
+            let start = if i == fn_line {
+                lines[i].find("fn ").unwrap()
+            } else {
+                0
+            };
+            lines[i][start..]
+                .find('{')
+                .map(|c| (i, lines[i][..start + c].chars().count() + 1))
+        })
+        .unwrap();
+    let span = |line: usize, column: usize| Span {
+        file: file.to_path_buf(),
+        line: line as u32 + 1,
+        column: column as u32,
+    };
+    let mut points = Vec::new();
+    for (i, text) in lines.iter().enumerate().skip(fn_line + 1) {
+        if text.trim_start().starts_with("pub fn")
+            || text.trim() == "}" && !text.starts_with("    ")
+        {
+            break;
+        }
+        if text.trim_start().starts_with("pub fn") {
+            break;
+        }
+        if let Some(at) = text.find("/*sp*/") {
+            points.push(span(i, text[..at].chars().count() + "/*sp*/".len()));
+        }
+        if text.starts_with("    }") {
+            break;
+        }
+    }
+    (span(line, column), points)
+}
+
+fn ty(
+    path: &str,
+    generics: &[&str],
+    constructors: Vec<Constructor>,
+    methods: Vec<(&str, Vec<Param>)>,
+) -> TypeModel {
+    let file = testdata().join("src/lib.rs");
+    let source = std::fs::read_to_string(&file).unwrap();
+    let name = path.rsplit("::").next().unwrap();
+    let mut split_points = Vec::new();
+    let methods = methods
+        .into_iter()
+        .map(|(m, params)| {
+            let (body_start, points) = locate(&source, &file, name, m);
+            split_points.extend(points.into_iter().map(|at| SplitPoint {
+                method: m.into(),
+                at,
+                ..Default::default()
+            }));
+            Method {
+                name: m.into(),
+                params,
+                body_start: Some(body_start),
+                supported: true,
+                ..Default::default()
+            }
+        })
+        .collect();
+    TypeModel {
+        path: path.into(),
+        package: "tsafe".into(),
+        name: name.into(),
+        span: Span {
+            file,
+            line: 1,
+            column: 0,
+        },
+        generics: generics.iter().map(|g| g.to_string()).collect(),
+        constructors,
+        methods,
+        split_points,
+        supported: true,
+        ..Default::default()
+    }
+}
+
+fn model() -> Model {
+    let me = |passing| ParamKind::Instance { passing };
+    let builder = Constructor {
+        name: "builder".into(),
+        kind: ConstructorKind::Builder,
+        chain: vec![
+            analysis::ChainCall {
+                name: "size".into(),
+                params: vec![p("usize", int(false, 64))],
+            },
+            analysis::ChainCall {
+                name: "build".into(),
+                params: vec![],
+            },
+        ],
+        supported: true,
+        ..Default::default()
+    };
+    let generic = |name: &str| ParamKind::Generic { name: name.into() };
+    Model {
+        format_version: 1,
+        packages: vec![],
+        diagnostics: vec![],
+        types: vec![
+            ty(
+                "tsafe::Counter",
+                &[],
+                vec![
+                    ctor("new", vec![], ReturnShape::SelfValue),
+                    ctor(
+                        "starting_at",
+                        vec![p("u64", int(false, 64))],
+                        ReturnShape::ArcSelf,
+                    ),
+                    ctor(
+                        "checked",
+                        vec![p("i32", int(true, 32))],
+                        ReturnShape::ResultSelf,
+                    ),
+                    ctor("default", vec![], ReturnShape::SelfValue),
+                ],
+                vec![
+                    ("incr", vec![]),
+                    ("get", vec![]),
+                    ("add", vec![p("u32", int(false, 32))]),
+                    (
+                        "note",
+                        vec![
+                            p("&str", ParamKind::Str),
+                            p(
+                                "&[u8]",
+                                ParamKind::Slice {
+                                    elem: Box::new(int(false, 8)),
+                                },
+                            ),
+                            p(
+                                "Option<(char, bool)>",
+                                ParamKind::Option {
+                                    inner: Box::new(ParamKind::Tuple {
+                                        elems: vec![ParamKind::Char, ParamKind::Bool],
+                                    }),
+                                },
+                            ),
+                        ],
+                    ),
+                    (
+                        "label",
+                        vec![
+                            p("&'static str", ParamKind::Str),
+                            p(
+                                "Option<&str>",
+                                ParamKind::Option {
+                                    inner: Box::new(ParamKind::Str),
+                                },
+                            ),
+                        ],
+                    ),
+                    ("wait", vec![p("Duration", ParamKind::Duration)]),
+                    (
+                        "compute",
+                        vec![p(
+                            "impl FnOnce() -> u64",
+                            ParamKind::Closure {
+                                returns: Box::new(int(false, 64)),
+                            },
+                        )],
+                    ),
+                    ("merge", vec![p("&Counter", me(InstancePassing::Ref))]),
+                    ("share", vec![p("Arc<Counter>", me(InstancePassing::Arc))]),
+                    ("twice", vec![]),
+                    ("shout", vec![]),
+                ],
+            ),
+            ty(
+                "tsafe::Registry",
+                &[],
+                vec![ctor("new", vec![], ReturnShape::SelfValue)],
+                vec![
+                    (
+                        "insert_new",
+                        vec![p("u32", int(false, 32)), p("u32", int(false, 32))],
+                    ),
+                    ("len", vec![]),
+                ],
+            ),
+            ty(
+                "tsafe::Accounts",
+                &[],
+                vec![ctor("new", vec![], ReturnShape::SelfValue)],
+                vec![
+                    ("forward", vec![]),
+                    ("backward", vec![]),
+                    ("transfer", vec![p("&Accounts", me(InstancePassing::Ref))]),
+                ],
+            ),
+            ty(
+                "tsafe::Queue",
+                &[],
+                vec![ctor("new", vec![], ReturnShape::SelfValue)],
+                vec![
+                    ("put", vec![p("u32", int(false, 32))]),
+                    ("take", vec![]),
+                    ("explode", vec![]),
+                    ("abort", vec![]),
+                    ("spin", vec![]),
+                ],
+            ),
+            ty(
+                "tsafe::Cache",
+                &["K: std::hash::Hash + Eq", "V: Clone"],
+                vec![ctor("new", vec![], ReturnShape::SelfValue)],
+                vec![
+                    ("put", vec![p("K", generic("K")), p("V", generic("V"))]),
+                    (
+                        "get",
+                        vec![p(
+                            "&K",
+                            ParamKind::Ref {
+                                inner: Box::new(generic("K")),
+                            },
+                        )],
+                    ),
+                ],
+            ),
+            ty(
+                "tsafe::Named",
+                &["T: From<&'static str> + Clone"],
+                vec![ctor("new", vec![], ReturnShape::SelfValue)],
+                vec![("first", vec![])],
+            ),
+            ty(
+                "tsafe::Pool",
+                &[],
+                vec![builder],
+                vec![
+                    ("size", vec![]),
+                    ("acquire", vec![]),
+                    ("spare", vec![]),
+                    ("resize", vec![p("PoolBuilder", int(false, 64))]),
+                ],
+            ),
+            ty(
+                "tsafe::Fixed",
+                &[],
+                vec![ctor("zero", vec![], ReturnShape::SelfValue)],
+                vec![("answer", vec![]), ("bump", vec![])],
+            ),
+            ty(
+                "tsafe::Bag",
+                &[],
+                vec![ctor(
+                    "maybe",
+                    vec![p("u32", int(false, 32))],
+                    ReturnShape::OptionSelf,
+                )],
+                vec![("adopt", vec![p("Bag", me(InstancePassing::Value))])],
+            ),
+            // A stale model: the type is gone from the source.
+            TypeModel {
+                path: "tsafe::Missing".into(),
+                package: "tsafe".into(),
+                name: "Missing".into(),
+                span: Span {
+                    file: testdata().join("src/lib.rs"),
+                    line: 1,
+                    column: 0,
+                },
+                constructors: vec![ctor("new", vec![], ReturnShape::SelfValue)],
+                methods: vec![Method {
+                    name: "gone".into(),
+                    supported: true,
+                    ..Default::default()
+                }],
+                supported: true,
+                ..Default::default()
+            },
+        ],
+    }
+}
+
+/// Fixed generic arguments for `Cache` (the others are found by trying candidates).
+fn overrides() -> std::collections::BTreeMap<String, Vec<String>> {
+    [(
+        "tsafe::Cache".to_string(),
+        vec!["String".to_string(), "u64".to_string()],
+    )]
+    .into()
+}
+
+fn config() -> OracleConfig {
+    let mut config = OracleConfig::new(testdata());
+    config.out_dir = out_dir();
+    config.cargo_args = vec!["--offline".into()];
+    config
+}
+
+/// Hash of every file of the user's tree (the testdata crate), to show it is never written.
+fn tree_hash(dir: &Path) -> u64 {
+    fn walk(dir: &Path, hasher: &mut DefaultHasher) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        entries.sort();
+        for path in entries {
+            if path.is_dir() {
+                if path.file_name().unwrap() != "target" {
+                    walk(&path, hasher);
+                }
+            } else {
+                path.hash(hasher);
+                std::fs::read(&path).unwrap().hash(hasher);
+                std::fs::metadata(&path)
+                    .unwrap()
+                    .modified()
+                    .unwrap()
+                    .hash(hasher);
+            }
+        }
+    }
+    let mut hasher = DefaultHasher::new();
+    walk(dir, &mut hasher);
+    hasher.finish()
+}
+
+/// The harness, prepared once for all tests of this file (with the tree hashes around it).
+fn harness() -> &'static (Harness, u64, u64) {
+    static HARNESS: OnceLock<(Harness, u64, u64)> = OnceLock::new();
+    static BUILDING: Mutex<()> = Mutex::new(());
+    let _building = BUILDING.lock().unwrap_or_else(|p| p.into_inner());
+    HARNESS.get_or_init(|| {
+        let before = tree_hash(&testdata());
+        let harness = oracle::prepare_with(&model(), &config(), &overrides())
+            .unwrap_or_else(|e| panic!("{e}"));
+        let after = tree_hash(&testdata());
+        (harness, before, after)
+    })
+}
+
+// ---------------------------------------------------------------------------------------------
+// Talking to a worker.
+
+struct Worker {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: BufReader<ChildStdout>,
+}
+
+impl Worker {
+    fn start() -> Worker {
+        let mut child = Command::new(&harness().0.binary)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let stdin = child.stdin.take().unwrap();
+        let stdout = BufReader::new(child.stdout.take().unwrap());
+        Worker {
+            child,
+            stdin,
+            stdout,
+        }
+    }
+
+    /// Sends a request and reads the answer; `None` when the worker died without one.
+    fn ask(&mut self, request: &Request) -> Option<Response> {
+        let line = serde_json::to_string(request).unwrap();
+        if writeln!(self.stdin, "{line}")
+            .and_then(|()| self.stdin.flush())
+            .is_err()
+        {
+            return None;
+        }
+        let mut answer = String::new();
+        self.stdout.read_line(&mut answer).ok()?;
+        if answer.is_empty() {
+            return None;
+        }
+        Some(serde_json::from_str(&answer).unwrap_or_else(|e| panic!("{e}: {answer}")))
+    }
+}
+
+impl Drop for Worker {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn call(method: &str, args: Vec<Value>) -> Call {
+    Call {
+        method: method.into(),
+        receiver: 0,
+        args,
+    }
+}
+
+fn on(receiver: usize, mut call: Call) -> Call {
+    call.receiver = receiver;
+    call
+}
+
+fn test(
+    type_path: &str,
+    instances: Vec<Call>,
+    prefix: Vec<Call>,
+    threads: [Vec<Call>; 2],
+) -> TestCase {
+    TestCase {
+        id: 7,
+        type_path: format!("tsafe::{type_path}"),
+        pair: [String::new(), String::new()],
+        instances,
+        prefix,
+        threads,
+        noise_seed: 1,
+    }
+}
+
+fn concurrent(test: TestCase) -> Request {
+    Request::Concurrent {
+        test,
+        noise: Noise::none(),
+        timeout_ms: 2_000,
+    }
+}
+
+fn sequential(test: TestCase, order: Vec<(u8, u32)>) -> Request {
+    Request::Sequential {
+        test,
+        order,
+        timeout_ms: 300,
+    }
+}
+
+/// One line per answer: the outcome, prefix and suffix results, and the instrumented events
+/// as `thread+method` / `thread-method`.
+fn summary(response: Option<Response>) -> String {
+    let Some(r) = response else {
+        return "worker died".into();
+    };
+    let show = |v: &[Option<String>]| {
+        v.iter()
+            .map(|r| r.clone().unwrap_or_else(|| "-".into()))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let outcome = match &r.outcome {
+        Outcome::Passed => "passed".to_string(),
+        Outcome::Panicked {
+            thread,
+            call,
+            method,
+            message,
+            location,
+        } => format!(
+            "panicked {thread:?} #{call} {method}: {message} at {}",
+            location
+                .as_deref()
+                .map_or("?", |l| if l.contains("lib.rs") { "lib.rs" } else { l })
+        ),
+        Outcome::Deadlocked { inside } => format!("deadlocked inside {inside:?}"),
+        Outcome::SetupFailed { message } => format!("setup failed: {message}"),
+        Outcome::Crashed { message } => format!("crashed: {message}"),
+    };
+    // Per thread (prefix first), since the two suffixes interleave differently every run.
+    let events: Vec<String> = [2, 0, 1]
+        .iter()
+        .filter_map(|&thread| {
+            let mine: Vec<String> = r
+                .events
+                .iter()
+                .filter(|e| e.thread == thread)
+                .map(|e| format!("{}{}", if e.start { '+' } else { '-' }, e.method))
+                .collect();
+            (!mine.is_empty()).then(|| format!("t{thread}[{}]", mine.join(" ")))
+        })
+        .collect();
+    format!(
+        "{outcome} | prefix [{}] | [{}] [{}] | {}",
+        show(&r.prefix_results),
+        show(&r.results[0]),
+        show(&r.results[1]),
+        events.join(" ")
+    )
+    .trim_end()
+    .to_string()
+}
+
+/// Runs the requests on one fresh worker and compares the summaries, one line each.
+fn check(requests: Vec<Request>, expect: &str) {
+    let mut worker = Worker::start();
+    let got: Vec<String> = requests.iter().map(|r| summary(worker.ask(r))).collect();
+    assert_eq!(got.join("\n"), expect.trim());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tests.
+
+#[test]
+fn prepare_leaves_the_user_tree_untouched() {
+    let (_, before, after) = harness();
+    assert_eq!(before, after);
+    assert!(!testdata().join("target").exists());
+}
+
+#[test]
+fn prepare_reports_calls_that_do_not_compile_and_instantiates_generics() {
+    let harness = &harness().0;
+    let show: Vec<String> = harness
+        .types
+        .iter()
+        .map(|t| {
+            let dropped: Vec<String> = t
+                .dropped
+                .iter()
+                .map(|d| format!("{:?} {}", d.kind, d.name))
+                .collect();
+            format!(
+                "{} {} driven={} dropped={dropped:?}",
+                t.path, t.concrete, t.driven
+            )
+        })
+        .collect();
+    assert_eq!(
+        show.join("\n"),
+        "tsafe::Counter ::tsafe::Counter driven=true dropped=[]
+tsafe::Registry ::tsafe::Registry driven=true dropped=[]
+tsafe::Accounts ::tsafe::Accounts driven=true dropped=[]
+tsafe::Queue ::tsafe::Queue driven=true dropped=[]
+tsafe::Cache ::tsafe::Cache<String, u64> driven=true dropped=[]
+tsafe::Named ::tsafe::Named<String> driven=true dropped=[]
+tsafe::Pool ::tsafe::Pool driven=true dropped=[\"Method resize\"]
+tsafe::Fixed ::tsafe::Fixed driven=true dropped=[]
+tsafe::Bag ::tsafe::Bag driven=true dropped=[]
+tsafe::Missing ::tsafe::Missing driven=false dropped=[\"Type tsafe::Missing\"]"
+    );
+    let notes: Vec<&str> = harness
+        .diagnostics
+        .iter()
+        .map(|d| d.message.as_str())
+        .collect();
+    assert!(
+        notes.iter().any(|n| n.contains("tsafe::Pool::resize")),
+        "{notes:?}"
+    );
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("enter(\"tsafe::Fixed\", \"answer\")")),
+        "{notes:?}"
+    );
+}
+
+#[test]
+fn a_second_prepare_with_nothing_changed_is_cached() {
+    let first = &harness().0;
+    let again = oracle::prepare_with(&model(), &config(), &overrides()).unwrap();
+    assert!(again.cached);
+    assert_eq!(again.types, first.types);
+    assert_eq!(again.binary, first.binary);
+}
+
+#[test]
+fn concurrent_runs_record_starts_and_ends_including_nested_calls() {
+    check(
+        vec![
+            concurrent(test("Counter", vec![call("new", vec![])], vec![call("incr", vec![])], [
+                vec![call("twice", vec![])],
+                vec![call("add", vec![Value::Int(0)])],
+            ])),
+            Request::Ping,
+        ],
+        "passed | prefix [1] | [3] [()] | t2[+incr -incr] t0[+twice +incr -incr +incr -incr -twice] t1[+add -add]
+passed | prefix [] | [] [] |",
+    );
+}
+
+#[test]
+fn every_kind_of_argument_and_constructor_is_decoded() {
+    let counter = |instances, prefix, t0| test("Counter", instances, prefix, [t0, vec![]]);
+    check(
+        vec![
+            concurrent(counter(
+                vec![
+                    call("starting_at", vec![Value::Int(5)]),
+                    call("default", vec![]),
+                ],
+                vec![call("add", vec![Value::Int(2)])],
+                vec![
+                    call("get", vec![]),
+                    call(
+                        "note",
+                        vec![
+                            Value::Str("x".into()),
+                            Value::List(vec![Value::Int(1), Value::Int(2)]),
+                            Value::Option(Some(Box::new(Value::Tuple(vec![
+                                Value::Char('c'),
+                                Value::Bool(true),
+                            ])))),
+                        ],
+                    ),
+                    call(
+                        "label",
+                        vec![
+                            Value::Str("n".into()),
+                            Value::Option(Some(Box::new(Value::Str("a".into())))),
+                        ],
+                    ),
+                    call("wait", vec![Value::Duration(1500)]),
+                    call("compute", vec![Value::Closure(Box::new(Value::Int(10)))]),
+                    on(1, call("merge", vec![Value::Instance(0)])),
+                    on(1, call("share", vec![Value::Instance(1)])),
+                    call("shout", vec![]),
+                ],
+            )),
+            concurrent(counter(
+                vec![call("checked", vec![Value::Int(-1)])],
+                vec![],
+                vec![],
+            )),
+            concurrent(counter(
+                vec![call("new", vec![])],
+                vec![],
+                vec![call("nope", vec![])],
+            )),
+            concurrent(test(
+                "Pool",
+                vec![call("builder", vec![Value::Int(3)])],
+                vec![],
+                [
+                    vec![
+                        call("size", vec![]),
+                        call("acquire", vec![]),
+                        call("spare", vec![]),
+                    ],
+                    vec![],
+                ],
+            )),
+        ],
+        r#"passed | prefix [()] | [7,1,"n/a",1.5ms,17,(),17,()] [] | t2[+add -add] t0[+get -get +note -note +label -label +wait -wait +compute -compute +merge +get -get -merge +share +get -get -share +shout -shout]
+setup failed: `checked` returned Err("negative start -1") | prefix [] | [] [] |
+setup failed: no method `nope` | prefix [] | [-] [] |
+passed | prefix [] | [3,Some(0),-] [] | t0[+size -size +acquire -acquire +spare -spare]"#,
+    );
+}
+
+#[test]
+fn option_constructors_and_instances_passed_by_value_work() {
+    let bag = |instances, t0| test("Bag", instances, vec![], [t0, vec![]]);
+    let maybe = |n| call("maybe", vec![Value::Int(n)]);
+    check(
+        vec![
+            concurrent(bag(
+                vec![maybe(1), maybe(2)],
+                vec![
+                    call("adopt", vec![Value::Instance(1)]),
+                    call("adopt", vec![Value::Instance(0)]),
+                ],
+            )),
+            concurrent(bag(vec![maybe(0)], vec![])),
+        ],
+        "passed | prefix [] | [2,4] [] | t0[+adopt -adopt +adopt -adopt]
+setup failed: `maybe` returned None | prefix [] | [] [] |",
+    );
+}
+
+#[test]
+fn generic_types_run_with_their_instantiation() {
+    check(
+        vec![
+            concurrent(test(
+                "Cache",
+                vec![call("new", vec![])],
+                vec![call("put", vec![Value::Int(1), Value::Int(2)])],
+                [
+                    vec![call("get", vec![Value::Int(1)])],
+                    vec![call("get", vec![Value::Int(3)])],
+                ],
+            )),
+            concurrent(test(
+                "Named",
+                vec![call("new", vec![])],
+                vec![],
+                [vec![call("first", vec![])], vec![]],
+            )),
+        ],
+        r#"passed | prefix [None] | [Some(2)] [None] | t2[+put -put] t0[+get -get] t1[+get -get]
+passed | prefix [] | ["first"] [] | t0[+first -first]"#,
+    );
+}
+
+#[test]
+fn a_panic_is_reported_with_its_message_call_and_location() {
+    let queue = |prefix, t0, t1| test("Queue", vec![call("new", vec![])], prefix, [t0, t1]);
+    check(
+        vec![
+            concurrent(queue(vec![], vec![call("put", vec![Value::Int(1)]), call("explode", vec![]), call("put", vec![Value::Int(2)])], vec![])),
+            concurrent(queue(vec![call("explode", vec![])], vec![], vec![])),
+            sequential(
+                queue(vec![], vec![call("put", vec![Value::Int(1)])], vec![call("take", vec![]), call("explode", vec![])]),
+                vec![(0, 0), (1, 0), (1, 1)],
+            ),
+        ],
+        "panicked Some(0) #1 explode: always broken at lib.rs | prefix [] | [(),-,-] [] | t0[+put -put +explode -explode]
+panicked None #1 explode: always broken at lib.rs | prefix [] | [] [] | t2[+explode -explode]
+panicked Some(1) #1 explode: always broken at lib.rs | prefix [] | [()] [1,-] | t0[+put -put] t1[+take -take +explode -explode]",
+    );
+}
+
+/// Runs `request` on fresh workers until it deadlocks (at most 20 times: the threads have to
+/// overlap, which a loaded machine may delay); answers the deadlocked run's summary.
+fn until_deadlocked(request: Request) -> String {
+    let mut last = String::new();
+    for _ in 0..20 {
+        let mut worker = Worker::start();
+        last = summary(worker.ask(&request));
+        if last.starts_with("deadlocked") {
+            break;
+        }
+    }
+    last
+}
+
+#[test]
+fn a_blocked_run_is_answered_as_a_deadlock_naming_where_each_thread_is() {
+    let queue = |t0| test("Queue", vec![call("new", vec![])], vec![], [t0, vec![]]);
+    check(
+        vec![
+            sequential(queue(vec![call("take", vec![])]), vec![(0, 0)]),
+            Request::Ping,
+        ],
+        r#"deadlocked inside [Some("take"), None] | prefix [] | [] [] | t0[+take]
+worker died"#,
+    );
+    let accounts = |instances, t0, t1| test("Accounts", instances, vec![], [t0, t1]);
+    assert_eq!(
+        until_deadlocked(concurrent(accounts(
+            vec![call("new", vec![])],
+            vec![call("forward", vec![])],
+            vec![call("backward", vec![])]
+        ))),
+        r#"deadlocked inside [Some("forward"), Some("backward")] | prefix [] | [] [] | t0[+forward] t1[+backward]"#,
+    );
+    assert_eq!(
+        until_deadlocked(concurrent(accounts(
+            vec![call("new", vec![]), call("new", vec![])],
+            vec![call("transfer", vec![Value::Instance(1)])],
+            vec![on(1, call("transfer", vec![Value::Instance(0)]))],
+        ))),
+        r#"deadlocked inside [Some("transfer"), Some("transfer")] | prefix [] | [] [] | t0[+transfer] t1[+transfer]"#,
+    );
+}
+
+#[test]
+fn an_endless_loop_is_a_deadlock_and_an_abort_ends_the_worker_without_an_answer() {
+    let queue = |t0| test("Queue", vec![call("new", vec![])], vec![], [t0, vec![]]);
+    check(
+        vec![
+            concurrent(queue(vec![call("abort", vec![])])),
+            Request::Ping,
+        ],
+        "worker died\nworker died",
+    );
+    check(
+        vec![sequential(queue(vec![call("spin", vec![])]), vec![(0, 0)])],
+        r#"deadlocked inside [Some("spin"), None] | prefix [] | [] [] | t0[+spin]"#,
+    );
+}
+
+#[test]
+fn check_then_act_panics_only_when_the_two_threads_interleave() {
+    let registry = |t0, t1| test("Registry", vec![call("new", vec![])], vec![], [t0, t1]);
+    let insert = || call("insert_new", vec![Value::Int(1), Value::Int(1)]);
+    let mut worker = Worker::start();
+    // No sequential order fails...
+    for order in [vec![(0, 0), (1, 0)], vec![(1, 0), (0, 0)]] {
+        let answer = worker
+            .ask(&sequential(registry(vec![insert()], vec![insert()]), order))
+            .unwrap();
+        assert_eq!(answer.outcome, Outcome::Passed);
+    }
+    // ...but with noise at the split point, a concurrent run does, before long: asked for
+    // with the runtime's `repeat` extension, which stops at the first failing run.
+    let noisy = Noise {
+        seed: 3,
+        yield_p: 0.5,
+        spin_p: 0.3,
+        sleep_p: 0.2,
+    };
+    let request = Request::Concurrent {
+        test: registry(vec![insert()], vec![insert()]),
+        noise: noisy,
+        timeout_ms: 2_000,
+    };
+    let mut request = serde_json::to_value(&request).unwrap();
+    request["repeat"] = 1_000.into();
+    writeln!(worker.stdin, "{request}").unwrap();
+    let mut line = String::new();
+    worker.stdout.read_line(&mut line).unwrap();
+    let answer: serde_json::Value = serde_json::from_str(&line).unwrap();
+    let runs = answer["runs"].as_u64().unwrap_or(1);
+    assert!((1..=1_000).contains(&runs), "{line}");
+    let answer: Response = serde_json::from_value(answer).unwrap();
+    match answer.outcome {
+        Outcome::Panicked {
+            message, method, ..
+        } => assert_eq!(
+            format!("{method}: {message}"),
+            "insert_new: key inserted twice"
+        ),
+        other => panic!("no run of 1000 failed: {other:?}"),
+    }
+}
+
+/// Copies the testdata crate to a scratch directory with `files` as integration tests, and
+/// runs `cargo test` there with `args`; answers whether it passed and its output.
+fn cargo_test_in_copy(files: &[(&str, String)], args: &[&str]) -> (bool, String) {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("covcon-reproducers");
+    let _ = std::fs::remove_dir_all(dir.join("tests"));
+    std::fs::create_dir_all(dir.join("src")).unwrap();
+    std::fs::create_dir_all(dir.join("tests")).unwrap();
+    for file in ["Cargo.toml", "src/lib.rs"] {
+        std::fs::copy(testdata().join(file), dir.join(file)).unwrap();
+    }
+    for (name, text) in files {
+        std::fs::write(dir.join("tests").join(name), text).unwrap();
+    }
+    let output = Command::new(env!("CARGO"))
+        .args(["test", "--offline", "--quiet"])
+        .args(args)
+        .current_dir(&dir)
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    (output.status.success(), text)
+}
+
+#[test]
+fn reproducers_compile_against_the_real_crate_and_a_check_then_act_one_fails() {
+    let model = model();
+    let prepared = &harness().0.types;
+    let render = |path: &str, test: TestCase| {
+        let ty = model.types.iter().find(|t| t.path == path).unwrap();
+        let prepared = prepared.iter().find(|p| p.path == path);
+        oracle::render_reproducer(ty, &test, prepared, "panic \"key inserted twice\"")
+    };
+    let mut registry = test(
+        "Registry",
+        vec![call("new", vec![])],
+        vec![call("len", vec![])],
+        [
+            vec![call("insert_new", vec![Value::Int(1), Value::Int(1)])],
+            vec![call("insert_new", vec![Value::Int(1), Value::Int(2)])],
+        ],
+    );
+    registry.pair = ["insert_new".into(), "insert_new".into()];
+    let everything = test(
+        "Counter",
+        vec![
+            call("starting_at", vec![Value::Int(5)]),
+            call("checked", vec![Value::Int(1)]),
+        ],
+        vec![call("add", vec![Value::Int(2)])],
+        [
+            vec![
+                call(
+                    "note",
+                    vec![
+                        Value::Str("x".into()),
+                        Value::List(vec![Value::Int(1)]),
+                        Value::Option(Some(Box::new(Value::Tuple(vec![
+                            Value::Char('c'),
+                            Value::Bool(true),
+                        ])))),
+                    ],
+                ),
+                call(
+                    "label",
+                    vec![
+                        Value::Str("n".into()),
+                        Value::Option(Some(Box::new(Value::Str("a".into())))),
+                    ],
+                ),
+                call("wait", vec![Value::Duration(15)]),
+                call("compute", vec![Value::Closure(Box::new(Value::Int(10)))]),
+            ],
+            vec![
+                on(1, call("merge", vec![Value::Instance(0)])),
+                call("share", vec![Value::Instance(1)]),
+            ],
+        ],
+    );
+    let generic = test(
+        "Cache",
+        vec![call("new", vec![])],
+        vec![],
+        [
+            vec![call("put", vec![Value::Int(1), Value::Int(2)])],
+            vec![call("get", vec![Value::Int(1)])],
+        ],
+    );
+    let built = test(
+        "Pool",
+        vec![call("builder", vec![Value::Int(2)])],
+        vec![],
+        [vec![call("acquire", vec![])], vec![]],
+    );
+    let files = [
+        ("check_then_act.rs", render("tsafe::Registry", registry)),
+        ("arguments.rs", render("tsafe::Counter", everything)),
+        ("generic.rs", render("tsafe::Cache", generic)),
+        ("builder.rs", render("tsafe::Pool", built)),
+    ];
+    let (compiled, output) = cargo_test_in_copy(&files, &["--no-run"]);
+    assert!(compiled, "{output}\n{}", files[1].1);
+    let (passed, output) = cargo_test_in_copy(&files, &["--test", "check_then_act"]);
+    assert!(!passed && output.contains("key inserted twice"), "{output}");
+}
+
+#[test]
+fn the_model_from_the_real_analysis_drives_every_type() {
+    let root = testdata();
+    let package = analysis::PackageInfo {
+        name: "tsafe".into(),
+        lib_name: "tsafe".into(),
+        manifest_path: root.join("Cargo.toml"),
+        lib_root: root.join("src/lib.rs"),
+        edition: "2021".into(),
+    };
+    let model = analysis::analyze(&[package], &analysis::Config::default());
+    let mut config = config();
+    config.out_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("covcon-harness-analysis");
+    let harness = oracle::prepare(&model, &config).unwrap_or_else(|e| panic!("{e}"));
+    let undriven: Vec<String> = harness
+        .types
+        .iter()
+        .filter(|t| !t.driven || t.dropped.iter().any(|d| !d.reason.contains("no generator")))
+        .map(|t| format!("{}: {:?}", t.path, t.dropped))
+        .collect();
+    assert_eq!(undriven, Vec::<String>::new());
+    let instrumented = std::fs::read_to_string(harness.copy_root.join("src/lib.rs")).unwrap();
+    assert!(instrumented.contains("::covcon_rt::enter(\"tsafe::Registry\", \"insert_new\")"));
+    assert!(instrumented.contains("::covcon_rt::schedule_point();"));
+
+    let mut worker = Command::new(&harness.binary)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let request = Request::Concurrent {
+        test: test(
+            "Registry",
+            vec![call("new", vec![])],
+            vec![],
+            [
+                vec![call("insert_new", vec![Value::Int(1), Value::Int(1)])],
+                vec![call("insert_new", vec![Value::Int(2), Value::Int(2)])],
+            ],
+        ),
+        noise: Noise {
+            seed: 1,
+            yield_p: 0.5,
+            spin_p: 0.2,
+            sleep_p: 0.1,
+        },
+        timeout_ms: 2_000,
+    };
+    let mut stdin = worker.stdin.take().unwrap();
+    writeln!(stdin, "{}", serde_json::to_string(&request).unwrap()).unwrap();
+    drop(stdin);
+    let mut answer = String::new();
+    BufReader::new(worker.stdout.take().unwrap())
+        .read_line(&mut answer)
+        .unwrap();
+    let _ = worker.wait();
+    let answer: Response = serde_json::from_str(&answer).unwrap();
+    assert_eq!(
+        summary(Some(answer)),
+        "passed | prefix [] | [true] [true] | t0[+insert_new -insert_new] t1[+insert_new -insert_new]"
+    );
+}
+
+#[test]
+fn a_workspace_member_with_inherited_settings_and_path_dependencies_is_copied_and_driven() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/ws");
+    let package = analysis::PackageInfo {
+        name: "tally".into(),
+        lib_name: "tally".into(),
+        manifest_path: root.join("crates/tally/Cargo.toml"),
+        lib_root: root.join("crates/tally/src/lib.rs"),
+        edition: "2021".into(),
+    };
+    let model = analysis::analyze(&[package], &analysis::Config::default());
+    let before = tree_hash(&root);
+    let mut config = OracleConfig::new(&root);
+    config.out_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("covcon-harness-ws");
+    config.cargo_args = vec!["--offline".into()];
+    let harness = oracle::prepare(&model, &config).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(tree_hash(&root), before);
+    assert!(!root.join("Cargo.lock").exists() && !root.join("target").exists());
+    let mut worker = Command::new(&harness.binary)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut request = concurrent(test(
+        "",
+        vec![call("new", vec![])],
+        vec![],
+        [vec![call("bump", vec![])], vec![call("bump", vec![])]],
+    ));
+    if let Request::Concurrent { test, .. } = &mut request {
+        test.type_path = "tally::Tally".into();
+    }
+    let mut stdin = worker.stdin.take().unwrap();
+    writeln!(stdin, "{}", serde_json::to_string(&request).unwrap()).unwrap();
+    drop(stdin);
+    let mut answer = String::new();
+    BufReader::new(worker.stdout.take().unwrap())
+        .read_line(&mut answer)
+        .unwrap();
+    let _ = worker.wait();
+    let answer: Response = serde_json::from_str(&answer).unwrap();
+    let mut results = [answer.results[0].clone(), answer.results[1].clone()].concat();
+    results.sort();
+    assert_eq!(
+        format!("{:?} {results:?}", answer.outcome),
+        r#"Passed [Some("1"), Some("2")]"#
+    );
+    assert_eq!(answer.events.len(), 4);
+}

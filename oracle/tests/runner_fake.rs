@@ -1,0 +1,367 @@
+//! The runner (pool, trace analysis, verdict, confirmation, violation files, replay) driven
+//! through its public API against `covcon-fake-worker`, a stand-in worker whose calls behave
+//! as their method names say (see `src/bin/covcon-fake-worker.rs`).
+
+use analysis::Model;
+use generator::ShrinkConfig;
+use generator::{Call, Executor, TestCase};
+use oracle::results::ResultsConfig;
+use oracle::{OracleConfig, OracleExecutor, Violation};
+use std::path::Path;
+use std::time::Duration;
+
+const FAKE: &str = env!("CARGO_BIN_EXE_covcon-fake-worker");
+
+fn config(out: &Path, jobs: usize) -> OracleConfig {
+    OracleConfig {
+        out_dir: out.to_path_buf(),
+        jobs,
+        test_timeout: Duration::from_millis(200),
+        confirm_runs: 4,
+        ..OracleConfig::new(out)
+    }
+}
+
+/// A test case from a script `"a b | c"`: thread 0 calls a then b, thread 1 calls c; an
+/// optional `ctor:` first word names the constructor.
+fn test_case(id: u64, script: &str) -> TestCase {
+    let (ctor, script) = match script.split_once(':') {
+        Some((ctor, rest)) => (ctor.trim(), rest),
+        None => ("new", script),
+    };
+    let call = |m: &str| Call {
+        method: m.to_string(),
+        receiver: 0,
+        args: vec![],
+    };
+    let (a, b) = script.split_once('|').expect("two threads");
+    let calls = |s: &str| s.split_whitespace().map(call).collect::<Vec<_>>();
+    let threads = [calls(a), calls(b)];
+    let pair = [
+        threads[0].first().map_or("", |c| &c.method).to_string(),
+        threads[1].first().map_or("", |c| &c.method).to_string(),
+    ];
+    TestCase {
+        id,
+        type_path: "fake::T".into(),
+        pair,
+        instances: vec![call(ctor)],
+        prefix: vec![],
+        threads,
+        noise_seed: id,
+    }
+}
+
+fn render(violation: &Option<Violation>) -> String {
+    match violation {
+        None => "none".into(),
+        Some(v) => format!(
+            "{} {{{}, {}}} \"{}\" after {} linearizations",
+            v.kind, v.methods[0], v.methods[1], v.message, v.linearizations
+        ),
+    }
+}
+
+/// Runs each script as one test on `jobs` fake workers and compares one line per test:
+/// `covered pairs; violation`.
+fn check(jobs: usize, scripts: &[&str], expect: &str) {
+    check_with(config(Path::new("unused"), jobs), scripts, expect);
+}
+
+/// [`check`] with settings of its own (the output directory is replaced by a fresh one).
+fn check_with(config: OracleConfig, scripts: &[&str], expect: &str) {
+    let out = tempfile::tempdir().unwrap();
+    let config = OracleConfig {
+        out_dir: out.path().to_path_buf(),
+        ..config
+    };
+    let mut executor =
+        OracleExecutor::with_worker(Path::new(FAKE), &config, &Model::default()).unwrap();
+    let tests: Vec<TestCase> = scripts
+        .iter()
+        .enumerate()
+        .map(|(i, s)| test_case(i as u64 + 1, s))
+        .collect();
+    let executions = executor.execute(&tests);
+    let got: Vec<String> = executions
+        .iter()
+        .zip(&tests)
+        .map(|(e, t)| {
+            assert_eq!(e.test_id, t.id, "executions come back in test order");
+            let covered: Vec<String> = e.covered.iter().map(|[a, b]| format!("{a}+{b}")).collect();
+            format!("[{}]; {}", covered.join(" "), render(&e.violation))
+        })
+        .collect();
+    assert_eq!(got.join("\n"), expect.trim());
+}
+
+#[test]
+fn overlapping_calls_cover_their_pair_and_pass() {
+    check(
+        1,
+        &["ok_a ok_b | ok_b ok_a", "ok_a | "],
+        "[ok_a+ok_b ok_a+ok_b]; none\n[]; none",
+    );
+}
+
+#[test]
+fn a_panic_only_concurrent_runs_show_is_a_violation() {
+    check(
+        1,
+        &["racy | ok"],
+        r#"[ok+racy]; panic {ok, racy} "racy went wrong" after 2 linearizations"#,
+    );
+}
+
+#[test]
+fn a_panic_sequential_runs_show_too_is_not_reported() {
+    check(1, &["buggy | ok"], "[buggy+ok]; none");
+}
+
+#[test]
+fn a_lock_order_deadlock_is_a_violation_and_the_worker_is_replaced() {
+    check(
+        1,
+        &["lock | lock", "ok_a | ok_b"],
+        "[lock+lock]; deadlock {lock, lock} \"deadlock: thread 0 blocked in lock, thread 1 blocked in lock\" after 2 linearizations\n[ok_a+ok_b]; none",
+    );
+}
+
+#[test]
+fn a_blocking_take_on_an_empty_queue_is_not_reported() {
+    check(1, &["take | put"], "[put+take]; none");
+}
+
+#[test]
+fn aborts_and_exits_do_not_stop_the_run() {
+    check(
+        2,
+        &["abort | ok", "exit | ok", "ok_a | ok_b", "abort_conc | ok"],
+        "[]; none\n[]; none\n[ok_a+ok_b]; none\n[]; crash {abort_conc, ok} \"the worker was killed by signal 6 (SIGABRT: abort)\" after 2 linearizations",
+    );
+}
+
+#[test]
+fn a_worker_lost_in_the_middle_of_a_pipelined_chunk_costs_only_its_own_test() {
+    // One worker, 12 tests: chunks of 3 with two requests in flight at a time.
+    check(
+        1,
+        &[
+            "ok_a | ok_b",
+            "abort | ok",
+            "ok_a | ok_b",
+            "ok_a | ok_b",
+            "lock | lock",
+            "ok_a | ok_b",
+            "exit | ok",
+            "abort_conc | ok",
+            "ok_a | ok_b",
+            "fail: ok | ok",
+            "racy | ok",
+            "ok_a | ok_b",
+        ],
+        r#"[ok_a+ok_b]; none
+[]; none
+[ok_a+ok_b]; none
+[ok_a+ok_b]; none
+[lock+lock]; deadlock {lock, lock} "deadlock: thread 0 blocked in lock, thread 1 blocked in lock" after 2 linearizations
+[ok_a+ok_b]; none
+[]; none
+[]; crash {abort_conc, ok} "the worker was killed by signal 6 (SIGABRT: abort)" after 2 linearizations
+[ok_a+ok_b]; none
+[]; none
+[ok+racy]; panic {ok, racy} "racy went wrong" after 2 linearizations
+[ok_a+ok_b]; none"#,
+    );
+}
+
+#[test]
+fn a_failed_setup_is_not_a_violation() {
+    check(1, &["fail: racy | ok"], "[]; none");
+}
+
+#[test]
+fn many_tests_on_two_workers_come_back_in_order() {
+    let scripts: Vec<&str> = (0..40)
+        .map(|i| {
+            if i % 7 == 3 {
+                "buggy | ok"
+            } else {
+                "ok_a | ok_b"
+            }
+        })
+        .collect();
+    let expect: Vec<&str> = (0..40)
+        .map(|i| {
+            if i % 7 == 3 {
+                "[buggy+ok]; none"
+            } else {
+                "[ok_a+ok_b]; none"
+            }
+        })
+        .collect();
+    check(2, &scripts, &expect.join("\n"));
+}
+
+#[test]
+fn a_worker_that_stops_answering_is_killed_and_replaced() {
+    let out = tempfile::tempdir().unwrap();
+    let mut executor =
+        OracleExecutor::with_worker(Path::new(FAKE), &config(out.path(), 1), &Model::default())
+            .unwrap();
+    let tests = [test_case(1, "hang | ok"), test_case(2, "ok_a | ok_b")];
+    let executions = executor.execute(&tests);
+    // The hang repeats sequentially (a crash there too), so it is not a violation.
+    assert_eq!(render(&executions[0].violation), "none");
+    assert_eq!(executions[1].covered.len(), 1);
+    let stats = executor.stats();
+    assert_eq!((stats.tests, stats.failed, stats.explained), (2, 1, 1));
+    assert!(stats.workers_started >= 3, "{stats:?}");
+}
+
+#[test]
+fn a_violation_is_confirmed_and_written_once_as_json_and_rust() {
+    let out = tempfile::tempdir().unwrap();
+    let mut executor =
+        OracleExecutor::with_worker(Path::new(FAKE), &config(out.path(), 1), &Model::default())
+            .unwrap();
+    let tests = [test_case(1, "racy | ok"), test_case(2, "ok | racy")];
+    let executions = executor.execute(&tests);
+    let [Some(first), Some(second)] = [&executions[0].violation, &executions[1].violation] else {
+        panic!("both runs are violations: {executions:?}");
+    };
+    assert_eq!(executor.violation_key(first), "fake::T::{ok, racy} panic");
+    assert_eq!(
+        executor.violation_key(first),
+        executor.violation_key(second)
+    );
+    assert_eq!(first.confirmed, (4, 4));
+    assert_eq!(first.json, out.path().join("violations/1.json"));
+    assert_eq!(second.json, first.json, "the same bug is written once");
+    let saved: TestCase =
+        serde_json::from_str(&std::fs::read_to_string(&first.json).unwrap()).unwrap();
+    assert_eq!(saved, tests[0]);
+    assert!(first.reproducer.exists());
+    assert!(!out.path().join("violations/2.json").exists());
+}
+
+#[test]
+fn a_flaky_violation_records_how_often_it_repeated() {
+    let out = tempfile::tempdir().unwrap();
+    let mut executor =
+        OracleExecutor::with_worker(Path::new(FAKE), &config(out.path(), 1), &Model::default())
+            .unwrap();
+    // The fake's `flaky` panics in every second concurrent run of a worker.
+    let tests = [test_case(1, "flaky | ok"), test_case(2, "flaky | ok")];
+    let executions = executor.execute(&tests);
+    assert_eq!(render(&executions[0].violation), "none");
+    let violation = executions[1].violation.as_ref().expect("second run fails");
+    assert_eq!(violation.confirmed, (2, 4));
+}
+
+#[test]
+fn numbering_carries_on_after_earlier_violations() {
+    let out = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(out.path().join("violations")).unwrap();
+    std::fs::write(out.path().join("violations/7.json"), "{}").unwrap();
+    let mut executor =
+        OracleExecutor::with_worker(Path::new(FAKE), &config(out.path(), 1), &Model::default())
+            .unwrap();
+    let executions = executor.execute(&[test_case(1, "racy | ok")]);
+    let violation = executions[0].violation.as_ref().unwrap();
+    assert_eq!(violation.json, out.path().join("violations/8.json"));
+}
+
+fn with_results(jobs: usize) -> OracleConfig {
+    OracleConfig {
+        results: Some(ResultsConfig::default()),
+        ..config(Path::new("unused"), jobs)
+    }
+}
+
+#[test]
+fn a_lost_update_is_a_wrong_result_with_the_results_oracle_on() {
+    check_with(
+        with_results(1),
+        &["lost | lost", "hit | hit", "lost | hit"],
+        "[lost+lost]; wrong_result {lost, lost} \"results no linearization gives: closest linearization: t1.1 t2.1\n  thread 2 call 1 `lost`: observed 1, expected 2\n  final state: observed Counter { n: 1 }, expected Counter { n: 2 }\" after 2 linearizations\n[hit+hit]; none\n[hit+lost]; none",
+    );
+}
+
+#[test]
+fn a_lost_update_is_not_judged_with_the_results_oracle_off() {
+    check(1, &["lost | lost"], "[lost+lost]; none");
+}
+
+#[test]
+fn a_new_violation_is_shrunk_and_its_files_hold_the_smaller_test() {
+    let out = tempfile::tempdir().unwrap();
+    let config = OracleConfig {
+        shrink: Some(ShrinkConfig::default()),
+        ..config(out.path(), 1)
+    };
+    let mut executor =
+        OracleExecutor::with_worker(Path::new(FAKE), &config, &Model::default()).unwrap();
+    let found = test_case(1, "racy ok_a | ok ok_b ok_c");
+    let executions = executor.execute(std::slice::from_ref(&found));
+    let violation = executions[0].violation.as_ref().expect("a violation");
+    assert_eq!(violation.test, found);
+    let shrunk = violation.shrunk.as_ref().expect("a smaller test");
+    assert_eq!(shrunk.threads, test_case(1, "racy | ok").threads);
+    let saved: TestCase =
+        serde_json::from_str(&std::fs::read_to_string(&violation.json).unwrap()).unwrap();
+    assert_eq!(&saved, shrunk);
+    assert!(executor.stats().shrink_runs > 0);
+}
+
+fn check_replay(script: &str, expect: &str) {
+    let out = tempfile::tempdir().unwrap();
+    let result = oracle::replay_with_worker(
+        Path::new(FAKE),
+        &config(out.path(), 1),
+        &test_case(1, script),
+    )
+    .unwrap();
+    let got = format!(
+        "runs={} failures={} violation={:?} explained_by={:?}",
+        result.runs, result.failures, result.violation, result.explained_by
+    );
+    assert_eq!(got, expect);
+}
+
+#[test]
+fn replaying_a_racy_test_reports_the_violation_again() {
+    check_replay(
+        "racy | ok",
+        "runs=4 failures=4 violation=Some(Panic) explained_by=None",
+    );
+}
+
+#[test]
+fn replaying_a_plain_bug_names_the_linearization_that_repeats_it() {
+    check_replay(
+        "buggy | ok",
+        "runs=4 failures=4 violation=None explained_by=Some([(0, 0)])",
+    );
+}
+
+#[test]
+fn replaying_a_passing_test_runs_it_every_time() {
+    check_replay(
+        "ok_a | ok_b",
+        "runs=4 failures=0 violation=None explained_by=None",
+    );
+}
+
+#[test]
+fn a_worker_program_that_does_not_exist_is_an_error() {
+    let out = tempfile::tempdir().unwrap();
+    let err = OracleExecutor::with_worker(
+        Path::new("/nonexistent/covcon-harness"),
+        &config(out.path(), 1),
+        &Model::default(),
+    )
+    .err()
+    .expect("no worker can start");
+    assert!(err.to_string().contains("did not answer a ping"), "{err}");
+}
