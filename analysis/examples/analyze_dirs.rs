@@ -5,7 +5,8 @@
 //! Each DIR is a crate (its `src/lib.rs` is the root) and all of them are analysed in one
 //! `analyze` call, as `cargo covcon analyze --workspace` would. With `--every-file`, every
 //! `.rs` file under the DIRs is also analysed on its own with `analyze_source` (a no-panic
-//! sweep that also covers files outside the module trees).
+//! sweep that also covers files outside the module trees). `--summary` prints the model as
+//! `cargo covcon analyze` would.
 
 use analysis::{analyze, analyze_source, Config, PackageInfo};
 use std::path::{Path, PathBuf};
@@ -13,10 +14,13 @@ use std::time::Instant;
 
 fn main() {
     let mut every_file = false;
+    let mut print_summary = false;
     let mut dirs = Vec::new();
     for a in std::env::args().skip(1) {
         if a == "--every-file" {
             every_file = true;
+        } else if a == "--summary" {
+            print_summary = true;
         } else {
             dirs.push(PathBuf::from(a));
         }
@@ -69,6 +73,9 @@ fn main() {
     }
     for d in &model.diagnostics {
         println!("  {:?}: {}", d.severity, d.message);
+    }
+    if print_summary {
+        println!("{}", analysis::summary(&model));
     }
     if every_file {
         let mut files = Vec::new();

@@ -54,6 +54,9 @@ pub(crate) struct Section {
     pub from_wait: bool,
     /// Acquired inside a loop body: one static section, many dynamic acquisitions.
     pub in_loop: bool,
+    /// A guard the method received as its `n`th argument (`fn load(&self, g: MutexGuard<..>)`):
+    /// at a call it stands for the caller's section of the guard passed there.
+    pub param: Option<usize>,
 }
 
 impl Section {
@@ -136,7 +139,7 @@ pub(crate) fn analyze_type(
     for scc in petgraph::algo::tarjan_scc(&graph) {
         for node in scc {
             let f = fns[graph[node]];
-            let mut w = Walker::new(ty, edition2024, &done, f.file);
+            let mut w = Walker::new(ty, edition2024, &done);
             w.prefix = f.field.clone().unwrap_or_default();
             w.instances_from(&f.item.sig);
             w.fn_body(&f.item.block);
@@ -144,7 +147,11 @@ pub(crate) fn analyze_type(
                 diags.push(Diagnostic {
                     severity: Severity::Note,
                     message: format!("{}::{}: {note}", ty.model.name, f.name),
-                    span: Some(crate::model::Span { file: f.file.to_path_buf(), line, column: 0 }),
+                    span: Some(crate::model::Span {
+                        file: f.file.to_path_buf(),
+                        line,
+                        column: 0,
+                    }),
                 });
             }
             let summary = w.out;
@@ -342,7 +349,6 @@ struct Walker<'a> {
     ty: &'a FoundType<'a>,
     edition2024: bool,
     callees: &'a HashMap<String, MethodSummary>,
-    file: &'a std::path::Path,
     out: MethodSummary,
     live: Vec<usize>,
     scopes: Vec<Scope>,
@@ -362,6 +368,8 @@ struct Walker<'a> {
     prefix: String,
     /// How many loop bodies (or closures, which may run many times) enclose the walk.
     loop_depth: usize,
+    /// Guard parameters and their placeholder sections, bound when the body starts.
+    param_guards: Vec<(String, usize)>,
 }
 
 fn line_of<T: Spanned>(t: &T) -> u32 {
@@ -378,13 +386,11 @@ impl<'a> Walker<'a> {
         ty: &'a FoundType<'a>,
         edition2024: bool,
         callees: &'a HashMap<String, MethodSummary>,
-        file: &'a std::path::Path,
     ) -> Self {
         Walker {
             ty,
             edition2024,
             callees,
-            file,
             out: MethodSummary::default(),
             live: Vec::new(),
             scopes: Vec::new(),
@@ -397,13 +403,44 @@ impl<'a> Walker<'a> {
             closure_param: None,
             prefix: String::new(),
             loop_depth: 0,
+            param_guards: Vec::new(),
         }
     }
 
     fn instances_from(&mut self, sig: &syn::Signature) {
-        let _ = self.file;
         self.instances
             .extend(instance_params(sig, &self.ty.model.name));
+        // Guards handed in by the caller: held from the start, under a placeholder lock that a
+        // call site maps to the caller's section (precision trap 6).
+        let typed = sig.inputs.iter().filter_map(|a| match a {
+            syn::FnArg::Typed(t) => Some(t),
+            syn::FnArg::Receiver(_) => None,
+        });
+        for (i, t) in typed.enumerate() {
+            let syn::Pat::Ident(id) = &*t.pat else {
+                continue;
+            };
+            let ty_name = crate::discover::type_name(&t.ty).unwrap_or_default();
+            if !ty_name.ends_with("Guard") {
+                continue;
+            }
+            let mode = if ty_name.contains("Read") {
+                Mode::Shared
+            } else {
+                Mode::Exclusive
+            };
+            let name = id.ident.to_string();
+            let section = self.new_section(Section {
+                lock: format!("param {name}"),
+                instance: "self".into(),
+                mode,
+                line: line_of(&id.ident),
+                param: Some(i),
+                ..Section::default()
+            });
+            self.live.push(section);
+            self.param_guards.push((name, section));
+        }
     }
 
     // ----- scopes and sections -------------------------------------------------------------
@@ -619,6 +656,9 @@ impl<'a> Walker<'a> {
 
     fn fn_body(&mut self, block: &syn::Block) {
         self.push_scope(true);
+        for (name, id) in std::mem::take(&mut self.param_guards) {
+            self.bind(name, Binding::Guard(id));
+        }
         let v = self.block_inner(block, true);
         let tail_is_path = matches!(block.stmts.last(), Some(syn::Stmt::Expr(e, None)) if matches!(strip_parens(e), syn::Expr::Path(_)));
         if let Some(id) = v.fresh_guard.or(match v.place {
@@ -789,12 +829,9 @@ impl<'a> Walker<'a> {
         // `let g = other_guard;` transfers ownership.
         if by_value {
             if let syn::Expr::Path(p) = strip_parens(init) {
-                if let Some(id) = p
-                    .path
-                    .get_ident()
-                    .and_then(|i| self.guard_var(&i.to_string()))
-                {
-                    self.kill_binding(&p.path.get_ident().unwrap().to_string());
+                let name = p.path.get_ident().map(|i| i.to_string());
+                if let Some((name, id)) = name.and_then(|n| self.guard_var(&n).map(|id| (n, id))) {
+                    self.kill_binding(&name);
                     self.live.push(id);
                     return Some(Owned::Guard(id));
                 }
@@ -895,6 +932,19 @@ impl<'a> Walker<'a> {
         use syn::Expr;
         match e {
             Expr::Path(p) => {
+                // `CACHE`, `self::CACHE`, `crate::CACHE`: a global lock.
+                if let Some(last) = p.path.segments.last() {
+                    let n = last.ident.to_string();
+                    if self.ty.statics.contains(&n) && self.lookup(&n).is_none() {
+                        return Val::place(Place {
+                            base: Base::Field {
+                                instance: "static".into(),
+                                path: n,
+                            },
+                            proj: vec![],
+                        });
+                    }
+                }
                 let Some(id) = p.path.get_ident() else {
                     return Val::default();
                 };
@@ -1239,8 +1289,6 @@ impl<'a> Walker<'a> {
     }
 
     fn if_expr(&mut self, i: &syn::ExprIf) -> Val {
-        let before_cond = self.save();
-        let _ = before_cond;
         let mut ends = Vec::new();
         let start;
         if let syn::Expr::Let(l) = &*i.cond {
@@ -1373,7 +1421,7 @@ impl<'a> Walker<'a> {
         ) {
             let v = self.expr(&m.receiver);
             for a in &m.args {
-                self.closure_or_rvalue(a);
+                self.rvalue(a);
             }
             if v.fresh_guard.is_some() || name != "into_inner" {
                 return v;
@@ -1401,7 +1449,7 @@ impl<'a> Walker<'a> {
         let recv = self.expr(&m.receiver);
         let Some(place) = recv.place.clone() else {
             for a in &m.args {
-                self.closure_or_rvalue(a);
+                self.rvalue(a);
             }
             return Val::default();
         };
@@ -1458,7 +1506,7 @@ impl<'a> Walker<'a> {
         }
         // An ordinary method on data: receiver first, then the arguments (R9).
         for a in &m.args {
-            self.closure_or_rvalue(a);
+            self.rvalue(a);
         }
         let kind = if MUTATING.contains(&name.as_str()) {
             AccessKind::Write
@@ -1475,10 +1523,6 @@ impl<'a> Walker<'a> {
         }
         self.record(&place, kind, &format!("{name}()"), line);
         Val::default()
-    }
-
-    fn closure_or_rvalue(&mut self, e: &syn::Expr) {
-        self.rvalue(e);
     }
 
     /// Calls on a lock, atomic, condvar or once field.
@@ -1717,10 +1761,19 @@ impl<'a> Walker<'a> {
         // `(self.handler)(x)`: calling a closure or trait object held in a field.
         if !matches!(&*c.func, syn::Expr::Path(_)) {
             let f = self.expr(&c.func);
-            if let Some(Place { base: Base::Field { path, .. }, .. }) = &f.place {
+            if let Some(Place {
+                base: Base::Field { path, .. },
+                ..
+            }) = &f.place
+            {
                 if let Some(what) = self.ty.opaque_fields.get(path) {
                     let line = line_of(&*c.func);
-                    self.notes.push((format!("calls `self.{path}` ({what}) at line {line}: what it locks is unknown"), line));
+                    self.notes.push((
+                        format!(
+                            "calls `self.{path}` ({what}) at line {line}: what it locks is unknown"
+                        ),
+                        line,
+                    ));
                 }
             }
         }
@@ -1816,12 +1869,27 @@ impl<'a> Walker<'a> {
         args: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>,
         line: u32,
     ) -> Val {
-        for a in args {
+        // A guard variable passed by value moves into the callee: it is the callee's guard
+        // parameter from here on, and no longer ours.
+        let mut moved: HashMap<usize, usize> = HashMap::new();
+        for (i, a) in args.iter().enumerate() {
+            if let syn::Expr::Path(p) = strip_parens(a) {
+                if let Some(var) = p.path.get_ident().map(|i| i.to_string()) {
+                    if let Some(id) = self.guard_var(&var) {
+                        self.kill_binding(&var);
+                        moved.insert(i, id);
+                        continue;
+                    }
+                }
+            }
             self.rvalue(a);
         }
         let Some(callee) = self.callees.get(name) else {
             if self.ty.fns.iter().any(|f| f.key() == name && f.ref_self) {
-                self.notes.push((format!("recursive call to `{name}` at line {line} is not followed"), line));
+                self.notes.push((
+                    format!("recursive call to `{name}` at line {line} is not followed"),
+                    line,
+                ));
             } else if !self.ty.fns.iter().any(|f| f.key() == name) {
                 self.notes.push((
                     format!("call to `{name}` at line {line} is not a method of the type (a trait or Deref method?); its locks are unknown"),
@@ -1839,16 +1907,38 @@ impl<'a> Walker<'a> {
                 i.to_string()
             }
         };
+        // The callee's guard parameters stand for the sections of the guards passed in.
+        let mut lock_rename: HashMap<String, (String, String)> = HashMap::new();
         for s in &callee.sections {
+            if let Some(&caller) = s.param.and_then(|i| moved.get(&i)) {
+                let c = &self.out.sections[caller];
+                lock_rename.insert(s.lock.clone(), (c.lock.clone(), c.instance.clone()));
+                map.insert(s.id, caller);
+            }
+        }
+        for s in &callee.sections {
+            if map.contains_key(&s.id) {
+                continue;
+            }
+            let (lock, inst) = match lock_rename.get(&s.lock) {
+                Some((l, i)) => (l.clone(), i.clone()),
+                None => (s.lock.clone(), rename(&s.instance)),
+            };
             let id = self.new_section(Section {
-                instance: rename(&s.instance),
+                lock,
+                instance: inst,
                 via: Some(via.clone()),
+                param: None,
                 ..s.clone()
             });
             map.insert(s.id, id);
         }
         // Locks the callee takes while we hold ours.
-        for s in callee.sections.iter().filter(|s| !s.atomic) {
+        for s in callee
+            .sections
+            .iter()
+            .filter(|s| !s.atomic && s.param.is_none())
+        {
             for &h in &self.live {
                 if !self.out.sections[h].atomic {
                     self.out.order.push((h, map[&s.id]));
@@ -1861,9 +1951,13 @@ impl<'a> Walker<'a> {
         for a in &callee.accesses {
             let mut sections = self.live.clone();
             sections.extend(a.sections.iter().map(|s| map[s]));
+            let (field, inst) = match lock_rename.get(&a.field) {
+                Some((l, i)) => (l.clone(), i.clone()),
+                None => (a.field.clone(), rename(&a.instance)),
+            };
             self.out.accesses.push(Access {
-                field: a.field.clone(),
-                instance: rename(&a.instance),
+                field,
+                instance: inst,
                 kind: a.kind,
                 line: a.line,
                 sections,
@@ -1946,7 +2040,10 @@ impl<'a> Walker<'a> {
             Err(_) => {
                 if mac.tokens.to_string().contains("self") {
                     let line = line_of(&mac.path);
-                    self.notes.push((format!("the body of macro `{name}!` at line {line} is not analysed"), line));
+                    self.notes.push((
+                        format!("the body of macro `{name}!` at line {line} is not analysed"),
+                        line,
+                    ));
                 }
             }
         }
@@ -2102,7 +2199,7 @@ mod tests {
             ..Default::default()
         };
         let mut diags = Vec::new();
-        let found = crate::discover::discover(&files, None, &pkg, &[], &mut diags);
+        let found = crate::discover::discover(&files, None, &pkg, &[]);
         analyze_type(&found[0], edition, &mut diags)
     }
 
@@ -2377,6 +2474,39 @@ mod tests {
         let getter = "fn state(&self) -> MutexGuard<'_, Vec<u32>> { self.m.lock().unwrap() }";
         assert!(held("2024", "let g = self.state();\nprobe!();", getter));
         assert!(!held("2024", "self.state().push(1);\nprobe!();", getter));
+    }
+
+    #[test]
+    fn a_guard_passed_to_a_helper_is_the_helpers_guard() {
+        let takes = |extra: &str, body: &str| -> bool {
+            let s = summaries("2021", body, extra);
+            let f = &s["f"];
+            f.order
+                .iter()
+                .any(|(h, n)| f.sections[*h].lock == "m" && f.sections[*n].lock == "m")
+        };
+        let drops_first = "fn load(&self, g: MutexGuard<'_, Vec<u32>>) { drop(g); self.m.lock().unwrap().push(1); }";
+        let keeps =
+            "fn load(&self, g: MutexGuard<'_, Vec<u32>>) { self.m.lock().unwrap().push(1); }";
+        let call = "let g = self.m.lock().unwrap();\nself.load(g);";
+        assert!(
+            !takes(drops_first, call),
+            "the helper released the guard before locking again"
+        );
+        assert!(
+            takes(keeps, call),
+            "the helper locks again while the guard it was given is alive"
+        );
+        // Accesses through the parameter are accesses of the caller's lock.
+        let s = summaries(
+            "2021",
+            call,
+            "fn load(&self, mut g: MutexGuard<'_, Vec<u32>>) { g.push(1); }",
+        );
+        assert!(s["f"]
+            .accesses
+            .iter()
+            .any(|a| a.field == "m" && a.kind.writes()));
     }
 
     #[test]

@@ -53,6 +53,8 @@ pub(crate) struct FoundType<'a> {
     /// Fields whose calls the analysis cannot see into: trait objects and generic parameters
     /// (`handler` → `a trait object`).
     pub opaque_fields: HashMap<String, String>,
+    /// `static`s holding a lock or atomic (`CACHE`), reachable from any method by name.
+    pub statics: HashSet<String>,
     pub fns: Vec<FnDecl<'a>>,
 }
 
@@ -86,6 +88,8 @@ struct Index<'a> {
     private_mods: HashSet<Vec<String>>,
     /// `pub use` paths: (module where the `use` is, path segments used).
     reexports: Vec<(Vec<String>, Vec<String>)>,
+    /// `static` items of the parsed files.
+    statics: Vec<(String, &'a syn::Type)>,
 }
 
 /// What the parallel pass keeps of one file: enough to choose the files worth a second parse
@@ -208,7 +212,6 @@ pub(crate) fn discover<'a>(
     crate_facts: Option<&FileFacts>,
     pkg: &PackageInfo,
     filter: &[String],
-    diags: &mut Vec<Diagnostic>,
 ) -> Vec<FoundType<'a>> {
     let mut index = Index::default();
     for f in files {
@@ -225,7 +228,7 @@ pub(crate) fn discover<'a>(
         if !filter.is_empty() && !filter.iter().any(|f| *f == decl.name || *f == path) {
             continue;
         }
-        if let Some(t) = build_type(decl, path, pkg, &index, diags) {
+        if let Some(t) = build_type(decl, path, pkg, &index) {
             found.push(t);
         }
     }
@@ -303,6 +306,9 @@ fn index_items<'a>(
                         module: module.to_vec(),
                     });
                 }
+            }
+            syn::Item::Static(st) if !is_cfg_test(&st.attrs) => {
+                index.statics.push((st.ident.to_string(), &st.ty));
             }
             syn::Item::Trait(t) => {
                 index
@@ -437,7 +443,6 @@ fn build_type<'a>(
     path: String,
     pkg: &PackageInfo,
     index: &Index<'a>,
-    diags: &mut Vec<Diagnostic>,
 ) -> Option<FoundType<'a>> {
     let mut sync_reasons = Vec::new();
     let mut fields = HashMap::new();
@@ -539,7 +544,6 @@ fn build_type<'a>(
                         &mut Vec::new(),
                         &mut Vec::new(),
                         index,
-                        diags,
                     );
                     continue;
                 }
@@ -554,7 +558,6 @@ fn build_type<'a>(
             &mut methods,
             &mut constructors,
             index,
-            diags,
         );
     }
     // `cfg`-gated impls can define the same method twice: the model keeps the first.
@@ -616,7 +619,21 @@ fn build_type<'a>(
             opaque_fields.insert(name.clone(), format!("of generic type `{g}`"));
         }
     }
-    Some(FoundType { model, fields, fns, opaque_fields })
+    // Global locks: keyed by their name among the fields (statics are UPPER_CASE, fields not).
+    let mut statics = HashSet::new();
+    for (name, ty) in &index.statics {
+        if sync_type_in(ty).is_some() && !fields.contains_key(name) {
+            fields.insert(name.clone(), field_kind(ty));
+            statics.insert(name.clone());
+        }
+    }
+    Some(FoundType {
+        model,
+        fields,
+        fns,
+        opaque_fields,
+        statics,
+    })
 }
 
 /// The type behind `Arc`/`Box`/`Rc` (`Box<dyn Fn()>` → `dyn Fn()`).
@@ -727,7 +744,6 @@ fn nameable_trait(p: &syn::Path, pkg: &PackageInfo, index: &Index) -> TraitUse {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
 fn collect_fns<'a>(
     imp: &ImplDecl<'a>,
     trait_name: Option<String>,
@@ -736,7 +752,6 @@ fn collect_fns<'a>(
     methods: &mut Vec<Method>,
     constructors: &mut Vec<Constructor>,
     index: &Index<'a>,
-    diags: &mut Vec<Diagnostic>,
 ) {
     let in_trait = imp.trait_path.is_some();
     for item in &imp.item.items {
@@ -763,7 +778,7 @@ fn collect_fns<'a>(
             let method = build_method(f, imp.file, trait_name.clone(), &mut cx);
             methods.push(method);
         } else if receiver.is_none() && !in_trait {
-            if let Some(c) = build_constructor(f, imp, &mut cx, index, diags) {
+            if let Some(c) = build_constructor(f, &mut cx, index) {
                 constructors.push(c);
             }
         }
@@ -896,7 +911,12 @@ fn build_method(
         returns,
         trait_name,
         span: span_of(file, f.sig.ident.span()),
-        body_start: Some(span_of_end(file, f.block.brace_token.span.open())),
+        // A `const fn` body cannot take the oracle's (non-const) guard call.
+        body_start: f
+            .sig
+            .constness
+            .is_none()
+            .then(|| span_of_end(file, f.block.brace_token.span.open())),
         supported: reasons.is_empty(),
         reason: if reasons.is_empty() {
             None
@@ -943,13 +963,7 @@ fn params_of(sig: &syn::Signature, cx: &TyCx, reasons: &mut Vec<String>) -> Vec<
         .collect()
 }
 
-fn build_constructor(
-    f: &syn::ImplItemFn,
-    imp: &ImplDecl,
-    cx: &mut TyCx,
-    index: &Index,
-    diags: &mut Vec<Diagnostic>,
-) -> Option<Constructor> {
+fn build_constructor(f: &syn::ImplItemFn, cx: &mut TyCx, index: &Index) -> Option<Constructor> {
     let syn::ReturnType::Type(_, ret) = &f.sig.output else {
         return None;
     };
@@ -991,8 +1005,6 @@ fn build_constructor(
             }
         }
     }
-    let _ = diags;
-    let _ = imp;
     Some(Constructor {
         name: f.sig.ident.to_string(),
         kind,
@@ -1239,7 +1251,7 @@ pub(crate) fn param_kind(ty: &syn::Type, cx: &TyCx) -> Result<ParamKind, String>
                 let Some(last) = t.path.segments.last() else {
                     continue;
                 };
-                let arg = first_type_arg_generic(last).map(tokens);
+                let arg = first_type_arg(last).map(tokens);
                 match (last.ident.to_string().as_str(), arg.as_deref()) {
                     ("Into", Some("String")) | ("ToString", None) => return Ok(ParamKind::String),
                     ("AsRef", Some("str")) => return Ok(ParamKind::Str),
@@ -1262,10 +1274,6 @@ pub(crate) fn param_kind(ty: &syn::Type, cx: &TyCx) -> Result<ParamKind, String>
             tokens(ty)
         )),
     }
-}
-
-fn first_type_arg_generic(seg: &syn::PathSegment) -> Option<&syn::Type> {
-    first_type_arg(seg)
 }
 
 fn path_kind(p: &syn::TypePath, cx: &TyCx) -> Result<ParamKind, String> {
@@ -1413,7 +1421,11 @@ pub(crate) fn field_kind(ty: &syn::Type) -> FieldKind {
         "Mutex" | "ReentrantMutex" | "FairMutex" | "SpinMutex" => FieldKind::Mutex,
         "RwLock" | "ShardedLock" | "SpinRwLock" => FieldKind::RwLock,
         "Condvar" => FieldKind::Condvar,
-        "Once" | "OnceLock" | "LazyLock" => FieldKind::Once,
+        // `LazyLock<Mutex<_>>` derefs to its value: the lock inside is what is called.
+        "LazyLock" | "Lazy" => first_type_arg(last)
+            .map(field_kind)
+            .unwrap_or(FieldKind::Once),
+        "Once" | "OnceLock" => FieldKind::Once,
         "UnsafeCell" | "SyncUnsafeCell" => FieldKind::UnsafeCell,
         n if (n.starts_with("Atomic") && n.len() > 6) || n == "ArcSwap" || n == "ArcSwapOption" => {
             FieldKind::Atomic

@@ -216,7 +216,7 @@ fn access_text(s: &MethodSummary, x: &Access) -> String {
     } else {
         format!(" under {}", held.join(" and "))
     };
-    let inst = if x.instance == "self" {
+    let inst = if x.instance == "self" || x.instance == "static" {
         String::new()
     } else {
         format!(" of `{}`", x.instance)
@@ -234,7 +234,7 @@ fn lock_name(s: &Section) -> String {
     } else {
         ""
     };
-    if s.instance == "self" {
+    if s.instance == "self" || s.instance == "static" {
         format!("`{}`{mode}", s.lock)
     } else {
         format!("`{}.{}`{mode}", s.instance, s.lock)
@@ -341,7 +341,12 @@ fn double_locks(na: &str, a: &MethodSummary, nb: &str, b: &MethodSummary) -> Vec
         }
         // One reason per lock: the first place it is taken again.
         seen.push(&n.lock);
-        let via = |s: &Section| s.via.as_ref().map(|v| format!(" ({v})")).unwrap_or_default();
+        let via = |s: &Section| {
+            s.via
+                .as_ref()
+                .map(|v| format!(" ({v})"))
+                .unwrap_or_default()
+        };
         out.push(format!(
             "double lock: `{na}` takes `{}` at line {}{} while holding it since line {}{}{}; `{nb}` also takes it",
             n.lock,

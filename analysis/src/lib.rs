@@ -115,7 +115,7 @@ fn analyze_files(
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<TypeModel> {
     // syn trees are tied to this thread (proc-macro2 spans), so types are analysed in turn.
-    let found = discover::discover(files, facts, pkg, filter, diags);
+    let found = discover::discover(files, facts, pkg, filter);
     let results: Vec<(TypeModel, Vec<Diagnostic>)> = found
         .into_iter()
         .map(|t| {

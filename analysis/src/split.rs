@@ -51,9 +51,16 @@ pub(crate) fn split_points(
         .collect();
     let mut points: Vec<(SplitPoint, bool)> = Vec::new();
     for m in ty.model.methods.iter().filter(|m| m.supported) {
-        let Some(decl) = ty.fns.iter().find(|f| f.name == m.name && f.ref_self) else {
+        let Some(decl) = ty
+            .fns
+            .iter()
+            .find(|f| f.name == m.name && f.ref_self && f.field.is_none())
+        else {
             continue;
         };
+        if decl.item.sig.constness.is_some() {
+            continue; // no schedule point can go into a `const fn`
+        }
         let Some(summary) = summaries.get(&m.name) else {
             continue;
         };
@@ -64,6 +71,39 @@ pub(crate) fn split_points(
             summary,
             &shared,
         ));
+    }
+    // Helpers the public methods call (private methods, methods of an `inner` field): the
+    // check-then-act gap often sits there (SplitRichTest's "relevant methods").
+    let supported: Vec<&MethodSummary> = ty
+        .model
+        .methods
+        .iter()
+        .filter(|m| m.supported)
+        .filter_map(|m| summaries.get(&m.name))
+        .collect();
+    for f in ty
+        .fns
+        .iter()
+        .filter(|f| f.ref_self && f.item.sig.constness.is_none())
+    {
+        let key = f.key();
+        let public = f.field.is_none() && ty.model.methods.iter().any(|m| m.name == f.name);
+        let Some(summary) = summaries.get(&key) else {
+            continue;
+        };
+        let tag = format!("via {key}() at");
+        let called = supported.iter().any(|s| {
+            s.accesses
+                .iter()
+                .any(|a| a.via.as_ref().is_some_and(|v| v.starts_with(&tag)))
+                || s.sections
+                    .iter()
+                    .any(|x| x.via.as_ref().is_some_and(|v| v.starts_with(&tag)))
+        });
+        if public || !called {
+            continue;
+        }
+        points.extend(method_points(&key, f.file, &f.item.block, summary, &shared));
     }
     points.sort_by(|(a, gap_a), (b, gap_b)| {
         b.cond_syn
@@ -138,8 +178,16 @@ fn method_points(
             })
             .unwrap_or_default();
         let shared_both: Vec<&str> = before[&n].intersection(&after[&m]).copied().collect();
-        let common: Vec<&str> = shared_both.iter().copied().filter(|f| !held_locks.contains(f)).collect();
-        let locked: Vec<&str> = shared_both.iter().copied().filter(|f| held_locks.contains(f)).collect();
+        let common: Vec<&str> = shared_both
+            .iter()
+            .copied()
+            .filter(|f| !held_locks.contains(f))
+            .collect();
+        let locked: Vec<&str> = shared_both
+            .iter()
+            .copied()
+            .filter(|f| held_locks.contains(f))
+            .collect();
         let leaves_wait_loop = g[n].wait_loop && !g[n].body.contains(&m);
         let cond_syn = leaves_wait_loop || g[n].waits || g[m].notify_if || g[m].notifies;
         let gap = held_locks.is_empty() && !common.is_empty();

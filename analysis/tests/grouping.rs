@@ -244,3 +244,25 @@ fn a_collection_of_locks_reached_through_a_helper_is_one_lock() {
          total total: low",
     );
 }
+
+#[test]
+fn a_global_lock_in_a_static_is_a_lock_like_a_field() {
+    check(
+        &format!(
+            "{SYNC}use std::sync::LazyLock;
+            static REGISTRY: LazyLock<Mutex<Vec<u32>>> = LazyLock::new(|| Mutex::new(Vec::new()));
+            pub struct Handle {{ id: AtomicUsize }}
+            impl Handle {{
+                pub fn new() -> Self {{ todo!() }}
+                pub fn register(&self) {{
+                    let n = REGISTRY.lock().unwrap().len();
+                    REGISTRY.lock().unwrap().push(n as u32);
+                }}
+                pub fn count(&self) -> usize {{ REGISTRY.lock().unwrap().len() }}
+            }}"
+        ),
+        "register register: high
+         register count: low
+         count count: low",
+    );
+}

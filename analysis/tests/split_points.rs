@@ -183,3 +183,57 @@ fn collect_rs(dir: &std::path::Path, out: &mut Vec<std::path::PathBuf>) {
         }
     }
 }
+
+#[test]
+fn a_gap_inside_a_private_helper_is_a_split_point_of_the_helper() {
+    check(
+        &format!(
+            "{SYNC}pub struct Cache {{ slots: Mutex<Vec<u32>>, loads: AtomicUsize }}
+impl Cache {{
+    pub fn new() -> Self {{ todo!() }}
+    pub fn refresh(&self, v: u32) {{
+        self.load(v);
+    }}
+    fn load(&self, v: u32) {{
+        self.slots.lock().unwrap().retain(|x| *x != v);
+        self.loads.fetch_add(1, Ordering::SeqCst);
+        self.slots.lock().unwrap().push(v);
+    }}
+}}"
+        ),
+        2,
+        "load 11: numSV 1 gap
+         load 12: numSV 1 gap",
+    );
+}
+
+#[test]
+fn a_const_fn_gets_neither_a_body_start_nor_split_points() {
+    let model = analyze_source(
+        "points",
+        "2021",
+        "use std::sync::atomic::{AtomicUsize, Ordering};
+pub struct Ids { next: AtomicUsize, step: usize }
+impl Ids {
+    pub const fn new() -> Self { Ids { next: AtomicUsize::new(0), step: 1 } }
+    pub const fn step(&self) -> usize {
+        let s = self.step;
+        s
+    }
+    pub fn next(&self) -> usize { self.next.fetch_add(1, Ordering::SeqCst) }
+}",
+    );
+    let ty = &model.types[0];
+    let step = ty
+        .methods
+        .iter()
+        .find(|m| m.name == "step")
+        .expect("step is a method");
+    assert!(step.body_start.is_none());
+    assert!(ty.split_points.iter().all(|p| p.method != "step"));
+    assert!(ty
+        .methods
+        .iter()
+        .find(|m| m.name == "next")
+        .is_some_and(|m| m.body_start.is_some()));
+}

@@ -42,6 +42,8 @@ pub enum Command {
     Replay(ReplayArgs),
     /// Render or merge JSON reports
     Report(ReportArgs),
+    /// Compare strategies: tests and seconds until the first violation, over several seeds
+    Bench(BenchArgs),
 }
 
 /// Which packages, features and cargo flags.
@@ -245,6 +247,49 @@ pub struct ReportArgs {
     /// Exit 2 when a type could not be tested
     #[arg(long)]
     pub fail_on_untested: bool,
+}
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct BenchArgs {
+    #[command(flatten)]
+    pub workspace: WorkspaceArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Only these types: a name, a path suffix or a glob with `*` (repeatable)
+    #[arg(long = "type", value_name = "PATTERN")]
+    pub types: Vec<String>,
+    /// Seeds per type and strategy
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    pub seeds: u64,
+    /// The first seed; the others follow it
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub first_seed: u64,
+    /// Strategies to compare, comma separated
+    #[arg(
+        long,
+        value_name = "LIST",
+        value_delimiter = ',',
+        default_value = "random,naive,covcon,bc"
+    )]
+    pub strategies: Vec<String>,
+    /// Tests per run at most
+    #[arg(long, value_name = "N", default_value_t = 3000)]
+    pub max_tests: u64,
+    /// Time per run at most: 5, 5s, 1m
+    #[arg(long, value_name = "DURATION", default_value = "3s")]
+    pub time_budget: String,
+    /// Worker processes running tests at once [default: half the cores, at least 1]
+    #[arg(short, long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// How long one test may run before it counts as a deadlock [default: 1s]
+    #[arg(long, value_name = "DURATION")]
+    pub test_timeout: Option<String>,
+    /// Types whose coverage over time is recorded (repeatable) [default: the two with the most methods]
+    #[arg(long = "coverage-type", value_name = "PATTERN")]
+    pub coverage_types: Vec<String>,
+    /// Write the markdown table to FILE, and FILE's stem with .json and -coverage.csv next to it
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
 }
 
 /// Parses argv, accepting both `cargo-covcon covcon …` (how cargo runs us) and

@@ -22,6 +22,7 @@ pub fn dispatch(args: Args) -> Result<ExitCode> {
         Some(Command::List(l)) => list(&l),
         Some(Command::Replay(r)) => replay(&r),
         Some(Command::Report(r)) => merge(&r),
+        Some(Command::Bench(b)) => crate::bench::bench(&b),
     }
 }
 

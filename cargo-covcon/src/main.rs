@@ -6,6 +6,7 @@
 //! and running the harness is the oracle's.
 
 mod baseline;
+mod bench;
 mod cli;
 mod commands;
 mod config;

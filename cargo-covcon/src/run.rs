@@ -202,7 +202,7 @@ fn oracle_config(options: &RunOptions, workspace: &Workspace) -> OracleConfig {
 }
 
 /// A harness that does not build exits 3; anything else the oracle cannot do is internal.
-fn harness_error(error: OracleError) -> anyhow::Error {
+pub(crate) fn harness_error(error: OracleError) -> anyhow::Error {
     let code = match &error {
         OracleError::Build { .. } => ExitCode::HarnessBuild,
         _ => ExitCode::Internal,
@@ -214,7 +214,7 @@ fn harness_error(error: OracleError) -> anyhow::Error {
     .into()
 }
 
-fn type_config(settings: &TypeSettings, instantiation: BTreeMap<String, ParamKind>) -> TypeConfig {
+pub(crate) fn type_config(settings: &TypeSettings, instantiation: BTreeMap<String, ParamKind>) -> TypeConfig {
     let values = &settings.values;
     let pools = (!values.int.is_empty()
         || !values.string.is_empty()

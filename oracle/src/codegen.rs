@@ -18,6 +18,9 @@ pub(crate) struct TypePlan<'a> {
     /// Concrete argument for each generic parameter, in declaration order (empty when the type
     /// is not generic).
     pub(crate) generic_args: Vec<String>,
+    /// The path the type is named by, when not the model's (`k::Type` for `k::private::Type`
+    /// re-exported at the root).
+    pub(crate) path: Option<String>,
     /// Constructors and methods left out (they did not compile or cannot be driven).
     pub(crate) skip_constructors: BTreeSet<String>,
     pub(crate) skip_methods: BTreeSet<String>,
@@ -194,12 +197,17 @@ impl Writer {
 
 /// The concrete Rust type of the plan's type (`::k::m::Cache<u32, u32>`).
 pub(crate) fn concrete_type(plan: &TypePlan<'_>) -> String {
-    let path = format!("::{}", plan.model.path);
+    let path = format!("::{}", type_path(plan));
     if plan.generic_args.is_empty() {
         path
     } else {
         format!("{path}<{}>", plan.generic_args.join(", "))
     }
+}
+
+/// The path the plan names its type by.
+pub(crate) fn type_path<'p>(plan: &'p TypePlan<'_>) -> &'p str {
+    plan.path.as_deref().unwrap_or(&plan.model.path)
 }
 
 /// The generic parameters' names, in order (`'a`, `K`, `N`).
@@ -252,7 +260,7 @@ fn driver(w: &mut Writer, index: usize, plan: &TypePlan<'_>) {
     // arms name everything else by absolute path, since these globs may shadow the prelude
     // (`Result` aliases are common).
     let globs = {
-        let uses: Vec<String> = glob_modules(&ty.path)
+        let uses: Vec<String> = glob_modules(type_path(plan))
             .iter()
             .map(|m| format!("use ::{m}::*;"))
             .collect();

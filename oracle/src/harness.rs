@@ -147,7 +147,6 @@ pub fn prepare_with(
     config: &OracleConfig,
     instantiations: &BTreeMap<String, Vec<String>>,
 ) -> Result<Harness, OracleError> {
-    let started = Instant::now();
     let out_dir = absolute_dir(&config.out_dir)?;
     let workspace_root = config.workspace_root.canonicalize().map_err(|e| {
         OracleError::io(
@@ -242,9 +241,7 @@ pub fn prepare_with(
         build_secs += build_started.elapsed().as_secs_f64();
         if outcome.success {
             state.save(&harness_dir, key)?;
-            let harness = state.finish(binary, build_secs, false, copy.root, &types);
-            let _ = started;
-            return Ok(harness);
+            return Ok(state.finish(binary, build_secs, false, copy.root, &types));
         }
         round += 1;
         let progress = state.absorb(
@@ -501,6 +498,8 @@ struct SavedPlan {
     dropped_types: BTreeMap<String, String>,
     skip_constructors: Vec<BTreeMap<String, String>>,
     skip_methods: Vec<BTreeMap<String, String>>,
+    #[serde(default)]
+    root_path: Vec<usize>,
     disabled: Vec<(PathBuf, u32, u32)>,
     notes: Vec<Diagnostic>,
 }
@@ -521,6 +520,9 @@ struct State<'o> {
     /// Per type: name to reason.
     skip_constructors: Vec<BTreeMap<String, String>>,
     skip_methods: Vec<BTreeMap<String, String>>,
+    /// Types named by their crate-root re-export (`k::Type`), because the model's path goes
+    /// through a private module.
+    root_path: BTreeSet<usize>,
     /// Insertions left out because the copy did not compile with them.
     disabled: BTreeSet<(PathBuf, u32, u32)>,
     /// Diagnostics about insertions and instantiations.
@@ -537,6 +539,7 @@ impl<'o> State<'o> {
             dropped_types: BTreeMap::new(),
             skip_constructors: vec![BTreeMap::new(); types.len()],
             skip_methods: vec![BTreeMap::new(); types.len()],
+            root_path: BTreeSet::new(),
             disabled: BTreeSet::new(),
             notes: Vec::new(),
             planned: Vec::new(),
@@ -569,6 +572,7 @@ impl<'o> State<'o> {
             self.dropped_types = saved.dropped_types.clone();
             self.skip_constructors = saved.skip_constructors.clone();
             self.skip_methods = saved.skip_methods.clone();
+            self.root_path = saved.root_path.iter().copied().collect();
             self.notes = saved.notes.clone();
         }
     }
@@ -581,6 +585,7 @@ impl<'o> State<'o> {
             dropped_types: self.dropped_types.clone(),
             skip_constructors: self.skip_constructors.clone(),
             skip_methods: self.skip_methods.clone(),
+            root_path: self.root_path.iter().copied().collect(),
             disabled: self.disabled.iter().cloned().collect(),
             notes: self.notes.clone(),
         };
@@ -594,9 +599,13 @@ impl<'o> State<'o> {
             return Vec::new();
         }
         if let Some(fixed) = self.overrides.get(&ty.path) {
-            return fixed.clone();
+            return with_fixed_types(&ty.generics, fixed);
         }
         codegen::instantiate(&ty.generics, CANDIDATES[self.candidate[index]])
+    }
+
+    fn path_of(&self, index: usize, ty: &TypeModel) -> Option<String> {
+        self.root_path.contains(&index).then(|| root_path(&ty.path))
     }
 
     fn can_try_next(&self, index: usize, ty: &TypeModel) -> bool {
@@ -620,6 +629,7 @@ impl<'o> State<'o> {
             plans.push(TypePlan {
                 model: ty,
                 generic_args: self.generic_args(index, ty),
+                path: self.path_of(index, ty),
                 skip_constructors: self.skip_constructors[index].keys().cloned().collect(),
                 skip_methods: self.skip_methods[index].keys().cloned().collect(),
             });
@@ -644,6 +654,15 @@ impl<'o> State<'o> {
         let mut type_errors: BTreeMap<usize, String> = BTreeMap::new();
         for error in errors {
             if let Some(target) = harness_target(error, generated, harness_dir) {
+                let target = match target {
+                    // A private module in the path breaks every arm's import too.
+                    Target::Constructor(plan, _) | Target::Method(plan, _)
+                        if error.message.contains("is private") =>
+                    {
+                        Target::Type(plan)
+                    }
+                    target => target,
+                };
                 match target {
                     Target::Type(plan) => {
                         type_errors
@@ -707,7 +726,13 @@ impl<'o> State<'o> {
         for (index, reason) in type_errors {
             let ty = types[index];
             progress = true;
-            if self.can_try_next(index, ty) {
+            let private = reason.contains("is private");
+            if private && !self.root_path.contains(&index) && ty.path.matches("::").count() >= 2 {
+                // `k::private::Type` may be re-exported as `k::Type`.
+                self.root_path.insert(index);
+                self.skip_constructors[index].clear();
+                self.skip_methods[index].clear();
+            } else if self.can_try_next(index, ty) {
                 self.candidate[index] += 1;
                 self.skip_constructors[index].clear();
                 self.skip_methods[index].clear();
@@ -748,6 +773,7 @@ impl<'o> State<'o> {
             let plan = TypePlan {
                 model: ty,
                 generic_args: args.clone(),
+                path: self.path_of(index, ty),
                 skip_constructors: BTreeSet::new(),
                 skip_methods: BTreeSet::new(),
             };
@@ -857,6 +883,35 @@ impl<'o> State<'o> {
             copy_root,
         }
     }
+}
+
+/// The generic arguments when the user fixed some: one per type parameter (lifetimes and
+/// const generics are filled in as usual), or else the whole list as given.
+fn with_fixed_types(generics: &[String], fixed: &[String]) -> Vec<String> {
+    let is_type_param = |g: &String| {
+        let g = g.trim();
+        !g.starts_with('\'') && !g.starts_with("const ")
+    };
+    if generics.iter().filter(|g| is_type_param(g)).count() != fixed.len() {
+        return fixed.to_vec();
+    }
+    let mut fixed = fixed.iter();
+    generics
+        .iter()
+        .zip(codegen::instantiate(generics, "u32"))
+        .map(|(g, default)| match is_type_param(g) {
+            true => fixed.next().cloned().unwrap_or(default),
+            false => default,
+        })
+        .collect()
+}
+
+/// `k::Type` for `k::m::Type`.
+fn root_path(path: &str) -> String {
+    let mut segments = path.split("::");
+    let krate = segments.next().unwrap_or_default();
+    let name = path.rsplit("::").next().unwrap_or_default();
+    format!("{krate}::{name}")
 }
 
 /// Why a generated call does not compile, in the user's terms where covcon knows them.
@@ -977,6 +1032,18 @@ mod tests {
             format!("{methods:?} {pairs:?}"),
             r#"["get true None", "resize false Some(\"it does not compile\")"] ["get+get"]"#
         );
+    }
+
+    #[test]
+    fn fixed_generic_arguments_name_the_type_parameters_only() {
+        let generics = ["'a", "K: Hash", "const N: usize", "V"].map(String::from);
+        let fixed = ["String", "u8"].map(String::from);
+        assert_eq!(
+            with_fixed_types(&generics, &fixed),
+            ["'static", "String", "4", "u8"]
+        );
+        let all = ["'static", "u64", "2", "u8"].map(String::from);
+        assert_eq!(with_fixed_types(&generics, &all), all);
     }
 
     #[test]

@@ -63,7 +63,7 @@ fn locate(source: &str, file: &Path, ty: &str, name: &str) -> (Span, Vec<Span>) 
     let impl_line = lines
         .iter()
         .position(|l| {
-            l.starts_with("impl")
+            l.trim_start().starts_with("impl")
                 && !l.contains(" for ")
                 && (l.contains(&format!(" {ty} {{")) || l.contains(&format!(" {ty}<")))
         })
@@ -330,6 +330,12 @@ fn model() -> Model {
                     ReturnShape::OptionSelf,
                 )],
                 vec![("adopt", vec![p("Bag", me(InstancePassing::Value))])],
+            ),
+            ty(
+                "tsafe::hidden::Secret",
+                &[],
+                vec![ctor("new", vec![], ReturnShape::SelfValue)],
+                vec![("peek", vec![])],
             ),
             // A stale model: the type is gone from the source.
             TypeModel {
@@ -610,6 +616,7 @@ tsafe::Named ::tsafe::Named<String> driven=true dropped=[]
 tsafe::Pool ::tsafe::Pool driven=true dropped=[\"Method resize\"]
 tsafe::Fixed ::tsafe::Fixed driven=true dropped=[]
 tsafe::Bag ::tsafe::Bag driven=true dropped=[]
+tsafe::hidden::Secret ::tsafe::Secret driven=true dropped=[]
 tsafe::Missing ::tsafe::Missing driven=false dropped=[\"Type tsafe::Missing\"]"
     );
     let notes: Vec<&str> = harness
@@ -761,9 +768,16 @@ fn generic_types_run_with_their_instantiation() {
                 vec![],
                 [vec![call("first", vec![])], vec![]],
             )),
+            concurrent(test(
+                "hidden::Secret",
+                vec![call("new", vec![])],
+                vec![],
+                [vec![call("peek", vec![])], vec![]],
+            )),
         ],
         r#"passed | prefix [None] | [Some(2)] [None] | t2[+put -put] t0[+get -get] t1[+get -get]
-passed | prefix [] | ["first"] [] | t0[+first -first]"#,
+passed | prefix [] | ["first"] [] | t0[+first -first]
+passed | prefix [] | [0] [] | t0[+peek -peek]"#,
     );
 }
 

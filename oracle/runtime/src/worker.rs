@@ -695,7 +695,9 @@ fn wait_for_go(seen: u64) -> u64 {
         }
         PARKED.store(true, Ordering::SeqCst);
         if GO.load(Ordering::SeqCst) == seen {
-            std::thread::park_timeout(Duration::from_millis(1));
+            // `launch` unparks after bumping `GO` whenever `PARKED` is set, and `GO` is checked
+            // after setting it, so no wake-up is lost; the timeout is only a safety net.
+            std::thread::park_timeout(Duration::from_millis(50));
         }
         PARKED.store(false, Ordering::SeqCst);
     }
@@ -781,7 +783,10 @@ fn watchdog_loop() {
         if epoch_us().saturating_sub(started) < timeout_ms * 1000 {
             continue;
         }
-        // Still the same run, and over its time: a deadlock (or an endless loop).
+        let Some(out) = OUT.get() else { hard_exit(3) };
+        // Holding the protocol's output, so the main thread cannot answer in between: if the
+        // run is still the same one, it is over its time, a deadlock (or an endless loop).
+        let mut out = out.lock().unwrap_or_else(|p| p.into_inner());
         if RUNNING.load(Ordering::SeqCst) != running || STARTED_US.load(Ordering::SeqCst) != started
         {
             continue;
@@ -795,12 +800,8 @@ fn watchdog_loop() {
             "elapsed_us": epoch_us().saturating_sub(started),
         })
         .to_string();
-        if let Some(out) = OUT.get() {
-            if let Ok(mut out) = out.try_lock() {
-                let _ = writeln!(out, "{text}");
-                let _ = out.flush();
-            }
-        }
+        let _ = writeln!(out, "{text}");
+        let _ = out.flush();
         hard_exit(3);
     }
 }

@@ -299,3 +299,27 @@ impl Bag {
         mine.len()
     }
 }
+
+pub use hidden::Secret;
+
+mod hidden {
+    //! A private module: its type is only reachable through the re-export at the crate root.
+
+    use std::sync::Mutex;
+
+    /// Correct; the model names it `tsafe::hidden::Secret`, the harness has to use
+    /// `tsafe::Secret`.
+    #[derive(Debug, Default)]
+    pub struct Secret {
+        v: Mutex<u32>,
+    }
+
+    impl Secret {
+        pub fn new() -> Secret {
+            Secret::default()
+        }
+        pub fn peek(&self) -> u32 {
+            *self.v.lock().unwrap()
+        }
+    }
+}

@@ -1,0 +1,660 @@
+//! `cargo covcon bench`: how many tests and seconds each strategy needs until the first
+//! violation, per type, over several seeds, in one process on one machine (CovCon Table II).
+//!
+//! The harness is built once; then every (type, seed, strategy) gets a campaign of its own
+//! through `generator::run_campaign` and one shared `OracleExecutor`, strategies interleaved
+//! so that a change in machine load hits all of them alike. A few types also get a
+//! coverage-over-time run per strategy (CovCon Fig. 3). Results go to stdout as markdown and,
+//! with `--out FILE`, to FILE, `FILE.json` and `FILE-coverage.csv`.
+
+use crate::cli::BenchArgs;
+use crate::commands::stdout;
+use crate::exit_code::{usage_error, ExitCode};
+use crate::options::{parse_duration, Console};
+use crate::run::{harness_error, type_config};
+use crate::select;
+use crate::workspace::{self, WorkspaceOptions};
+use analysis::{Model, TypeModel};
+use anyhow::{Context, Result};
+use generator::{CampaignConfig, HistoryPoint, Strategy, TypeConfig};
+use oracle::{OracleConfig, OracleExecutor};
+use serde::Serialize;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// Tests per batch: small, so that tests-until-found is not rounded up to a big batch.
+const BATCH: usize = 8;
+
+/// One campaign of one type with one strategy and seed.
+#[derive(Debug, Clone, Serialize)]
+pub struct BenchRun {
+    pub type_path: String,
+    pub strategy: String,
+    pub seed: u64,
+    /// Tests until the first violation, `None` when none was found within the budget.
+    pub tests_until_found: Option<u64>,
+    pub seconds_until_found: Option<f64>,
+    /// `panic`, `deadlock`, … and the pair of the first violation.
+    pub found: Option<String>,
+    pub tests_run: u64,
+    pub seconds: f64,
+}
+
+/// The runs of one type and strategy, summarised.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Summary {
+    pub type_path: String,
+    pub strategy: String,
+    pub found: usize,
+    pub runs: usize,
+    /// Medians over all runs, a run without a violation counting as infinitely long; `None`
+    /// when half or more of the runs found nothing.
+    pub median_tests: Option<f64>,
+    pub median_seconds: Option<f64>,
+    /// Smallest and largest over the runs that found a violation.
+    pub min_max_tests: Option<(u64, u64)>,
+    pub min_max_seconds: Option<(f64, f64)>,
+}
+
+/// Coverage over time of one type and strategy (`--keep-going`, one seed).
+#[derive(Debug, Clone, Serialize)]
+pub struct CoverageRun {
+    pub type_path: String,
+    pub strategy: String,
+    pub seed: u64,
+    /// Pairs of the type (P, self-pairs included).
+    pub pairs: usize,
+    pub points: Vec<HistoryPoint>,
+}
+
+/// Everything one bench run measured.
+#[derive(Debug, Clone, Serialize)]
+pub struct BenchResult {
+    pub machine: String,
+    pub build_s: f64,
+    pub build_cached: bool,
+    pub seeds: Vec<u64>,
+    pub strategies: Vec<String>,
+    pub max_tests: u64,
+    pub time_budget_s: f64,
+    pub jobs: usize,
+    pub elapsed_s: f64,
+    pub summaries: Vec<Summary>,
+    pub runs: Vec<BenchRun>,
+    pub coverage: Vec<CoverageRun>,
+}
+
+pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
+    let start = Instant::now();
+    let console = Console::new(&args.output);
+    let strategies: Vec<Strategy> = args
+        .strategies
+        .iter()
+        .map(|s| s.parse().map_err(usage_error))
+        .collect::<Result<_>>()?;
+    if strategies.is_empty() || args.seeds == 0 {
+        return Err(usage_error("--seeds and --strategies must not be empty"));
+    }
+    let per_run = parse_duration(&args.time_budget)
+        .map_err(|e| usage_error(format_args!("invalid time budget: {e}")))?;
+    let workspace = workspace::load(&WorkspaceOptions::new(&args.workspace))?;
+    let model = analysis::analyze(&workspace.packages, &analysis::Config::default());
+    let selection = select::select(&model, &workspace, &args.types);
+    if selection.types.is_empty() {
+        return Err(usage_error("no testable thread-safe type selected"));
+    }
+    let mut oracle_config = OracleConfig::new(&workspace.root);
+    oracle_config.out_dir = workspace.target_dir.join("covcon");
+    oracle_config.cargo_args = WorkspaceOptions::new(&args.workspace).cargo_args();
+    // Time to the first violation, not to a confirmed one: confirmation runs would add the
+    // same cost to every strategy, and a violation found again is answered from the cache.
+    oracle_config.confirm_runs = 0;
+    oracle_config.shrink = None;
+    if let Some(jobs) = args.jobs {
+        oracle_config.jobs = jobs.max(1);
+    }
+    if let Some(timeout) = &args.test_timeout {
+        oracle_config.test_timeout = parse_duration(timeout)
+            .map_err(|e| usage_error(format_args!("invalid test timeout: {e}")))?;
+    }
+    let selected = Model {
+        types: selection.types.clone(),
+        ..model.clone()
+    };
+    let instantiations: BTreeMap<String, Vec<String>> = selection
+        .settings
+        .iter()
+        .filter_map(|(path, s)| Some((path.clone(), s.instantiate.clone()?)))
+        .collect();
+    console.note("bench: preparing the harness");
+    let build_start = Instant::now();
+    let harness =
+        oracle::prepare_with(&selected, &oracle_config, &instantiations).map_err(harness_error)?;
+    console.note(format_args!(
+        "bench: harness ready in {:.1}s ({})",
+        build_start.elapsed().as_secs_f64(),
+        if harness.cached { "cached" } else { "built" }
+    ));
+    let drivable = harness.drivable_model(&selected);
+    let runnable: Vec<TypeModel> = drivable
+        .types
+        .iter()
+        .filter(|t| t.supported && t.methods.iter().any(|m| m.supported))
+        .cloned()
+        .collect();
+    let configs: BTreeMap<String, TypeConfig> = runnable
+        .iter()
+        .map(|t| {
+            let settings = selection.settings.get(&t.path).cloned().unwrap_or_default();
+            let prepared = harness.types.iter().find(|p| p.path == t.path);
+            let kinds = prepared
+                .map(|p| p.instantiation_kinds())
+                .unwrap_or_default();
+            (t.path.clone(), type_config(&settings, kinds))
+        })
+        .collect();
+    let mut executor =
+        OracleExecutor::new(&harness, &oracle_config, &drivable).map_err(harness_error)?;
+    let seeds: Vec<u64> = (0..args.seeds).map(|i| args.first_seed + i).collect();
+    let settings = Settings {
+        max_tests: args.max_tests,
+        per_run,
+        configs: &configs,
+    };
+    let mut runs = Vec::new();
+    for (i, t) in runnable.iter().enumerate() {
+        for &seed in &seeds {
+            for &strategy in &strategies {
+                runs.push(settings.run(&mut executor, t, strategy, seed));
+            }
+        }
+        let found = runs
+            .iter()
+            .filter(|r| r.type_path == t.path && r.tests_until_found.is_some())
+            .count();
+        console.note(format_args!(
+            "bench: [{}/{}] {}: {found}/{} runs found a violation",
+            i + 1,
+            runnable.len(),
+            t.path,
+            seeds.len() * strategies.len()
+        ));
+    }
+    let mut coverage = Vec::new();
+    for t in coverage_types(&runnable, &args.coverage_types) {
+        for &strategy in &strategies {
+            coverage.push(settings.coverage(&mut executor, t, strategy, seeds[0]));
+        }
+    }
+    drop(executor);
+    let strategy_names: Vec<String> = strategies.iter().map(ToString::to_string).collect();
+    let mut summaries = Vec::new();
+    for t in &runnable {
+        for s in &strategy_names {
+            let of: Vec<&BenchRun> = runs
+                .iter()
+                .filter(|r| r.type_path == t.path && &r.strategy == s)
+                .collect();
+            summaries.push(summarise(&t.path, s, &of));
+        }
+    }
+    let result = BenchResult {
+        machine: machine(),
+        build_s: harness.build_secs,
+        build_cached: harness.cached,
+        seeds,
+        strategies: strategy_names,
+        max_tests: args.max_tests,
+        time_budget_s: per_run.as_secs_f64(),
+        jobs: oracle_config.jobs,
+        elapsed_s: start.elapsed().as_secs_f64(),
+        summaries,
+        runs,
+        coverage,
+    };
+    let text = markdown(&result);
+    stdout(&text);
+    if let Some(out) = &args.out {
+        write_outputs(out, &text, &result)?;
+        console.note(format_args!(
+            "bench: wrote {}, {} and {}",
+            out.display(),
+            sibling(out, ".json").display(),
+            sibling(out, "-coverage.csv").display()
+        ));
+    }
+    Ok(ExitCode::Success)
+}
+
+/// What every run shares.
+struct Settings<'a> {
+    max_tests: u64,
+    per_run: Duration,
+    configs: &'a BTreeMap<String, TypeConfig>,
+}
+
+impl Settings<'_> {
+    fn config(&self, t: &TypeModel, strategy: Strategy, seed: u64) -> CampaignConfig {
+        CampaignConfig {
+            strategy,
+            seed,
+            time_budget: self.per_run,
+            max_tests_per_type: Some(self.max_tests),
+            batch_size: BATCH,
+            types: self
+                .configs
+                .get(&t.path)
+                .map(|c| BTreeMap::from([(t.path.clone(), c.clone())]))
+                .unwrap_or_default(),
+            ..CampaignConfig::default()
+        }
+    }
+
+    fn run(
+        &self,
+        executor: &mut OracleExecutor,
+        t: &TypeModel,
+        strategy: Strategy,
+        seed: u64,
+    ) -> BenchRun {
+        let config = self.config(t, strategy, seed);
+        let result =
+            generator::run_campaign(std::slice::from_ref(t), &config, executor, &mut |_| {});
+        let r = result.types.into_iter().next();
+        let first = r.as_ref().and_then(|r| r.violations.first());
+        BenchRun {
+            type_path: t.path.clone(),
+            strategy: strategy.to_string(),
+            seed,
+            tests_until_found: first.map(|v| v.tests_until_found),
+            seconds_until_found: first.map(|v| v.seconds_until_found),
+            found: first.map(|v| {
+                let [a, b] = &v.violation.methods;
+                format!("{} {a} ∥ {b}", v.violation.kind)
+            }),
+            tests_run: r.as_ref().map_or(0, |r| r.tests_run),
+            seconds: r.as_ref().map_or(0.0, |r| r.seconds),
+        }
+    }
+
+    fn coverage(
+        &self,
+        executor: &mut OracleExecutor,
+        t: &TypeModel,
+        strategy: Strategy,
+        seed: u64,
+    ) -> CoverageRun {
+        let config = CampaignConfig {
+            keep_going: true,
+            ..self.config(t, strategy, seed)
+        };
+        let result =
+            generator::run_campaign(std::slice::from_ref(t), &config, executor, &mut |_| {});
+        let r = result.types.into_iter().next();
+        CoverageRun {
+            type_path: t.path.clone(),
+            strategy: strategy.to_string(),
+            seed,
+            pairs: r.as_ref().map_or(0, |r| r.pairs.len()),
+            points: r.map(|r| r.history).unwrap_or_default(),
+        }
+    }
+}
+
+/// The types named by `patterns`, or else the two with the most pairs.
+fn coverage_types<'a>(types: &'a [TypeModel], patterns: &[String]) -> Vec<&'a TypeModel> {
+    if !patterns.is_empty() {
+        return types
+            .iter()
+            .filter(|t| patterns.iter().any(|p| select::type_matches(p, &t.path)))
+            .collect();
+    }
+    let mut by_size: Vec<&TypeModel> = types.iter().collect();
+    by_size.sort_by_key(|t| std::cmp::Reverse(t.methods.iter().filter(|m| m.supported).count()));
+    by_size.truncate(2);
+    by_size
+}
+
+/// Median of `values`, `None` standing for "not found within the budget", which sorts after
+/// every number; `None` when the median itself falls on a run that found nothing.
+pub fn censored_median(values: &[Option<f64>]) -> Option<f64> {
+    if values.is_empty() {
+        return None;
+    }
+    let mut found: Vec<f64> = values.iter().flatten().copied().collect();
+    found.sort_by(f64::total_cmp);
+    let n = values.len();
+    let at = |i: usize| found.get(i).copied();
+    if n % 2 == 1 {
+        at(n / 2)
+    } else {
+        Some((at(n / 2 - 1)? + at(n / 2)?) / 2.0)
+    }
+}
+
+fn summarise(type_path: &str, strategy: &str, runs: &[&BenchRun]) -> Summary {
+    let tests: Vec<Option<f64>> = runs
+        .iter()
+        .map(|r| r.tests_until_found.map(|t| t as f64))
+        .collect();
+    let seconds: Vec<Option<f64>> = runs.iter().map(|r| r.seconds_until_found).collect();
+    let found_tests: Vec<u64> = runs.iter().filter_map(|r| r.tests_until_found).collect();
+    let found_seconds: Vec<f64> = runs.iter().filter_map(|r| r.seconds_until_found).collect();
+    Summary {
+        type_path: type_path.to_owned(),
+        strategy: strategy.to_owned(),
+        found: found_tests.len(),
+        runs: runs.len(),
+        median_tests: censored_median(&tests),
+        median_seconds: censored_median(&seconds),
+        min_max_tests: found_tests
+            .iter()
+            .min()
+            .copied()
+            .zip(found_tests.iter().max().copied()),
+        min_max_seconds: found_seconds
+            .iter()
+            .copied()
+            .reduce(f64::min)
+            .zip(found_seconds.iter().copied().reduce(f64::max)),
+    }
+}
+
+/// `a / b` when both are known and `b` is not zero.
+fn ratio(a: Option<f64>, b: Option<f64>) -> Option<f64> {
+    let (a, b) = (a?, b?);
+    (b > 0.0).then(|| a / b)
+}
+
+fn fmt_opt(value: Option<f64>, digits: usize) -> String {
+    value.map_or_else(|| "—".to_owned(), |v| format!("{v:.digits$}"))
+}
+
+/// The results as markdown: settings, the per-type table and the coverage tables.
+pub fn markdown(result: &BenchResult) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Machine: {}. Harness build: {:.1} s{}. {} seed(s) ({}–{}), at most {} tests and {:.1} s per run, {} worker(s); whole bench {:.0} s.\n",
+        result.machine,
+        result.build_s,
+        if result.build_cached { " (cached)" } else { "" },
+        result.seeds.len(),
+        result.seeds.first().copied().unwrap_or(0),
+        result.seeds.last().copied().unwrap_or(0),
+        result.max_tests,
+        result.time_budget_s,
+        result.jobs,
+        result.elapsed_s,
+    );
+    out.push_str(
+        "Tests and seconds until the first violation: median over seeds (a run that found nothing counts as infinite; — when half or more found nothing) and min–max over the runs that found one. Speedup: median of `random` / median of the strategy.\n\n",
+    );
+    out.push_str("| type | strategy | found | tests: median | tests: min–max | seconds: median | seconds: min–max | speedup (tests) | speedup (s) |\n");
+    out.push_str("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+    for s in &result.summaries {
+        let random = result
+            .summaries
+            .iter()
+            .find(|r| r.type_path == s.type_path && r.strategy == "random");
+        let speedup = |mine: Option<f64>, theirs: Option<f64>| {
+            if s.strategy == "random" {
+                String::new()
+            } else {
+                ratio(theirs, mine).map_or_else(|| "—".to_owned(), |r| format!("{r:.2}×"))
+            }
+        };
+        let _ = writeln!(
+            out,
+            "| `{}` | {} | {}/{} | {} | {} | {} | {} | {} | {} |",
+            s.type_path,
+            s.strategy,
+            s.found,
+            s.runs,
+            fmt_opt(s.median_tests, 0),
+            s.min_max_tests
+                .map_or_else(|| "—".to_owned(), |(a, b)| format!("{a}–{b}")),
+            fmt_opt(s.median_seconds, 3),
+            s.min_max_seconds
+                .map_or_else(|| "—".to_owned(), |(a, b)| format!("{a:.3}–{b:.3}")),
+            speedup(s.median_tests, random.and_then(|r| r.median_tests)),
+            speedup(s.median_seconds, random.and_then(|r| r.median_seconds)),
+        );
+    }
+    out.push('\n');
+    out.push_str(&totals(result));
+    for type_path in result
+        .coverage
+        .iter()
+        .map(|c| c.type_path.as_str())
+        .collect::<std::collections::BTreeSet<_>>()
+    {
+        out.push_str(&coverage_table(result, type_path));
+    }
+    out
+}
+
+/// Per strategy: types found on the median, and how often its median beats `random`'s.
+fn totals(result: &BenchResult) -> String {
+    let mut out = String::from("| strategy | types found on the median | found/runs | median tests below random's | geometric mean speedup (tests) |\n|---|---:|---:|---:|---:|\n");
+    for strategy in &result.strategies {
+        let mine: Vec<&Summary> = result
+            .summaries
+            .iter()
+            .filter(|s| &s.strategy == strategy)
+            .collect();
+        let (mut better, mut compared, mut log_sum) = (0, 0, 0.0);
+        for s in &mine {
+            let random = result
+                .summaries
+                .iter()
+                .find(|r| r.type_path == s.type_path && r.strategy == "random");
+            let theirs = random.and_then(|r| r.median_tests);
+            // A type random does not find on the median but this strategy does counts as better.
+            match (s.median_tests, theirs) {
+                (Some(a), Some(b)) => {
+                    compared += 1;
+                    better += usize::from(a < b);
+                    log_sum += (b.max(1.0) / a.max(1.0)).ln();
+                }
+                (Some(_), None) => {
+                    compared += 1;
+                    better += 1;
+                }
+                _ => {}
+            }
+        }
+        let both: usize = mine
+            .iter()
+            .filter(|s| {
+                s.median_tests.is_some()
+                    && result.summaries.iter().any(|r| {
+                        r.type_path == s.type_path
+                            && r.strategy == "random"
+                            && r.median_tests.is_some()
+                    })
+            })
+            .count();
+        let _ = writeln!(
+            out,
+            "| {strategy} | {}/{} | {}/{} | {} | {} |",
+            mine.iter().filter(|s| s.median_tests.is_some()).count(),
+            mine.len(),
+            mine.iter().map(|s| s.found).sum::<usize>(),
+            mine.iter().map(|s| s.runs).sum::<usize>(),
+            if strategy == "random" {
+                "—".to_owned()
+            } else {
+                format!("{better}/{compared}")
+            },
+            if strategy == "random" || both == 0 {
+                "—".to_owned()
+            } else {
+                format!("{:.2}×", (log_sum / both as f64).exp())
+            },
+        );
+    }
+    out.push('\n');
+    out
+}
+
+/// Pairs covered after 10, 30, 100, … tests, one column per strategy.
+fn coverage_table(result: &BenchResult, type_path: &str) -> String {
+    let runs: Vec<&CoverageRun> = result
+        .coverage
+        .iter()
+        .filter(|c| c.type_path == type_path)
+        .collect();
+    let pairs = runs.first().map_or(0, |c| c.pairs);
+    let mut out = format!(
+        "Pairs covered over tests, `{type_path}` ({pairs} pairs, seed {}, keep going):\n\n| tests |",
+        runs.first().map_or(0, |c| c.seed)
+    );
+    for r in &runs {
+        let _ = write!(out, " {} |", r.strategy);
+    }
+    out.push_str("\n|---:|");
+    out.push_str(&"---:|".repeat(runs.len()));
+    out.push('\n');
+    let mut marks = vec![];
+    let mut m = 10;
+    while m < result.max_tests {
+        marks.push(m);
+        marks.push(m * 3);
+        m *= 10;
+    }
+    marks.retain(|&m| m < result.max_tests);
+    marks.push(result.max_tests);
+    for mark in marks {
+        let _ = write!(out, "| {mark} |");
+        for r in &runs {
+            let last = r.points.last().map_or(0, |p| p.tests_run);
+            let cell = if mark > last {
+                "".to_owned()
+            } else {
+                covered_at(&r.points, |p| p.tests_run <= mark).to_string()
+            };
+            let _ = write!(out, " {cell} |");
+        }
+        out.push('\n');
+    }
+    let _ = write!(out, "| seconds to the last new pair |");
+    for r in &runs {
+        let last_new = r
+            .points
+            .windows(2)
+            .filter(|w| w[1].pairs_covered > w[0].pairs_covered)
+            .map(|w| w[1].seconds)
+            .next_back()
+            .unwrap_or(0.0);
+        let _ = write!(out, " {last_new:.3} |");
+    }
+    out.push_str("\n\n");
+    out
+}
+
+/// Pairs covered at the last point that satisfies `before` (the history is a step function).
+fn covered_at(points: &[HistoryPoint], before: impl Fn(&HistoryPoint) -> bool) -> usize {
+    points
+        .iter()
+        .take_while(|p| before(p))
+        .last()
+        .map_or(0, |p| p.pairs_covered)
+}
+
+/// Cores, CPU model and load average, from `/proc` where there is one.
+fn machine() -> String {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|text| {
+            text.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split(':').nth(1))
+                .map(|m| m.trim().to_owned())
+        })
+        .unwrap_or_else(|| "unknown CPU".to_owned());
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split_whitespace().next().map(str::to_owned))
+        .map_or_else(String::new, |l| format!(", load average {l} at the end"));
+    format!("{cores} cores, {model}{load}")
+}
+
+/// `bench.md` → `bench.json`, `bench-coverage.csv`.
+fn sibling(out: &Path, suffix: &str) -> PathBuf {
+    let stem = out
+        .file_stem()
+        .map_or_else(|| "bench".to_owned(), |s| s.to_string_lossy().into_owned());
+    out.with_file_name(format!("{stem}{suffix}"))
+}
+
+fn write_outputs(out: &Path, text: &str, result: &BenchResult) -> Result<()> {
+    if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create `{}`", dir.display()))?;
+    }
+    let write = |path: PathBuf, text: String| {
+        std::fs::write(&path, text).with_context(|| format!("cannot write `{}`", path.display()))
+    };
+    write(out.to_path_buf(), text.to_owned())?;
+    write(
+        sibling(out, ".json"),
+        serde_json::to_string_pretty(result)? + "\n",
+    )?;
+    let mut csv = String::from("type,strategy,seed,tests,seconds,covered\n");
+    for c in &result.coverage {
+        for p in &c.points {
+            let _ = writeln!(
+                csv,
+                "{},{},{},{},{:.4},{}",
+                c.type_path, c.strategy, c.seed, p.tests_run, p.seconds, p.pairs_covered
+            );
+        }
+    }
+    write(sibling(out, "-coverage.csv"), csv)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(values: &[Option<f64>], expect: Option<f64>) {
+        assert_eq!(censored_median(values), expect, "{values:?}");
+    }
+
+    #[test]
+    fn the_median_of_found_runs_is_the_middle_value() {
+        check(&[Some(3.0), Some(1.0), Some(2.0)], Some(2.0));
+    }
+
+    #[test]
+    fn an_even_number_of_runs_averages_the_two_middle_values() {
+        check(&[Some(4.0), Some(1.0), Some(2.0), Some(3.0)], Some(2.5));
+    }
+
+    #[test]
+    fn runs_that_found_nothing_count_as_longer_than_any_that_did() {
+        check(&[None, Some(100.0), Some(1.0)], Some(100.0));
+    }
+
+    #[test]
+    fn the_median_is_unknown_when_half_the_runs_found_nothing() {
+        check(&[None, Some(1.0), None, Some(2.0)], None);
+        check(&[], None);
+    }
+
+    #[test]
+    fn outputs_sit_next_to_the_markdown_file() {
+        assert_eq!(
+            sibling(Path::new("out/bench.md"), ".json"),
+            Path::new("out/bench.json")
+        );
+        assert_eq!(
+            sibling(Path::new("bench.md"), "-coverage.csv"),
+            Path::new("bench-coverage.csv")
+        );
+    }
+}

@@ -1,0 +1,175 @@
+//! The bundled fixtures against their expected outcomes: one campaign of the real binary over
+//! a copy of `fixtures/` with a fixed seed and a small budget per type, whose `report.json` is
+//! compared, type by type, with `fixtures/expected.json`.
+//!
+//! Every bug that shows as a panic or a deadlock must be found on one of its trigger pairs;
+//! correct, blocking and hostile types (`none`) must report nothing; bugs that only give a
+//! wrong result are expected misses under the panic oracle. Rows that are not found reliably
+//! within the budget are listed in [`EXPECTED_MISSES`] with the reason, never dropped.
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use tempfile::TempDir;
+
+/// The seed of the campaign; any seed should do, this one is the one measured.
+const SEED: &str = "1";
+/// Tests per type at most, and the time for all 37 types together (the harness build is not
+/// counted). A type stops at its first violation.
+const MAX_TESTS: &str = "3000";
+const TIME_BUDGET: &str = "150s";
+
+/// Panic or deadlock rows that are not found reliably within the budget above: the test
+/// accepts both a miss and a find on an expected pair for them.
+const EXPECTED_MISSES: &[(&str, &str)] = &[];
+
+/// One row of `fixtures/expected.json`.
+struct Row {
+    path: String,
+    shows_as: String,
+    pairs: Vec<[String; 2]>,
+}
+
+fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures")
+}
+
+fn expected_rows() -> Vec<Row> {
+    let text = std::fs::read_to_string(fixtures_dir().join("expected.json")).unwrap();
+    let rows: Vec<Value> = serde_json::from_str(&text).unwrap();
+    rows.iter()
+        .map(|r| Row {
+            path: r["type"].as_str().unwrap().to_owned(),
+            shows_as: r["shows_as"].as_str().unwrap().to_owned(),
+            pairs: r["pairs"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|p| [0, 1].map(|i| p[i].as_str().unwrap().to_owned()))
+                .collect(),
+        })
+        .collect()
+}
+
+/// Copies `src` to `dst`, leaving out `target/` directories.
+fn copy_dir(src: &Path, dst: &Path) {
+    std::fs::create_dir_all(dst).unwrap();
+    for entry in std::fs::read_dir(src).unwrap() {
+        let entry = entry.unwrap();
+        let to = dst.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            if entry.file_name() != "target" {
+                copy_dir(&entry.path(), &to);
+            }
+        } else {
+            std::fs::copy(entry.path(), &to).unwrap();
+        }
+    }
+}
+
+/// What the outcome of a row should read like.
+fn expected_outcome(row: &Row) -> String {
+    let found = format!("finds a {} on an expected pair", row.shows_as);
+    if let Some((_, why)) = EXPECTED_MISSES.iter().find(|(t, _)| *t == row.path) {
+        return format!("{found}, or nothing (expected miss: {why})");
+    }
+    match row.shows_as.as_str() {
+        "panic" | "deadlock" => found,
+        _ => "reports nothing".to_owned(),
+    }
+}
+
+/// What the report says about a row, in the words of [`expected_outcome`].
+fn actual_outcome(row: &Row, reported: Option<&Value>) -> String {
+    let Some(t) = reported else {
+        return "is not in the report".to_owned();
+    };
+    if let Some(why) = t["untested"].as_str() {
+        return format!("is untested: {why}");
+    }
+    let on_pair = |v: &Value| {
+        let m = [0, 1].map(|i| v["methods"][i].as_str().unwrap_or_default());
+        row.pairs
+            .iter()
+            .any(|p| (p[0] == m[0] && p[1] == m[1]) || (p[0] == m[1] && p[1] == m[0]))
+    };
+    let violations = t["violations"].as_array().cloned().unwrap_or_default();
+    let unexpected: Vec<String> = violations
+        .iter()
+        .filter(|v| v["kind"] != row.shows_as.as_str() || !on_pair(v))
+        .map(|v| {
+            format!(
+                "{} {} ∥ {}: {}",
+                v["kind"].as_str().unwrap_or_default(),
+                v["methods"][0].as_str().unwrap_or_default(),
+                v["methods"][1].as_str().unwrap_or_default(),
+                v["message"].as_str().unwrap_or_default()
+            )
+        })
+        .collect();
+    let outcome = if !unexpected.is_empty() {
+        format!("reports {}", unexpected.join("; "))
+    } else if violations.is_empty() {
+        "reports nothing".to_owned()
+    } else {
+        format!("finds a {} on an expected pair", row.shows_as)
+    };
+    let expected = expected_outcome(row);
+    let allowed_miss = expected.contains("or nothing") && outcome == "reports nothing";
+    let allowed_find = expected.starts_with(&outcome);
+    if allowed_miss || allowed_find {
+        expected
+    } else {
+        outcome
+    }
+}
+
+/// Compares every row's outcome with what the report says, as one table so that a failure
+/// shows every mismatch at once.
+fn check(rows: &[Row], report: &Value) {
+    let types: BTreeMap<&str, &Value> = report["types"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["path"].as_str().unwrap(), t))
+        .collect();
+    let line = |row: &Row, outcome: String| format!("{}: {outcome}", row.path);
+    let expect: Vec<String> = rows.iter().map(|r| line(r, expected_outcome(r))).collect();
+    let actual: Vec<String> = rows
+        .iter()
+        .map(|r| line(r, actual_outcome(r, types.get(r.path.as_str()).copied())))
+        .collect();
+    assert_eq!(actual.join("\n"), expect.join("\n"));
+}
+
+#[test]
+fn every_panic_and_deadlock_fixture_is_found_and_nothing_is_reported_on_correct_types() {
+    let rows = expected_rows();
+    assert!(rows.len() >= 30, "expected.json has {} rows", rows.len());
+    let dir = TempDir::new().unwrap();
+    let copy = dir.path().join("fixtures");
+    copy_dir(&fixtures_dir(), &copy);
+    let out = dir.path().join("out");
+    let output = Command::new(env!("CARGO_BIN_EXE_cargo-covcon"))
+        .arg("covcon")
+        .arg("--manifest-path")
+        .arg(copy.join("Cargo.toml"))
+        .args(["--seed", SEED, "--max-tests", MAX_TESTS])
+        .args(["--time-budget", TIME_BUDGET, "-q"])
+        .arg("--out")
+        .arg(&out)
+        .current_dir(dir.path())
+        .env("CARGO_TARGET_DIR", dir.path().join("target"))
+        .env_remove("GITHUB_ACTIONS")
+        .env_remove("COVCON_SEED")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    // 2: violations found, as there must be.
+    assert_eq!(output.status.code(), Some(2), "stderr:\n{stderr}");
+    let text = std::fs::read_to_string(out.join("report.json")).unwrap();
+    let report: Value = serde_json::from_str(&text).unwrap();
+    check(&rows, &report);
+}
