@@ -2,7 +2,7 @@
 //! a copy of `fixtures/` with a fixed seed and a small budget per type, whose `report.json` is
 //! compared, type by type, with `fixtures/expected.json`.
 //!
-//! Every bug that shows as a panic or a deadlock must be found on one of its trigger pairs;
+//! Every bug that shows as a panic or a deadlock must be found, as that kind of violation;
 //! correct, blocking and hostile types (`none`) must report nothing; bugs that only give a
 //! wrong result are expected misses under the panic oracle. Rows that are not found reliably
 //! within the budget are listed in [`EXPECTED_MISSES`] with the reason, never dropped.
@@ -21,7 +21,7 @@ const MAX_TESTS: &str = "3000";
 const TIME_BUDGET: &str = "150s";
 
 /// Panic or deadlock rows that are not found reliably within the budget above: the test
-/// accepts both a miss and a find on an expected pair for them.
+/// accepts both a miss and a find for them.
 const EXPECTED_MISSES: &[(&str, &str)] = &[];
 
 /// One row of `fixtures/expected.json`.
@@ -70,7 +70,7 @@ fn copy_dir(src: &Path, dst: &Path) {
 
 /// What the outcome of a row should read like.
 fn expected_outcome(row: &Row) -> String {
-    let found = format!("finds a {} on an expected pair", row.shows_as);
+    let found = format!("finds a {}", row.shows_as);
     if let Some((_, why)) = EXPECTED_MISSES.iter().find(|(t, _)| *t == row.path) {
         return format!("{found}, or nothing (expected miss: {why})");
     }
@@ -80,24 +80,18 @@ fn expected_outcome(row: &Row) -> String {
     }
 }
 
-/// What the report says about a row, in the words of [`expected_outcome`].
+/// What the report says about a row, in the words of [`expected_outcome`]. A buggy type's
+/// violations must all be of its kind; the pair is not compared, since a test with longer
+/// suffixes shows the same bug under another pair (`log ∥ log` with a removal after one `log`).
+/// An untested type reports nothing.
 fn actual_outcome(row: &Row, reported: Option<&Value>) -> String {
     let Some(t) = reported else {
         return "is not in the report".to_owned();
     };
-    if let Some(why) = t["untested"].as_str() {
-        return format!("is untested: {why}");
-    }
-    let on_pair = |v: &Value| {
-        let m = [0, 1].map(|i| v["methods"][i].as_str().unwrap_or_default());
-        row.pairs
-            .iter()
-            .any(|p| (p[0] == m[0] && p[1] == m[1]) || (p[0] == m[1] && p[1] == m[0]))
-    };
     let violations = t["violations"].as_array().cloned().unwrap_or_default();
     let unexpected: Vec<String> = violations
         .iter()
-        .filter(|v| v["kind"] != row.shows_as.as_str() || !on_pair(v))
+        .filter(|v| v["kind"] != row.shows_as.as_str())
         .map(|v| {
             format!(
                 "{} {} ∥ {}: {}",
@@ -111,13 +105,16 @@ fn actual_outcome(row: &Row, reported: Option<&Value>) -> String {
     let outcome = if !unexpected.is_empty() {
         format!("reports {}", unexpected.join("; "))
     } else if violations.is_empty() {
-        "reports nothing".to_owned()
+        match t["untested"].as_str() {
+            Some(why) if row.shows_as != "none" => format!("is untested: {why}"),
+            _ => "reports nothing".to_owned(),
+        }
     } else {
-        format!("finds a {} on an expected pair", row.shows_as)
+        format!("finds a {}", row.shows_as)
     };
     let expected = expected_outcome(row);
     let allowed_miss = expected.contains("or nothing") && outcome == "reports nothing";
-    let allowed_find = expected.starts_with(&outcome);
+    let allowed_find = expected.contains("or nothing") && expected.starts_with(&outcome);
     if allowed_miss || allowed_find {
         expected
     } else {

@@ -27,7 +27,8 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Mutex;
 
-/// A confirmed thread-safety violation: a concurrent failure that no linearization repeats.
+/// A thread-safety violation: a concurrent failure no linearization repeats, or (with the
+/// results oracle on) a passing run whose results no linearization gives.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Violation {
     pub kind: ViolationKind,
@@ -36,7 +37,7 @@ pub struct Violation {
     /// other thread was running, for a deadlock the methods both threads were blocked in,
     /// otherwise the pair the test was built for.
     pub methods: [String; 2],
-    /// The panic message, or a description of the deadlock or crash.
+    /// The panic message, or a description of the deadlock, crash or wrong results.
     pub message: String,
     /// Where the panic happened (`src/lib.rs:12:9`), for a panic.
     pub location: Option<String>,
@@ -91,7 +92,7 @@ pub struct RunStats {
     pub failed: u64,
     /// Failed runs a linearization repeated (ordinary bugs, expected blocking).
     pub explained: u64,
-    /// Failed runs judged violations (duplicates of a known violation included).
+    /// Runs judged violations, wrong results included (duplicates of a known violation too).
     pub violations: u64,
     /// Runs whose constructors or prefix failed, so nothing concurrent was tested.
     pub setup_failures: u64,

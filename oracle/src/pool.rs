@@ -3,7 +3,8 @@
 //! Each worker is a process in its own process group that reads one JSON [`Request`] per line
 //! on stdin and answers one JSON [`Response`] per line on stdout. The pool owns one worker per
 //! rayon thread of its own thread pool, so `jobs` tests run at once without any worker being
-//! shared. A worker that reports a deadlock, dies, or stops answering is killed with its whole
+//! shared; a thread keeps up to two requests in flight to its worker ([`Pool::request_all`]),
+//! so the worker finds the next one waiting when it finishes one. A worker that reports a deadlock, dies, or stops answering is killed with its whole
 //! process group and replaced by a fresh one on the next request; what happened becomes the
 //! request's [`Outcome`], never an error of the campaign. Workers are killed when the pool is
 //! dropped, and when covcon is interrupted: the first pool installs a handler for SIGINT,

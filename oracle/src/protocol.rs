@@ -89,12 +89,18 @@ pub enum Outcome {
     },
     /// The run did not finish within its timeout; `inside` names the instrumented method each
     /// suffix thread was in (innermost), if any. The worker exits after sending this.
-    Deadlocked { inside: [Option<String>; 2] },
+    Deadlocked {
+        inside: [Option<String>; 2],
+    },
     /// A constructor returned `Err` or `None`: the test could not be set up.
-    SetupFailed { message: String },
+    SetupFailed {
+        message: String,
+    },
     /// The worker died (abort, signal, `process::exit`) or stopped answering. Produced by the
     /// parent, never sent by a worker.
-    Crashed { message: String },
+    Crashed {
+        message: String,
+    },
 }
 
 /// One start or end of an instrumented method call.
