@@ -445,17 +445,20 @@ fn totals(result: &BenchResult) -> String {
             .iter()
             .filter(|s| &s.strategy == strategy)
             .collect();
-        let (mut better, mut compared, mut log_sum) = (0, 0, 0.0);
+        let (mut better, mut compared, mut both, mut log_sum) = (0, 0, 0, 0.0);
         for s in &mine {
-            let random = result
+            let Some(random) = result
                 .summaries
                 .iter()
-                .find(|r| r.type_path == s.type_path && r.strategy == "random");
-            let theirs = random.and_then(|r| r.median_tests);
-            // A type random does not find on the median but this strategy does counts as better.
-            match (s.median_tests, theirs) {
+                .find(|r| r.type_path == s.type_path && r.strategy == "random")
+            else {
+                continue;
+            };
+            // A type found on the median by one of the two only counts for that one.
+            match (s.median_tests, random.median_tests) {
                 (Some(a), Some(b)) => {
                     compared += 1;
+                    both += 1;
                     better += usize::from(a < b);
                     log_sum += (b.max(1.0) / a.max(1.0)).ln();
                 }
@@ -463,20 +466,10 @@ fn totals(result: &BenchResult) -> String {
                     compared += 1;
                     better += 1;
                 }
-                _ => {}
+                (None, Some(_)) => compared += 1,
+                (None, None) => {}
             }
         }
-        let both: usize = mine
-            .iter()
-            .filter(|s| {
-                s.median_tests.is_some()
-                    && result.summaries.iter().any(|r| {
-                        r.type_path == s.type_path
-                            && r.strategy == "random"
-                            && r.median_tests.is_some()
-                    })
-            })
-            .count();
         let _ = writeln!(
             out,
             "| {strategy} | {}/{} | {}/{} | {} | {} |",

@@ -159,6 +159,13 @@ pub struct RunArgs {
     /// Keep testing a type after its first violation
     #[arg(long, help_heading = "Execution")]
     pub keep_going: bool,
+    /// What counts as a violation: `panic` (a panic or deadlock no sequential order shows) or
+    /// `results` (also return values no sequential order gives) [default: panic]
+    #[arg(long, value_enum, value_name = "ORACLE", help_heading = "Execution")]
+    pub oracle: Option<OracleKind>,
+    /// Report violations as found, without shrinking them to a smaller failing test
+    #[arg(long, help_heading = "Execution")]
+    pub no_shrink: bool,
     /// Also write html or junit (repeatable; terminal and json are always produced)
     #[arg(
         long = "report",
@@ -382,4 +389,15 @@ mod tests {
     fn the_clap_definition_is_consistent() {
         Cargo::command().debug_assert();
     }
+}
+
+/// `--oracle`: which runs count as violations.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OracleKind {
+    /// Panics and deadlocks that no linearization shows (CovCon's oracle).
+    #[default]
+    Panic,
+    /// Also return values and final states that no linearization gives.
+    Results,
 }

@@ -21,6 +21,8 @@ pub struct Config {
     pub seed: Option<u64>,
     #[serde(alias = "keep-going")]
     pub keep_going: Option<bool>,
+    /// `panic` or `results`.
+    pub oracle: Option<crate::cli::OracleKind>,
     /// How long one test may run before it counts as a deadlock.
     #[serde(alias = "test-timeout")]
     pub test_timeout: Option<Budget>,
@@ -110,6 +112,7 @@ impl Config {
             jobs: self.jobs.or(base.jobs),
             seed: self.seed.or(base.seed),
             keep_going: self.keep_going.or(base.keep_going),
+            oracle: self.oracle.or(base.oracle),
             max_tests: self.max_tests.or(base.max_tests),
             test_timeout: self
                 .test_timeout

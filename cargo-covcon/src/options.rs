@@ -4,7 +4,7 @@
 //! `[workspace.metadata.covcon]`, which wins over the defaults. Nothing below this module looks
 //! at clap types or metadata tables.
 
-use crate::cli::{ColorChoice, OutputArgs, ReportKind, RunArgs, WorkspaceArgs};
+use crate::cli::{ColorChoice, OracleKind, OutputArgs, ReportKind, RunArgs, WorkspaceArgs};
 use crate::config::Config;
 use crate::exit_code::usage_error;
 use crate::report::terminal::Style;
@@ -149,6 +149,8 @@ pub struct RunOptions {
     pub seed_given: bool,
     pub strategy: String,
     pub keep_going: bool,
+    pub oracle: OracleKind,
+    pub shrink: bool,
     pub max_tests: Option<u64>,
     pub batch_size: Option<usize>,
     /// None: the oracle's default.
@@ -237,6 +239,8 @@ impl RunOptions {
             seed_given,
             strategy,
             keep_going: args.keep_going || config.keep_going.unwrap_or(false),
+            oracle: args.oracle.or(config.oracle).unwrap_or_default(),
+            shrink: !args.no_shrink,
             max_tests: args.max_tests.or(config.max_tests),
             batch_size: args.batch_size,
             test_timeout,

@@ -2,6 +2,7 @@
 //! run the generator against the oracle → reports → exit code. Also `replay`, which needs the
 //! same harness.
 
+use crate::cli::OracleKind;
 use crate::commands::{finish, stdout, Gate};
 use crate::exit_code::{usage_error, ExitCode, Failure, OrExit};
 use crate::options::{Console, RunOptions};
@@ -11,11 +12,12 @@ use crate::select::{self, Selection, TypeSettings};
 use crate::workspace::{self, Workspace, WorkspaceOptions};
 use analysis::{Model, ParamKind, Severity, TypeModel};
 use anyhow::{Context, Result};
-use generator::{CampaignConfig, Pools, Strategy, TestCase, TypeConfig, TypeResult};
+use generator::{CampaignConfig, Pools, ShrinkConfig, Strategy, TestCase, TypeConfig, TypeResult};
+use oracle::results::ResultsConfig;
 use oracle::{OracleConfig, OracleError, OracleExecutor, ViolationKind};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 pub fn run(options: &RunOptions, workspace: &Workspace) -> Result<ExitCode> {
     let start = Instant::now();
@@ -151,8 +153,8 @@ fn campaign(
         console.warn("the harness can drive none of the selected types; nothing to run");
         return Ok(reports);
     }
-    let mut executor = OracleExecutor::with_worker(&harness.binary, &oracle_config, &drivable)
-        .map_err(harness_error)?;
+    let mut executor =
+        OracleExecutor::new(&harness, &oracle_config, &drivable).map_err(harness_error)?;
     let strategy: Strategy = options.strategy.parse().map_err(usage_error)?;
     let types = runnable
         .iter()
@@ -198,8 +200,22 @@ fn oracle_config(options: &RunOptions, workspace: &Workspace) -> OracleConfig {
         config.test_timeout = timeout;
     }
     config.verbose = options.console.verbose > 1;
+    if options.oracle == OracleKind::Results {
+        config.results = Some(ResultsConfig::default());
+    }
+    if options.shrink {
+        config.shrink = Some(SHRINK);
+    }
     config
 }
+
+/// Shrinking runs inside the campaign's time budget, so each new violation gets a few seconds
+/// of it at most.
+const SHRINK: ShrinkConfig = ShrinkConfig {
+    max_checks: 150,
+    time_budget: Duration::from_secs(5),
+    runs_per_candidate: 3,
+};
 
 /// A harness that does not build exits 3; anything else the oracle cannot do is internal.
 pub(crate) fn harness_error(error: OracleError) -> anyhow::Error {
@@ -214,7 +230,10 @@ pub(crate) fn harness_error(error: OracleError) -> anyhow::Error {
     .into()
 }
 
-pub(crate) fn type_config(settings: &TypeSettings, instantiation: BTreeMap<String, ParamKind>) -> TypeConfig {
+pub(crate) fn type_config(
+    settings: &TypeSettings,
+    instantiation: BTreeMap<String, ParamKind>,
+) -> TypeConfig {
     let values = &settings.values;
     let pools = (!values.int.is_empty()
         || !values.string.is_empty()
@@ -305,6 +324,7 @@ pub fn type_report(
                 replay: Some(v.json.clone()),
                 tests_until_found: found.tests_until_found,
                 seconds_until_found: found.seconds_until_found,
+                original_test: v.shrunk.is_some().then(|| found.test.clone()),
                 test: Some(v.shrunk.clone().unwrap_or(found.test)),
                 linearizations: v.linearizations,
                 confirmed: (v.confirmed.1 > 0).then_some([v.confirmed.0, v.confirmed.1]),

@@ -96,6 +96,9 @@ pub struct RunStats {
     pub violations: u64,
     /// Runs whose constructors or prefix failed, so nothing concurrent was tested.
     pub setup_failures: u64,
+    /// Deadlocks no linearization explained but no re-run repeated either: most likely a run
+    /// starved of CPU past its timeout, so they are not reported.
+    pub unconfirmed_deadlocks: u64,
     /// Sequential runs made for verdicts, concurrent re-runs made to confirm violations, and
     /// concurrent runs of candidates while shrinking them.
     pub sequential_runs: u64,
@@ -181,6 +184,7 @@ impl OracleExecutor {
             explained: get(&s.explained),
             violations: get(&s.violations),
             setup_failures: get(&s.setup_failures),
+            unconfirmed_deadlocks: get(&s.unconfirmed_deadlocks),
             sequential_runs: get(&s.sequential_runs),
             confirm_runs: get(&s.confirm_runs),
             shrink_runs: get(&s.shrink_runs),
@@ -284,6 +288,14 @@ impl OracleExecutor {
             return Some(violation);
         }
         violation.confirmed = self.confirm(&violation, outcomes, self.config.confirm_runs);
+        // A timeout is only evidence of a deadlock when it happens again: a run starved of CPU
+        // on a loaded machine also times out once. A panic is evidence by itself.
+        if violation.kind == ViolationKind::Deadlock && violation.confirmed.0 == 0 {
+            self.stats
+                .unconfirmed_deadlocks
+                .fetch_add(1, Ordering::Relaxed);
+            return None;
+        }
         if violation.kind == ViolationKind::WrongResult && !self.still_wrong(&violation, outcomes) {
             return None;
         }
@@ -673,6 +685,7 @@ struct Stats {
     explained: AtomicU64,
     violations: AtomicU64,
     setup_failures: AtomicU64,
+    unconfirmed_deadlocks: AtomicU64,
     sequential_runs: AtomicU64,
     confirm_runs: AtomicU64,
     shrink_runs: AtomicU64,

@@ -128,6 +128,11 @@ fn a_lock_order_deadlock_is_a_violation_and_the_worker_is_replaced() {
 }
 
 #[test]
+fn a_timeout_that_no_rerun_repeats_is_not_reported_as_a_deadlock() {
+    check(1, &["stall | ok"], "[ok+stall]; none");
+}
+
+#[test]
 fn a_blocking_take_on_an_empty_queue_is_not_reported() {
     check(1, &["take | put"], "[put+take]; none");
 }

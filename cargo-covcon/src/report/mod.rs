@@ -130,6 +130,10 @@ pub struct ViolationReport {
     /// The test that showed it (shrunk, when the oracle found a smaller one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub test: Option<TestCase>,
+    /// The test as first found, when `test` is a shrunk version of it. For a wrong result the
+    /// message's observed and expected values refer to this test's calls.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub original_test: Option<TestCase>,
     /// Sequential orders of the same calls run, none of which failed the same way.
     #[serde(default)]
     pub linearizations: u32,

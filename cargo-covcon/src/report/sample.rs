@@ -78,6 +78,7 @@ pub(crate) fn report() -> Report {
                     ],
                     noise_seed: 9,
                 }),
+                original_test: None,
                 linearizations: 6,
                 confirmed: Some([7, 20]),
                 sites: vec![Site {
@@ -132,6 +133,7 @@ pub(crate) fn report() -> Report {
                 tests_until_found: 3,
                 seconds_until_found: 0.25,
                 test: None,
+                original_test: None,
                 linearizations: 0,
                 confirmed: None,
                 sites: vec![],

@@ -209,6 +209,17 @@ fn render_violation(out: &mut String, v: &ViolationReport, style: Style) {
             let _ = writeln!(out, "{}", row.trim_end());
         }
     }
+    if let (Some(original), Some(test)) = (&v.original_test, &v.test) {
+        let _ = writeln!(
+            out,
+            "    {}",
+            style.dim(&format!(
+                "shrunk from {} calls to {} (the original test is in report.json)",
+                generator::method_calls(original),
+                generator::method_calls(test)
+            ))
+        );
+    }
     if let Some(path) = &v.reproducer {
         let _ = writeln!(out, "    reproducer: {}", path.display());
     }

@@ -4,6 +4,8 @@
 //! - `ok…` passes; `racy` panics in concurrent runs only; `buggy` panics always;
 //! - `flaky` panics in every second concurrent run of this worker process;
 //! - `lock` deadlocks in a concurrent run when the other thread also calls `lock`;
+//! - `stall` times out (answers `deadlocked`) in the first concurrent run of its test in the
+//!   calling process and passes afterwards, as a run starved of CPU on a loaded machine does;
 //! - `take` blocks unless a `put` ran before it (in a concurrent run it always blocks);
 //! - `abort` aborts the process; `abort_conc` aborts in concurrent runs only;
 //!   `exit` calls `process::exit(3)`; `hang` never answers;
@@ -87,6 +89,9 @@ fn concurrent(test: &generator::TestCase, _noise: Noise, run: u64) -> Response {
                 "flaky" if run & 1 == 0 => panic(t as u8, i as u32, name),
                 "take" => Outcome::Deadlocked {
                     inside: [Some("take".into()), None],
+                },
+                "stall" if first_stall(test.id) => Outcome::Deadlocked {
+                    inside: [Some("stall".into()), None],
                 },
                 _ => misbehave(name, true),
             };
@@ -193,4 +198,18 @@ fn response(test_id: u64, outcome: Outcome, events: Vec<Event>) -> Response {
         final_state: None,
         elapsed_us: 1,
     }
+}
+
+/// Whether this is the first `stall` of test `id` for the process that started this worker
+/// (workers are replaced after a deadlock, so the memory is a marker file).
+fn first_stall(id: u64) -> bool {
+    let marker = std::env::temp_dir().join(format!(
+        "covcon-fake-stall-{}-{id}",
+        std::os::unix::process::parent_id()
+    ));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(marker)
+        .is_ok()
 }
