@@ -1,7 +1,8 @@
 //! Measures the runner for `docs/benchmarks.md`: harness preparation cold and cached, start-up
 //! of the worker pool, concurrent tests per second on a trivial type (`tsafe::Counter`, one
-//! `incr` against one `get`) with 1 and 2 workers, and the floor: two warm in-process threads
-//! started by spinning on an atomic, each making one trivial call.
+//! `incr` against one `get`) with 1 and 2 workers and 1 to 64 runs per request
+//! (`OracleConfig::batch`), and the floor: two warm in-process threads started by spinning on
+//! an atomic, each making one trivial call.
 //!
 //! Run with `cargo run --release -p covcon-oracle --example runner_bench [TESTS]`.
 
@@ -60,30 +61,56 @@ fn main() {
         "floor (2 warm threads, 1 call each, in process): {floor_ns:.0} ns/test = {:.0} tests/s",
         1e9 / floor_ns
     );
-    // Constructor only (protocol and setup cost), then one call per thread.
-    for (jobs, calls) in [(1, 0), (1, 1), (2, 1)] {
-        let config = OracleConfig {
-            jobs,
-            ..config.clone()
-        };
-        let mut executor = OracleExecutor::new(&harness, &config, &model).expect("workers start");
-        let mut batch = counter_tests(tests);
-        for test in &mut batch {
-            test.threads[0].truncate(calls);
-            test.threads[1].truncate(calls);
+    // Constructor only (protocol and setup cost), then one call per thread; each with one run
+    // per request (batch 1, the protocol before batching) and with several. The settings take
+    // turns, three rounds, so that a swing of the machine's load hits them all alike.
+    let settings: Vec<(usize, usize, usize)> = [(1, 0), (1, 1), (2, 1)]
+        .into_iter()
+        .flat_map(|(jobs, calls)| BATCHES.map(|batch| (jobs, calls, batch)))
+        .collect();
+    let mut us_per_test = vec![Vec::new(); settings.len()];
+    for round in 1..=ROUNDS {
+        for (&(jobs, calls, batch), times) in settings.iter().zip(&mut us_per_test) {
+            let config = OracleConfig {
+                jobs,
+                batch,
+                ..config.clone()
+            };
+            let mut executor =
+                OracleExecutor::new(&harness, &config, &model).expect("workers start");
+            let mut tests = counter_tests(tests);
+            for test in &mut tests {
+                test.threads[0].truncate(calls);
+                test.threads[1].truncate(calls);
+            }
+            executor.execute(&tests[..1000.min(tests.len())]);
+            let started = Instant::now();
+            let executions = executor.execute(&tests);
+            let secs = started.elapsed().as_secs_f64();
+            let covered = executions.iter().filter(|e| !e.covered.is_empty()).count();
+            let us = secs * 1e6 / tests.len() as f64;
+            times.push(us);
+            println!(
+                "round {round}: {jobs} worker(s), {calls} call(s) per thread, batch {batch:>2}: {} tests in {secs:.2} s = {:.0} tests/s, {us:.1} us/test ({covered} covered their pair)",
+                tests.len(),
+                tests.len() as f64 / secs,
+            );
         }
-        executor.execute(&batch[..1000.min(batch.len())]);
-        let started = Instant::now();
-        let executions = executor.execute(&batch);
-        let secs = started.elapsed().as_secs_f64();
-        let covered = executions.iter().filter(|e| !e.covered.is_empty()).count();
+    }
+    println!("\nbest and worst of {ROUNDS} rounds:");
+    for (&(jobs, calls, batch), times) in settings.iter().zip(&us_per_test) {
+        let best = times.iter().copied().fold(f64::INFINITY, f64::min);
+        let worst = times.iter().copied().fold(0.0, f64::max);
         println!(
-            "{jobs} worker(s), {calls} call(s) per thread: {tests} tests in {secs:.2} s = {:.0} tests/s, {:.1} us/test ({covered} covered their pair)",
-            tests as f64 / secs,
-            secs * 1e6 / tests as f64
+            "{jobs} worker(s), {calls} call(s) per thread, batch {batch:>2}: best {best:.1} us/test ({:.0} tests/s), worst {worst:.1} us/test",
+            1e6 / best
         );
     }
 }
+
+/// Runs per request compared: 1 is one request per test, as before batching.
+const BATCHES: [usize; 4] = [1, 8, 32, 64];
+const ROUNDS: usize = 3;
 
 fn testdata() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/tsafe")

@@ -35,6 +35,9 @@ pub struct OracleConfig {
     /// Shrink each new violation to a smaller test that still shows it before writing its
     /// files; `None` keeps the test as found.
     pub shrink: Option<ShrinkConfig>,
+    /// Most concurrent runs sent to a worker in one request (`Request::Batch`); 1 sends each
+    /// run alone, as a `Request::Concurrent`.
+    pub batch: usize,
 }
 
 impl OracleConfig {
@@ -52,6 +55,7 @@ impl OracleConfig {
             verbose: false,
             results: None,
             shrink: None,
+            batch: 32,
         }
     }
 }

@@ -14,9 +14,12 @@
 use crate::config::{OracleConfig, OracleError};
 use crate::harness::{Harness, PreparedType};
 use crate::pool::{Pool, WorkerCommand};
-use crate::protocol::{Outcome, Request, Response};
-use crate::reproducer::render_reproducer;
-use crate::results::{check_results, ResultsVerdict, ResultsViolation, SequentialOutcomes};
+use crate::protocol::{BatchRun, Outcome, Request, Response};
+use crate::reproducer::{render_reproducer, render_results_reproducer};
+use crate::results::{
+    allowed_outcomes, check_results, AllowedOutcomes, ResultsVerdict, ResultsViolation,
+    SequentialOutcomes,
+};
 use crate::trace;
 use crate::verdict::{self, Failure, Order};
 use analysis::{Model, TypeModel};
@@ -197,10 +200,14 @@ impl OracleExecutor {
         self.pool.jobs()
     }
 
-    /// Runs a chunk of tests on the calling pool thread's worker, their concurrent runs
-    /// pipelined, then judges the failing ones.
+    /// Runs a chunk of tests on the calling pool thread's worker, their concurrent runs in
+    /// batches (at least two, pipelined), then judges the failing ones.
     fn run_chunk(&self, tests: &[TestCase]) -> Vec<Execution<Violation>> {
-        let requests: Vec<Request> = tests.iter().map(|t| self.concurrent_request(t)).collect();
+        let per_request = tests.len().div_ceil(2).clamp(1, self.config.batch.max(1));
+        let requests: Vec<Request> = tests
+            .chunks(per_request)
+            .map(|batch| self.batch_request(batch))
+            .collect();
         let responses = self.pool.request_all(&requests);
         tests
             .iter()
@@ -311,16 +318,33 @@ impl OracleExecutor {
                 violation.shrunk = Some(shrunk.shrunk);
             }
         }
+        let allowed = self.allowed_for(&violation, outcomes);
         let mut known = lock(&self.known);
         if let Some(recorded) = known.get(&key) {
             // Another pool thread recorded the same bug meanwhile.
             recorded.fill(&mut violation);
             return Some(violation);
         }
-        let recorded = self.write(&violation);
+        let recorded = self.write(&violation, allowed.as_ref());
         recorded.fill(&mut violation);
         known.insert(key, recorded);
         Some(violation)
+    }
+
+    /// For a wrong result, the outcomes every linearization of the test written to the files
+    /// (the shrunk one, if any) gives, which its reproducer compares runs with; `outcomes`
+    /// holds the runs of the original test, reused when it was not shrunk.
+    fn allowed_for(
+        &self,
+        violation: &Violation,
+        outcomes: &mut SequentialOutcomes,
+    ) -> Option<AllowedOutcomes> {
+        let config = self.config.results.as_ref()?;
+        if violation.kind != ViolationKind::WrongResult {
+            return None;
+        }
+        let test = violation.shrunk.as_ref().unwrap_or(&violation.test);
+        allowed_outcomes(test, outcomes, config, |order| self.sequential(test, order))
     }
 
     /// Whether the first run of a wrong result is still one after the confirmation runs: they
@@ -393,6 +417,24 @@ impl OracleExecutor {
         }
     }
 
+    /// One request running `tests` concurrently: a batch, or a plain concurrent request for
+    /// one test.
+    fn batch_request(&self, tests: &[TestCase]) -> Request {
+        if let [test] = tests {
+            return self.concurrent_request(test);
+        }
+        Request::Batch {
+            tests: tests
+                .iter()
+                .map(|test| BatchRun {
+                    test: test.clone(),
+                    noise: self.config.noise.noise(test.noise_seed),
+                })
+                .collect(),
+            timeout_ms: timeout_ms(&self.config),
+        }
+    }
+
     fn sequential(&self, test: &TestCase, order: &[(u8, u32)]) -> Response {
         self.stats.sequential_runs.fetch_add(1, Ordering::Relaxed);
         self.pool.request(&Request::Sequential {
@@ -404,13 +446,13 @@ impl OracleExecutor {
 
     /// Writes `N.json` and `N.rs` for a new violation. A write failure is reported in the
     /// paths' place (the campaign goes on; the violation is still returned).
-    fn write(&self, violation: &Violation) -> Recorded {
+    fn write(&self, violation: &Violation, allowed: Option<&AllowedOutcomes>) -> Recorded {
         let number = self.next_number.fetch_add(1, Ordering::Relaxed);
         let json = self.violations_dir.join(format!("{number}.json"));
         let reproducer = self.violations_dir.join(format!("{number}.rs"));
         let test = violation.shrunk.as_ref().unwrap_or(&violation.test);
         let test_json = serde_json::to_string_pretty(test).expect("test cases always serialise");
-        let source = self.reproducer_source(violation);
+        let source = self.reproducer_source(violation, allowed);
         for (path, text) in [(&json, test_json), (&reproducer, source)] {
             if let Err(e) = std::fs::write(path, text) {
                 eprintln!("covcon: cannot write {}: {e}", path.display());
@@ -423,12 +465,24 @@ impl OracleExecutor {
         }
     }
 
-    fn reproducer_source(&self, violation: &Violation) -> String {
+    /// The reproducer of the test written to the files; a wrong result's compares each run
+    /// with `allowed` (without them, it can only fail on a panic or a deadlock).
+    fn reproducer_source(
+        &self,
+        violation: &Violation,
+        allowed: Option<&AllowedOutcomes>,
+    ) -> String {
         match self.types.get(&violation.type_path) {
             Some(ty) => {
                 let prepared = self.prepared.iter().find(|p| p.path == ty.path);
                 let test = violation.shrunk.as_ref().unwrap_or(&violation.test);
-                render_reproducer(ty, test, prepared, &headline(violation))
+                let headline = headline(violation);
+                match allowed {
+                    Some(allowed) => {
+                        render_results_reproducer(ty, test, prepared, &headline, allowed)
+                    }
+                    None => render_reproducer(ty, test, prepared, &headline),
+                }
             }
             None => format!(
                 "// covcon: type `{}` is not in the model; the test case is in the .json file.\n",
@@ -442,7 +496,8 @@ impl Executor for OracleExecutor {
     type Violation = Violation;
 
     fn execute(&mut self, tests: &[TestCase]) -> Vec<Execution<Violation>> {
-        let chunks: Vec<&[TestCase]> = tests.chunks(chunk_size(tests.len(), self.jobs())).collect();
+        let chunk = chunk_size(tests.len(), self.jobs(), self.config.batch);
+        let chunks: Vec<&[TestCase]> = tests.chunks(chunk).collect();
         self.pool
             .map(&chunks, |chunk| self.run_chunk(chunk))
             .into_iter()
@@ -563,9 +618,12 @@ fn worker_command(program: &Path, config: &OracleConfig) -> WorkerCommand {
 }
 
 /// Tests per chunk: about four chunks per worker, so a chunk slowed by a failure to judge
-/// does not hold the batch up, and at most 64, so a chunk's answers come back in good time.
-fn chunk_size(tests: usize, jobs: usize) -> usize {
-    tests.div_ceil(jobs.max(1) * 4).clamp(1, 64)
+/// does not hold the batch up, and at most two batches of `batch` (at least 64 tests), so a
+/// chunk's answers come back in good time.
+fn chunk_size(tests: usize, jobs: usize, batch: usize) -> usize {
+    tests
+        .div_ceil(jobs.max(1) * 4)
+        .clamp(1, (2 * batch).max(64))
 }
 
 fn timeout_ms(config: &OracleConfig) -> u64 {
@@ -723,15 +781,23 @@ fn headline(violation: &Violation) -> String {
     match violation.kind {
         ViolationKind::Panic => format!("panic {:?}{at}", violation.message),
         ViolationKind::Deadlock | ViolationKind::Crash => violation.message.clone(),
-        ViolationKind::WrongResult => match &violation.results {
-            Some(results) => match results.differences.first() {
-                Some(d) => format!(
+        ViolationKind::WrongResult => {
+            // The difference is the original test's: a shrunk test numbers its calls anew.
+            let first = violation
+                .results
+                .as_ref()
+                .and_then(|r| r.differences.first());
+            match (first, &violation.shrunk) {
+                (Some(d), None) => format!(
                     "wrong result: {}: observed {}, expected {}",
                     d.place, d.observed, d.expected
                 ),
-                None => "wrong result".to_string(),
-            },
-            None => "wrong result".to_string(),
-        },
+                (Some(d), Some(_)) => format!(
+                    "wrong result (before shrinking: {}: observed {}, expected {})",
+                    d.place, d.observed, d.expected
+                ),
+                (None, _) => "wrong result".to_string(),
+            }
+        }
     }
 }

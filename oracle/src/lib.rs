@@ -23,4 +23,4 @@ mod copy;
 mod harness;
 pub use harness::{prepare, prepare_with, Dropped, DroppedKind, Harness, PreparedType};
 mod reproducer;
-pub use reproducer::render_reproducer;
+pub use reproducer::{render_reproducer, render_results_reproducer};

@@ -1,21 +1,25 @@
 //! The pool of persistent harness worker processes.
 //!
 //! Each worker is a process in its own process group that reads one JSON [`Request`] per line
-//! on stdin and answers one JSON [`Response`] per line on stdout. The pool owns one worker per
-//! rayon thread of its own thread pool, so `jobs` tests run at once without any worker being
-//! shared; a thread keeps up to two requests in flight to its worker ([`Pool::request_all`]),
-//! so the worker finds the next one waiting when it finishes one. A worker that reports a deadlock, dies, or stops answering is killed with its whole
-//! process group and replaced by a fresh one on the next request; what happened becomes the
-//! request's [`Outcome`], never an error of the campaign. Workers are killed when the pool is
-//! dropped, and when covcon is interrupted: the first pool installs a handler for SIGINT,
-//! SIGTERM and SIGHUP (unless the program has its own) that kills every live worker group and
-//! then lets the signal take its default course. A program with its own handler calls
-//! [`kill_all_workers`]. A worker whose parent vanished anyway exits at the end of its input.
+//! on stdin and answers one JSON [`Response`] per line on stdout for each test of the request
+//! (a [`Request::Batch`] holds several). The pool owns one worker per rayon thread of its own
+//! thread pool, so `jobs` tests run at once without any worker being shared; a thread keeps up
+//! to two requests in flight to its worker ([`Pool::request_all`]), so the worker finds the
+//! next one waiting when it finishes one. A worker that reports a deadlock, dies, or stops
+//! answering is killed with its whole process group and replaced by a fresh one on the next
+//! request; what happened becomes the [`Outcome`] of the test it was running, never an error of
+//! the campaign, and the tests it had not answered go to the fresh one. Workers are killed when
+//! the pool is dropped, and when covcon is interrupted: the first pool installs a handler for
+//! SIGINT, SIGTERM and SIGHUP (unless the program has its own) that kills every live worker
+//! group and then lets the signal take its default course. A program with its own handler
+//! calls [`kill_all_workers`]. A worker whose parent vanished anyway exits at the end of its
+//! input.
 //!
 //! This is the only module of the oracle that spawns test processes.
 
 use crate::config::OracleError;
-use crate::protocol::{Outcome, Request, Response};
+use crate::protocol::{BatchRun, Outcome, Request, Response};
+use std::borrow::Cow;
 use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::fd::AsRawFd;
@@ -106,10 +110,12 @@ impl Pool {
         responses.pop().expect("one response per request")
     }
 
-    /// Sends `requests` to the calling pool thread's worker and answers one response each, in
-    /// order. Up to [`PIPELINE`] requests are in flight, so the worker finds the next request
-    /// waiting when it finishes one. When a worker dies, stops answering or deadlocks, the
-    /// requests it had not answered yet go again to a fresh worker.
+    /// Sends `requests` to the calling pool thread's worker and answers one response per test
+    /// they hold (one per request, every test of a batch), in order. Up to [`PIPELINE`]
+    /// requests are in flight, so the worker finds the next request waiting when it finishes
+    /// one. When a worker dies, stops answering or deadlocks, the test it was running is
+    /// answered as such, and the tests it had not answered yet (the rest of a batch included)
+    /// go again to a fresh worker.
     pub(crate) fn request_all(&self, requests: &[Request]) -> Vec<Response> {
         let index = self
             .threads
@@ -122,39 +128,60 @@ impl Pool {
     fn request_all_on(&self, index: usize, requests: &[Request]) -> Vec<Response> {
         let mut slot = lock(&self.slots[index]);
         let mut responses = Vec::with_capacity(requests.len());
+        // Requests not fully answered yet; the first `sent` went to the current worker, and
+        // `answered` of the first one's tests came back.
+        // (A request that asks for no answer, an empty batch, is not sent at all.)
+        let mut queue: VecDeque<Pending> = requests
+            .iter()
+            .map(|r| Pending::new(Cow::Borrowed(r)))
+            .filter(|p| !p.ids.is_empty())
+            .collect();
         let mut sent = 0;
-        while let Some(current) = requests.get(responses.len()) {
+        let mut answered = 0;
+        while let Some(current) = queue.front() {
+            let wanted = current.ids[answered];
+            let patience = patience(&current.request);
             let started = Instant::now();
             let result = self.live_worker(&mut slot, index).and_then(|worker| {
-                while sent < requests.len() && sent - responses.len() < PIPELINE {
-                    if worker.send(&requests[sent]).is_err() {
+                while sent < queue.len() && sent < PIPELINE {
+                    if worker.send(&queue[sent]).is_err() {
                         // The worker is gone; its answers so far may still be in the pipe,
                         // and `receive` reports the death where it happened.
                         break;
                     }
                     sent += 1;
                 }
-                worker.receive(test_id(current), patience(current))
+                worker.receive(wanted, patience)
             });
-            match result {
+            let lost = match result {
+                // The worker exits after a deadlock; make sure of it below.
                 Ok(response) => {
-                    if matches!(response.outcome, Outcome::Deadlocked { .. }) {
-                        // The worker exits after a deadlock; make sure of it, and send what
-                        // it had not answered to the next one.
-                        if let Some(worker) = slot.take() {
-                            worker.kill();
-                        }
-                        sent = responses.len() + 1;
-                    }
+                    let deadlocked = matches!(response.outcome, Outcome::Deadlocked { .. });
                     responses.push(response);
+                    deadlocked
                 }
                 Err(message) => {
-                    if let Some(worker) = slot.take() {
-                        worker.kill();
-                    }
-                    responses.push(crashed(current, message, started));
-                    sent = responses.len();
+                    responses.push(crashed(wanted, message, started));
+                    true
                 }
+            };
+            answered += 1;
+            if lost {
+                if let Some(worker) = slot.take() {
+                    worker.kill();
+                }
+                // What the worker had not answered goes to the next one: the rest of this
+                // request, then the requests after it.
+                let current = queue.pop_front().expect("the current request");
+                if let Some(rest) = current.rest(answered) {
+                    queue.push_front(rest);
+                }
+                sent = 0;
+                answered = 0;
+            } else if answered == queue[0].ids.len() {
+                queue.pop_front();
+                sent -= 1;
+                answered = 0;
             }
         }
         responses
@@ -265,19 +292,21 @@ const PING_TIMEOUT: Duration = Duration::from_secs(30);
 /// Lines of a worker's stderr kept to explain a crash.
 const STDERR_LINES: usize = 12;
 
-/// How long to wait for the answer to `request` before giving the worker up.
+/// How long to wait for each answer to `request` before giving the worker up.
 fn patience(request: &Request) -> Duration {
     match request {
-        Request::Concurrent { timeout_ms, .. } | Request::Sequential { timeout_ms, .. } => {
+        Request::Concurrent { timeout_ms, .. }
+        | Request::Sequential { timeout_ms, .. }
+        | Request::Batch { timeout_ms, .. } => {
             Duration::from_millis(timeout_ms.saturating_mul(2)) + Duration::from_secs(2)
         }
         Request::Ping => PING_TIMEOUT,
     }
 }
 
-fn crashed(request: &Request, message: String, started: Instant) -> Response {
+fn crashed(test_id: u64, message: String, started: Instant) -> Response {
     Response {
-        test_id: test_id(request),
+        test_id,
         outcome: Outcome::Crashed { message },
         events: Vec::new(),
         prefix_results: Vec::new(),
@@ -287,10 +316,48 @@ fn crashed(request: &Request, message: String, started: Instant) -> Response {
     }
 }
 
-fn test_id(request: &Request) -> u64 {
-    match request {
-        Request::Concurrent { test, .. } | Request::Sequential { test, .. } => test.id,
-        Request::Ping => 0,
+/// A request not fully answered yet, with the test ids of its answers.
+struct Pending<'r> {
+    request: Cow<'r, Request>,
+    ids: Vec<u64>,
+    /// The request as one JSON line, made once however often it is sent.
+    line: String,
+}
+
+impl<'r> Pending<'r> {
+    fn new(request: Cow<'r, Request>) -> Pending<'r> {
+        let mut line = serde_json::to_string(request.as_ref()).expect("requests always serialise");
+        line.push('\n');
+        Pending {
+            ids: request.answer_ids(),
+            request,
+            line,
+        }
+    }
+
+    /// What is left to ask after the first `answered` answers, if anything: the rest of a
+    /// batch (a batch of one becomes a plain concurrent request).
+    fn rest(self, answered: usize) -> Option<Pending<'r>> {
+        let Request::Batch { tests, timeout_ms } = self.request.into_owned() else {
+            return None;
+        };
+        let mut left: Vec<BatchRun> = tests.into_iter().skip(answered).collect();
+        let request = match left.len() {
+            0 => return None,
+            1 => {
+                let run = left.pop().expect("one run");
+                Request::Concurrent {
+                    test: run.test,
+                    noise: run.noise,
+                    timeout_ms,
+                }
+            }
+            _ => Request::Batch {
+                tests: left,
+                timeout_ms,
+            },
+        };
+        Some(Pending::new(Cow::Owned(request)))
     }
 }
 
@@ -302,7 +369,7 @@ struct Worker {
     stdout: LineReader,
     /// The last lines of its stderr.
     stderr: Arc<Mutex<VecDeque<String>>>,
-    /// Requests sent and not answered yet.
+    /// Answers expected to requests sent and not received yet.
     in_flight: usize,
 }
 
@@ -336,16 +403,14 @@ impl Worker {
     }
 
     /// Sends one request; a failure to write means the worker is gone.
-    fn send(&mut self, request: &Request) -> std::io::Result<()> {
+    fn send(&mut self, pending: &Pending<'_>) -> std::io::Result<()> {
         if self.in_flight == 0 {
             // Whatever the worker printed before belongs to earlier tests.
             lock(&self.stderr).clear();
         }
-        let mut line = serde_json::to_string(request).expect("requests always serialise");
-        line.push('\n');
-        self.stdin.write_all(line.as_bytes())?;
+        self.stdin.write_all(pending.line.as_bytes())?;
         self.stdin.flush()?;
-        self.in_flight += 1;
+        self.in_flight += pending.ids.len();
         Ok(())
     }
 

@@ -1,5 +1,6 @@
 //! The wire protocol between covcon and a harness worker process: one JSON [`Request`] per
-//! line on the worker's stdin, one JSON [`Response`] per line on its stdout.
+//! line on the worker's stdin, one JSON [`Response`] per line on its stdout for each test the
+//! request holds (one, or every test of a [`Request::Batch`], in order).
 //!
 //! The runtime crate (`oracle/runtime`, compiled into the harness) speaks the same shapes
 //! without depending on this crate; the two are kept in step by the round-trip tests.
@@ -27,6 +28,33 @@ pub enum Request {
     },
     /// Answered with a `Passed` response with test id 0; used to check a worker is alive.
     Ping,
+    /// Several concurrent runs back to back on the worker's two persistent threads, each as
+    /// a `Concurrent` request with its own noise and the shared timeout, answered with one
+    /// response line per run, in order, each written as soon as its run ends. A deadlock in
+    /// one run is answered for that run and ends the worker: the runs after it are not
+    /// answered, and the pool sends them again to a fresh worker.
+    Batch {
+        tests: Vec<BatchRun>,
+        timeout_ms: u64,
+    },
+}
+
+/// One concurrent run of a [`Request::Batch`].
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BatchRun {
+    pub test: TestCase,
+    pub noise: Noise,
+}
+
+impl Request {
+    /// The test ids of the responses this request is answered with, in order.
+    pub fn answer_ids(&self) -> Vec<u64> {
+        match self {
+            Request::Concurrent { test, .. } | Request::Sequential { test, .. } => vec![test.id],
+            Request::Ping => vec![0],
+            Request::Batch { tests, .. } => tests.iter().map(|run| run.test.id).collect(),
+        }
+    }
 }
 
 /// Schedule perturbation at the schedule points of the instrumented copy (ConTest-style

@@ -6,8 +6,15 @@
 //! released together by a spinning counter, and repeats until a thread panics (the panic is
 //! re-raised) or the two threads do not finish in time (reported as a deadlock), for at most a
 //! minute. Argument values are rendered the way the harness decodes them.
+//!
+//! [`render_results_reproducer`] writes the reproducer of a wrong result: it embeds the
+//! outcomes the linearizations give ([`AllowedOutcomes`]: the `Debug` texts of the compared
+//! suffix calls' results and of the final state, with what varied between sequential runs left
+//! out), captures the same texts in each concurrent run, and fails with the observed texts
+//! next to the closest allowed outcome's when they match none.
 
 use crate::harness::PreparedType;
+use crate::results::AllowedOutcomes;
 use analysis::{ConstructorKind, InstancePassing, Param, ParamKind, ReturnShape, TypeModel};
 use generator::{Call, TestCase, Value};
 use std::collections::BTreeMap;
@@ -21,6 +28,28 @@ pub fn render_reproducer(
     test: &TestCase,
     prepared: Option<&PreparedType>,
     headline: &str,
+) -> String {
+    render(ty, test, prepared, headline, None)
+}
+
+/// The reproducer of a wrong result: as [`render_reproducer`], and each run also fails when
+/// the compared texts match none of `allowed`'s outcomes (computed for this `test`).
+pub fn render_results_reproducer(
+    ty: &TypeModel,
+    test: &TestCase,
+    prepared: Option<&PreparedType>,
+    headline: &str,
+    allowed: &AllowedOutcomes,
+) -> String {
+    render(ty, test, prepared, headline, Some(allowed))
+}
+
+fn render(
+    ty: &TypeModel,
+    test: &TestCase,
+    prepared: Option<&PreparedType>,
+    headline: &str,
+    allowed: Option<&AllowedOutcomes>,
 ) -> String {
     let instantiation: BTreeMap<String, String> = match prepared {
         Some(p) => p.instantiation.clone(),
@@ -92,6 +121,9 @@ pub fn render_reproducer(
         \x20   }\n\
          }\n\n",
     );
+    if let Some(allowed) = allowed {
+        render_allowed(&mut out, test, allowed);
+    }
     let _ = writeln!(
         out,
         "#[test]\nfn covcon_violation_{}_{}_{}() {{",
@@ -130,8 +162,23 @@ pub fn render_reproducer(
             \x20               start_together(&ready);\n\
             \x20               let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {\n",
         );
-        for call in calls {
-            let _ = writeln!(out, "                    let _ = {};", cx.invoke(call));
+        if allowed.is_some() {
+            out.push_str("                    let mut seen: Vec<String> = Vec::new();\n");
+        }
+        for (index, call) in calls.iter().enumerate() {
+            let place = (thread as u8, index as u32);
+            if allowed.is_some_and(|a| a.calls.contains(&place)) {
+                let _ = writeln!(
+                    out,
+                    "                    seen.push(clip(format!(\"{{:?}}\", {})));",
+                    cx.invoke(call)
+                );
+            } else {
+                let _ = writeln!(out, "                    let _ = {};", cx.invoke(call));
+            }
+        }
+        if allowed.is_some() {
+            out.push_str("                    seen\n");
         }
         out.push_str(
             "                }));\n\
@@ -146,17 +193,117 @@ pub fn render_reproducer(
         \x20           if finished.recv_timeout(Duration::from_secs(10)).is_err() {\n\
         \x20               panic!(\"deadlock: the two threads did not finish within 10 s (run {runs})\");\n\
         \x20           }\n\
-        \x20       }\n\
-        \x20       for thread in [t0, t1] {\n\
-        \x20           if let std::result::Result::Err(panic) = thread.join().expect(\"the thread's panic is caught\") {\n\
-        \x20               eprintln!(\"failed in run {runs}\");\n\
-        \x20               std::panic::resume_unwind(panic);\n\
-        \x20           }\n\
-        \x20       }\n\
-        \x20   }\n\
+        \x20       }\n",
+    );
+    if allowed.is_some() {
+        out.push_str("        let mut observed: Vec<String> = Vec::new();\n");
+    }
+    out.push_str(
+        "        for thread in [t0, t1] {\n\
+        \x20           match thread.join().expect(\"the thread's panic is caught\") {\n\
+        \x20               std::result::Result::Err(panic) => {\n\
+        \x20                   eprintln!(\"failed in run {runs}\");\n\
+        \x20                   std::panic::resume_unwind(panic);\n\
+        \x20               }\n",
+    );
+    out.push_str(if allowed.is_some() {
+        "                std::result::Result::Ok(seen) => observed.extend(seen),\n"
+    } else {
+        "                std::result::Result::Ok(()) => {}\n"
+    });
+    out.push_str(
+        "            }\n\
+        \x20       }\n",
+    );
+    if let Some(allowed) = allowed {
+        if allowed.final_state {
+            out.push_str("        observed.push(clip(format!(\"{:?}\", &*i0)));\n");
+        }
+        out.push_str("        check_outcome(&observed, runs);\n");
+    }
+    out.push_str(
+        "    }\n\
          }\n",
     );
     out
+}
+
+/// The allowed outcomes as constants, and the helpers that compare a run's texts with them.
+fn render_allowed(out: &mut String, test: &TestCase, allowed: &AllowedOutcomes) {
+    let mut places: Vec<String> = allowed
+        .calls
+        .iter()
+        .map(|&(t, i)| {
+            let method = test.threads[t as usize]
+                .get(i as usize)
+                .map_or("", |c| c.method.as_str());
+            format!("thread {} call {} `{method}`", t + 1, i + 1)
+        })
+        .collect();
+    if allowed.final_state {
+        places.push("final state".to_string());
+    }
+    out.push_str("/// What is compared in each run, in this order.\nconst PLACES: &[&str] = &[\n");
+    for place in &places {
+        let _ = writeln!(out, "    {place:?},");
+    }
+    out.push_str("];\n\n");
+    out.push_str(
+        "/// The texts of [`PLACES`] in each outcome a sequential order of the same calls gives\n\
+         /// (found by running every order twice on a fresh instance).\n",
+    );
+    if !allowed.left_out.is_empty() {
+        out.push_str("/// Left out, because it is not a function of the calls:\n");
+        for left_out in &allowed.left_out {
+            let _ = writeln!(out, "/// - {}", left_out.to_string().replace('\n', " "));
+        }
+    }
+    out.push_str("const ALLOWED: &[&[&str]] = &[\n");
+    for outcome in &allowed.outcomes {
+        let order: Vec<String> = outcome
+            .order
+            .iter()
+            .map(|(t, i)| format!("t{}.{}", t + 1, i + 1))
+            .collect();
+        let _ = writeln!(out, "    // {}", order.join(" "));
+        let texts: Vec<String> = outcome.texts.iter().map(|t| format!("{t:?}")).collect();
+        let _ = writeln!(out, "    &[{}],", texts.join(", "));
+    }
+    out.push_str("];\n\n");
+    out.push_str(
+        "/// A `Debug` text cut to 2000 bytes, as cargo covcon's harness cuts it.\n\
+         fn clip(mut text: String) -> String {\n\
+        \x20   if text.len() > 2000 {\n\
+        \x20       let mut end = 2000;\n\
+        \x20       while !text.is_char_boundary(end) {\n\
+        \x20           end -= 1;\n\
+        \x20       }\n\
+        \x20       text.truncate(end);\n\
+        \x20       text.push('…');\n\
+        \x20   }\n\
+        \x20   text\n\
+         }\n\n\
+         /// Fails with the observed texts next to the closest allowed outcome's when `observed`\n\
+         /// is none of [`ALLOWED`].\n\
+         fn check_outcome(observed: &[String], runs: u64) {\n\
+        \x20   let differing = |allowed: &[&str]| {\n\
+        \x20       allowed.iter().zip(observed).filter(|(a, o)| **a != o.as_str()).count()\n\
+        \x20   };\n\
+        \x20   let Some(closest) = ALLOWED.iter().min_by_key(|a| differing(a)) else {\n\
+        \x20       return;\n\
+        \x20   };\n\
+        \x20   if differing(closest) == 0 {\n\
+        \x20       return;\n\
+        \x20   }\n\
+        \x20   let mut message = format!(\"wrong result in run {runs}: no sequential order of the same calls gives it\");\n\
+        \x20   for ((place, seen), expected) in PLACES.iter().zip(observed).zip(closest.iter()) {\n\
+        \x20       if seen != expected {\n\
+        \x20           message.push_str(&format!(\"\\n  {place}: observed {seen}, closest allowed {expected}\"));\n\
+        \x20       }\n\
+        \x20   }\n\
+        \x20   panic!(\"{message}\");\n\
+         }\n\n",
+    );
 }
 
 fn ident(name: &str) -> String {

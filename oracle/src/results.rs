@@ -409,6 +409,129 @@ pub fn check_results(
     }
 }
 
+/// Every outcome the linearizations of one test give, with what is left out of the
+/// comparison masked: what a standalone reproducer of a results violation compares its
+/// concurrent runs with ([`allowed_outcomes`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AllowedOutcomes {
+    /// The suffix calls whose results are compared, as (thread, index), in thread order.
+    pub calls: Vec<(u8, u32)>,
+    /// Whether the final state (instance 0's `Debug` text) is compared, after the calls.
+    pub final_state: bool,
+    /// The distinct outcomes, each with the first linearization that gave it.
+    pub outcomes: Vec<AllowedOutcome>,
+    /// What is left out, and why.
+    pub left_out: Vec<LeftOut>,
+}
+
+/// One outcome a linearization gives.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AllowedOutcome {
+    pub order: Vec<(u8, u32)>,
+    /// The texts of [`AllowedOutcomes::calls`] in that order, then the final state if compared.
+    pub texts: Vec<String>,
+}
+
+/// Runs every linearization of `test` (at most [`ResultsConfig::max_linearizations`]) at
+/// least twice, and the prefix alone twice, through `run` (as for [`check_results`]; runs
+/// already in `outcomes` are reused), and answers the outcomes they give with whatever
+/// varied between runs of the same calls masked. `None` when the test has more
+/// linearizations than that, no suffix calls, or no linearization passed: then no complete
+/// set of outcomes is known.
+pub fn allowed_outcomes(
+    test: &TestCase,
+    outcomes: &mut SequentialOutcomes,
+    config: &ResultsConfig,
+    mut run: impl FnMut(&[(u8, u32)]) -> Response,
+) -> Option<AllowedOutcomes> {
+    let lens = [test.threads[0].len(), test.threads[1].len()];
+    if lens == [0, 0] || count_linearizations(lens) > config.max_linearizations {
+        return None;
+    }
+    outcomes.for_test(test);
+    let mut orders = linearizations(lens, config.max_linearizations);
+    orders.insert(0, Vec::new());
+    for order in &orders {
+        if outcomes.runs_of(order).is_empty() && outcomes.known_to_stop(order) {
+            continue;
+        }
+        while outcomes.runs_of(order).len() < 2
+            && outcomes
+                .runs_of(order)
+                .iter()
+                .all(|r| r.outcome == Outcome::Passed)
+        {
+            let response = run(order);
+            if let Some(start) = stopped_at(test, order, &response) {
+                outcomes.failing_starts.push(start);
+            }
+            outcomes.record(test, order, response);
+        }
+    }
+    let passing: Vec<(&Vec<(u8, u32)>, &Response)> = orders[1..]
+        .iter()
+        .flat_map(|order| outcomes.runs_of(order).iter().map(move |r| (order, r)))
+        .filter(|(_, r)| r.outcome == Outcome::Passed)
+        .collect();
+    let &(_, sample) = passing.first()?;
+    let mut calls = Vec::new();
+    for (t, thread) in test.threads.iter().enumerate() {
+        for (i, call) in thread.iter().enumerate() {
+            let masked = config.ignored_methods.contains(&call.method)
+                || outcomes.unstable_methods.contains_key(&call.method)
+                || passing.iter().any(|(_, r)| result(r, t, i).is_none());
+            if !masked {
+                calls.push((t as u8, i as u32));
+            }
+        }
+    }
+    let final_state = config.compare_final_state
+        && outcomes.unstable_state.is_none()
+        && passing.iter().all(|(_, r)| r.final_state.is_some());
+    let mut allowed: Vec<AllowedOutcome> = Vec::new();
+    for (order, response) in &passing {
+        let mut texts: Vec<String> = calls
+            .iter()
+            .map(|&(t, i)| {
+                result(response, t as usize, i as usize)
+                    .unwrap_or_default()
+                    .to_string()
+            })
+            .collect();
+        if final_state {
+            texts.extend(response.final_state.clone());
+        }
+        if !allowed.iter().any(|a| a.texts == texts) {
+            allowed.push(AllowedOutcome {
+                order: order.to_vec(),
+                texts,
+            });
+        }
+    }
+    let mut left_out = outcomes.left_out(test, sample, config);
+    // A call masked because some passing run has no text for it is listed too.
+    for (t, thread) in test.threads.iter().enumerate() {
+        for (i, call) in thread.iter().enumerate() {
+            let compared = calls.contains(&(t as u8, i as u32));
+            let listed = left_out
+                .iter()
+                .any(|l| l.method.as_deref() == Some(&call.method));
+            if !compared && !listed {
+                left_out.push(LeftOut {
+                    method: Some(call.method.clone()),
+                    reason: LeftOutReason::NoDebug,
+                });
+            }
+        }
+    }
+    Some(AllowedOutcomes {
+        calls,
+        final_state,
+        outcomes: allowed,
+        left_out,
+    })
+}
+
 struct Check<'a, R> {
     test: &'a TestCase,
     concurrent: &'a Response,
@@ -1262,5 +1385,110 @@ runs=10 linearizations=2 ran=[a0 b0 | a0 b0 | b0 a0 | b0 a0 | - | - | a0 b0 | a0
 left out: [`hit`: ignored by configuration; final state: ignored by configuration]
 runs=1 linearizations=1 ran=[a0 b0]",
         );
+    }
+
+    /// [`allowed_outcomes`] on the fake type.
+    mod allowed {
+        use super::*;
+
+        /// Renders the allowed outcomes of `test` (or `none`) and the orders run.
+        fn check(test: &TestCase, config: &ResultsConfig, expect: &str) {
+            let mut ran = Vec::new();
+            let allowed = allowed_outcomes(test, &mut SequentialOutcomes::new(), config, |order| {
+                ran.push(if order.is_empty() {
+                    "-".to_string()
+                } else {
+                    order_text(order)
+                });
+                fake_run(test, order, ran.len() as u64 - 1)
+            });
+            let got = match allowed {
+                None => "none".to_string(),
+                Some(a) => {
+                    let calls: Vec<String> = a.calls.iter().map(|c| order_text(&[*c])).collect();
+                    let outcomes: Vec<String> = a
+                        .outcomes
+                        .iter()
+                        .map(|o| format!("{}: {}", order_text(&o.order), o.texts.join(" | ")))
+                        .collect();
+                    let left_out: Vec<String> = a.left_out.iter().map(|l| l.to_string()).collect();
+                    format!(
+                        "calls [{}] final state {}\n{}\nleft out: [{}]",
+                        calls.join(" "),
+                        a.final_state,
+                        outcomes.join("\n"),
+                        left_out.join("; ")
+                    )
+                }
+            };
+            assert_eq!(format!("{got}\nran=[{}]", ran.join(" | ")), expect);
+        }
+
+        #[test]
+        fn every_linearization_gives_an_outcome_with_its_results_and_final_state() {
+            check(
+                &test_case("Counter", &[], [&["hit"], &["hit"]]),
+                &ResultsConfig::default(),
+                "calls [a0 b0] final state true
+a0 b0: 1 | 2 | Counter { n: 2 }
+b0 a0: 2 | 1 | Counter { n: 2 }
+left out: []
+ran=[- | - | a0 b0 | a0 b0 | b0 a0 | b0 a0]",
+            );
+        }
+
+        #[test]
+        fn a_method_whose_text_changes_between_runs_is_masked_and_listed() {
+            check(
+                &test_case("Counter", &[], [&["new_id"], &["hit"]]),
+                &ResultsConfig::default(),
+                "calls [b0] final state true
+a0 b0: 1 | Counter { n: 1 }
+left out: [`new_id`: its Debug text differed between two sequential runs of the same calls (Id(21) vs Id(31))]
+ran=[- | - | a0 b0 | a0 b0 | b0 a0 | b0 a0]",
+            );
+        }
+
+        #[test]
+        fn an_unstable_final_state_and_a_method_without_debug_are_left_out() {
+            check(
+                &test_case("Map", &[], [&["keys"], &["opaque"]]),
+                &ResultsConfig::default(),
+                "calls [] final state false
+a0 b0: 
+left out: [`keys`: its Debug text differed between two sequential runs of the same calls ([1, 2] vs [2, 1]); `opaque`: no Debug text; final state: its Debug text differed between two sequential runs of the same calls ({1: 1, 2: 2} vs {2: 2, 1: 1})]
+ran=[- | - | a0 b0 | a0 b0 | b0 a0 | b0 a0]",
+            );
+        }
+
+        #[test]
+        fn an_order_that_blocks_when_run_alone_gives_no_outcome() {
+            check(
+                &test_case("Queue", &[], [&["take"], &["put"]]),
+                &ResultsConfig::default(),
+                "calls [a0 b0] final state true
+b0 a0: () | () | Queue { n: 0 }
+left out: []
+ran=[- | - | a0 b0 | b0 a0 | b0 a0]",
+            );
+        }
+
+        #[test]
+        fn no_outcomes_are_known_when_there_are_too_many_orders_or_none_passes() {
+            let config = ResultsConfig {
+                max_linearizations: 5,
+                ..ResultsConfig::default()
+            };
+            check(
+                &test_case("Counter", &[], [&["hit", "hit"], &["hit", "hit"]]),
+                &config,
+                "none\nran=[]",
+            );
+            check(
+                &test_case("Queue", &[], [&["wait"], &["wait"]]),
+                &ResultsConfig::default(),
+                "none\nran=[- | - | a0 b0 | b0 a0]",
+            );
+        }
     }
 }

@@ -8,7 +8,7 @@ use analysis::{
     Span, SplitPoint, TypeModel,
 };
 use generator::{Call, TestCase, Value};
-use oracle::protocol::{Noise, Outcome, Request, Response};
+use oracle::protocol::{BatchRun, Noise, Outcome, Request, Response};
 use oracle::{Harness, OracleConfig};
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
@@ -461,6 +461,20 @@ impl Worker {
         }
         Some(serde_json::from_str(&answer).unwrap_or_else(|e| panic!("{e}: {answer}")))
     }
+
+    /// Sends a request and reads `n` answers (a batch's); `None` for each one missing because
+    /// the worker died.
+    fn ask_n(&mut self, request: &Request, n: usize) -> Vec<Option<Response>> {
+        let mut answers = vec![self.ask(request)];
+        while answers.len() < n {
+            let mut answer = String::new();
+            let _ = self.stdout.read_line(&mut answer);
+            answers.push((!answer.is_empty()).then(|| {
+                serde_json::from_str(&answer).unwrap_or_else(|e| panic!("{e}: {answer}"))
+            }));
+        }
+        answers
+    }
 }
 
 impl Drop for Worker {
@@ -856,6 +870,66 @@ fn an_endless_loop_is_a_deadlock_and_an_abort_ends_the_worker_without_an_answer(
     check(
         vec![sequential(queue(vec![call("spin", vec![])]), vec![(0, 0)])],
         r#"deadlocked inside [Some("spin"), None] | prefix [] | [] [] | t0[+spin]"#,
+    );
+}
+
+/// A batch of the test cases, numbered from 1, with a short timeout.
+fn batch(tests: Vec<TestCase>) -> Request {
+    Request::Batch {
+        tests: tests
+            .into_iter()
+            .zip(1..)
+            .map(|(test, id)| BatchRun {
+                test: TestCase { id, ..test },
+                noise: Noise::none(),
+            })
+            .collect(),
+        timeout_ms: 300,
+    }
+}
+
+/// Sends one batch to a fresh worker and compares one summary per test, with its test id.
+fn check_batch(tests: Vec<TestCase>, expect: &str) {
+    let n = tests.len();
+    let mut worker = Worker::start();
+    let got: Vec<String> = worker
+        .ask_n(&batch(tests), n)
+        .into_iter()
+        .map(|r| match r {
+            Some(r) => format!("{}: {}", r.test_id, summary(Some(r.clone()))),
+            None => summary(None),
+        })
+        .collect();
+    assert_eq!(got.join("\n"), expect.trim());
+}
+
+#[test]
+fn a_batch_answers_each_run_in_order_until_an_abort_or_a_deadlock_ends_the_worker() {
+    let queue = |t0| test("Queue", vec![call("new", vec![])], vec![], [t0, vec![]]);
+    let put = |v| call("put", vec![Value::Int(v)]);
+    check_batch(
+        vec![
+            queue(vec![put(1)]),
+            queue(vec![call("explode", vec![])]),
+            queue(vec![put(2), call("take", vec![])]),
+            queue(vec![call("abort", vec![])]),
+            queue(vec![put(3)]),
+        ],
+        "1: passed | prefix [] | [()] [] | t0[+put -put]
+2: panicked Some(0) #0 explode: always broken at lib.rs | prefix [] | [-] [] | t0[+explode -explode]
+3: passed | prefix [] | [(),2] [] | t0[+put -put +take -take]
+worker died
+worker died",
+    );
+    check_batch(
+        vec![
+            queue(vec![put(1)]),
+            queue(vec![call("spin", vec![])]),
+            queue(vec![put(2)]),
+        ],
+        r#"1: passed | prefix [] | [()] [] | t0[+put -put]
+2: deadlocked inside [Some("spin"), None] | prefix [] | [] [] | t0[+spin]
+worker died"#,
     );
 }
 

@@ -351,6 +351,24 @@ fn an_abort_and_an_endless_loop_do_not_stop_the_run() {
 }
 
 #[test]
+fn an_abort_an_endless_loop_and_a_panic_inside_batches_cost_only_their_own_tests() {
+    // One worker, 64 tests: chunks of 16, each sent as two batches of 8. The failures sit in
+    // the middle of batches; every other test must still run and pass.
+    let put = || call("put", vec![int(1)]);
+    let mut all = tests("Queue", 1, [vec![put()], vec![put()]], 64);
+    all[5].threads[0] = vec![call("abort", vec![])];
+    all[12].threads[0] = vec![call("spin", vec![])];
+    all[19].threads[0] = vec![call("explode", vec![])];
+    let executor = check(1, &all, &[]);
+    let stats = executor.stats();
+    assert_eq!(
+        (stats.tests, stats.failed, stats.explained),
+        (64, 3, 3),
+        "{stats:?}"
+    );
+}
+
+#[test]
 fn correct_types_raise_no_wrong_result_with_the_results_oracle_on() {
     let config = OracleConfig {
         results: Some(ResultsConfig::default()),

@@ -370,3 +370,38 @@ fn a_worker_program_that_does_not_exist_is_an_error() {
     .expect("no worker can start");
     assert!(err.to_string().contains("did not answer a ping"), "{err}");
 }
+
+#[test]
+fn a_deadlock_a_panic_and_an_abort_inside_a_batch_cost_only_their_own_tests() {
+    // One worker, 64 tests: chunks of 16, sent as two batches of 8 each, pipelined. Every
+    // failure below is in the middle of a batch, and the tests after it run on a fresh worker.
+    let failing = [
+        (3, "lock | lock"),
+        (5, "racy | ok"),
+        (10, "abort_conc | ok"),
+        (11, "exit | ok"),
+        (20, "fail: ok | ok"),
+        (29, "lock | lock"),
+        (44, "abort | ok"),
+        (60, "buggy | ok"),
+    ];
+    let script = |i: usize| {
+        failing
+            .iter()
+            .find(|(at, _)| *at == i)
+            .map_or("ok_a | ok_b", |(_, s)| *s)
+    };
+    let expect = |i: usize| {
+        match script(i) {
+        "lock | lock" => "[lock+lock]; deadlock {lock, lock} \"deadlock: thread 0 blocked in lock, thread 1 blocked in lock\" after 2 linearizations",
+        "racy | ok" => "[ok+racy]; panic {ok, racy} \"racy went wrong\" after 2 linearizations",
+        "abort_conc | ok" => "[]; crash {abort_conc, ok} \"the worker was killed by signal 6 (SIGABRT: abort)\" after 2 linearizations",
+        "buggy | ok" => "[buggy+ok]; none",
+        "ok_a | ok_b" => "[ok_a+ok_b]; none",
+        _ => "[]; none",
+    }
+    };
+    let scripts: Vec<&str> = (0..64).map(script).collect();
+    let expected: Vec<&str> = (0..64).map(expect).collect();
+    check(1, &scripts, &expected.join("\n"));
+}

@@ -162,26 +162,62 @@ pub fn worker_main(drivers: Vec<&'static dyn Registered>) {
         if line.trim().is_empty() {
             continue;
         }
-        let started = Instant::now();
-        let answer = answer(&drivers, line.trim());
-        let text = finish(answer, started);
-        write_line(out, &text);
+        serve(&drivers, line.trim(), out);
     }
     std::process::exit(0);
 }
 
-fn answer(drivers: &[&'static dyn Registered], line: &str) -> (u64, Answer) {
+/// Answers one request line: one answer, or for a `batch` one answer per run, each written as
+/// soon as its run ends (so that when run k aborts the process, runs before k are answered).
+fn serve(drivers: &[&'static dyn Registered], line: &str, out: &Mutex<Box<dyn Write + Send>>) {
+    let started = Instant::now();
     let request: Json = match serde_json::from_str(line) {
         Ok(json) => json,
-        Err(e) => return (0, setup_failed(format!("unreadable request: {e}"))),
+        Err(e) => {
+            let answer = setup_failed(format!("unreadable request: {e}"));
+            return write_line(out, &finish((0, answer), started));
+        }
     };
     let op = request.get("op").and_then(Json::as_str).unwrap_or("");
+    let timeout_ms = request
+        .get("timeout_ms")
+        .and_then(Json::as_u64)
+        .unwrap_or(10_000);
+    if op != "batch" {
+        let answer = answer(drivers, op, &request, timeout_ms);
+        return write_line(out, &finish(answer, started));
+    }
+    // `{"op": "batch", "tests": [{"test": …, "noise": …}, …], "timeout_ms": …}`: each entry
+    // runs as a concurrent request would.
+    let runs = request.get("tests").and_then(Json::as_array);
+    for run in runs.into_iter().flatten() {
+        let started = Instant::now();
+        let answer = answer(drivers, "concurrent", run, timeout_ms);
+        write_line(out, &finish(answer, started));
+    }
+}
+
+/// Runs one request (`op` with its fields in `request`) and answers its test id and outcome.
+fn answer(
+    drivers: &[&'static dyn Registered],
+    op: &str,
+    request: &Json,
+    timeout_ms: u64,
+) -> (u64, Answer) {
     if op == "ping" {
         return (0, empty_answer(json!({"kind": "passed"})));
     }
     let test = match request.get("test").map(TestData::from_json) {
         Some(Ok(test)) => Arc::new(test),
-        Some(Err(e)) => return (0, setup_failed(e)),
+        Some(Err(e)) => {
+            // Answer under the test's id if it has one, so the answer is not taken for noise.
+            let id = request
+                .get("test")
+                .and_then(|t| t.get("id"))
+                .and_then(Json::as_u64)
+                .unwrap_or(0);
+            return (id, setup_failed(e));
+        }
         None => return (0, setup_failed(format!("unknown request `{op}`"))),
     };
     let id = test.id;
@@ -191,10 +227,6 @@ fn answer(drivers: &[&'static dyn Registered], line: &str) -> (u64, Answer) {
             setup_failed(format!("type `{}` is not in the harness", test.type_path)),
         );
     };
-    let timeout_ms = request
-        .get("timeout_ms")
-        .and_then(Json::as_u64)
-        .unwrap_or(10_000);
     let mode = match op {
         "concurrent" => {
             let noise = request.get("noise");
@@ -277,22 +309,76 @@ fn setup_failed(message: String) -> Answer {
     empty_answer(json!({"kind": "setup_failed", "message": message}))
 }
 
+/// The answer as one JSON line (without its newline), written straight into a string: the
+/// worker answers every run, so this avoids building a `serde_json::Value` tree each time.
 fn finish((test_id, answer): (u64, Answer), started: Instant) -> String {
-    let mut json = json!({
-        "test_id": test_id,
-        "outcome": answer.outcome,
-        "events": events_json(&answer.events),
-        "prefix_results": answer.prefix_results,
-        "results": answer.results,
-        "elapsed_us": started.elapsed().as_micros() as u64,
-    });
-    if let Some(state) = answer.final_state {
-        json["final_state"] = Json::String(state);
+    use std::fmt::Write as _;
+    let mut line = String::with_capacity(256 + 96 * answer.events.len());
+    let _ = write!(
+        line,
+        r#"{{"test_id":{test_id},"outcome":{},"events":["#,
+        answer.outcome
+    );
+    for (i, (thread, e)) in answer.events.iter().enumerate() {
+        if i > 0 {
+            line.push(',');
+        }
+        let _ = write!(
+            line,
+            r#"{{"clock":{},"thread":{thread},"type_path":"#,
+            e.clock
+        );
+        push_json_str(&mut line, e.type_path);
+        line.push_str(r#","method":"#);
+        push_json_str(&mut line, e.method);
+        let _ = write!(line, r#","start":{}}}"#, e.start);
+    }
+    line.push_str(r#"],"prefix_results":"#);
+    push_texts(&mut line, &answer.prefix_results);
+    line.push_str(r#","results":["#);
+    push_texts(&mut line, &answer.results[0]);
+    line.push(',');
+    push_texts(&mut line, &answer.results[1]);
+    line.push(']');
+    if let Some(state) = &answer.final_state {
+        line.push_str(r#","final_state":"#);
+        push_json_str(&mut line, state);
     }
     if answer.runs > 1 {
-        json["runs"] = Json::from(answer.runs);
+        let _ = write!(line, r#","runs":{}"#, answer.runs);
     }
-    json.to_string()
+    let _ = write!(
+        line,
+        r#","elapsed_us":{}}}"#,
+        started.elapsed().as_micros() as u64
+    );
+    line
+}
+
+/// Appends `text` as a JSON string.
+fn push_json_str(line: &mut String, text: &str) {
+    if text.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        line.push('"');
+        line.push_str(text);
+        line.push('"');
+    } else {
+        line.push_str(&Json::from(text).to_string());
+    }
+}
+
+/// Appends a list of optional texts as a JSON array of strings and nulls.
+fn push_texts(line: &mut String, texts: &[Option<String>]) {
+    line.push('[');
+    for (i, text) in texts.iter().enumerate() {
+        if i > 0 {
+            line.push(',');
+        }
+        match text {
+            Some(text) => push_json_str(line, text),
+            None => line.push_str("null"),
+        }
+    }
+    line.push(']');
 }
 
 fn events_json(events: &[(u8, RawEvent)]) -> Json {

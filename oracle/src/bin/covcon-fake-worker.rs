@@ -14,6 +14,7 @@
 //!   calls at the same step of a concurrent run both return the same value (a lost update).
 //!   Other calls return `()`; the final state is the counter.
 //!
+//! A `batch` request is answered one run at a time, each line written as its run ends.
 //! Concurrent runs pair call i of thread 0 with call i of thread 1 in the event trace.
 
 use oracle::protocol::{Event, Noise, Outcome, Request, Response};
@@ -31,23 +32,37 @@ fn main() {
                 std::process::exit(2);
             }
         };
-        let response = match request {
-            Request::Ping => response(0, Outcome::Passed, Vec::new()),
+        let responses = match request {
+            Request::Ping => vec![response(0, Outcome::Passed, Vec::new())],
             Request::Concurrent { test, noise, .. } => {
                 concurrent_runs += 1;
-                concurrent(&test, noise, concurrent_runs)
+                vec![concurrent(&test, noise, concurrent_runs)]
             }
-            Request::Sequential { test, order, .. } => sequential(&test, &order),
+            Request::Sequential { test, order, .. } => vec![sequential(&test, &order)],
+            Request::Batch { tests, .. } => {
+                // Answered one run at a time, as the real worker does, so an abort in the
+                // middle leaves the runs before it answered.
+                for run in tests {
+                    concurrent_runs += 1;
+                    answer(concurrent(&run.test, run.noise, concurrent_runs));
+                }
+                Vec::new()
+            }
         };
-        let deadlocked = matches!(response.outcome, Outcome::Deadlocked { .. });
-        let mut out = std::io::stdout().lock();
-        serde_json::to_writer(&mut out, &response).unwrap();
-        out.write_all(b"\n").unwrap();
-        out.flush().unwrap();
-        if deadlocked {
-            // As the real worker does after its watchdog fires.
-            std::process::exit(0);
-        }
+        responses.into_iter().for_each(answer);
+    }
+}
+
+/// Writes one answer line; exits after a deadlock, as the real worker does after its
+/// watchdog fires.
+fn answer(response: Response) {
+    let deadlocked = matches!(response.outcome, Outcome::Deadlocked { .. });
+    let mut out = std::io::stdout().lock();
+    serde_json::to_writer(&mut out, &response).unwrap();
+    out.write_all(b"\n").unwrap();
+    out.flush().unwrap();
+    if deadlocked {
+        std::process::exit(0);
     }
 }
 

@@ -1,0 +1,201 @@
+//! The results oracle on the bundled fixtures, through the real binary on a copy of
+//! `fixtures/` (fixed seed, small budgets, only the types concerned):
+//!
+//! - the counter whose `hit()` loads then stores is reported as a wrong result under
+//!   `--oracle results` and not at all under `--oracle panic`, and its shrunk reproducer
+//!   fails when run as a `#[test]` of the uninstrumented crate;
+//! - its correct twin is never reported;
+//! - types whose methods return fresh random ids or iterate a `HashMap` raise no false alarm.
+
+use assert_cmd::Command;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use tempfile::TempDir;
+
+const SEED: &str = "1";
+
+fn fixtures_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures")
+}
+
+/// Copies `src` to `dst`, leaving out `target/` directories.
+fn copy_dir(src: &Path, dst: &Path) {
+    std::fs::create_dir_all(dst).unwrap();
+    for entry in std::fs::read_dir(src).unwrap() {
+        let entry = entry.unwrap();
+        let to = dst.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            if entry.file_name() != "target" {
+                copy_dir(&entry.path(), &to);
+            }
+        } else {
+            std::fs::copy(entry.path(), &to).unwrap();
+        }
+    }
+}
+
+/// A copy of the fixtures workspace in a temporary directory, with its own target dir.
+struct Copy {
+    dir: TempDir,
+}
+
+impl Copy {
+    fn new() -> Copy {
+        let dir = TempDir::new().unwrap();
+        copy_dir(&fixtures_dir(), &dir.path().join("fixtures"));
+        Copy { dir }
+    }
+
+    fn root(&self) -> PathBuf {
+        self.dir.path().join("fixtures")
+    }
+
+    fn target(&self) -> PathBuf {
+        self.dir.path().join("target")
+    }
+
+    /// Runs a campaign over `types` of `package` with `oracle` and answers its report. Every
+    /// run of one copy writes to the same `out/`, so a second run reuses the harness.
+    fn campaign(&self, packages: &[&str], types: &[&str], oracle: &str, max_tests: &str) -> Value {
+        let out = self.dir.path().join("out");
+        let mut command = Command::new(env!("CARGO_BIN_EXE_cargo-covcon"));
+        command
+            .arg("covcon")
+            .arg("--manifest-path")
+            .arg(self.root().join("Cargo.toml"))
+            .args(["--oracle", oracle])
+            .args(["--seed", SEED, "--max-tests", max_tests])
+            .args(["--time-budget", "30s", "-q"])
+            .arg("--out")
+            .arg(&out)
+            .current_dir(self.dir.path())
+            .env("CARGO_TARGET_DIR", self.target())
+            .env_remove("GITHUB_ACTIONS")
+            .env_remove("COVCON_SEED")
+            .env("NO_COLOR", "1");
+        for package in packages {
+            command.args(["-p", package]);
+        }
+        for ty in types {
+            command.args(["--type", ty]);
+        }
+        let output = command.output().unwrap();
+        let report = std::fs::read_to_string(out.join("report.json")).unwrap_or_else(|e| {
+            panic!(
+                "no report ({e}); stderr:\n{}",
+                String::from_utf8_lossy(&output.stderr)
+            )
+        });
+        serde_json::from_str(&report).unwrap()
+    }
+}
+
+/// One line per type of the report: the kinds of its violations, `nothing`, or `untested`.
+fn outcomes(report: &Value) -> String {
+    let mut lines = Vec::new();
+    for t in report["types"].as_array().unwrap() {
+        let mut kinds: Vec<&str> = t["violations"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|v| v["kind"].as_str().unwrap())
+            .collect();
+        kinds.sort();
+        kinds.dedup();
+        let outcome = if !kinds.is_empty() {
+            kinds.join(", ")
+        } else if t["tests_run"].as_u64().unwrap_or(0) == 0 && t["untested"].is_string() {
+            "untested".to_string()
+        } else {
+            "nothing".to_string()
+        };
+        lines.push(format!("{}: {outcome}", t["path"].as_str().unwrap()));
+    }
+    lines.sort();
+    lines.join("\n")
+}
+
+fn check(report: &Value, expect: &str) {
+    assert_eq!(outcomes(report), expect, "report: {report:#}");
+}
+
+/// Calls in a test case (instances, prefix and both threads).
+fn calls(test: &Value) -> usize {
+    let len = |v: &Value| v.as_array().map_or(0, Vec::len);
+    len(&test["instances"])
+        + len(&test["prefix"])
+        + len(&test["threads"][0])
+        + len(&test["threads"][1])
+}
+
+#[test]
+fn a_lost_update_is_a_wrong_result_under_the_results_oracle_only_and_its_twin_is_never_reported() {
+    let copy = Copy::new();
+    let packages = ["rusty", "twins"];
+    let types = ["rusty::hit_counter::HitCounter", "twins::counter::Counter"];
+    // The twin holds one lock in every method, so the analysis may leave no pair of it worth
+    // running together: then it is untested, which is not a report either.
+    let results = copy.campaign(&packages, &types, "results", "300");
+    let twin = |outcome: &str| format!("twins::counter::Counter: {outcome}");
+    let twin_untested = outcomes(&results).ends_with(&twin("untested"));
+    let twin_line = twin(if twin_untested { "untested" } else { "nothing" });
+    check(
+        &results,
+        &format!("rusty::hit_counter::HitCounter: wrong_result\n{twin_line}"),
+    );
+    let panic = copy.campaign(&packages, &types, "panic", "300");
+    check(
+        &panic,
+        &format!("rusty::hit_counter::HitCounter: nothing\n{twin_line}"),
+    );
+
+    // The files hold the shrunk test, no larger than the original, and its reproducer fails
+    // as a `#[test]` of the uninstrumented crate.
+    let counter = results["types"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["path"] == "rusty::hit_counter::HitCounter")
+        .unwrap();
+    let violation = &counter["violations"][0];
+    let written: Value = serde_json::from_str(
+        &std::fs::read_to_string(violation["replay"].as_str().unwrap()).unwrap(),
+    )
+    .unwrap();
+    assert_eq!(written, violation["test"]);
+    if let Some(original) = violation.get("original_test").filter(|o| !o.is_null()) {
+        assert!(calls(&written) < calls(original), "{written:#}");
+    }
+    let source = std::fs::read_to_string(violation["reproducer"].as_str().unwrap()).unwrap();
+    assert!(source.contains("const ALLOWED"), "{source}");
+    let tests = copy.root().join("rusty/tests");
+    std::fs::write(tests.join("covcon_wrong_result.rs"), &source).unwrap();
+    let run = std::process::Command::new(env!("CARGO"))
+        .args(["test", "--release", "-q", "-p", "rusty"])
+        .args(["--test", "covcon_wrong_result"])
+        .current_dir(copy.root())
+        .env("CARGO_TARGET_DIR", copy.target())
+        .output()
+        .unwrap();
+    let output =
+        String::from_utf8_lossy(&run.stdout).to_string() + &String::from_utf8_lossy(&run.stderr);
+    assert!(!run.status.success(), "the reproducer passed:\n{output}");
+    assert!(output.contains("wrong result in run"), "{output}");
+}
+
+#[test]
+fn random_ids_and_hash_map_iteration_order_raise_no_false_alarm() {
+    let copy = Copy::new();
+    let types = [
+        "nondet::ticket_machine::TicketMachine",
+        "nondet::tag_index::TagIndex",
+    ];
+    let report = copy.campaign(&["nondet"], &types, "results", "400");
+    check(
+        &report,
+        "nondet::tag_index::TagIndex: nothing\nnondet::ticket_machine::TicketMachine: nothing",
+    );
+    for t in report["types"].as_array().unwrap() {
+        assert!(t["tests_run"].as_u64().unwrap() > 0, "{t:#}");
+    }
+}
