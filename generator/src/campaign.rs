@@ -264,6 +264,8 @@ impl<E: Executor> TypeRun<'_, E> {
             diagnostics: generator.diagnostics().to_vec(),
         };
         let mut keys = BTreeSet::new();
+        self.executor
+            .set_deadline(type_start.checked_add(self.budget));
         self.report(generator, &result, false);
         let stopped = loop {
             if let Some(reason) = stop_reason(
@@ -289,7 +291,7 @@ impl<E: Executor> TypeRun<'_, E> {
             let mut executions = self.executor.execute(&batch);
             executions.sort_by_key(|e| e.test_id);
             let covered_before = generator.pairs_covered();
-            result.tests_run += batch.len() as u64;
+            result.tests_run += executions.len() as u64;
             for execution in executions {
                 generator.record(&execution);
                 let Some(violation) = execution.violation else {
@@ -314,6 +316,7 @@ impl<E: Executor> TypeRun<'_, E> {
             }
             self.report(generator, &result, false);
         };
+        self.executor.set_deadline(None);
         result.stopped = Some(stopped);
         result.seconds = type_start.elapsed().as_secs_f64();
         result.pairs = generator.pairs().to_vec();

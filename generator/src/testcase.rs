@@ -80,4 +80,9 @@ pub trait Executor {
 
     /// A key that is equal for two violations that are the same bug (type, pair and kind).
     fn violation_key(&self, violation: &Self::Violation) -> String;
+
+    /// When the current type's time is up. An executor may then leave tests of a batch it
+    /// has not started out of its answer (they count as not run), so a slow batch cannot
+    /// overrun a budget by much. The default ignores it.
+    fn set_deadline(&mut self, _deadline: Option<std::time::Instant>) {}
 }

@@ -9,7 +9,7 @@ use generator::{
     Strategy, TestCase,
 };
 use std::collections::BTreeSet;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 const LOCKED: [&str; 3] = ["deposit", "withdraw", "audit"];
 const FREE: [&str; 3] = ["peek", "touch", "refresh"];
@@ -25,6 +25,11 @@ struct FakeExecutor {
     /// A second, distinct bug between `refresh` and `deposit`.
     second_bug: bool,
     executed: Vec<TestCase>,
+    /// Deadlines the campaign set, in order.
+    deadlines: Vec<Option<Instant>>,
+    /// Once a deadline is set, answer only this many tests of each batch, as an executor
+    /// that runs out of time part-way through a batch does.
+    answer_first: Option<usize>,
 }
 
 impl FakeExecutor {
@@ -33,6 +38,8 @@ impl FakeExecutor {
             bug,
             second_bug: false,
             executed: Vec::new(),
+            deadlines: Vec::new(),
+            answer_first: None,
         }
     }
 
@@ -77,6 +84,12 @@ impl Executor for FakeExecutor {
     type Violation = String;
 
     fn execute(&mut self, tests: &[TestCase]) -> Vec<Execution<String>> {
+        let tests = match self.answer_first {
+            Some(n) if matches!(self.deadlines.last(), Some(Some(_))) => {
+                &tests[..n.min(tests.len())]
+            }
+            _ => tests,
+        };
         self.executed.extend(tests.iter().cloned());
         // Answers come back in any order.
         tests.iter().rev().map(|t| self.run(t)).collect()
@@ -84,6 +97,10 @@ impl Executor for FakeExecutor {
 
     fn violation_key(&self, violation: &String) -> String {
         violation.clone()
+    }
+
+    fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.deadlines.push(deadline);
     }
 }
 
@@ -410,4 +427,39 @@ fn the_time_budget_is_split_fairly_among_the_types_still_to_run() {
             "{remaining}s over {types_left} types"
         );
     }
+}
+
+#[test]
+fn each_type_gets_its_deadline_and_only_answered_tests_count_as_run() {
+    let mut executor = FakeExecutor::new(false);
+    executor.answer_first = Some(5);
+    let config = CampaignConfig {
+        max_tests_per_type: Some(32),
+        ..config(Strategy::Bc)
+    };
+    let before = Instant::now();
+    let result = generator::run_campaign(
+        &[bank("bank::A"), bank("bank::B")],
+        &config,
+        &mut executor,
+        &mut |_| {},
+    );
+    // One deadline per type, within the campaign's hour, cleared when the type ends.
+    assert_eq!(executor.deadlines.len(), 4);
+    for pair in executor.deadlines.chunks(2) {
+        let deadline = pair[0].expect("a deadline while the type runs");
+        assert!(deadline > before && deadline <= Instant::now() + Duration::from_secs(3600));
+        assert_eq!(pair[1], None);
+    }
+    // Batches of 16, of which the executor answers 5: the count, and so the test limit,
+    // follows the answers, while more tests than that were generated.
+    for t in &result.types {
+        assert_eq!(t.tests_run, 32, "{}", t.path);
+    }
+    assert_eq!(executor.executed.len(), 64);
+    let last_id = executor.executed.iter().map(|t| t.id).max().unwrap();
+    assert!(
+        last_id > 64,
+        "ids up to {last_id}: unanswered tests were generated too"
+    );
 }

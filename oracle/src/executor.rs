@@ -29,6 +29,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Mutex;
+use std::time::Instant;
 
 /// A thread-safety violation: a concurrent failure no linearization repeats, or (with the
 /// results oracle on) a passing run whose results no linearization gives.
@@ -125,6 +126,8 @@ pub struct OracleExecutor {
     known: Mutex<HashMap<String, Recorded>>,
     next_number: AtomicU32,
     stats: Stats,
+    /// When the campaign's current type is out of time (see `Executor::set_deadline`).
+    deadline: Option<Instant>,
 }
 
 impl OracleExecutor {
@@ -174,6 +177,7 @@ impl OracleExecutor {
             known: Mutex::new(HashMap::new()),
             next_number,
             stats: Stats::default(),
+            deadline: None,
         })
     }
 
@@ -498,8 +502,18 @@ impl Executor for OracleExecutor {
     fn execute(&mut self, tests: &[TestCase]) -> Vec<Execution<Violation>> {
         let chunk = chunk_size(tests.len(), self.jobs(), self.config.batch);
         let chunks: Vec<&[TestCase]> = tests.chunks(chunk).collect();
+        let deadline = self.deadline;
+        let first = chunks.first().copied();
         self.pool
-            .map(&chunks, |chunk| self.run_chunk(chunk))
+            .map(&chunks, |chunk| {
+                // Chunks not started by the deadline are left out; the first always runs, so
+                // a campaign makes progress however short its budget.
+                let late = deadline.is_some_and(|d| Instant::now() >= d);
+                if late && first.is_none_or(|f| f.as_ptr() != chunk.as_ptr()) {
+                    return Vec::new();
+                }
+                self.run_chunk(chunk)
+            })
             .into_iter()
             .flatten()
             .collect()
@@ -508,6 +522,10 @@ impl Executor for OracleExecutor {
     fn violation_key(&self, violation: &Violation) -> String {
         let [a, b] = &violation.methods;
         format!("{}::{{{a}, {b}}} {}", violation.type_path, violation.kind)
+    }
+
+    fn set_deadline(&mut self, deadline: Option<Instant>) {
+        self.deadline = deadline;
     }
 }
 
