@@ -16,19 +16,26 @@ use tempfile::TempDir;
 /// The seed of the campaign; any seed should do, this one is the one measured.
 const SEED: &str = "1";
 /// Tests per type at most, and the time for all 37 types together (the harness build is not
-/// counted). A type stops at its first violation.
-const MAX_TESTS: &str = "3000";
-const TIME_BUDGET: &str = "150s";
+/// counted). A type stops at its first violation; on the 2-core dev machine the campaign
+/// takes about two minutes, most of it in correct types that run their 10,000 tests (the
+/// timed-queue twin waits out its timeouts) and in the blocking and hostile types.
+const MAX_TESTS: &str = "10000";
+const TIME_BUDGET: &str = "200s";
 
 /// Panic or deadlock rows that are not found reliably within the budget above: the test
 /// accepts both a miss and a find for them.
-const EXPECTED_MISSES: &[(&str, &str)] = &[];
+const EXPECTED_MISSES: &[(&str, &str)] = &[(
+    "jdk::concurrent_hash_map::ConcurrentHashMap",
+    // FIXME: with `bc`, 7 of 8 seeds found it within 10,000 tests (after 232 to 9,258) and
+    // seed 1 once did not; `replace` must race `remove`/`clear` of a key the prefix put, and
+    // bc spreads its tests over 45 pairs. `random` finds it in about 250 tests (bench).
+    "bc does not find it within 10,000 tests for every seed",
+)];
 
 /// One row of `fixtures/expected.json`.
 struct Row {
     path: String,
     shows_as: String,
-    pairs: Vec<[String; 2]>,
 }
 
 fn fixtures_dir() -> PathBuf {
@@ -42,12 +49,6 @@ fn expected_rows() -> Vec<Row> {
         .map(|r| Row {
             path: r["type"].as_str().unwrap().to_owned(),
             shows_as: r["shows_as"].as_str().unwrap().to_owned(),
-            pairs: r["pairs"]
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|p| [0, 1].map(|i| p[i].as_str().unwrap().to_owned()))
-                .collect(),
         })
         .collect()
 }
