@@ -301,7 +301,9 @@ impl OracleExecutor {
         violation.confirmed = self.confirm(&violation, outcomes, self.config.confirm_runs);
         // A timeout is only evidence of a deadlock when it happens again: a run starved of CPU
         // on a loaded machine also times out once. A panic is evidence by itself.
-        if violation.kind == ViolationKind::Deadlock && violation.confirmed.0 == 0 {
+        // With confirmation turned off (`confirm_runs = 0`) the timeout is all there is.
+        let (repeats, reruns) = violation.confirmed;
+        if violation.kind == ViolationKind::Deadlock && reruns > 0 && repeats == 0 {
             self.stats
                 .unconfirmed_deadlocks
                 .fetch_add(1, Ordering::Relaxed);
