@@ -3,68 +3,14 @@
 //! once; budgets are small, and no assertion depends on how fast the machine is beyond "a
 //! 1 ms window between two critical sections is hit within a few seconds".
 
-use assert_cmd::Command;
+mod common;
+
+use common::{Run, Sandbox};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
-use tempfile::TempDir;
+use std::path::Path;
 
-struct Sandbox {
-    dir: TempDir,
-}
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-impl Sandbox {
-    fn counter() -> Sandbox {
-        let dir = TempDir::new().unwrap();
-        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/counter");
-        copy_dir(&src, dir.path());
-        Sandbox { dir }
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.dir.path().join(name)
-    }
-
-    fn covcon(&self, args: &[&str]) -> Run {
-        let output = Command::new(env!("CARGO_BIN_EXE_cargo-covcon"))
-            .arg("covcon")
-            .args(args)
-            .current_dir(self.dir.path())
-            .env("CARGO_TARGET_DIR", self.path("target"))
-            .env_remove("GITHUB_ACTIONS")
-            .env_remove("COVCON_SEED")
-            .env("NO_COLOR", "1")
-            .output()
-            .unwrap();
-        Run {
-            code: output.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-        }
-    }
-
-    fn report(&self, out: &str) -> Value {
-        let text = std::fs::read_to_string(self.path(out).join("report.json")).unwrap();
-        serde_json::from_str(&text).unwrap()
-    }
-}
-
-fn copy_dir(src: &Path, dst: &Path) {
-    std::fs::create_dir_all(dst).unwrap();
-    for entry in std::fs::read_dir(src).unwrap() {
-        let entry = entry.unwrap();
-        let to = dst.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &to);
-        } else {
-            std::fs::copy(entry.path(), &to).unwrap();
-        }
-    }
+fn counter() -> Sandbox {
+    Sandbox::data("counter")
 }
 
 fn check(run: &Run, code: i32, expect: &[&str]) {
@@ -96,7 +42,7 @@ fn tried(report: &Value) -> Vec<(String, u64)> {
 
 #[test]
 fn campaigns_on_the_counter_crate_find_the_race_pass_the_twin_and_gate_on_a_baseline() {
-    let sandbox = Sandbox::counter();
+    let sandbox = counter();
 
     // The correct twin: no violation, exit 0, and the JSON report has the documented shape.
     let run = sandbox.covcon(&[

@@ -1,95 +1,10 @@
 //! CLI tests: the real binary on copies of test crates (`tests/data/`) and of `fixtures/`.
 //! Most use the fast paths (analysis, listing, report merging); none depends on timing.
 
+mod common;
+
 use assert_cmd::Command;
-use std::path::{Path, PathBuf};
-use tempfile::TempDir;
-
-/// A copy of a test crate (or the fixtures workspace) in a fresh temporary directory.
-struct Sandbox {
-    dir: TempDir,
-}
-
-impl Sandbox {
-    fn data(name: &str) -> Sandbox {
-        let src = Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/data")
-            .join(name);
-        Sandbox::copy(&src)
-    }
-
-    fn fixtures() -> Sandbox {
-        Sandbox::copy(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures"))
-    }
-
-    fn empty() -> Sandbox {
-        Sandbox {
-            dir: TempDir::new().unwrap(),
-        }
-    }
-
-    fn copy(src: &Path) -> Sandbox {
-        let dir = TempDir::new().unwrap();
-        copy_dir(src, dir.path());
-        Sandbox { dir }
-    }
-
-    fn path(&self, name: &str) -> PathBuf {
-        self.dir.path().join(name)
-    }
-
-    fn manifest(&self) -> String {
-        self.path("Cargo.toml").display().to_string()
-    }
-
-    fn write(&self, name: &str, text: &str) -> PathBuf {
-        let path = self.path(name);
-        std::fs::write(&path, text).unwrap();
-        path
-    }
-
-    /// Runs `cargo-covcon covcon ARGS` in the sandbox; `CARGO_TARGET_DIR` is kept inside it.
-    fn covcon(&self, args: &[&str]) -> Run {
-        let output = Command::new(env!("CARGO_BIN_EXE_cargo-covcon"))
-            .arg("covcon")
-            .args(args)
-            .current_dir(self.dir.path())
-            .env("CARGO_TARGET_DIR", self.path("target"))
-            .env_remove("GITHUB_ACTIONS")
-            .env_remove("COVCON_SEED")
-            .env("NO_COLOR", "1")
-            .output()
-            .unwrap();
-        Run {
-            code: output.status.code().unwrap_or(-1),
-            stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
-        }
-    }
-}
-
-fn copy_dir(src: &Path, dst: &Path) {
-    std::fs::create_dir_all(dst).unwrap();
-    for entry in std::fs::read_dir(src).unwrap() {
-        let entry = entry.unwrap();
-        let name = entry.file_name();
-        if name == "target" {
-            continue;
-        }
-        let to = dst.join(&name);
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &to);
-        } else {
-            std::fs::copy(entry.path(), &to).unwrap();
-        }
-    }
-}
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
+use common::{Run, Sandbox};
 
 /// Checks the exit code and that stdout+stderr contain each expected piece.
 fn check(run: &Run, code: i32, expect: &[&str]) {

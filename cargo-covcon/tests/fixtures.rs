@@ -7,10 +7,12 @@
 //! wrong result are expected misses under the panic oracle. Rows that are not found reliably
 //! within the budget are listed in [`EXPECTED_MISSES`] with the reason, never dropped.
 
+mod common;
+
 use assert_cmd::Command;
+use common::{copy_dir, fixtures_dir};
 use serde_json::Value;
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
 use tempfile::TempDir;
 
 /// The seed of the campaign; any seed should do, this one is the one measured.
@@ -38,10 +40,6 @@ struct Row {
     shows_as: String,
 }
 
-fn fixtures_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures")
-}
-
 fn expected_rows() -> Vec<Row> {
     let text = std::fs::read_to_string(fixtures_dir().join("expected.json")).unwrap();
     let rows: Vec<Value> = serde_json::from_str(&text).unwrap();
@@ -51,22 +49,6 @@ fn expected_rows() -> Vec<Row> {
             shows_as: r["shows_as"].as_str().unwrap().to_owned(),
         })
         .collect()
-}
-
-/// Copies `src` to `dst`, leaving out `target/` directories.
-fn copy_dir(src: &Path, dst: &Path) {
-    std::fs::create_dir_all(dst).unwrap();
-    for entry in std::fs::read_dir(src).unwrap() {
-        let entry = entry.unwrap();
-        let to = dst.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            if entry.file_name() != "target" {
-                copy_dir(&entry.path(), &to);
-            }
-        } else {
-            std::fs::copy(entry.path(), &to).unwrap();
-        }
-    }
 }
 
 /// What the outcome of a row should read like.

@@ -7,32 +7,15 @@
 //! - its correct twin is never reported;
 //! - types whose methods return fresh random ids or iterate a `HashMap` raise no false alarm.
 
+mod common;
+
 use assert_cmd::Command;
+use common::{copy_dir, fixtures_dir};
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use tempfile::TempDir;
 
 const SEED: &str = "1";
-
-fn fixtures_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../fixtures")
-}
-
-/// Copies `src` to `dst`, leaving out `target/` directories.
-fn copy_dir(src: &Path, dst: &Path) {
-    std::fs::create_dir_all(dst).unwrap();
-    for entry in std::fs::read_dir(src).unwrap() {
-        let entry = entry.unwrap();
-        let to = dst.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            if entry.file_name() != "target" {
-                copy_dir(&entry.path(), &to);
-            }
-        } else {
-            std::fs::copy(entry.path(), &to).unwrap();
-        }
-    }
-}
 
 /// A copy of the fixtures workspace in a temporary directory, with its own target dir.
 struct Copy {
