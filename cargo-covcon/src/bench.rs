@@ -11,10 +11,10 @@ use crate::cli::BenchArgs;
 use crate::commands::stdout;
 use crate::exit_code::{usage_error, ExitCode};
 use crate::options::{parse_duration, Console};
-use crate::run::{harness_error, type_config};
+use crate::run::{harness_error, prepare_harness, type_configs};
 use crate::select;
 use crate::workspace::{self, WorkspaceOptions};
-use analysis::{Group, Model, TypeModel};
+use analysis::{Group, TypeModel};
 use anyhow::{Context, Result};
 use generator::{CampaignConfig, HistoryPoint, Strategy, TypeConfig};
 use oracle::{OracleConfig, OracleExecutor};
@@ -119,19 +119,9 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         oracle_config.test_timeout = parse_duration(timeout)
             .map_err(|e| usage_error(format_args!("invalid test timeout: {e}")))?;
     }
-    let selected = Model {
-        types: selection.types.clone(),
-        ..model.clone()
-    };
-    let instantiations: BTreeMap<String, Vec<String>> = selection
-        .settings
-        .iter()
-        .filter_map(|(path, s)| Some((path.clone(), s.instantiate.clone()?)))
-        .collect();
     console.note("bench: preparing the harness");
     let build_start = Instant::now();
-    let harness =
-        oracle::prepare_with(&selected, &oracle_config, &instantiations).map_err(harness_error)?;
+    let (selected, harness) = prepare_harness(&model, &selection, &oracle_config)?;
     console.note(format_args!(
         "bench: harness ready in {:.1}s ({})",
         build_start.elapsed().as_secs_f64(),
@@ -144,17 +134,7 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         .filter(|t| t.supported && t.methods.iter().any(|m| m.supported))
         .cloned()
         .collect();
-    let configs: BTreeMap<String, TypeConfig> = runnable
-        .iter()
-        .map(|t| {
-            let settings = selection.settings.get(&t.path).cloned().unwrap_or_default();
-            let prepared = harness.types.iter().find(|p| p.path == t.path);
-            let kinds = prepared
-                .map(|p| p.instantiation_kinds())
-                .unwrap_or_default();
-            (t.path.clone(), type_config(&settings, kinds))
-        })
-        .collect();
+    let configs = type_configs(&runnable, &selection, &harness);
     let mut executor =
         OracleExecutor::new(&harness, &oracle_config, &drivable).map_err(harness_error)?;
     let seeds: Vec<u64> = (0..args.seeds).map(|i| args.first_seed + i).collect();

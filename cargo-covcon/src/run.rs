@@ -14,7 +14,7 @@ use analysis::{Model, ParamKind, Severity, TypeModel};
 use anyhow::{Context, Result};
 use generator::{CampaignConfig, Pools, ShrinkConfig, Strategy, TestCase, TypeConfig, TypeResult};
 use oracle::results::ResultsConfig;
-use oracle::{OracleConfig, OracleError, OracleExecutor, ViolationKind};
+use oracle::{Harness, OracleConfig, OracleError, OracleExecutor, ViolationKind};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -102,9 +102,10 @@ fn apply_shard(selection: &mut Selection, shard: crate::shard::Shard) {
     selection.untested.retain(|(t, _)| keep.contains(&t.path));
 }
 
-/// Tests per batch. The budget is checked between batches, so a batch of tests that each run
-/// into the deadlock timeout overshoots a type's share by up to `batch × timeout / jobs`;
-/// smaller batches keep that bounded at little cost in throughput (measured in the report).
+/// Tests per batch. The campaign checks the budget between batches and the oracle skips the
+/// chunks of a batch it has not started by the deadline, but a started chunk of tests that each
+/// run into the deadlock timeout still overshoots; smaller batches keep that bounded at little
+/// cost in throughput.
 const DEFAULT_BATCH: usize = 16;
 
 /// Builds the harness and runs the generator against the oracle; one report per type.
@@ -118,18 +119,8 @@ fn campaign(
     let console = &options.console;
     let root = &workspace.root;
     let oracle_config = oracle_config(options, workspace);
-    let selected = Model {
-        types: selection.types.clone(),
-        ..model.clone()
-    };
     console.note("covcon: preparing the harness (built once, reused while the code is unchanged)");
-    let instantiations: BTreeMap<String, Vec<String>> = selection
-        .settings
-        .iter()
-        .filter_map(|(path, s)| Some((path.clone(), s.instantiate.clone()?)))
-        .collect();
-    let harness =
-        oracle::prepare_with(&selected, &oracle_config, &instantiations).map_err(harness_error)?;
+    let (selected, harness) = prepare_harness(model, selection, &oracle_config)?;
     report.build_s = harness.build_secs;
     if options.console.verbose > 0 {
         for d in &harness.diagnostics {
@@ -156,17 +147,7 @@ fn campaign(
     let mut executor =
         OracleExecutor::new(&harness, &oracle_config, &drivable).map_err(harness_error)?;
     let strategy: Strategy = options.strategy.parse().map_err(usage_error)?;
-    let types = runnable
-        .iter()
-        .map(|t| {
-            let settings = selection.settings.get(&t.path).cloned().unwrap_or_default();
-            let prepared = harness.types.iter().find(|p| p.path == t.path);
-            let instantiation = prepared
-                .map(|p| p.instantiation_kinds())
-                .unwrap_or_default();
-            (t.path.clone(), type_config(&settings, instantiation))
-        })
-        .collect();
+    let types = type_configs(&runnable, selection, &harness);
     let config = CampaignConfig {
         strategy,
         seed: options.seed,
@@ -230,10 +211,48 @@ pub(crate) fn harness_error(error: OracleError) -> anyhow::Error {
     .into()
 }
 
-pub(crate) fn type_config(
-    settings: &TypeSettings,
-    instantiation: BTreeMap<String, ParamKind>,
-) -> TypeConfig {
+/// Builds (or reuses) the harness for the selected types, with any configured generic
+/// instantiations; also answers the model restricted to the selection.
+pub(crate) fn prepare_harness(
+    model: &Model,
+    selection: &Selection,
+    config: &OracleConfig,
+) -> Result<(Model, Harness)> {
+    let selected = Model {
+        types: selection.types.clone(),
+        ..model.clone()
+    };
+    let instantiations: BTreeMap<String, Vec<String>> = selection
+        .settings
+        .iter()
+        .filter_map(|(path, s)| Some((path.clone(), s.instantiate.clone()?)))
+        .collect();
+    let harness =
+        oracle::prepare_with(&selected, config, &instantiations).map_err(harness_error)?;
+    Ok((selected, harness))
+}
+
+/// The generator's settings for each type: configured pools and constructor, and the
+/// concrete types the harness chose for its type parameters.
+pub(crate) fn type_configs(
+    types: &[TypeModel],
+    selection: &Selection,
+    harness: &Harness,
+) -> BTreeMap<String, TypeConfig> {
+    types
+        .iter()
+        .map(|t| {
+            let settings = selection.settings.get(&t.path).cloned().unwrap_or_default();
+            let prepared = harness.types.iter().find(|p| p.path == t.path);
+            let instantiation = prepared
+                .map(|p| p.instantiation_kinds())
+                .unwrap_or_default();
+            (t.path.clone(), type_config(&settings, instantiation))
+        })
+        .collect()
+}
+
+fn type_config(settings: &TypeSettings, instantiation: BTreeMap<String, ParamKind>) -> TypeConfig {
     let values = &settings.values;
     let pools = (!values.int.is_empty()
         || !values.string.is_empty()

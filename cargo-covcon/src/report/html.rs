@@ -204,17 +204,8 @@ fn violation(
         "<p>{outcome}{at}:</p><pre class=\"message\">{}</pre>",
         esc(&v.message)
     );
-    if v.linearizations > 0 || v.confirmed.is_some() {
-        let mut evidence = Vec::new();
-        if v.linearizations > 0 {
-            evidence.push(format!(
-                "none of {} sequential orders of the same calls fails this way",
-                v.linearizations
-            ));
-        }
-        if let Some([hits, runs]) = v.confirmed {
-            evidence.push(format!("repeated in {hits} of {runs} re-runs"));
-        }
+    let evidence = v.evidence();
+    if !evidence.is_empty() {
         let _ = writeln!(out, "<p class=\"found\">{}</p>", evidence.join("; "));
     }
     if let Some(test) = &v.test {

@@ -148,6 +148,24 @@ pub struct ViolationReport {
     pub known: bool,
 }
 
+impl ViolationReport {
+    /// Why the violation is believed, one clause each: the sequential orders that did not
+    /// fail this way and how often a re-run repeated it.
+    pub fn evidence(&self) -> Vec<String> {
+        let mut evidence = Vec::new();
+        if self.linearizations > 0 {
+            evidence.push(format!(
+                "none of {} sequential orders of the same calls fails this way",
+                self.linearizations
+            ));
+        }
+        if let Some([hits, runs]) = self.confirmed {
+            evidence.push(format!("repeated in {hits} of {runs} re-runs"));
+        }
+        evidence
+    }
+}
+
 /// A method's declaration.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Site {

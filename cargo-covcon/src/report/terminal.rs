@@ -172,16 +172,7 @@ fn render_violation(out: &mut String, v: &ViolationReport, style: Style) {
     for line in outcome.lines() {
         let _ = writeln!(out, "    {line}");
     }
-    let mut evidence = Vec::new();
-    if v.linearizations > 0 {
-        evidence.push(format!(
-            "none of {} sequential orders of the same calls fails this way",
-            v.linearizations
-        ));
-    }
-    if let Some([hits, runs]) = v.confirmed {
-        evidence.push(format!("repeated in {hits} of {runs} re-runs"));
-    }
+    let evidence = v.evidence();
     if !evidence.is_empty() {
         let _ = writeln!(out, "    {}", style.dim(&evidence.join("; ")));
     }
