@@ -378,7 +378,7 @@ fn driver(w: &mut Writer, index: usize, plan: &TypePlan<'_>) {
             args.join(", ")
         ));
         w.line(&format!(
-            "                {OK}(::covcon_rt::debug_text!(r))"
+            "                {OK}(::covcon_rt::result_text!(r))"
         ));
         w.line("            }");
         w.entries

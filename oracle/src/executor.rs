@@ -420,6 +420,7 @@ impl OracleExecutor {
             test: test.clone(),
             noise: self.config.noise.noise(test.noise_seed),
             timeout_ms: timeout_ms(&self.config),
+            capture: self.config.results.is_some(),
         }
     }
 
@@ -438,6 +439,7 @@ impl OracleExecutor {
                 })
                 .collect(),
             timeout_ms: timeout_ms(&self.config),
+            capture: self.config.results.is_some(),
         }
     }
 

@@ -338,7 +338,12 @@ impl<'r> Pending<'r> {
     /// What is left to ask after the first `answered` answers, if anything: the rest of a
     /// batch (a batch of one becomes a plain concurrent request).
     fn rest(self, answered: usize) -> Option<Pending<'r>> {
-        let Request::Batch { tests, timeout_ms } = self.request.into_owned() else {
+        let Request::Batch {
+            tests,
+            timeout_ms,
+            capture,
+        } = self.request.into_owned()
+        else {
             return None;
         };
         let mut left: Vec<BatchRun> = tests.into_iter().skip(answered).collect();
@@ -350,11 +355,13 @@ impl<'r> Pending<'r> {
                     test: run.test,
                     noise: run.noise,
                     timeout_ms,
+                    capture,
                 }
             }
             _ => Request::Batch {
                 tests: left,
                 timeout_ms,
+                capture,
             },
         };
         Some(Pending::new(Cow::Owned(request)))

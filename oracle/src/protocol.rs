@@ -18,6 +18,10 @@ pub enum Request {
         test: TestCase,
         noise: Noise,
         timeout_ms: u64,
+        /// Whether the response carries the `Debug` texts of the results and final state
+        /// (only the results oracle reads them; without them a trivial run is cheaper).
+        #[serde(default = "yes")]
+        capture: bool,
     },
     /// Build the instances, run the prefix, then the suffix calls one after another on one
     /// thread in the given order: each entry is (thread, index into that thread's calls).
@@ -36,7 +40,14 @@ pub enum Request {
     Batch {
         tests: Vec<BatchRun>,
         timeout_ms: u64,
+        /// As in `Concurrent`, for every run.
+        #[serde(default = "yes")]
+        capture: bool,
     },
+}
+
+fn yes() -> bool {
+    true
 }
 
 /// One concurrent run of a [`Request::Batch`].

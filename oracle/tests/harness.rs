@@ -447,7 +447,11 @@ impl Worker {
 
     /// Sends a request and reads the answer; `None` when the worker died without one.
     fn ask(&mut self, request: &Request) -> Option<Response> {
-        let line = serde_json::to_string(request).unwrap();
+        self.ask_line(&serde_json::to_string(request).unwrap())
+    }
+
+    /// Sends one line as it is and reads the answer; `None` when the worker died without one.
+    fn ask_line(&mut self, line: &str) -> Option<Response> {
         if writeln!(self.stdin, "{line}")
             .and_then(|()| self.stdin.flush())
             .is_err()
@@ -465,7 +469,12 @@ impl Worker {
     /// Sends a request and reads `n` answers (a batch's); `None` for each one missing because
     /// the worker died.
     fn ask_n(&mut self, request: &Request, n: usize) -> Vec<Option<Response>> {
-        let mut answers = vec![self.ask(request)];
+        self.ask_line_n(&serde_json::to_string(request).unwrap(), n)
+    }
+
+    /// Sends one line as it is and reads `n` answers.
+    fn ask_line_n(&mut self, line: &str, n: usize) -> Vec<Option<Response>> {
+        let mut answers = vec![self.ask_line(line)];
         while answers.len() < n {
             let mut answer = String::new();
             let _ = self.stdout.read_line(&mut answer);
@@ -519,6 +528,7 @@ fn concurrent(test: TestCase) -> Request {
         test,
         noise: Noise::none(),
         timeout_ms: 2_000,
+        capture: true,
     }
 }
 
@@ -668,10 +678,23 @@ fn concurrent_runs_record_starts_and_ends_including_nested_calls() {
                 vec![call("add", vec![Value::Int(0)])],
             ])),
             Request::Ping,
+            // Without capture (the panic oracle): the same events, no result texts.
+            without_capture(concurrent(test("Counter", vec![call("new", vec![])], vec![call("incr", vec![])], [
+                vec![call("twice", vec![])],
+                vec![call("add", vec![Value::Int(0)])],
+            ]))),
         ],
         "passed | prefix [1] | [3] [()] | t2[+incr -incr] t0[+twice +incr -incr +incr -incr -twice] t1[+add -add]
-passed | prefix [] | [] [] |",
+passed | prefix [] | [] [] |
+passed | prefix [-] | [-] [-] | t2[+incr -incr] t0[+twice +incr -incr +incr -incr -twice] t1[+add -add]",
     );
+}
+
+fn without_capture(mut request: Request) -> Request {
+    if let Request::Concurrent { capture, .. } | Request::Batch { capture, .. } = &mut request {
+        *capture = false;
+    }
+    request
 }
 
 #[test]
@@ -885,6 +908,7 @@ fn batch(tests: Vec<TestCase>) -> Request {
             })
             .collect(),
         timeout_ms: 300,
+        capture: true,
     }
 }
 
@@ -901,6 +925,45 @@ fn check_batch(tests: Vec<TestCase>, expect: &str) {
         })
         .collect();
     assert_eq!(got.join("\n"), expect.trim());
+}
+
+#[test]
+fn malformed_lines_are_answered_as_setup_failures_and_the_worker_goes_on() {
+    let queue = |t0| test("Queue", vec![call("new", vec![])], vec![], [t0, vec![]]);
+    let put = |v| call("put", vec![Value::Int(v)]);
+    // A batch whose second run has one thread only: the other runs still run.
+    let mut broken = serde_json::to_value(batch(vec![
+        queue(vec![put(1)]),
+        queue(vec![put(2)]),
+        queue(vec![put(3)]),
+    ]))
+    .unwrap();
+    broken["tests"][1]["test"]["threads"] = serde_json::json!([[]]);
+    let mut worker = Worker::start();
+    let mut answers = vec![
+        worker.ask_line("not json at all"),
+        worker.ask_line(r#"{"op": "launch", "test": {"id": 9}}"#),
+        worker.ask_line(r#"{"op": "concurrent", "test": {"id": 4, "type_path": "tsafe::Queue", "threads": [[{"method": "put", "args": [{"bogus": 1}]}], []]}}"#),
+    ];
+    answers.extend(worker.ask_line_n(&broken.to_string(), 3));
+    answers.push(worker.ask(&Request::Ping));
+    let got: Vec<String> = answers
+        .into_iter()
+        .map(|r| match r {
+            Some(r) => format!("{}: {}", r.test_id, summary(Some(r.clone()))),
+            None => summary(None),
+        })
+        .collect();
+    assert_eq!(
+        got.join("\n"),
+        "0: setup failed: unreadable request: expected ident at line 1 column 2 | prefix [] | [] [] |
+9: setup failed: test case without `type_path` at line 1 column 34 | prefix [] | [] [] |
+4: setup failed: not a covcon value: unknown kind `bogus` at line 1 column 116 | prefix [] | [] [] |
+1: passed | prefix [] | [()] [] | t0[+put -put]
+2: setup failed: `threads` must be a list of two lists of calls | prefix [] | [] [] |
+3: passed | prefix [] | [()] [] | t0[+put -put]
+0: passed | prefix [] | [] [] |"
+    );
 }
 
 #[test]
@@ -957,6 +1020,7 @@ fn check_then_act_panics_only_when_the_two_threads_interleave() {
         test: registry(vec![insert()], vec![insert()]),
         noise: noisy,
         timeout_ms: 2_000,
+        capture: true,
     };
     let mut request = serde_json::to_value(&request).unwrap();
     request["repeat"] = 1_000.into();
@@ -1006,7 +1070,7 @@ fn cargo_test_in_copy(files: &[(&str, String)], args: &[&str]) -> (bool, String)
 }
 
 #[test]
-fn reproducers_compile_against_the_real_crate_and_a_check_then_act_one_fails() {
+fn reproducers_compile_against_the_real_crate_and_a_check_then_act_one_and_a_wrong_result_fail() {
     let model = model();
     let prepared = &harness().0.types;
     let render = |path: &str, test: TestCase| {
@@ -1075,16 +1139,64 @@ fn reproducers_compile_against_the_real_crate_and_a_check_then_act_one_fails() {
         vec![],
         [vec![call("acquire", vec![])], vec![]],
     );
+    // A wrong result's reproducer whose only allowed outcome no run gives: it fails at once.
+    let adding = test(
+        "Counter",
+        vec![call("new", vec![])],
+        vec![],
+        [
+            vec![
+                call("add", vec![Value::Int(2)]),
+                call("add", vec![Value::Int(3)]),
+            ],
+            vec![call("get", vec![])],
+        ],
+    );
+    let impossible = oracle::results::AllowedOutcomes {
+        calls: vec![(0, 0), (0, 1), (1, 0)],
+        final_state: false,
+        outcomes: vec![oracle::results::AllowedOutcome {
+            order: vec![(0, 0), (0, 1), (1, 0)],
+            texts: vec!["()".into(), "()".into(), "7".into()],
+        }],
+        left_out: vec![],
+    };
+    let counter = model
+        .types
+        .iter()
+        .find(|t| t.path == "tsafe::Counter")
+        .unwrap();
+    let wrong_result = oracle::render_results_reproducer(
+        counter,
+        &adding,
+        prepared.iter().find(|p| p.path == counter.path),
+        "wrong result",
+        &impossible,
+    );
     let files = [
         ("check_then_act.rs", render("tsafe::Registry", registry)),
         ("arguments.rs", render("tsafe::Counter", everything)),
         ("generic.rs", render("tsafe::Cache", generic)),
         ("builder.rs", render("tsafe::Pool", built)),
+        ("wrong_result.rs", wrong_result),
     ];
     let (compiled, output) = cargo_test_in_copy(&files, &["--no-run"]);
     assert!(compiled, "{output}\n{}", files[1].1);
-    let (passed, output) = cargo_test_in_copy(&files, &["--test", "check_then_act"]);
+    let (passed, output) = cargo_test_in_copy(
+        &files,
+        &[
+            "--no-fail-fast",
+            "--test",
+            "check_then_act",
+            "--test",
+            "wrong_result",
+        ],
+    );
     assert!(!passed && output.contains("key inserted twice"), "{output}");
+    assert!(
+        output.contains("wrong result in run 1: no sequential order"),
+        "{output}"
+    );
 }
 
 #[test]
@@ -1134,6 +1246,7 @@ fn the_model_from_the_real_analysis_drives_every_type() {
             sleep_p: 0.1,
         },
         timeout_ms: 2_000,
+        capture: true,
     };
     let mut stdin = worker.stdin.take().unwrap();
     writeln!(stdin, "{}", serde_json::to_string(&request).unwrap()).unwrap();

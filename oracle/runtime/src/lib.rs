@@ -14,6 +14,7 @@
 //! yielding, then parking), never a `Barrier`. A watchdog thread turns a run that outlives its
 //! timeout into a `deadlocked` answer, after which the worker exits.
 
+mod request;
 mod value;
 mod worker;
 
@@ -21,7 +22,7 @@ pub use value::{closure, Arg, Call, FromArg, TestData};
 pub use worker::{worker_main, Answer, CallError, Cx, Driver, Registered, Run};
 
 use std::cell::{Cell, RefCell};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 
 /// The global logical clock every start and end is stamped from.
@@ -46,6 +47,16 @@ pub(crate) static BUFFERS: [Mutex<Vec<RawEvent>>; 3] = [
     Mutex::new(Vec::new()),
     Mutex::new(Vec::new()),
 ];
+
+/// Whether the current request wants the `Debug` texts of results and final state
+/// ([`result_text!`]); only the results oracle reads them.
+pub(crate) static CAPTURE: AtomicBool = AtomicBool::new(true);
+
+/// Whether the current request wants the `Debug` texts of call results (see [`result_text!`]).
+#[doc(hidden)]
+pub fn capturing() -> bool {
+    CAPTURE.load(Ordering::Relaxed)
+}
 
 /// Noise probabilities for the current run, as `f64` bits (yield, spin, sleep).
 pub(crate) static NOISE: [AtomicU64; 3] = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
@@ -214,6 +225,19 @@ macro_rules! debug_text {
         #[allow(unused_imports)]
         use $crate::spec::{ViaDebug as _, ViaNothing as _};
         (&&$crate::spec::Wrap(&$e)).covcon_debug()
+    }};
+}
+
+/// `Debug` text of a call's result, when the current request wants results captured (the
+/// results oracle) and the type has `Debug`; `None` otherwise.
+#[macro_export]
+macro_rules! result_text {
+    ($e:expr) => {{
+        if $crate::capturing() {
+            $crate::debug_text!($e)
+        } else {
+            ::std::option::Option::None
+        }
     }};
 }
 

@@ -5,7 +5,8 @@
 //! snake_case). Decoding is lenient on purpose: a type parameter instantiated as `String` may
 //! receive an integer from the generator, and gets its decimal text.
 
-use serde_json::Value as Json;
+use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
+use std::fmt;
 use std::time::Duration;
 
 /// A concrete argument value (`generator::Value`).
@@ -43,101 +44,296 @@ pub struct TestData {
     pub threads: [Vec<Call>; 2],
 }
 
-impl TestData {
-    pub(crate) fn from_json(json: &Json) -> Result<TestData, String> {
-        let calls = |key: &str| -> Result<Vec<Call>, String> {
-            match json.get(key) {
-                Some(Json::Array(items)) => items.iter().map(Call::from_json).collect(),
-                None | Some(Json::Null) => Ok(Vec::new()),
-                Some(other) => Err(format!("`{key}` is not a list: {other}")),
-            }
-        };
-        let threads = match json.get("threads") {
-            Some(Json::Array(items)) if items.len() == 2 => {
-                let thread = |json: &Json| -> Result<Vec<Call>, String> {
-                    json.as_array()
-                        .ok_or_else(|| format!("a thread is not a list: {json}"))?
-                        .iter()
-                        .map(Call::from_json)
-                        .collect()
-                };
-                [thread(&items[0])?, thread(&items[1])?]
-            }
-            _ => return Err("`threads` must be a list of two lists of calls".to_string()),
-        };
-        Ok(TestData {
-            id: json.get("id").and_then(Json::as_u64).unwrap_or(0),
-            type_path: json
-                .get("type_path")
-                .and_then(Json::as_str)
-                .ok_or("test case without `type_path`")?
-                .to_string(),
-            instances: calls("instances")?,
-            prefix: calls("prefix")?,
-            threads,
-        })
+// Decoding, written against serde's data model by hand (the runtime depends on `serde_json`
+// and `serde` only, no derive): the worker decodes each request line straight into these types
+// without building a `serde_json::Value` tree first, and the same impls decode from a `Value`
+// when a malformed line has to be taken apart test by test.
+
+impl<'de> Deserialize<'de> for TestData {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<TestData, D::Error> {
+        d.deserialize_map(TestDataVisitor)
     }
 }
 
-impl Call {
-    fn from_json(json: &Json) -> Result<Call, String> {
-        let method = json
-            .get("method")
-            .and_then(Json::as_str)
-            .ok_or_else(|| format!("call without `method`: {json}"))?;
-        let args = match json.get("args") {
-            Some(Json::Array(items)) => {
-                items.iter().map(Arg::from_json).collect::<Result<_, _>>()?
-            }
-            _ => Vec::new(),
+struct TestDataVisitor;
+
+impl<'de> Visitor<'de> for TestDataVisitor {
+    type Value = TestData;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a covcon test case")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<TestData, A::Error> {
+        let mut test = TestData {
+            id: 0,
+            type_path: String::new(),
+            instances: Vec::new(),
+            prefix: Vec::new(),
+            threads: [Vec::new(), Vec::new()],
         };
+        let (mut has_type, mut has_threads) = (false, false);
+        while let Some(key) = map.next_key::<Key>()? {
+            match key {
+                Key::Id => test.id = map.next_value()?,
+                Key::TypePath => {
+                    test.type_path = map.next_value()?;
+                    has_type = true;
+                }
+                Key::Instances => {
+                    test.instances = map.next_value::<Option<_>>()?.unwrap_or_default()
+                }
+                Key::Prefix => test.prefix = map.next_value::<Option<_>>()?.unwrap_or_default(),
+                Key::Threads => {
+                    test.threads = map.next_value::<ThreadCalls>()?.0;
+                    has_threads = true;
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        if !has_type {
+            return Err(de::Error::custom("test case without `type_path`"));
+        }
+        if !has_threads {
+            return Err(de::Error::custom(
+                "`threads` must be a list of two lists of calls",
+            ));
+        }
+        Ok(test)
+    }
+}
+
+/// `threads`: exactly two lists of calls.
+struct ThreadCalls([Vec<Call>; 2]);
+
+impl<'de> Deserialize<'de> for ThreadCalls {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<ThreadCalls, D::Error> {
+        let mut lists = Vec::<Vec<Call>>::deserialize(d)?;
+        if lists.len() != 2 {
+            return Err(de::Error::custom(
+                "`threads` must be a list of two lists of calls",
+            ));
+        }
+        let second = lists.pop().unwrap_or_default();
+        let first = lists.pop().unwrap_or_default();
+        Ok(ThreadCalls([first, second]))
+    }
+}
+
+impl<'de> Deserialize<'de> for Call {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Call, D::Error> {
+        d.deserialize_map(CallVisitor)
+    }
+}
+
+struct CallVisitor;
+
+impl<'de> Visitor<'de> for CallVisitor {
+    type Value = Call;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a call with a `method`")
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Call, A::Error> {
+        let (mut method, mut receiver, mut args) = (None, 0, Vec::new());
+        while let Some(key) = map.next_key::<Key>()? {
+            match key {
+                Key::Method => method = Some(map.next_value::<String>()?),
+                Key::Receiver => receiver = map.next_value::<Option<usize>>()?.unwrap_or(0),
+                Key::Args => args = map.next_value::<Option<_>>()?.unwrap_or_default(),
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        let method = method.ok_or_else(|| de::Error::custom("call without `method`"))?;
         Ok(Call {
-            method: method.to_string(),
-            receiver: json.get("receiver").and_then(Json::as_u64).unwrap_or(0) as usize,
+            method,
+            receiver,
             args,
         })
     }
 }
 
-impl Arg {
-    fn from_json(json: &Json) -> Result<Arg, String> {
-        let bad = || format!("not a covcon value: {json}");
-        let Json::Object(map) = json else {
-            return Err(bad());
-        };
-        let (tag, inner) = map.iter().next().ok_or_else(bad)?;
-        let list = |inner: &Json| -> Result<Vec<Arg>, String> {
-            inner
-                .as_array()
-                .ok_or_else(bad)?
-                .iter()
-                .map(Arg::from_json)
-                .collect()
-        };
-        Ok(match tag.as_str() {
-            "int" => Arg::Int(json_int(inner).ok_or_else(bad)?),
-            "bool" => Arg::Bool(inner.as_bool().ok_or_else(bad)?),
-            "char" => Arg::Char(
-                inner
-                    .as_str()
-                    .and_then(|s| s.chars().next())
-                    .ok_or_else(bad)?,
-            ),
-            "float" => Arg::Float(inner.as_f64().ok_or_else(bad)?),
-            "str" => Arg::Str(inner.as_str().ok_or_else(bad)?.to_string()),
-            "list" => Arg::List(list(inner)?),
-            "tuple" => Arg::Tuple(list(inner)?),
-            "option" => match inner {
-                Json::Null => Arg::Option(None),
-                some => Arg::Option(Some(Box::new(Arg::from_json(some)?))),
-            },
-            "duration" => Arg::Duration(inner.as_u64().ok_or_else(bad)?),
-            "instance" => Arg::Instance(inner.as_u64().ok_or_else(bad)? as usize),
-            "closure" => Arg::Closure(Box::new(Arg::from_json(inner)?)),
-            _ => return Err(bad()),
-        })
+impl<'de> Deserialize<'de> for Arg {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Arg, D::Error> {
+        d.deserialize_map(ArgVisitor)
+    }
+}
+
+struct ArgVisitor;
+
+impl<'de> Visitor<'de> for ArgVisitor {
+    type Value = Arg;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a covcon value such as {\"int\": 3}")
     }
 
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Arg, A::Error> {
+        let Some(tag) = map.next_key::<Key>()? else {
+            return Err(de::Error::custom("not a covcon value: {}"));
+        };
+        let arg = match tag {
+            Key::Int => Arg::Int(map.next_value::<Int>()?.0),
+            Key::Bool => Arg::Bool(map.next_value()?),
+            Key::Char => Arg::Char(map.next_value()?),
+            Key::Float => Arg::Float(map.next_value()?),
+            Key::Str => Arg::Str(map.next_value()?),
+            Key::List => Arg::List(map.next_value()?),
+            Key::Tuple => Arg::Tuple(map.next_value()?),
+            Key::Option => Arg::Option(map.next_value::<Option<Box<Arg>>>()?),
+            Key::Duration => Arg::Duration(map.next_value()?),
+            Key::Instance => Arg::Instance(map.next_value()?),
+            Key::Closure => Arg::Closure(map.next_value()?),
+            Key::Other(name) => {
+                return Err(de::Error::custom(format!(
+                    "not a covcon value: unknown kind `{name}`"
+                )))
+            }
+            other => {
+                return Err(de::Error::custom(format!(
+                    "not a covcon value: unknown kind `{other:?}`"
+                )))
+            }
+        };
+        // One kind per value: `{"int": 1, "str": "a"}` is not a value.
+        if map.next_key::<IgnoredAny>()?.is_some() {
+            return Err(de::Error::custom("not a covcon value: more than one kind"));
+        }
+        Ok(arg)
+    }
+}
+
+/// An integer argument: any JSON number, floats truncated (the generator writes integers; a
+/// hand-edited replay file may not).
+struct Int(i128);
+
+impl<'de> Deserialize<'de> for Int {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Int, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Int;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("an integer")
+            }
+            fn visit_i64<E>(self, n: i64) -> Result<Int, E> {
+                Ok(Int(i128::from(n)))
+            }
+            fn visit_u64<E>(self, n: u64) -> Result<Int, E> {
+                Ok(Int(i128::from(n)))
+            }
+            fn visit_i128<E>(self, n: i128) -> Result<Int, E> {
+                Ok(Int(n))
+            }
+            fn visit_u128<E>(self, n: u128) -> Result<Int, E> {
+                Ok(Int(n as i128))
+            }
+            fn visit_f64<E>(self, f: f64) -> Result<Int, E> {
+                Ok(Int(f as i128))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// The field names of the protocol's requests and test cases, decoded without allocating.
+#[derive(Debug)]
+pub(crate) enum Key {
+    // Test cases and calls.
+    Id,
+    TypePath,
+    Instances,
+    Prefix,
+    Threads,
+    Pair,
+    NoiseSeed,
+    Method,
+    Receiver,
+    Args,
+    // Value kinds.
+    Int,
+    Bool,
+    Char,
+    Float,
+    Str,
+    List,
+    Option,
+    Tuple,
+    Duration,
+    Instance,
+    Closure,
+    // Requests.
+    Op,
+    Test,
+    Tests,
+    Noise,
+    Order,
+    TimeoutMs,
+    Repeat,
+    Capture,
+    Seed,
+    YieldP,
+    SpinP,
+    SleepP,
+    Other(String),
+}
+
+impl<'de> Deserialize<'de> for Key {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Key, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Key;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a field name")
+            }
+            fn visit_str<E>(self, name: &str) -> Result<Key, E> {
+                Ok(match name {
+                    "id" => Key::Id,
+                    "type_path" => Key::TypePath,
+                    "instances" => Key::Instances,
+                    "prefix" => Key::Prefix,
+                    "threads" => Key::Threads,
+                    "pair" => Key::Pair,
+                    "noise_seed" => Key::NoiseSeed,
+                    "method" => Key::Method,
+                    "receiver" => Key::Receiver,
+                    "args" => Key::Args,
+                    "int" => Key::Int,
+                    "bool" => Key::Bool,
+                    "char" => Key::Char,
+                    "float" => Key::Float,
+                    "str" => Key::Str,
+                    "list" => Key::List,
+                    "option" => Key::Option,
+                    "tuple" => Key::Tuple,
+                    "duration" => Key::Duration,
+                    "instance" => Key::Instance,
+                    "closure" => Key::Closure,
+                    "op" => Key::Op,
+                    "test" => Key::Test,
+                    "tests" => Key::Tests,
+                    "noise" => Key::Noise,
+                    "order" => Key::Order,
+                    "timeout_ms" => Key::TimeoutMs,
+                    "repeat" => Key::Repeat,
+                    "capture" => Key::Capture,
+                    "seed" => Key::Seed,
+                    "yield_p" => Key::YieldP,
+                    "spin_p" => Key::SpinP,
+                    "sleep_p" => Key::SleepP,
+                    other => Key::Other(other.to_string()),
+                })
+            }
+        }
+        d.deserialize_identifier(V)
+    }
+}
+
+impl Arg {
     fn as_int(&self) -> Option<i128> {
         match self {
             Arg::Int(n) => Some(*n),
@@ -151,13 +347,6 @@ impl Arg {
             _ => None,
         }
     }
-}
-
-fn json_int(json: &Json) -> Option<i128> {
-    json.as_i64()
-        .map(i128::from)
-        .or_else(|| json.as_u64().map(i128::from))
-        .or_else(|| json.as_f64().map(|f| f as i128))
 }
 
 /// Decoding of an [`Arg`] into an owned Rust value.
@@ -323,11 +512,21 @@ pub fn closure<T: Clone>(value: T) -> impl Fn() -> T + Clone {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
+    use serde_json::{json, Value as Json};
 
     fn check(json: Json, expect: &str) {
-        let arg = Arg::from_json(&json).map_or_else(|e| e, |a| format!("{a:?}"));
-        assert_eq!(arg, expect);
+        let text = json.to_string();
+        let arg =
+            serde_json::from_str::<Arg>(&text).map_or_else(|e| e.to_string(), |a| format!("{a:?}"));
+        // Decoding from a `Value` (the worker's path for malformed lines) agrees.
+        let from_value =
+            Arg::deserialize(&json).map_or_else(|e| e.to_string(), |a| format!("{a:?}"));
+        assert_eq!(
+            arg.split(" at line").next(),
+            Some(from_value.as_str()),
+            "{text}"
+        );
+        assert_eq!(from_value, expect, "{text}");
     }
 
     #[test]
@@ -345,7 +544,17 @@ mod tests {
         );
         check(json!({"closure": {"duration": 5}}), "Closure(Duration(5))");
         check(json!({"instance": 1}), "Instance(1)");
-        check(json!({"bogus": 1}), "not a covcon value: {\"bogus\":1}");
+        check(json!({"int": 2.9}), "Int(2)");
+        check(json!({"int": u64::MAX}), "Int(18446744073709551615)");
+        check(
+            json!({"bogus": 1}),
+            "not a covcon value: unknown kind `bogus`",
+        );
+        check(
+            json!({"int": 1, "str": "a"}),
+            "not a covcon value: more than one kind",
+        );
+        check(json!({}), "not a covcon value: {}");
     }
 
     #[test]

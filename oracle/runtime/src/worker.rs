@@ -7,8 +7,10 @@
 //! A watchdog thread polls the running test's start time and answers `deadlocked` itself, then
 //! ends the process: a thread cannot be cancelled, a process can.
 
+use crate::request::{BatchRun, Line, Op};
 use crate::value::{Arg, Call, FromArg, TestData};
-use crate::{set_role, RawEvent, BUFFERS, LAST_PANIC, NOISE, NO_ROLE};
+use crate::{set_role, RawEvent, BUFFERS, CAPTURE, LAST_PANIC, NOISE, NO_ROLE};
+use serde::Deserialize;
 use serde_json::{json, Value as Json};
 use std::io::{BufRead, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
@@ -171,55 +173,110 @@ pub fn worker_main(drivers: Vec<&'static dyn Registered>) {
 /// soon as its run ends (so that when run k aborts the process, runs before k are answered).
 fn serve(drivers: &[&'static dyn Registered], line: &str, out: &Mutex<Box<dyn Write + Send>>) {
     let started = Instant::now();
-    let request: Json = match serde_json::from_str(line) {
+    let request = match serde_json::from_str::<Line>(line) {
+        Ok(request) => request,
+        Err(e) => return serve_malformed(drivers, line, e, out),
+    };
+    CAPTURE.store(request.capture, Ordering::Relaxed);
+    let timeout_ms = request.timeout_ms;
+    match request.op {
+        Op::Ping => write_line(
+            out,
+            &finish((0, empty_answer(json!({"kind": "passed"}))), started),
+        ),
+        Op::Concurrent {
+            test,
+            noise,
+            repeat,
+        } => {
+            let mode = Mode::Concurrent {
+                seed: noise.seed,
+                noise: noise.p,
+            };
+            let answer = answer(drivers, test, mode, repeat, timeout_ms);
+            write_line(out, &finish(answer, started));
+        }
+        Op::Sequential { test, order } => {
+            let answer = answer(drivers, test, Mode::Sequential { order }, 1, timeout_ms);
+            write_line(out, &finish(answer, started));
+        }
+        Op::Batch { runs } => {
+            for BatchRun { test, noise } in runs {
+                let started = Instant::now();
+                let mode = Mode::Concurrent {
+                    seed: noise.seed,
+                    noise: noise.p,
+                };
+                let answer = answer(drivers, test, mode, 1, timeout_ms);
+                write_line(out, &finish(answer, started));
+            }
+        }
+    }
+}
+
+/// Answers a line that does not decode: an unreadable line with one `setup_failed` answer
+/// under test id 0; a batch with one answer per run, running those that decode; any other
+/// request with one `setup_failed` answer under its test's id if it has one, so the answer is
+/// not taken for noise.
+fn serve_malformed(
+    drivers: &[&'static dyn Registered],
+    line: &str,
+    error: serde_json::Error,
+    out: &Mutex<Box<dyn Write + Send>>,
+) {
+    let started = Instant::now();
+    let json: Json = match serde_json::from_str(line) {
         Ok(json) => json,
         Err(e) => {
             let answer = setup_failed(format!("unreadable request: {e}"));
             return write_line(out, &finish((0, answer), started));
         }
     };
-    let op = request.get("op").and_then(Json::as_str).unwrap_or("");
-    let timeout_ms = request
+    let id_of = |test: Option<&Json>| {
+        test.and_then(|t| t.get("id"))
+            .and_then(Json::as_u64)
+            .unwrap_or(0)
+    };
+    let batch = json.get("op").and_then(Json::as_str) == Some("batch");
+    let Some(runs) = json.get("tests").and_then(Json::as_array).filter(|_| batch) else {
+        let answer = setup_failed(error.to_string());
+        return write_line(out, &finish((id_of(json.get("test")), answer), started));
+    };
+    let timeout_ms = json
         .get("timeout_ms")
         .and_then(Json::as_u64)
         .unwrap_or(10_000);
-    if op != "batch" {
-        let answer = answer(drivers, op, &request, timeout_ms);
-        return write_line(out, &finish(answer, started));
-    }
-    // `{"op": "batch", "tests": [{"test": …, "noise": …}, …], "timeout_ms": …}`: each entry
-    // runs as a concurrent request would.
-    let runs = request.get("tests").and_then(Json::as_array);
-    for run in runs.into_iter().flatten() {
+    CAPTURE.store(
+        json.get("capture").and_then(Json::as_bool).unwrap_or(true),
+        Ordering::Relaxed,
+    );
+    for run in runs {
         let started = Instant::now();
-        let answer = answer(drivers, "concurrent", run, timeout_ms);
+        let answer = match BatchRun::deserialize(run) {
+            Ok(BatchRun { test, noise }) => {
+                let mode = Mode::Concurrent {
+                    seed: noise.seed,
+                    noise: noise.p,
+                };
+                answer(drivers, test, mode, 1, timeout_ms)
+            }
+            Err(e) => (id_of(run.get("test")), setup_failed(e.to_string())),
+        };
         write_line(out, &finish(answer, started));
     }
 }
 
-/// Runs one request (`op` with its fields in `request`) and answers its test id and outcome.
+/// Runs one test `repeat` times at most (seeds `seed, seed + 1, …`), up to the first run that
+/// does not pass, and answers its test id and that run's outcome (or the last run's), with
+/// `runs` saying how many ran: repeating in the worker amortises the protocol's cost when the
+/// same test is run again and again.
 fn answer(
     drivers: &[&'static dyn Registered],
-    op: &str,
-    request: &Json,
+    test: TestData,
+    mode: Mode,
+    repeat: u64,
     timeout_ms: u64,
 ) -> (u64, Answer) {
-    if op == "ping" {
-        return (0, empty_answer(json!({"kind": "passed"})));
-    }
-    let test = match request.get("test").map(TestData::from_json) {
-        Some(Ok(test)) => Arc::new(test),
-        Some(Err(e)) => {
-            // Answer under the test's id if it has one, so the answer is not taken for noise.
-            let id = request
-                .get("test")
-                .and_then(|t| t.get("id"))
-                .and_then(Json::as_u64)
-                .unwrap_or(0);
-            return (id, setup_failed(e));
-        }
-        None => return (0, setup_failed(format!("unknown request `{op}`"))),
-    };
     let id = test.id;
     let Some(driver) = drivers.iter().find(|d| d.type_path() == test.type_path) else {
         return (
@@ -227,56 +284,10 @@ fn answer(
             setup_failed(format!("type `{}` is not in the harness", test.type_path)),
         );
     };
-    let mode = match op {
-        "concurrent" => {
-            let noise = request.get("noise");
-            let p = |k: &str| {
-                noise
-                    .and_then(|n| n.get(k))
-                    .and_then(Json::as_f64)
-                    .unwrap_or(0.0)
-            };
-            let seed = noise
-                .and_then(|n| n.get("seed"))
-                .and_then(Json::as_u64)
-                .unwrap_or(0);
-            Mode::Concurrent {
-                seed,
-                noise: [p("yield_p"), p("spin_p"), p("sleep_p")],
-            }
-        }
-        "sequential" => {
-            let order = request
-                .get("order")
-                .and_then(Json::as_array)
-                .map(|items| {
-                    items
-                        .iter()
-                        .filter_map(|pair| {
-                            let t = pair.get(0)?.as_u64()? as u8;
-                            let i = pair.get(1)?.as_u64()? as u32;
-                            Some((t.min(1), i))
-                        })
-                        .collect()
-                })
-                .unwrap_or_default();
-            Mode::Sequential { order }
-        }
-        _ => return (id, setup_failed(format!("unknown request `{op}`"))),
+    let mut run = Run {
+        test: Arc::new(test),
+        mode,
     };
-    // Extension (not in `protocol.rs` yet): `"repeat": N` on a concurrent request runs the
-    // test up to N times with seeds `seed, seed+1, ...`, stops at the first run that does not
-    // pass and answers that run (or the last one), with `"runs"` saying how many ran. It
-    // amortises the protocol's cost when the same test is repeated.
-    let repeat = match mode {
-        Mode::Concurrent { .. } => request
-            .get("repeat")
-            .and_then(Json::as_u64)
-            .unwrap_or(1)
-            .max(1),
-        Mode::Sequential { .. } => 1,
-    };
-    let mut run = Run { test, mode };
     let mut runs = 0;
     loop {
         watch(id, timeout_ms);
@@ -668,6 +679,9 @@ fn run_sequential<D: Driver>(driver: &'static D, test: &TestData, order: &[(u8, 
 
 /// `Debug` text of instance 0, clipped; `None` if it has none or formatting panics.
 fn state_of<D: Driver>(driver: &'static D, instances: &[Arc<D::Instance>]) -> Option<String> {
+    if !CAPTURE.load(Ordering::Relaxed) {
+        return None;
+    }
     let first = instances.first()?;
     catch_unwind(AssertUnwindSafe(|| driver.state(first)))
         .ok()
@@ -730,12 +744,38 @@ static PARKED: AtomicBool = AtomicBool::new(false);
 static JOB: Mutex<Option<Job>> = Mutex::new(None);
 static HELPER: OnceLock<Thread> = OnceLock::new();
 
-/// Spin iterations before a waiting thread starts yielding. Short on purpose: a `pause` costs
-/// up to ~140 cycles, and while one thread spins the thread it waits for may be queued behind it
-/// on the same core (the starvation DESIGN.md warns about); yielding lets that thread run.
-const SPINS: u32 = 100;
+/// How long a waiting thread spins before it starts yielding. Short on purpose: while one
+/// thread spins, the thread it waits for may be queued behind it on the same core (the
+/// starvation DESIGN.md warns about; on 2 cores shared with covcon and other work that is
+/// common), and yielding lets that thread run. Measured on the 2-core machine, a longer spin
+/// (20 µs) gained nothing on a quiet machine and lost under load (docs/benchmarks.md). Timed
+/// rather than counted, because a `pause` costs 10 to 140 cycles depending on the processor.
+const SPIN_FOR: Duration = Duration::from_micros(2);
 /// How long a waiting thread yields before it parks or sleeps.
 const YIELD_FOR: Duration = Duration::from_millis(2);
+
+/// Waits until `ready()` holds: spins for [`SPIN_FOR`], then yields for [`YIELD_FOR`], then
+/// calls `idle()` (which parks or sleeps briefly) until it holds.
+fn wait_while_not(ready: impl Fn() -> bool, idle: impl Fn()) {
+    let started = Instant::now();
+    let mut spins = 0u32;
+    while !ready() {
+        spins = spins.wrapping_add(1);
+        // Reading the clock costs as much as a few spins; look at it now and then.
+        if spins & 15 != 0 {
+            std::hint::spin_loop();
+            continue;
+        }
+        let waited = started.elapsed();
+        if waited < SPIN_FOR {
+            std::hint::spin_loop();
+        } else if waited < SPIN_FOR + YIELD_FOR {
+            std::thread::yield_now();
+        } else {
+            idle();
+        }
+    }
+}
 
 fn start_helper() {
     let handle = std::thread::Builder::new()
@@ -762,31 +802,20 @@ fn helper_loop() {
 }
 
 fn wait_for_go(seen: u64) -> u64 {
-    let mut spins = 0u32;
-    let mut since: Option<Instant> = None;
-    loop {
-        let go = GO.load(Ordering::SeqCst);
-        if go != seen {
-            return go;
-        }
-        if spins < SPINS {
-            spins += 1;
-            std::hint::spin_loop();
-            continue;
-        }
-        let since = *since.get_or_insert_with(Instant::now);
-        if since.elapsed() < YIELD_FOR {
-            std::thread::yield_now();
-            continue;
-        }
-        PARKED.store(true, Ordering::SeqCst);
-        if GO.load(Ordering::SeqCst) == seen {
-            // `launch` unparks after bumping `GO` whenever `PARKED` is set, and `GO` is checked
-            // after setting it, so no wake-up is lost; the timeout is only a safety net.
-            std::thread::park_timeout(Duration::from_millis(50));
-        }
-        PARKED.store(false, Ordering::SeqCst);
-    }
+    wait_while_not(
+        || GO.load(Ordering::SeqCst) != seen,
+        || {
+            PARKED.store(true, Ordering::SeqCst);
+            if GO.load(Ordering::SeqCst) == seen {
+                // `launch` unparks after bumping `GO` whenever `PARKED` is set, and `GO` is
+                // checked after setting it, so no wake-up is lost; the timeout is only a
+                // safety net.
+                std::thread::park_timeout(Duration::from_millis(50));
+            }
+            PARKED.store(false, Ordering::SeqCst);
+        },
+    );
+    GO.load(Ordering::SeqCst)
 }
 
 /// Hands thread 1's job to the helper and returns once the helper has taken it, so both
@@ -808,21 +837,10 @@ fn wait_done(generation: u64) {
 }
 
 fn wait_until(flag: &AtomicU64, generation: u64) {
-    let mut spins = 0u32;
-    let mut since: Option<Instant> = None;
-    while flag.load(Ordering::SeqCst) < generation {
-        if spins < SPINS {
-            spins += 1;
-            std::hint::spin_loop();
-            continue;
-        }
-        let since = *since.get_or_insert_with(Instant::now);
-        if since.elapsed() < YIELD_FOR {
-            std::thread::yield_now();
-        } else {
-            std::thread::sleep(Duration::from_micros(50));
-        }
-    }
+    wait_while_not(
+        || flag.load(Ordering::SeqCst) >= generation,
+        || std::thread::sleep(Duration::from_micros(50)),
+    );
 }
 
 // ---------------------------------------------------------------------------------------------
