@@ -115,6 +115,7 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
     if let Some(jobs) = args.jobs {
         oracle_config.jobs = jobs.max(1);
     }
+    oracle_config.repeat = args.repeat.max(1);
     if let Some(timeout) = &args.test_timeout {
         oracle_config.test_timeout = parse_duration(timeout)
             .map_err(|e| usage_error(format_args!("invalid test timeout: {e}")))?;

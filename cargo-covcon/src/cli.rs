@@ -156,6 +156,10 @@ pub struct RunArgs {
     /// Tests handed to the workers at once (the time budget is checked between batches)
     #[arg(long, value_name = "N", hide = true, help_heading = "Execution")]
     pub batch_size: Option<usize>,
+    /// Run each generated test N times back to back in its worker, with new noise each time,
+    /// up to the first run that fails (panic oracle only) [default: 1]
+    #[arg(long, value_name = "N", help_heading = "Execution")]
+    pub repeat: Option<u32>,
     /// Keep testing a type after its first violation
     #[arg(long, help_heading = "Execution")]
     pub keep_going: bool,
@@ -291,6 +295,10 @@ pub struct BenchArgs {
     /// How long one test may run before it counts as a deadlock [default: 1s]
     #[arg(long, value_name = "DURATION")]
     pub test_timeout: Option<String>,
+    /// Run each generated test N times back to back in its worker, with new noise each time,
+    /// up to the first run that fails [default: 1]
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub repeat: u32,
     /// Types whose coverage over time is recorded (repeatable) [default: the two with the most methods]
     #[arg(long = "coverage-type", value_name = "PATTERN")]
     pub coverage_types: Vec<String>,

@@ -153,6 +153,8 @@ pub struct RunOptions {
     pub shrink: bool,
     pub max_tests: Option<u64>,
     pub batch_size: Option<usize>,
+    /// Runs of each generated test (`--repeat`); None: the oracle's default.
+    pub repeat: Option<u32>,
     /// None: the oracle's default.
     pub test_timeout: Option<Duration>,
     pub reports: Vec<ReportKind>,
@@ -243,6 +245,7 @@ impl RunOptions {
             shrink: !args.no_shrink,
             max_tests: args.max_tests.or(config.max_tests),
             batch_size: args.batch_size,
+            repeat: args.repeat,
             test_timeout,
             reports,
             // Relative paths: from the current directory on the command line, from the

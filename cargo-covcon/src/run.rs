@@ -180,6 +180,9 @@ fn oracle_config(options: &RunOptions, workspace: &Workspace) -> OracleConfig {
     if let Some(timeout) = options.test_timeout {
         config.test_timeout = timeout;
     }
+    if let Some(repeat) = options.repeat {
+        config.repeat = repeat.max(1);
+    }
     config.verbose = options.console.verbose > 1;
     if options.oracle == OracleKind::Results {
         config.results = Some(ResultsConfig::default());

@@ -38,6 +38,10 @@ pub struct OracleConfig {
     /// Most concurrent runs sent to a worker in one request (`Request::Batch`); 1 sends each
     /// run alone, as a `Request::Concurrent`.
     pub batch: usize,
+    /// Runs of each campaign test back to back in its worker, each on a fresh instance with
+    /// new noise, up to the first that fails (the protocol's `repeat`). Under the results
+    /// oracle always 1. Confirmation, shrinking and replay runs are single runs.
+    pub repeat: u32,
 }
 
 impl OracleConfig {
@@ -56,6 +60,7 @@ impl OracleConfig {
             results: None,
             shrink: None,
             batch: 32,
+            repeat: 1,
         }
     }
 }

@@ -415,20 +415,36 @@ impl OracleExecutor {
         }
     }
 
+    /// One concurrent run of `test` (a confirmation, a shrinking candidate, a replay).
     fn concurrent_request(&self, test: &TestCase) -> Request {
+        self.runs_request(test, 1)
+    }
+
+    /// `repeat` concurrent runs of `test` back to back, answered once.
+    fn runs_request(&self, test: &TestCase, repeat: u64) -> Request {
         Request::Concurrent {
             test: test.clone(),
             noise: self.config.noise.noise(test.noise_seed),
             timeout_ms: timeout_ms(&self.config),
             capture: self.config.results.is_some(),
+            repeat,
         }
     }
 
-    /// One request running `tests` concurrently: a batch, or a plain concurrent request for
-    /// one test.
+    /// Runs of each campaign test: [`OracleConfig::repeat`] under the panic oracle; one under
+    /// the results oracle, which judges the results of every run it is answered.
+    fn campaign_repeat(&self) -> u64 {
+        match self.config.results {
+            Some(_) => 1,
+            None => u64::from(self.config.repeat.max(1)),
+        }
+    }
+
+    /// One request running `tests` concurrently, each [`Self::campaign_repeat`] times: a
+    /// batch, or a plain concurrent request for one test.
     fn batch_request(&self, tests: &[TestCase]) -> Request {
         if let [test] = tests {
-            return self.concurrent_request(test);
+            return self.runs_request(test, self.campaign_repeat());
         }
         Request::Batch {
             tests: tests
@@ -440,6 +456,7 @@ impl OracleExecutor {
                 .collect(),
             timeout_ms: timeout_ms(&self.config),
             capture: self.config.results.is_some(),
+            repeat: self.campaign_repeat(),
         }
     }
 

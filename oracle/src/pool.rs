@@ -292,14 +292,21 @@ const PING_TIMEOUT: Duration = Duration::from_secs(30);
 /// Lines of a worker's stderr kept to explain a crash.
 const STDERR_LINES: usize = 12;
 
-/// How long to wait for each answer to `request` before giving the worker up.
+/// How long to wait for each answer to `request` before giving the worker up: each of its
+/// `repeat` runs may take nearly the run timeout the worker's watchdog enforces.
 fn patience(request: &Request) -> Duration {
+    let wait = |timeout_ms: u64, runs: u64| {
+        Duration::from_millis(timeout_ms.saturating_mul(runs.saturating_add(1)))
+            + Duration::from_secs(2)
+    };
     match request {
-        Request::Concurrent { timeout_ms, .. }
-        | Request::Sequential { timeout_ms, .. }
-        | Request::Batch { timeout_ms, .. } => {
-            Duration::from_millis(timeout_ms.saturating_mul(2)) + Duration::from_secs(2)
+        Request::Concurrent {
+            timeout_ms, repeat, ..
         }
+        | Request::Batch {
+            timeout_ms, repeat, ..
+        } => wait(*timeout_ms, *repeat),
+        Request::Sequential { timeout_ms, .. } => wait(*timeout_ms, 1),
         Request::Ping => PING_TIMEOUT,
     }
 }
@@ -342,6 +349,7 @@ impl<'r> Pending<'r> {
             tests,
             timeout_ms,
             capture,
+            repeat,
         } = self.request.into_owned()
         else {
             return None;
@@ -356,12 +364,14 @@ impl<'r> Pending<'r> {
                     noise: run.noise,
                     timeout_ms,
                     capture,
+                    repeat,
                 }
             }
             _ => Request::Batch {
                 tests: left,
                 timeout_ms,
                 capture,
+                repeat,
             },
         };
         Some(Pending::new(Cow::Owned(request)))

@@ -22,6 +22,11 @@ pub enum Request {
         /// (only the results oracle reads them; without them a trivial run is cheaper).
         #[serde(default = "yes")]
         capture: bool,
+        /// Runs of the test back to back, each on a fresh instance with the next noise seed
+        /// (`seed`, `seed + 1`, …), answered once: the first run that did not pass, or the
+        /// last. Amortises the protocol's cost over several runs of the same test.
+        #[serde(default = "one", skip_serializing_if = "is_one")]
+        repeat: u64,
     },
     /// Build the instances, run the prefix, then the suffix calls one after another on one
     /// thread in the given order: each entry is (thread, index into that thread's calls).
@@ -43,11 +48,22 @@ pub enum Request {
         /// As in `Concurrent`, for every run.
         #[serde(default = "yes")]
         capture: bool,
+        /// As in `Concurrent`, for every run: each is answered once.
+        #[serde(default = "one", skip_serializing_if = "is_one")]
+        repeat: u64,
     },
 }
 
 fn yes() -> bool {
     true
+}
+
+fn one() -> u64 {
+    1
+}
+
+fn is_one(n: &u64) -> bool {
+    *n == 1
 }
 
 /// One concurrent run of a [`Request::Batch`].

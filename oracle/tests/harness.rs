@@ -529,6 +529,7 @@ fn concurrent(test: TestCase) -> Request {
         noise: Noise::none(),
         timeout_ms: 2_000,
         capture: true,
+        repeat: 1,
     }
 }
 
@@ -909,6 +910,7 @@ fn batch(tests: Vec<TestCase>) -> Request {
             .collect(),
         timeout_ms: 300,
         capture: true,
+        repeat: 1,
     }
 }
 
@@ -925,6 +927,40 @@ fn check_batch(tests: Vec<TestCase>, expect: &str) {
         })
         .collect();
     assert_eq!(got.join("\n"), expect.trim());
+}
+
+#[test]
+fn a_repeated_batch_answers_each_test_once_after_its_runs_or_its_first_failure() {
+    let queue = |t0| test("Queue", vec![call("new", vec![])], vec![], [t0, vec![]]);
+    let put = |v| call("put", vec![Value::Int(v)]);
+    let mut request = batch(vec![
+        queue(vec![put(1)]),
+        queue(vec![call("explode", vec![])]),
+        queue(vec![put(2)]),
+    ]);
+    if let Request::Batch { repeat, .. } = &mut request {
+        *repeat = 5;
+    }
+    let mut worker = Worker::start();
+    writeln!(worker.stdin, "{}", serde_json::to_string(&request).unwrap()).unwrap();
+    worker.stdin.flush().unwrap();
+    let answers: Vec<String> = (0..3)
+        .map(|_| {
+            let mut line = String::new();
+            worker.stdout.read_line(&mut line).unwrap();
+            let json: serde_json::Value = serde_json::from_str(&line).unwrap();
+            format!(
+                "{} {} runs={}",
+                json["test_id"],
+                json["outcome"]["kind"].as_str().unwrap_or("?"),
+                json["runs"].as_u64().unwrap_or(1)
+            )
+        })
+        .collect();
+    assert_eq!(
+        answers.join("\n"),
+        "1 passed runs=5\n2 panicked runs=1\n3 passed runs=5"
+    );
 }
 
 #[test]
@@ -1009,7 +1045,7 @@ fn check_then_act_panics_only_when_the_two_threads_interleave() {
         assert_eq!(answer.outcome, Outcome::Passed);
     }
     // ...but with noise at the split point, a concurrent run does, before long: asked for
-    // with the runtime's `repeat` extension, which stops at the first failing run.
+    // with `repeat`, which stops at the first failing run.
     let noisy = Noise {
         seed: 3,
         yield_p: 0.5,
@@ -1021,10 +1057,9 @@ fn check_then_act_panics_only_when_the_two_threads_interleave() {
         noise: noisy,
         timeout_ms: 2_000,
         capture: true,
+        repeat: 1_000,
     };
-    let mut request = serde_json::to_value(&request).unwrap();
-    request["repeat"] = 1_000.into();
-    writeln!(worker.stdin, "{request}").unwrap();
+    writeln!(worker.stdin, "{}", serde_json::to_string(&request).unwrap()).unwrap();
     let mut line = String::new();
     worker.stdout.read_line(&mut line).unwrap();
     let answer: serde_json::Value = serde_json::from_str(&line).unwrap();
@@ -1247,6 +1282,7 @@ fn the_model_from_the_real_analysis_drives_every_type() {
         },
         timeout_ms: 2_000,
         capture: true,
+        repeat: 1,
     };
     let mut stdin = worker.stdin.take().unwrap();
     writeln!(stdin, "{}", serde_json::to_string(&request).unwrap()).unwrap();

@@ -29,6 +29,8 @@ pub(crate) enum Op {
     },
     Batch {
         runs: Vec<BatchRun>,
+        /// Runs of each test, as for `Concurrent`; each test is answered once.
+        repeat: u64,
     },
 }
 
@@ -98,7 +100,7 @@ impl<'de> Visitor<'de> for LineVisitor {
                 test: needed(test)?,
                 order: order.into_iter().map(|(t, i)| (t.min(1), i)).collect(),
             },
-            "batch" => Op::Batch { runs },
+            "batch" => Op::Batch { runs, repeat },
             other => return Err(de::Error::custom(format!("unknown request `{other}`"))),
         };
         Ok(Line {
@@ -190,8 +192,8 @@ mod tests {
                         test.id, noise.seed, noise.p
                     ),
                     Op::Sequential { test, order } => format!("sequential {} {order:?}", test.id),
-                    Op::Batch { runs } => format!(
-                        "batch {:?}",
+                    Op::Batch { runs, repeat } => format!(
+                        "batch repeat {repeat} {:?}",
                         runs.iter()
                             .map(|r| (r.test.id, r.noise.seed))
                             .collect::<Vec<_>>()
@@ -223,7 +225,7 @@ mod tests {
             &format!(
                 r#"{{"op":"batch","tests":[{{"test":{TEST},"noise":{{"seed":1}}}},{{"noise":{{"seed":2}},"test":{TEST}}}],"timeout_ms":50,"capture":false}}"#
             ),
-            "batch [(7, 1), (7, 2)]; timeout 50; capture false",
+            "batch repeat 1 [(7, 1), (7, 2)]; timeout 50; capture false",
         );
         check(
             &format!(r#"{{"op":"concurrent","test":{TEST},"noise":null,"repeat":0}}"#),

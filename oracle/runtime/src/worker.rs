@@ -200,14 +200,14 @@ fn serve(drivers: &[&'static dyn Registered], line: &str, out: &Mutex<Box<dyn Wr
             let answer = answer(drivers, test, Mode::Sequential { order }, 1, timeout_ms);
             write_line(out, &finish(answer, started));
         }
-        Op::Batch { runs } => {
+        Op::Batch { runs, repeat } => {
             for BatchRun { test, noise } in runs {
                 let started = Instant::now();
                 let mode = Mode::Concurrent {
                     seed: noise.seed,
                     noise: noise.p,
                 };
-                let answer = answer(drivers, test, mode, 1, timeout_ms);
+                let answer = answer(drivers, test, mode, repeat, timeout_ms);
                 write_line(out, &finish(answer, started));
             }
         }
