@@ -163,6 +163,20 @@ fn campaign(
         reporter.observe(p)
     });
     reporter.finish();
+    let stats = executor.stats();
+    if console.verbose > 0 {
+        console.note(format_args!(
+            "covcon: oracle: {} tests ({} failed, {} of those explained by a sequential order), {} sequential runs for verdicts, {} confirmation re-runs, {} shrinking runs, {} worker processes started",
+            stats.tests,
+            stats.failed,
+            stats.explained,
+            stats.sequential_runs,
+            stats.confirm_runs,
+            stats.shrink_runs,
+            stats.workers_started
+        ));
+    }
+    report.oracle = Some(stats);
     drop(executor);
     for (t, r) in runnable.iter().zip(result.types) {
         reports.push(type_report(t, r, root, &harness.copy_root));

@@ -75,6 +75,10 @@ fn campaigns_on_the_counter_crate_find_the_race_pass_the_twin_and_gate_on_a_base
     assert_eq!(tally["path"], "counter::Tally");
     assert_eq!(tally["tests_run"], 128);
     assert_eq!(tally["violations"], serde_json::json!([]));
+    // The oracle's counts: every test the campaign counted, and no violation among them.
+    assert_eq!(a["oracle"]["tests"], 128);
+    assert_eq!(a["oracle"]["violations"], 0);
+    assert!(a["oracle"]["sequential_runs"].is_u64());
     for key in ["elapsed_s", "build_s"] {
         assert!(a[key].is_number(), "{key}");
     }

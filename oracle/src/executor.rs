@@ -88,7 +88,8 @@ impl std::fmt::Display for ViolationKind {
 }
 
 /// Counts over everything an executor has run so far.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct RunStats {
     /// Concurrent test runs requested by the generator.
     pub tests: u64,
@@ -110,6 +111,24 @@ pub struct RunStats {
     pub shrink_runs: u64,
     /// Worker processes started, replacements of crashed or deadlocked ones included.
     pub workers_started: u64,
+}
+
+impl RunStats {
+    /// The counts of two runs together (shards of one run merged).
+    pub fn add(&self, other: &RunStats) -> RunStats {
+        RunStats {
+            tests: self.tests + other.tests,
+            failed: self.failed + other.failed,
+            explained: self.explained + other.explained,
+            violations: self.violations + other.violations,
+            setup_failures: self.setup_failures + other.setup_failures,
+            unconfirmed_deadlocks: self.unconfirmed_deadlocks + other.unconfirmed_deadlocks,
+            sequential_runs: self.sequential_runs + other.sequential_runs,
+            confirm_runs: self.confirm_runs + other.confirm_runs,
+            shrink_runs: self.shrink_runs + other.shrink_runs,
+            workers_started: self.workers_started + other.workers_started,
+        }
+    }
 }
 
 /// The oracle as the generator's [`Executor`].

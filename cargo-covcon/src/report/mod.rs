@@ -39,6 +39,10 @@ pub struct Report {
     /// Warnings about the run as a whole (analysis diagnostics, merge notes).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub diagnostics: Vec<String>,
+    /// What the oracle ran: tests, and the sequential, confirmation and shrinking runs made
+    /// to judge them (absent when no campaign ran).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub oracle: Option<oracle::RunStats>,
 }
 
 /// What happened to one type.
@@ -288,6 +292,10 @@ pub fn merge(reports: Vec<(PathBuf, Report)>) -> Result<Report, String> {
         merged.build_s = merged.build_s.max(report.build_s);
         merged.shards.extend(report.shards);
         merged.diagnostics.extend(report.diagnostics);
+        merged.oracle = match (merged.oracle, report.oracle) {
+            (Some(a), Some(b)) => Some(a.add(&b)),
+            (a, b) => a.or(b),
+        };
     }
     merged.types.sort_by(|a, b| a.path.cmp(&b.path));
     merged.shards.sort();
@@ -309,13 +317,14 @@ mod tests {
             .collect();
         let actual = match merge(named) {
             Ok(r) => format!(
-                "types: {} shards: {} diagnostics: {:?}",
+                "types: {} shards: {} oracle tests: {:?} diagnostics: {:?}",
                 r.types
                     .iter()
                     .map(|t| t.path.as_str())
                     .collect::<Vec<_>>()
                     .join(" "),
                 r.shards.join(" "),
+                r.oracle.map(|o| o.tests),
                 r.diagnostics
             ),
             Err(e) => format!("error: {e}"),
@@ -333,14 +342,24 @@ mod tests {
                 ..Default::default()
             })
             .collect();
+        report.oracle = Some(oracle::RunStats {
+            tests: 10 * types.len() as u64,
+            ..Default::default()
+        });
         report
     }
 
     #[test]
-    fn merging_shards_joins_their_types_in_order() {
+    fn merging_shards_joins_their_types_in_order_and_sums_their_tests() {
         check(
             vec![shard(1, 1, &["b::B"]), shard(1, 0, &["a::A", "c::C"])],
-            "types: a::A b::B c::C shards: 0/2 1/2 diagnostics: []",
+            "types: a::A b::B c::C shards: 0/2 1/2 oracle tests: Some(30) diagnostics: []",
+        );
+        let mut older = shard(1, 1, &["b::B"]);
+        older.oracle = None;
+        check(
+            vec![older, shard(1, 0, &["a::A"])],
+            "types: a::A b::B shards: 0/2 1/2 oracle tests: Some(10) diagnostics: []",
         );
     }
 
@@ -348,7 +367,7 @@ mod tests {
     fn merging_shards_with_different_seeds_notes_it() {
         check(
             vec![shard(1, 0, &["a::A"]), shard(2, 1, &["b::B"])],
-            "types: a::A b::B shards: 0/2 1/2 diagnostics: [\"`shard1.json` ran with seed 2, not 1; pass the same --seed to every shard to make the run repeatable\"]",
+            "types: a::A b::B shards: 0/2 1/2 oracle tests: Some(20) diagnostics: [\"`shard1.json` ran with seed 2, not 1; pass the same --seed to every shard to make the run repeatable\"]",
         );
     }
 

@@ -27,6 +27,17 @@ pub(crate) fn report() -> Report {
     report.covcon_version = "0.1.0".into();
     report.elapsed_s = 12.5;
     report.build_s = 3.25;
+    report.oracle = Some(oracle::RunStats {
+        tests: 1300,
+        failed: 3,
+        explained: 1,
+        violations: 2,
+        sequential_runs: 14,
+        confirm_runs: 40,
+        shrink_runs: 60,
+        workers_started: 2,
+        ..Default::default()
+    });
     report.types = vec![
         TypeReport {
             path: "bank::Account".into(),
