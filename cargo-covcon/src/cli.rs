@@ -147,7 +147,7 @@ pub struct RunArgs {
     /// Pair prioritisation: covcon, bc, random or naive [default: bc]
     #[arg(long, value_name = "STRATEGY", help_heading = "Execution")]
     pub strategy: Option<String>,
-    /// How long one test may run before it counts as a deadlock [default: 2s]
+    /// How long one test may run before it counts as a deadlock [default: 1s]
     #[arg(long, value_name = "DURATION", help_heading = "Execution")]
     pub test_timeout: Option<String>,
     /// Stop each type after N tests
