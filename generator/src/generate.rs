@@ -4,14 +4,19 @@
 //! For each selected pair (m1, m2) it writes two tests: one whose prefix only builds the
 //! instance (k = 0) and one with one to five extra calls; thread 1 runs m1, m2, m1, … and
 //! thread 2 runs m2, m1, m2, …, with l_max = 2 calls each for the pair's first five tests and
-//! 5 after. Everything random comes from one `StdRng` seeded from the config, so one seed and
-//! the same feedback give the same tests.
+//! 5 after (`naive`, `covcon`). `bc` departs from that, as measured in docs/generator.md
+//! ("Departures of `bc`, and why"): 5 calls from the first test, and after each thread's
+//! first call every position has a [`MIX_PERCENT`] chance of being a method of the pair's high
+//! neighbourhood instead. Everything random comes from one `StdRng` seeded from the config, so
+//! one seed and the same feedback give the same tests.
 
 use crate::coverage::{Coverage, PairCoverage};
 use crate::pools::{percent, takes_instance, InstanceCtx, Pools, ValueGen};
 use crate::strategy::{Selector, Strategy};
 use crate::testcase::{Call, Execution, TestCase};
-use analysis::{Constructor, ConstructorKind, Diagnostic, Method, ParamKind, Severity, TypeModel};
+use analysis::{
+    Constructor, ConstructorKind, Diagnostic, Group, Method, ParamKind, Severity, TypeModel,
+};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
@@ -24,6 +29,9 @@ pub const LONG_SUFFIX: usize = 5;
 pub const SHORT_TESTS: u64 = 5;
 /// Most extra calls in a prefix.
 pub const MAX_PREFIX_CALLS: usize = 5;
+/// `bc`: the chance (in percent) that a suffix position after the first is a method of the
+/// pair's high neighbourhood instead of the alternation's.
+pub(crate) const MIX_PERCENT: u32 = 30;
 
 /// Settings of one type's generator.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -52,6 +60,10 @@ pub struct TestGenerator {
     /// The usable methods, in declaration order.
     methods: Vec<Method>,
     coverage: Coverage,
+    /// For each method, the methods it shares a high pair with (by index).
+    high_partners: Vec<Vec<usize>>,
+    /// `bc`'s test shapes (long suffixes at once, mixing); else the paper's.
+    focused_shapes: bool,
     /// Tests written but not yet handed out (a selection writes two).
     pending: VecDeque<TestCase>,
     next_id: u64,
@@ -90,6 +102,7 @@ impl TestGenerator {
             return Err("every method pair was removed by the analysis: no two methods can run concurrently"
                 .to_string());
         }
+        let high_partners = high_partners(&coverage, methods.len());
         Ok(TestGenerator {
             type_path: model.path.clone(),
             strategy: config.strategy,
@@ -100,6 +113,8 @@ impl TestGenerator {
             constructor,
             methods,
             coverage,
+            high_partners,
+            focused_shapes: config.strategy == Strategy::Bc,
             pending: VecDeque::new(),
             next_id: config.first_test_id,
             outstanding: BTreeSet::new(),
@@ -192,14 +207,52 @@ impl TestGenerator {
             return false;
         };
         let members = self.coverage.members[pair];
+        let focused = self.focused_shapes;
+        let neighbourhood = if focused {
+            self.neighbourhood(members)
+        } else {
+            Vec::new()
+        };
         for extra_calls in [0, self.rng.gen_range(1..=MAX_PREFIX_CALLS)] {
-            let length = suffix_length(self.coverage.pairs[pair].tried);
-            let suffixes = alternating(members, length);
+            let length = if focused {
+                LONG_SUFFIX
+            } else {
+                suffix_length(self.coverage.pairs[pair].tried)
+            };
+            let mut suffixes = alternating(members, length);
+            if focused {
+                self.mix_in(&mut suffixes, &neighbourhood);
+            }
             let test = self.build(members, extra_calls, suffixes);
             self.coverage.pairs[pair].tried += 1;
             self.pending.push_back(test);
         }
         true
+    }
+
+    /// The pair's methods and every method that shares a high pair with one of them, sorted.
+    fn neighbourhood(&self, members: [usize; 2]) -> Vec<usize> {
+        let mut methods: Vec<usize> = members
+            .iter()
+            .flat_map(|&m| std::iter::once(m).chain(self.high_partners[m].iter().copied()))
+            .collect();
+        methods.sort_unstable();
+        methods.dedup();
+        methods
+    }
+
+    /// `bc`'s suffix mixing: after each thread's first call, a position becomes a method of
+    /// `neighbourhood` in [`MIX_PERCENT`] of draws, so that calls that set the stage (a `put`
+    /// before `replace` races `remove`) and the other racy pairs around the selected one show
+    /// up in the same test.
+    fn mix_in(&mut self, suffixes: &mut [Vec<usize>; 2], neighbourhood: &[usize]) {
+        for suffix in suffixes.iter_mut() {
+            for method in suffix.iter_mut().skip(1) {
+                if percent(&mut self.rng, MIX_PERCENT) {
+                    *method = neighbourhood[self.rng.gen_range(0..neighbourhood.len())];
+                }
+            }
+        }
     }
 
     /// A ConTeGe-style test: random prefix and suffixes. It counts as a try of the pair its
@@ -355,6 +408,21 @@ pub(crate) fn suffix_length(tried: u64) -> usize {
     } else {
         LONG_SUFFIX
     }
+}
+
+/// For each of `count` methods, the methods it shares a high pair with (itself included for a
+/// high self-pair).
+fn high_partners(coverage: &Coverage, count: usize) -> Vec<Vec<usize>> {
+    let mut partners = vec![Vec::new(); count];
+    for (pair, [a, b]) in coverage.pairs.iter().zip(&coverage.members) {
+        if pair.group == Group::High {
+            partners[*a].push(*b);
+            if a != b {
+                partners[*b].push(*a);
+            }
+        }
+    }
+    partners
 }
 
 /// Thread 1 runs m1, m2, m1, …; thread 2 runs m2, m1, m2, ….
@@ -545,7 +613,9 @@ mod tests {
 
     #[test]
     fn suffixes_alternate_the_pair_and_grow_from_two_to_five_calls_after_five_tests() {
+        // CovCon's shapes, which `naive` and `covcon` use (here with bc's selection).
         let mut generator = generator(&only_a_b(), Strategy::Bc, 1);
+        generator.focused_shapes = false;
         check(
             &generator.next_batch(8),
             "
@@ -558,6 +628,39 @@ mod tests {
 0 | a,b,a,b,a | b,a,b,a,b
 1 | a,b,a,b,a | b,a,b,a,b",
         );
+    }
+
+    #[test]
+    fn bc_suffixes_have_five_calls_from_the_first_test_and_mix_in_only_the_high_neighbourhood() {
+        // (a,b) and (b,c) are high: a's neighbourhood is {a, b}, b's is {a, b, c}; d is no one's.
+        let model = model(
+            ["a", "b", "c", "d"].map(|m| method(m, vec![])).to_vec(),
+            &[("a", "b", Group::High), ("b", "c", Group::High)],
+        );
+        let mut generator = generator(&model, Strategy::Bc, 7);
+        let tests = generator.next_batch(400);
+        let mut mixed = 0;
+        for test in &tests {
+            let [m1, m2] = test.pair.clone();
+            let alternation: Vec<&str> = [m1.as_str(), m2.as_str()].repeat(3);
+            let mut allowed: Vec<&str> = vec![&m1, &m2];
+            for (x, y) in [("a", "b"), ("b", "c")] {
+                if [&m1, &m2].contains(&&x.to_string()) || [&m1, &m2].contains(&&y.to_string()) {
+                    allowed.extend([x, y]);
+                }
+            }
+            for (thread, calls) in test.threads.iter().enumerate() {
+                assert_eq!(calls.len(), LONG_SUFFIX);
+                assert_eq!(calls[0].method, alternation[thread]);
+                for (i, call) in calls.iter().enumerate() {
+                    assert!(allowed.contains(&call.method.as_str()), "{test}");
+                    mixed += usize::from(call.method != alternation[thread + i]);
+                }
+            }
+        }
+        // Some positions differ from the alternation, most do not.
+        let positions = tests.len() * 2 * (LONG_SUFFIX - 1);
+        assert!(mixed > 0 && mixed < positions / 3, "{mixed} of {positions}");
     }
 
     #[test]
