@@ -25,14 +25,10 @@ const MAX_TESTS: &str = "10000";
 const TIME_BUDGET: &str = "200s";
 
 /// Panic or deadlock rows that are not found reliably within the budget above: the test
-/// accepts both a miss and a find for them.
-const EXPECTED_MISSES: &[(&str, &str)] = &[(
-    "jdk::concurrent_hash_map::ConcurrentHashMap",
-    // FIXME: with `bc`, 7 of 8 seeds found it within 10,000 tests (after 232 to 9,258) and
-    // seed 1 once did not; `replace` must race `remove`/`clear` of a key the prefix put, and
-    // bc spreads its tests over 45 pairs. `random` finds it in about 250 tests (bench).
-    "bc does not find it within 10,000 tests for every seed",
-)];
+/// accepts both a miss and a find for them. None now: `ConcurrentHashMap` was one until `bc`
+/// mixed stage-setting calls into its suffixes (docs/generator.md); it has since been found in
+/// 10 of 10 seeds of two bench runs, after 6 to 466 tests.
+const EXPECTED_MISSES: &[(&str, &str)] = &[];
 
 /// One row of `fixtures/expected.json`.
 struct Row {
