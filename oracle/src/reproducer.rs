@@ -7,6 +7,13 @@
 //! re-raised) or the two threads do not finish in time (reported as a deadlock), for at most a
 //! minute. Argument values are rendered the way the harness decodes them.
 //!
+//! The user's crate is not instrumented, so the reproducer brings its own schedule noise: a
+//! rendered `Noise` helper (a xorshift seeded from the run and the thread, std only) spins each
+//! thread a random while before its first call and now and then between two calls, in every
+//! other run (the odd ones stay quiet). Without it the two threads meet at nearly the same
+//! offset in every run, and a bug that needs them to meet at another may never show. It cannot
+//! stop a thread inside a method, as covcon's schedule points in the instrumented copy do.
+//!
 //! [`render_results_reproducer`] writes the reproducer of a wrong result: it embeds the
 //! outcomes the linearizations give ([`AllowedOutcomes`]: the `Debug` texts of the compared
 //! suffix calls' results and of the final state, with what varied between sequential runs left
@@ -90,8 +97,17 @@ fn render(
          //! running concurrently: {}.\n\
          //!\n\
          //! Test case {} (noise seed {}). Put this file in the crate's `tests/` directory and run\n\
-         //! `cargo test --release --test <file name>`: it repeats the test for up to a minute and\n\
-         //! fails as soon as the failure shows. `cargo covcon replay` runs the `.json` twin.\n",
+         //! it, built as cargo covcon's harness is: optimised, with debug assertions and overflow\n\
+         //! checks on, since a bug may show only as a failed `debug_assert!` or an overflow:\n\
+         //!\n\
+         //! ```text\n\
+         //! CARGO_PROFILE_RELEASE_DEBUG_ASSERTIONS=true CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS=true \\\n\
+         //!     cargo test --release --test <file name>\n\
+         //! ```\n\
+         //!\n\
+         //! It repeats the test for up to a minute, with schedule noise that changes from run to\n\
+         //! run, and fails as soon as the failure shows. `cargo covcon replay` runs the `.json`\n\
+         //! twin.\n",
         test.type_path,
         headline.replace('\n', " "),
         test.id,
@@ -121,6 +137,7 @@ fn render(
         \x20   }\n\
          }\n\n",
     );
+    out.push_str(NOISE);
     if let Some(allowed) = allowed {
         render_allowed(&mut out, test, allowed);
     }
@@ -156,16 +173,24 @@ fn render(
         for index in 0..test.instances.len() {
             let _ = writeln!(out, "            let i{index} = Arc::clone(&i{index});");
         }
+        out.push_str("            let (ready, done) = (Arc::clone(&ready), done.clone());\n");
+        let _ = writeln!(
+            out,
+            "            let mut noise = Noise::new(runs, {thread});"
+        );
         out.push_str(
-            "            let (ready, done) = (Arc::clone(&ready), done.clone());\n\
-            \x20           std::thread::spawn(move || {\n\
+            "            std::thread::spawn(move || {\n\
             \x20               start_together(&ready);\n\
+            \x20               noise.before_first_call();\n\
             \x20               let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {\n",
         );
         if allowed.is_some() {
             out.push_str("                    let mut seen: Vec<String> = Vec::new();\n");
         }
         for (index, call) in calls.iter().enumerate() {
+            if index > 0 {
+                out.push_str("                    noise.between_calls();\n");
+            }
             let place = (thread as u8, index as u32);
             if allowed.is_some_and(|a| a.calls.contains(&place)) {
                 let _ = writeln!(
@@ -227,6 +252,63 @@ fn render(
     );
     out
 }
+
+/// The reproducer's schedule noise, the same text in every reproducer: what it draws changes
+/// with the run, its shape does not. Measured on the fixtures, noise in every run made many
+/// reproducers slower to fail than none (0.1 s became 1.4 to 9 s) and a few fail that did not;
+/// hence the quiet odd runs and the short delays.
+const NOISE: &str = "\
+/// Schedule noise for one thread of one run, so that over the runs the two threads' calls meet
+/// at many different offsets: a spin of random length before the first call, and now and then a
+/// short spin or a `yield_now` between two calls. Drawn from a xorshift generator seeded from
+/// the run and the thread, so a run's noise is the same every time.
+struct Noise(u64);
+
+impl Noise {
+    /// Odd runs are quiet (a zero state draws only zeros): calls that start together show
+    /// some bugs fastest, noise shows others.
+    fn new(run: u64, thread: u64) -> Self {
+        if run % 2 == 1 {
+            return Noise(0);
+        }
+        let seed = run.wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            ^ (thread + 1).wrapping_mul(0xD1B5_4A32_D192_ED03);
+        Noise(seed | 1)
+    }
+
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// Spins 0 to 1,023 times; the length's order of magnitude is uniform, so short delays
+    /// are as common as long ones.
+    fn before_first_call(&mut self) {
+        let bits = self.next() % 11;
+        let spins = self.next() & ((1 << bits) - 1);
+        for _ in 0..spins {
+            std::hint::spin_loop();
+        }
+    }
+
+    /// Nothing half of the time; else a spin of up to 255 times or, one time in sixteen, a
+    /// yield.
+    fn between_calls(&mut self) {
+        match self.next() % 16 {
+            0..=7 => {}
+            8..=14 => {
+                for _ in 0..self.next() % 256 {
+                    std::hint::spin_loop();
+                }
+            }
+            _ => std::thread::yield_now(),
+        }
+    }
+}
+
+";
 
 /// The allowed outcomes as constants, and the helpers that compare a run's texts with them.
 fn render_allowed(out: &mut String, test: &TestCase, allowed: &AllowedOutcomes) {
@@ -491,5 +573,174 @@ fn concrete_kind(ty: &str) -> ParamKind {
             signed: false,
             bits: 32,
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::AllowedOutcome;
+    use analysis::{Constructor, Method};
+
+    /// Renders `test` for a `k::Counter` with methods `add(n: u32)` and `get()` (as a wrong
+    /// result's reproducer when `allowed` is given) and checks how often each text occurs.
+    fn check(test: &TestCase, allowed: Option<&AllowedOutcomes>, expect: &[(&str, usize)]) {
+        let ty = TypeModel {
+            path: "k::Counter".into(),
+            package: "k".into(),
+            name: "Counter".into(),
+            constructors: vec![Constructor {
+                name: "new".into(),
+                supported: true,
+                ..Constructor::default()
+            }],
+            methods: ["add", "get"]
+                .into_iter()
+                .map(|name| Method {
+                    name: name.into(),
+                    params: match name {
+                        "add" => vec![Param {
+                            name: "n".into(),
+                            ty: "u32".into(),
+                            kind: ParamKind::Int {
+                                signed: false,
+                                bits: 32,
+                            },
+                        }],
+                        _ => vec![],
+                    },
+                    supported: true,
+                    ..Method::default()
+                })
+                .collect(),
+            supported: true,
+            ..TypeModel::default()
+        };
+        let source = match allowed {
+            Some(allowed) => render_results_reproducer(&ty, test, None, "lost update", allowed),
+            None => render_reproducer(&ty, test, None, "panic \"boom\""),
+        };
+        for (text, count) in expect {
+            assert_eq!(
+                source.matches(text).count(),
+                *count,
+                "`{text}` in:\n{source}"
+            );
+        }
+    }
+
+    fn call(method: &str, args: Vec<Value>) -> Call {
+        Call {
+            method: method.into(),
+            receiver: 0,
+            args,
+        }
+    }
+
+    /// Thread 1 adds twice, thread 2 reads once.
+    fn two_adds_and_a_get() -> TestCase {
+        TestCase {
+            id: 7,
+            type_path: "k::Counter".into(),
+            pair: ["add".into(), "get".into()],
+            instances: vec![call("new", vec![])],
+            prefix: vec![call("add", vec![Value::Int(1)])],
+            threads: [
+                vec![
+                    call("add", vec![Value::Int(2)]),
+                    call("add", vec![Value::Int(3)]),
+                ],
+                vec![call("get", vec![])],
+            ],
+            noise_seed: 11,
+        }
+    }
+
+    #[test]
+    fn a_reproducer_brings_its_own_noise_before_each_thread_and_between_calls() {
+        check(
+            &two_adds_and_a_get(),
+            None,
+            &[
+                ("struct Noise(u64);", 1),
+                ("fn before_first_call(&mut self)", 1),
+                ("return Noise(0);", 1),
+                ("let mut noise = Noise::new(runs, 0);", 1),
+                ("let mut noise = Noise::new(runs, 1);", 1),
+                ("noise.before_first_call();", 2),
+                // Between thread 1's two calls only: never before a first call or after a last.
+                ("noise.between_calls();", 1),
+                (
+                    "let _ = i0.add(2);\n                    noise.between_calls();\n                    let _ = i0.add(3);",
+                    1,
+                ),
+                ("let _ = i0.add(1);", 1),
+            ],
+        );
+    }
+
+    #[test]
+    fn a_reproducer_keeps_its_minute_its_failure_messages_and_says_how_to_build_it() {
+        check(
+            &two_adds_and_a_get(),
+            None,
+            &[
+                ("Duration::from_secs(60)", 1),
+                ("deadlock: the two threads did not finish within 10 s (run {runs})", 1),
+                ("eprintln!(\"failed in run {runs}\")", 1),
+                ("std::panic::resume_unwind(panic)", 1),
+                ("`add` and `get`\n//! running concurrently: panic \"boom\".", 1),
+                (
+                    "CARGO_PROFILE_RELEASE_DEBUG_ASSERTIONS=true CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS=true",
+                    1,
+                ),
+                ("cargo test --release --test <file name>", 1),
+                ("fn covcon_violation_7_add_get()", 1),
+            ],
+        );
+    }
+
+    #[test]
+    fn a_wrong_result_reproducer_records_each_compared_call_with_noise_between_them() {
+        let allowed = AllowedOutcomes {
+            calls: vec![(0, 0), (0, 1), (1, 0)],
+            final_state: true,
+            outcomes: vec![AllowedOutcome {
+                order: vec![(0, 0), (0, 1), (1, 0)],
+                texts: vec!["()".into(), "()".into(), "6".into(), "Counter(6)".into()],
+            }],
+            left_out: vec![],
+        };
+        check(
+            &two_adds_and_a_get(),
+            Some(&allowed),
+            &[
+                ("struct Noise(u64);", 1),
+                (
+                    "seen.push(clip(format!(\"{:?}\", i0.add(2))));\n                    noise.between_calls();\n                    seen.push(clip(format!(\"{:?}\", i0.add(3))));",
+                    1,
+                ),
+                ("seen.push(clip(format!(\"{:?}\", i0.get())));", 1),
+                ("noise.between_calls();", 1),
+                ("&[\"()\", \"()\", \"6\", \"Counter(6)\"],", 1),
+                ("observed.push(clip(format!(\"{:?}\", &*i0)));", 1),
+                ("check_outcome(&observed, runs);", 1),
+                ("wrong result in run {runs}: no sequential order", 1),
+            ],
+        );
+    }
+
+    #[test]
+    fn a_thread_without_calls_still_draws_its_start_delay() {
+        let mut test = two_adds_and_a_get();
+        test.threads[1].clear();
+        check(
+            &test,
+            None,
+            &[
+                ("noise.before_first_call();", 2),
+                ("noise.between_calls();", 1),
+            ],
+        );
     }
 }
