@@ -29,7 +29,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Mutex;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// A thread-safety violation: a concurrent failure no linearization repeats, or (with the
 /// results oracle on) a passing run whose results no linearization gives.
@@ -332,17 +332,19 @@ impl OracleExecutor {
             return None;
         }
         if let Some(config) = &self.config.shrink {
-            let shrunk = generator::shrink(&violation.test, config, &mut |candidate: &TestCase| {
-                self.stats.shrink_runs.fetch_add(1, Ordering::Relaxed);
-                let response = self.pool.request(&self.concurrent_request(candidate));
-                let mut outcomes = SequentialOutcomes::new();
-                self.violation_in(candidate, response, &mut outcomes)
-                    .is_some_and(|found| {
-                        self.violation_key(&found) == key
-                            && (found.kind != ViolationKind::WrongResult
-                                || self.wrong_after_every_linearization(&found, &mut outcomes))
-                    })
-            });
+            let config = self.shrink_config(config);
+            let shrunk =
+                generator::shrink(&violation.test, &config, &mut |candidate: &TestCase| {
+                    self.stats.shrink_runs.fetch_add(1, Ordering::Relaxed);
+                    let response = self.pool.request(&self.concurrent_request(candidate));
+                    let mut outcomes = SequentialOutcomes::new();
+                    self.violation_in(candidate, response, &mut outcomes)
+                        .is_some_and(|found| {
+                            self.violation_key(&found) == key
+                                && (found.kind != ViolationKind::WrongResult
+                                    || self.wrong_after_every_linearization(&found, &mut outcomes))
+                        })
+                });
             if shrunk.shrunk != violation.test {
                 violation.shrunk = Some(shrunk.shrunk);
             }
@@ -388,6 +390,19 @@ impl OracleExecutor {
             self.sequential(test, order)
         });
         matches!(check.verdict, ResultsVerdict::Violation(_))
+    }
+
+    /// `config` with its time bound cut to what is left of the current type's time, but never
+    /// below [`MIN_SHRINK`]: a violation found late in a type's share is still shrunk a little,
+    /// and shrinking (a deadlock's candidates cost a timeout each) no longer eats the time of
+    /// the types after it.
+    fn shrink_config(&self, config: &generator::ShrinkConfig) -> generator::ShrinkConfig {
+        let mut config = config.clone();
+        if let Some(deadline) = self.deadline {
+            let left = deadline.saturating_duration_since(Instant::now());
+            config.time_budget = config.time_budget.min(left.max(MIN_SHRINK));
+        }
+        config
     }
 
     /// Whether `found`, a wrong result of a shrinking candidate, is still one once every
@@ -704,6 +719,9 @@ fn chunk_size(tests: usize, jobs: usize, batch: usize) -> usize {
         .div_ceil(jobs.max(1) * 4)
         .clamp(1, (2 * batch).max(64))
 }
+
+/// Shrinking time a new violation gets even when its type's time is up.
+const MIN_SHRINK: Duration = Duration::from_secs(1);
 
 fn timeout_ms(config: &OracleConfig) -> u64 {
     (config.test_timeout.as_millis() as u64).max(1)
