@@ -7,7 +7,7 @@
 //! A watchdog thread polls the running test's start time and answers `deadlocked` itself, then
 //! ends the process: a thread cannot be cancelled, a process can.
 
-use crate::request::{BatchRun, Line, Op};
+use crate::request::{BatchRun, Line, Noise, Op};
 use crate::value::{Arg, Call, FromArg, TestData};
 use crate::{set_role, RawEvent, BUFFERS, CAPTURE, LAST_PANIC, NOISE, NO_ROLE};
 use serde::Deserialize;
@@ -136,6 +136,15 @@ enum Mode {
     Sequential { order: Vec<(u8, u32)> },
 }
 
+impl Mode {
+    fn concurrent(noise: Noise) -> Mode {
+        Mode::Concurrent {
+            seed: noise.seed,
+            noise: noise.p,
+        }
+    }
+}
+
 #[doc(hidden)]
 pub struct Answer {
     outcome: Json,
@@ -189,11 +198,7 @@ fn serve(drivers: &[&'static dyn Registered], line: &str, out: &Mutex<Box<dyn Wr
             noise,
             repeat,
         } => {
-            let mode = Mode::Concurrent {
-                seed: noise.seed,
-                noise: noise.p,
-            };
-            let answer = answer(drivers, test, mode, repeat, timeout_ms);
+            let answer = answer(drivers, test, Mode::concurrent(noise), repeat, timeout_ms);
             write_line(out, &finish(answer, started));
         }
         Op::Sequential { test, order } => {
@@ -203,11 +208,7 @@ fn serve(drivers: &[&'static dyn Registered], line: &str, out: &Mutex<Box<dyn Wr
         Op::Batch { runs, repeat } => {
             for BatchRun { test, noise } in runs {
                 let started = Instant::now();
-                let mode = Mode::Concurrent {
-                    seed: noise.seed,
-                    noise: noise.p,
-                };
-                let answer = answer(drivers, test, mode, repeat, timeout_ms);
+                let answer = answer(drivers, test, Mode::concurrent(noise), repeat, timeout_ms);
                 write_line(out, &finish(answer, started));
             }
         }
@@ -254,11 +255,7 @@ fn serve_malformed(
         let started = Instant::now();
         let answer = match BatchRun::deserialize(run) {
             Ok(BatchRun { test, noise }) => {
-                let mode = Mode::Concurrent {
-                    seed: noise.seed,
-                    noise: noise.p,
-                };
-                answer(drivers, test, mode, 1, timeout_ms)
+                answer(drivers, test, Mode::concurrent(noise), 1, timeout_ms)
             }
             Err(e) => (id_of(run.get("test")), setup_failed(e.to_string())),
         };
