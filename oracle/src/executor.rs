@@ -338,11 +338,15 @@ impl OracleExecutor {
                     self.stats.shrink_runs.fetch_add(1, Ordering::Relaxed);
                     let response = self.pool.request(&self.concurrent_request(candidate));
                     let mut outcomes = SequentialOutcomes::new();
+                    // A wrong result found here already had every linearization topped up
+                    // (the results oracle's evidence runs), so what varies between runs of the
+                    // same calls is left out; one more check, as a confirmation makes, adds
+                    // runs of the closest order before the candidate is kept.
                     self.violation_in(candidate, response, &mut outcomes)
                         .is_some_and(|found| {
                             self.violation_key(&found) == key
                                 && (found.kind != ViolationKind::WrongResult
-                                    || self.wrong_after_every_linearization(&found, &mut outcomes))
+                                    || self.still_wrong(&found, &mut outcomes))
                         })
                 });
             if shrunk.shrunk != violation.test {
@@ -403,23 +407,6 @@ impl OracleExecutor {
             config.time_budget = config.time_budget.min(left.max(MIN_SHRINK));
         }
         config
-    }
-
-    /// Whether `found`, a wrong result of a shrinking candidate, is still one once every
-    /// linearization of its test has run twice. The check that found it made only the runs it
-    /// needed, and what varies between runs of the same calls (a two-key `HashMap` prints in
-    /// either order) may show only in more; a candidate accepted on less evidence can leave a
-    /// reproducer that compares nothing that can differ, and so never fails.
-    fn wrong_after_every_linearization(
-        &self,
-        found: &Violation,
-        outcomes: &mut SequentialOutcomes,
-    ) -> bool {
-        if let Some(config) = &self.config.results {
-            let test = &found.test;
-            allowed_outcomes(test, outcomes, config, |order| self.sequential(test, order));
-        }
-        self.still_wrong(found, outcomes)
     }
 
     /// Re-runs the violation's test concurrently up to `runs` times and counts the runs that
