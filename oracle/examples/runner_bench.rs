@@ -20,9 +20,13 @@ fn main() {
         .nth(1)
         .and_then(|n| n.parse().ok())
         .unwrap_or(20_000);
+    // `RUNNER_BENCH_DIR` keeps the harness (and its symbols, for a profiler) after the run.
     let scratch = tempfile::tempdir().expect("a scratch directory");
+    let out_dir = std::env::var_os("RUNNER_BENCH_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| scratch.path().join("covcon"));
     let config = OracleConfig {
-        out_dir: scratch.path().join("covcon"),
+        out_dir,
         cargo_args: vec!["--offline".into()],
         noise: NoiseLevel::None,
         ..OracleConfig::new(testdata())
