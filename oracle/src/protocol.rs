@@ -66,6 +66,10 @@ fn is_one(n: &u64) -> bool {
     *n == 1
 }
 
+fn is_false(b: &bool) -> bool {
+    !b
+}
+
 /// One concurrent run of a [`Request::Batch`].
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BatchRun {
@@ -142,10 +146,15 @@ pub enum Outcome {
         message: String,
         location: Option<String>,
     },
-    /// The run did not finish within its timeout; `inside` names the instrumented method each
-    /// suffix thread was in (innermost), if any. The worker exits after sending this.
+    /// The run did not finish: `inside` names the instrumented method each suffix thread was
+    /// in (innermost), if any. `blocked_for_good` says how the watchdog knew: every thread
+    /// that could run user code was asleep in an untimed wait (a lock or condition no thread
+    /// can release), or else (`false`) the run outlived its timeout: a deadlock, an endless
+    /// loop or a very slow run. The worker exits after sending this.
     Deadlocked {
         inside: [Option<String>; 2],
+        #[serde(default, skip_serializing_if = "is_false")]
+        blocked_for_good: bool,
     },
     /// A constructor returned `Err` or `None`: the test could not be set up.
     SetupFailed {

@@ -962,6 +962,7 @@ mod tests {
                 }
                 "take" if queued == 0 => Err(Outcome::Deadlocked {
                     inside: [Some("take".into()), None],
+                    blocked_for_good: true,
                 }),
                 "take" => {
                     queued -= 1;
@@ -969,6 +970,7 @@ mod tests {
                 }
                 "wait" => Err(Outcome::Deadlocked {
                     inside: [Some("wait".into()), None],
+                    blocked_for_good: true,
                 }),
                 other => panic!("the fake type has no method {other}"),
             }

@@ -48,7 +48,7 @@ impl Failure {
                 message: message.clone(),
                 location: location.clone(),
             }),
-            Outcome::Deadlocked { inside } => Some(Failure::Deadlock {
+            Outcome::Deadlocked { inside, .. } => Some(Failure::Deadlock {
                 inside: inside.clone(),
             }),
             Outcome::Crashed { message } => Some(Failure::Crash {
@@ -356,11 +356,13 @@ mod tests {
             [1, 1],
             Outcome::Deadlocked {
                 inside: [Some("take".into()), Some("put".into())],
+                blocked_for_good: true,
             },
             |order| {
                 if order[0] == (0, 0) {
                     Outcome::Deadlocked {
                         inside: [Some("take".into()), None],
+                        blocked_for_good: true,
                     }
                 } else {
                     Outcome::Passed
@@ -376,6 +378,7 @@ mod tests {
             [1, 1],
             Outcome::Deadlocked {
                 inside: [Some("ab".into()), Some("ba".into())],
+                blocked_for_good: true,
             },
             |_| panic_at(0, 0, "poisoned"),
             "violation=true tried=2 ran=[a0 b0 | b0 a0]",
@@ -408,6 +411,7 @@ mod tests {
             [1, 1],
             Outcome::Deadlocked {
                 inside: [Some("spin".into()), None],
+                blocked_for_good: false,
             },
             |_| Outcome::Crashed {
                 message: "stopped answering".into(),

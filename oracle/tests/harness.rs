@@ -276,6 +276,7 @@ fn model() -> Model {
                 vec![
                     ("put", vec![p("u32", int(false, 32))]),
                     ("take", vec![]),
+                    ("take_delayed", vec![]),
                     ("explode", vec![]),
                     ("abort", vec![]),
                     ("spin", vec![]),
@@ -567,7 +568,17 @@ fn summary(response: Option<Response>) -> String {
                 .as_deref()
                 .map_or("?", |l| if l.contains("lib.rs") { "lib.rs" } else { l })
         ),
-        Outcome::Deadlocked { inside } => format!("deadlocked inside {inside:?}"),
+        Outcome::Deadlocked {
+            inside,
+            blocked_for_good,
+        } => format!(
+            "deadlocked ({}) inside {inside:?}",
+            if *blocked_for_good {
+                "blocked for good"
+            } else {
+                "timed out"
+            }
+        ),
         Outcome::SetupFailed { message } => format!("setup failed: {message}"),
         Outcome::Crashed { message } => format!("crashed: {message}"),
     };
@@ -859,7 +870,7 @@ fn a_blocked_run_is_answered_as_a_deadlock_naming_where_each_thread_is() {
             sequential(queue(vec![call("take", vec![])]), vec![(0, 0)]),
             Request::Ping,
         ],
-        r#"deadlocked inside [Some("take"), None] | prefix [] | [] [] | t0[+take]
+        r#"deadlocked (blocked for good) inside [Some("take"), None] | prefix [] | [] [] | t0[+take]
 worker died"#,
     );
     let accounts = |instances, t0, t1| test("Accounts", instances, vec![], [t0, t1]);
@@ -869,7 +880,7 @@ worker died"#,
             vec![call("forward", vec![])],
             vec![call("backward", vec![])]
         ))),
-        r#"deadlocked inside [Some("forward"), Some("backward")] | prefix [] | [] [] | t0[+forward] t1[+backward]"#,
+        r#"deadlocked (blocked for good) inside [Some("forward"), Some("backward")] | prefix [] | [] [] | t0[+forward] t1[+backward]"#,
     );
     assert_eq!(
         until_deadlocked(concurrent(accounts(
@@ -877,7 +888,28 @@ worker died"#,
             vec![call("transfer", vec![Value::Instance(1)])],
             vec![on(1, call("transfer", vec![Value::Instance(0)]))],
         ))),
-        r#"deadlocked inside [Some("transfer"), Some("transfer")] | prefix [] | [] [] | t0[+transfer] t1[+transfer]"#,
+        r#"deadlocked (blocked for good) inside [Some("transfer"), Some("transfer")] | prefix [] | [] [] | t0[+transfer] t1[+transfer]"#,
+    );
+}
+
+/// A wait that a thread of the user's own will end (it sleeps first) is not blocked for good,
+/// however long it takes; nor are the worker's own threads while they wait in the runtime.
+#[test]
+fn a_wait_another_thread_will_end_is_not_taken_for_a_deadlock() {
+    let queue = |t0, t1| test("Queue", vec![call("new", vec![])], vec![], [t0, t1]);
+    check(
+        vec![
+            sequential(
+                queue(vec![call("take_delayed", vec![])], vec![]),
+                vec![(0, 0)],
+            ),
+            concurrent(queue(
+                vec![call("take_delayed", vec![])],
+                vec![call("take_delayed", vec![])],
+            )),
+        ],
+        "passed | prefix [] | [7] [] | t0[+take_delayed +take -take -take_delayed]
+passed | prefix [] | [7] [7] | t0[+take_delayed +take -take -take_delayed] t1[+take_delayed +take -take -take_delayed]",
     );
 }
 
@@ -893,7 +925,7 @@ fn an_endless_loop_is_a_deadlock_and_an_abort_ends_the_worker_without_an_answer(
     );
     check(
         vec![sequential(queue(vec![call("spin", vec![])]), vec![(0, 0)])],
-        r#"deadlocked inside [Some("spin"), None] | prefix [] | [] [] | t0[+spin]"#,
+        r#"deadlocked (timed out) inside [Some("spin"), None] | prefix [] | [] [] | t0[+spin]"#,
     );
 }
 
@@ -1027,7 +1059,7 @@ worker died",
             queue(vec![put(2)]),
         ],
         r#"1: passed | prefix [] | [()] [] | t0[+put -put]
-2: deadlocked inside [Some("spin"), None] | prefix [] | [] [] | t0[+spin]
+2: deadlocked (timed out) inside [Some("spin"), None] | prefix [] | [] [] | t0[+spin]
 worker died"#,
     );
 }

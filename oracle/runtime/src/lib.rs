@@ -15,6 +15,7 @@
 //! timeout into a `deadlocked` answer, after which the worker exits.
 
 mod request;
+mod stuck;
 mod value;
 mod worker;
 

@@ -8,6 +8,7 @@
 //! ends the process: a thread cannot be cancelled, a process can.
 
 use crate::request::{BatchRun, Line, Noise, Op};
+use crate::stuck::{self, Snapshot};
 use crate::value::{Arg, Call, FromArg, TestData};
 use crate::{set_role, RawEvent, BUFFERS, CAPTURE, LAST_PANIC, NOISE, NO_ROLE};
 use serde::Deserialize;
@@ -159,6 +160,7 @@ pub struct Answer {
 /// Runs the worker until stdin closes: the harness's `main` is one call of this.
 pub fn worker_main(drivers: Vec<&'static dyn Registered>) {
     let out = take_stdout();
+    stuck::MAIN.register();
     install_panic_hook();
     start_helper();
     start_watchdog();
@@ -786,14 +788,17 @@ fn start_helper() {
 }
 
 fn helper_loop() {
+    stuck::HELPER.register();
     let mut seen = 0;
     loop {
         seen = wait_for_go(seen);
         let job = JOB.lock().unwrap_or_else(|p| p.into_inner()).take();
+        stuck::HELPER.set_idle(false);
         ACK.store(seen, Ordering::SeqCst);
         if let Some(job) = job {
             job();
         }
+        stuck::HELPER.set_idle(true);
         DONE.store(seen, Ordering::SeqCst);
     }
 }
@@ -830,7 +835,9 @@ fn launch(job: Job) -> u64 {
 }
 
 fn wait_done(generation: u64) {
+    stuck::MAIN.set_idle(true);
     wait_until(&DONE, generation);
+    stuck::MAIN.set_idle(false);
 }
 
 fn wait_until(flag: &AtomicU64, generation: u64) {
@@ -873,30 +880,53 @@ fn start_watchdog() {
 }
 
 fn watchdog_loop() {
+    stuck::WATCHDOG.register();
+    // The run the last snapshot was taken in (`RUNNING`, `STARTED_US`), and the snapshot.
+    let mut last: Option<((u64, u64), Snapshot)> = None;
     loop {
         let timeout_ms = TIMEOUT_MS.load(Ordering::SeqCst);
-        std::thread::sleep(Duration::from_millis((timeout_ms / 10).clamp(1, 20)));
+        std::thread::sleep(Duration::from_millis((timeout_ms / 10).clamp(1, TICK_MS)));
         let running = RUNNING.load(Ordering::SeqCst);
         if running == 0 {
+            last = None;
             continue;
         }
         let started = STARTED_US.load(Ordering::SeqCst);
-        if epoch_us().saturating_sub(started) < timeout_ms * 1000 {
+        let age_us = epoch_us().saturating_sub(started);
+        let over_time = age_us >= timeout_ms * 1000;
+        // Blocked for good: two snapshots in the same run, a tick apart, that agree.
+        let stuck = !over_time
+            && age_us >= STUCK_AFTER_MS * 1000
+            && match stuck::blocked_snapshot() {
+                None => {
+                    last = None;
+                    false
+                }
+                Some(now) => {
+                    let same = matches!(&last, Some((run, before))
+                        if *run == (running, started) && *before == now);
+                    last = Some(((running, started), now));
+                    same
+                }
+            };
+        if !over_time && !stuck {
             continue;
         }
         let Some(out) = OUT.get() else { hard_exit(3) };
         // Holding the protocol's output, so the main thread cannot answer in between: if the
-        // run is still the same one, it is over its time, a deadlock (or an endless loop).
+        // run is still the same one, it is over its time or blocked for good, a deadlock (or,
+        // over time, an endless loop).
         let mut out = out.lock().unwrap_or_else(|p| p.into_inner());
         if RUNNING.load(Ordering::SeqCst) != running || STARTED_US.load(Ordering::SeqCst) != started
         {
+            last = None;
             continue;
         }
         let events = peek_events();
         let inside = [innermost(&events, 0), innermost(&events, 1)];
         let text = json!({
             "test_id": running - 1,
-            "outcome": {"kind": "deadlocked", "inside": inside},
+            "outcome": {"kind": "deadlocked", "inside": inside, "blocked_for_good": stuck},
             "events": events_json(&events),
             "elapsed_us": epoch_us().saturating_sub(started),
         })
@@ -906,6 +936,12 @@ fn watchdog_loop() {
         hard_exit(3);
     }
 }
+
+/// The watchdog's longest sleep between two looks at the running test.
+const TICK_MS: u64 = 5;
+/// How long a run goes before the watchdog starts asking whether it is blocked for good
+/// (a run this short costs nothing to let finish).
+const STUCK_AFTER_MS: u64 = 10;
 
 /// The events recorded so far, without waiting on a buffer a stuck thread might hold.
 fn peek_events() -> Vec<(u8, RawEvent)> {

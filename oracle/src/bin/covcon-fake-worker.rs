@@ -95,7 +95,14 @@ fn concurrent(test: &generator::TestCase, _noise: Noise, run: u64) -> Response {
         let names = calls.map(|c| c.map(|c| c.method.as_str()));
         if names == [Some("lock"), Some("lock")] {
             let inside = names.map(|n| n.map(str::to_string));
-            return response(test.id, Outcome::Deadlocked { inside }, events);
+            return response(
+                test.id,
+                Outcome::Deadlocked {
+                    inside,
+                    blocked_for_good: true,
+                },
+                events,
+            );
         }
         for (t, name) in names.iter().enumerate() {
             let Some(name) = name else { continue };
@@ -104,9 +111,11 @@ fn concurrent(test: &generator::TestCase, _noise: Noise, run: u64) -> Response {
                 "flaky" if run & 1 == 0 => panic(t as u8, i as u32, name),
                 "take" => Outcome::Deadlocked {
                     inside: [Some("take".into()), None],
+                    blocked_for_good: true,
                 },
                 "stall" if first_stall(test.id) => Outcome::Deadlocked {
                     inside: [Some("stall".into()), None],
+                    blocked_for_good: false,
                 },
                 _ => misbehave(name, true),
             };
@@ -155,6 +164,7 @@ fn sequential(test: &generator::TestCase, order: &[(u8, u32)]) -> Response {
             }
             "take" if !put => Outcome::Deadlocked {
                 inside: [Some("take".into()), None],
+                blocked_for_good: true,
             },
             _ => misbehave(name, false),
         };

@@ -139,7 +139,8 @@ impl Accounts {
 
 /// Plain bugs and blocking: `explode` panics whatever the order (not a violation), `take`
 /// blocks on an empty queue sequentially too (not a violation), `abort` and `spin` end or
-/// hang the worker (must not stop a campaign).
+/// hang the worker (must not stop a campaign). `take_delayed` waits while a thread of its own
+/// sleeps and then puts: a wait another thread will end is not blocked for good.
 #[derive(Debug, Default)]
 pub struct Queue {
     items: Mutex<Vec<u32>>,
@@ -162,6 +163,15 @@ impl Queue {
             }
             items = self.ready.wait(items).unwrap();
         }
+    }
+    pub fn take_delayed(&self) -> u32 {
+        std::thread::scope(|s| {
+            s.spawn(|| {
+                std::thread::sleep(Duration::from_millis(60));
+                self.put(7);
+            });
+            self.take()
+        })
     }
     pub fn explode(&self) {
         panic!("always broken");

@@ -1,0 +1,228 @@
+//! Telling a run that is blocked for good from a slow one, so that a deadlock is answered in
+//! milliseconds instead of at the run's timeout.
+//!
+//! A run is stuck when every thread that could make progress in user code is asleep in an
+//! untimed futex wait (a `Mutex`, `RwLock` or `Condvar` without timeout, `park`, a channel's
+//! `recv`): then nothing in the process can wake any of them. The worker's own threads count
+//! only while they run user code; while they wait in the runtime (the helper between runs, the
+//! main thread waiting for the helper's suffix) they touch no lock of the user's. Every other
+//! thread of the process (threads the user's code started) counts, whatever it does.
+//!
+//! The watchdog takes two [`Snapshot`]s a few milliseconds apart; the run is stuck if both
+//! show the same threads, each in an untimed futex wait, each with the same number of context
+//! switches. A thread that was woken in between shows as running or has switched more, so the
+//! two snapshots together prove that all of them were asleep at one same moment.
+//!
+//! Linux only (it reads `/proc/self/task/*/syscall`), on x86-64 and AArch64 (the futex
+//! syscall's number); elsewhere, and whenever a file cannot be read, nothing is ever stuck and
+//! the timeout decides as before. Spinning, a timed wait, a sleep or a blocking read never
+//! count as stuck.
+
+use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+
+/// A worker thread, as the stuck test sees it.
+pub(crate) struct RuntimeThread {
+    /// Its kernel thread id, 0 until it registers.
+    tid: AtomicI32,
+    /// Whether it is waiting in the runtime rather than running user code.
+    idle: AtomicBool,
+}
+
+impl RuntimeThread {
+    const fn new(idle: bool) -> RuntimeThread {
+        RuntimeThread {
+            tid: AtomicI32::new(0),
+            idle: AtomicBool::new(idle),
+        }
+    }
+
+    /// Records the calling thread as this one.
+    pub(crate) fn register(&self) {
+        if let Some(tid) = current_tid() {
+            self.tid.store(tid, Ordering::SeqCst);
+        }
+    }
+
+    pub(crate) fn set_idle(&self, idle: bool) {
+        self.idle.store(idle, Ordering::SeqCst);
+    }
+}
+
+/// The main thread: thread 0's suffix, sequential runs, setup. Idle while it waits for the
+/// helper to finish thread 1's suffix.
+pub(crate) static MAIN: RuntimeThread = RuntimeThread::new(false);
+/// The helper thread: thread 1's suffix. Idle between runs.
+pub(crate) static HELPER: RuntimeThread = RuntimeThread::new(true);
+/// The watchdog: never runs user code.
+pub(crate) static WATCHDOG: RuntimeThread = RuntimeThread::new(true);
+
+/// Every thread that could run user code, each asleep in an untimed futex wait, with its
+/// context switches so far.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) struct Snapshot {
+    threads: Vec<(i32, u64)>,
+}
+
+/// The snapshot of a process in which every thread that could run user code is asleep in an
+/// untimed futex wait, or `None` if one is not (or cannot be read), or if none could.
+pub(crate) fn blocked_snapshot() -> Option<Snapshot> {
+    let skip: Vec<i32> = [&MAIN, &HELPER, &WATCHDOG]
+        .into_iter()
+        .filter(|t| t.idle.load(Ordering::SeqCst))
+        .map(|t| t.tid.load(Ordering::SeqCst))
+        .collect();
+    let mut threads = Vec::new();
+    for entry in std::fs::read_dir("/proc/self/task").ok()? {
+        let tid: i32 = entry.ok()?.file_name().to_str()?.parse().ok()?;
+        if skip.contains(&tid) {
+            continue;
+        }
+        let dir = format!("/proc/self/task/{tid}");
+        let syscall = std::fs::read_to_string(format!("{dir}/syscall")).ok()?;
+        if !in_untimed_futex_wait(&syscall) {
+            return None;
+        }
+        let status = std::fs::read_to_string(format!("{dir}/status")).ok()?;
+        threads.push((tid, context_switches(&status)?));
+    }
+    threads.sort_unstable();
+    (!threads.is_empty()).then_some(Snapshot { threads })
+}
+
+/// Whether a `/proc/<pid>/task/<tid>/syscall` line shows a futex wait without a timeout:
+/// `NR arg0 … arg5 sp pc`, with `futex(uaddr, op, val, timeout, …)`.
+fn in_untimed_futex_wait(line: &str) -> bool {
+    let Some(futex) = FUTEX else { return false };
+    let mut fields = line.split_whitespace();
+    if fields.next().and_then(|nr| nr.parse::<i64>().ok()) != Some(futex) {
+        return false;
+    }
+    let args: Vec<u64> = fields
+        .take(4)
+        .filter_map(|a| u64::from_str_radix(a.trim_start_matches("0x"), 16).ok())
+        .collect();
+    let [_, op, _, timeout] = args[..] else {
+        return false;
+    };
+    // The command without FUTEX_PRIVATE_FLAG (128) and FUTEX_CLOCK_REALTIME (256): FUTEX_WAIT,
+    // FUTEX_LOCK_PI, FUTEX_WAIT_BITSET and FUTEX_WAIT_REQUEUE_PI all sleep until woken or
+    // until the timeout, here none.
+    matches!(op & 127, 0 | 6 | 9 | 11) && timeout == 0
+}
+
+/// Voluntary plus involuntary context switches, from a `/proc/…/status` text.
+fn context_switches(status: &str) -> Option<u64> {
+    let count = |key: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(key))
+            .and_then(|v| v.trim().parse::<u64>().ok())
+    };
+    Some(count("voluntary_ctxt_switches:")? + count("nonvoluntary_ctxt_switches:")?)
+}
+
+/// The futex syscall's number where this test is known to hold.
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+const FUTEX: Option<i64> = Some(202);
+#[cfg(all(target_os = "linux", target_arch = "aarch64"))]
+const FUTEX: Option<i64> = Some(98);
+#[cfg(not(all(
+    target_os = "linux",
+    any(target_arch = "x86_64", target_arch = "aarch64")
+)))]
+const FUTEX: Option<i64> = None;
+
+/// The calling thread's kernel id, from `/proc/thread-self` (`<pid>/task/<tid>`).
+fn current_tid() -> Option<i32> {
+    FUTEX?;
+    let link = std::fs::read_link("/proc/thread-self").ok()?;
+    link.file_name()?.to_str()?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::{Arc, Condvar, Mutex};
+    use std::time::Duration;
+
+    #[test]
+    fn reads_the_syscall_line() {
+        let cases = [
+            // std's Mutex::lock: FUTEX_WAIT_BITSET | FUTEX_PRIVATE_FLAG, no timeout.
+            ("202 0x7f3a 0x89 0x2 0x0 0x0 0xffffffff 0x7ffd 0x7f3b", true),
+            // FUTEX_WAIT | FUTEX_PRIVATE_FLAG, no timeout (a parking_lot park).
+            ("202 0x7f3a 0x80 0x2 0x0 0x0 0x0 0x7ffd 0x7f3b", true),
+            // The same with a timeout: it wakes by itself.
+            (
+                "202 0x7f3a 0x89 0x2 0x7ffd1234 0x0 0xffffffff 0x7ffd 0x7f3b",
+                false,
+            ),
+            // FUTEX_WAKE is not a wait.
+            ("202 0x7f3a 0x81 0x1 0x0 0x0 0x0 0x7ffd 0x7f3b", false),
+            // clock_nanosleep, running, and a truncated line.
+            ("230 0x0 0x0 0x7fff 0x7fff 0x0 0x0 0x7fff 0x7efc", false),
+            ("running", false),
+            ("202 0x7f3a 0x89", false),
+        ];
+        for (line, untimed) in cases {
+            let expected = untimed && cfg!(all(target_os = "linux", target_arch = "x86_64"));
+            assert_eq!(in_untimed_futex_wait(line), expected, "{line}");
+        }
+    }
+
+    #[test]
+    fn counts_context_switches() {
+        let status = "Name:\tx\nvoluntary_ctxt_switches:\t7\nnonvoluntary_ctxt_switches:\t3\n";
+        assert_eq!(context_switches(status), Some(10));
+        assert_eq!(context_switches("Name:\tx\n"), None);
+    }
+
+    /// A thread of the test process waiting on a condition variable nobody signals is stuck;
+    /// the test's own thread, spinning, is not (it reads the files, so it is running).
+    #[test]
+    #[cfg(all(
+        target_os = "linux",
+        any(target_arch = "x86_64", target_arch = "aarch64")
+    ))]
+    fn a_spinning_reader_is_never_stuck_but_sees_a_sleeper() {
+        let pair = Arc::new((Mutex::new(false), Condvar::new()));
+        let waiter = {
+            let pair = pair.clone();
+            std::thread::spawn(move || {
+                let tid = current_tid().expect("a thread id");
+                let (lock, signal) = &*pair;
+                let mut woken = lock.lock().unwrap();
+                TID.store(tid, Ordering::SeqCst);
+                while !*woken {
+                    woken = signal.wait(woken).unwrap();
+                }
+            })
+        };
+        let tid = loop {
+            let tid = TID.load(Ordering::SeqCst);
+            if tid != 0 {
+                break tid;
+            }
+            std::thread::yield_now();
+        };
+        // The calling thread reads the files, so it is running: never stuck as a whole.
+        assert_eq!(blocked_snapshot(), None);
+        // The waiter itself, once asleep, shows an untimed futex wait.
+        let mut asleep = false;
+        for _ in 0..200 {
+            let line = std::fs::read_to_string(format!("/proc/self/task/{tid}/syscall"))
+                .expect("the waiter's syscall file");
+            if in_untimed_futex_wait(&line) {
+                asleep = true;
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        }
+        assert!(asleep, "the waiter never showed an untimed futex wait");
+        *pair.0.lock().unwrap() = true;
+        pair.1.notify_all();
+        waiter.join().unwrap();
+    }
+
+    static TID: AtomicI32 = AtomicI32::new(0);
+}
