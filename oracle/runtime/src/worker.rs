@@ -161,6 +161,7 @@ pub struct Answer {
 pub fn worker_main(drivers: Vec<&'static dyn Registered>) {
     let out = take_stdout();
     stuck::MAIN.register();
+    crate::precise_sleeps();
     install_panic_hook();
     start_helper();
     start_watchdog();
@@ -789,6 +790,7 @@ fn start_helper() {
 
 fn helper_loop() {
     stuck::HELPER.register();
+    crate::precise_sleeps();
     let mut seen = 0;
     loop {
         seen = wait_for_go(seen);
