@@ -296,7 +296,7 @@ pub struct BenchArgs {
     #[arg(long, value_name = "DURATION")]
     pub test_timeout: Option<String>,
     /// Run each generated test N times back to back in its worker, with new noise each time,
-    /// up to the first run that fails [default: 1]
+    /// up to the first run that fails
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub repeat: u32,
     /// Types whose coverage over time is recorded (repeatable) [default: the two with the most methods]
