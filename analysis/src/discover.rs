@@ -398,31 +398,33 @@ pub(crate) fn type_name(ty: &syn::Type) -> Option<String> {
 
 /// `krate::module::Type`, or a public re-export of it when its module is private.
 fn type_path(krate: &str, decl: &TypeDecl, index: &Index) -> String {
-    let declared = std::iter::once(krate.to_string())
-        .chain(decl.module.iter().cloned())
+    let module = if module_public(&decl.module, index) {
+        &decl.module
+    } else {
+        reexported_in(decl, index).unwrap_or(&decl.module)
+    };
+    std::iter::once(krate.to_string())
+        .chain(module.iter().cloned())
         .chain(std::iter::once(decl.name.clone()))
         .collect::<Vec<_>>()
-        .join("::");
-    if module_public(&decl.module, index) {
-        return declared;
-    }
-    for (module, used) in &index.reexports {
-        if !module_public(module, index) {
-            continue;
-        }
+        .join("::")
+}
+
+/// Whether code outside the crate can name the type's module, or a re-export of the type.
+fn reachable(decl: &TypeDecl, index: &Index) -> bool {
+    module_public(&decl.module, index) || reexported_in(decl, index).is_some()
+}
+
+/// A public module that re-exports the type (by name or by a glob of its module).
+fn reexported_in<'i>(decl: &TypeDecl, index: &'i Index) -> Option<&'i Vec<String>> {
+    index.reexports.iter().find_map(|(module, used)| {
         let last = used.last().map(String::as_str);
         let glob_of_module = last == Some("*")
             && used.len() >= 2
             && decl.module.last() == Some(&used[used.len() - 2]);
-        if last == Some(decl.name.as_str()) || glob_of_module {
-            return std::iter::once(krate.to_string())
-                .chain(module.iter().cloned())
-                .chain(std::iter::once(decl.name.clone()))
-                .collect::<Vec<_>>()
-                .join("::");
-        }
-    }
-    declared
+        (module_public(module, index) && (last == Some(decl.name.as_str()) || glob_of_module))
+            .then_some(module)
+    })
 }
 
 fn module_public(module: &[String], index: &Index) -> bool {
@@ -595,19 +597,29 @@ fn build_type<'a>(
         supported: true,
         reason: None,
     };
-    if !decl.is_pub {
-        model.supported = false;
-        model.reason = Some("the type is not `pub`".into());
+    let unsupported = if !decl.is_pub {
+        Some(format!("{UNREACHABLE_TYPE}: the type is not `pub`"))
     } else if !model.constructors.iter().any(|c| c.supported) {
-        model.supported = false;
-        model.reason = Some(if model.constructors.is_empty() {
+        Some(if model.constructors.is_empty() {
             "no public constructor (`new`-like function, `Default` or builder) was found".into()
         } else {
             "no constructor has parameters covcon can generate".into()
-        });
+        })
     } else if !model.methods.iter().any(|m| m.supported) {
+        Some("no public `&self` method covcon can call".into())
+    } else {
+        None
+    };
+    if let Some(why) = unsupported {
         model.supported = false;
-        model.reason = Some("no public `&self` method covcon can call".into());
+        // A type the harness could try is left to it (rustc has the last word on what is
+        // reachable); one it cannot try anyway is called internal here if no re-export of
+        // its private module was seen.
+        model.reason = Some(if decl.is_pub && !reachable(decl, index) {
+            format!("{UNREACHABLE_TYPE}: a `pub` type in a private module, not re-exported ({why})")
+        } else {
+            why
+        });
     }
     fns.extend(inner_fns);
     let mut opaque_fields = HashMap::new();

@@ -39,6 +39,13 @@ pub struct PackageInfo {
 }
 
 /// A type whose `&self` methods synchronise internally.
+/// Starts the reason a type is not tested when only its own crate can name it: it is not
+/// `pub`, or it is a `pub` type in a private module its crate does not re-export. Such a type is
+/// used through its crate's public types (which covcon tests); testing it directly could
+/// report misuse the public API prevents. The CLI tells these from types covcon failed to
+/// drive by this prefix; what follows `": "` says which case it is.
+pub const UNREACHABLE_TYPE: &str = "not reachable from outside its crate";
+
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TypeModel {
     /// `krate::module::Type`, with the library crate name first.

@@ -235,6 +235,38 @@ fn types_in_private_modules_are_named_by_their_public_reexport() {
     );
 }
 
+/// Only its own crate can name a type that is not `pub`, or a `pub` one in a private module
+/// with no re-export: unsupported as "not reachable from outside its crate". One the harness
+/// could still try (a constructor, a method) is left to the harness, where rustc decides.
+#[test]
+fn types_only_their_crate_can_name_are_unreachable_or_left_to_the_harness() {
+    check(
+        "mod imp {
+            use std::sync::Mutex;
+            pub struct Slots { m: Mutex<u8> }
+            impl Slots { pub(crate) fn new() -> Self { todo!() } pub fn get(&self) -> u8 { *self.m.lock().unwrap() } }
+            pub struct Tried { m: Mutex<u8> }
+            impl Tried { pub fn new() -> Self { todo!() } pub fn get(&self) -> u8 { *self.m.lock().unwrap() } }
+        }
+        pub(crate) struct Own { m: std::sync::Mutex<u8> }
+        impl Own { pub fn new() -> Self { todo!() } pub fn get(&self) -> u8 { 0 } }
+        pub mod open {
+            pub struct Gate { m: std::sync::RwLock<bool> }
+            impl Gate { fn new() -> Self { todo!() } pub fn is_open(&self) -> bool { *self.m.read().unwrap() } }
+        }",
+        "type demo::Own <> debug=false unsupported: not reachable from outside its crate: the type is not `pub`
+          ctor fn new() -> SelfValue
+          method get()
+          type demo::imp::Slots <> debug=false unsupported: not reachable from outside its crate: a `pub` type in a private module, not re-exported (no public constructor (`new`-like function, `Default` or builder) was found)
+          method get()
+          type demo::imp::Tried <> debug=false supported
+          ctor fn new() -> SelfValue
+          method get()
+          type demo::open::Gate <> debug=false unsupported: no public constructor (`new`-like function, `Default` or builder) was found
+          method is_open()",
+    );
+}
+
 #[test]
 fn a_type_without_a_usable_constructor_is_recorded_as_unsupported() {
     check(

@@ -7,7 +7,7 @@ use crate::cli::{
 };
 use crate::exit_code::{usage_error, ExitCode, OrExit};
 use crate::options::{Console, RunOptions};
-use crate::report::{self, github, html, junit, terminal, Report};
+use crate::report::{self, github, html, junit, terminal, Report, UntestedKind};
 use crate::select;
 use crate::shard::Shard;
 use crate::workspace::{self, Workspace, WorkspaceOptions};
@@ -218,9 +218,15 @@ pub fn stdout(text: &str) {
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
 }
 
-/// 2 for new violations (or untested types under `--fail-on-untested`), else 0.
+/// 2 for new violations (or, under `--fail-on-untested`, types covcon could not test: not
+/// those with nothing to test or only their own crate can reach), else 0.
 pub fn exit_code(report: &Report, fail_on_untested: bool) -> ExitCode {
-    if report.new_violations() > 0 || (fail_on_untested && report.untested().next().is_some()) {
+    let missed = || {
+        report
+            .untested()
+            .any(|t| t.untested_kind().is_some_and(UntestedKind::fails_gate))
+    };
+    if report.new_violations() > 0 || (fail_on_untested && missed()) {
         ExitCode::Violations
     } else {
         ExitCode::Success
@@ -253,5 +259,20 @@ mod tests {
         let mut report = sample::report();
         Baseline::of(&report).apply(&mut report);
         check(report, true, ExitCode::Violations);
+    }
+
+    #[test]
+    fn only_types_covcon_missed_fail_the_gate_and_older_reports_count_as_missed() {
+        use ExitCode::{Success, Violations};
+        let cases = [
+            (None, Success, Violations),
+            (Some(UntestedKind::Missed), Success, Violations),
+            (Some(UntestedKind::NothingToTest), Success, Success),
+            (Some(UntestedKind::Internal), Success, Success),
+        ];
+        for (kind, without, with) in cases {
+            check(sample::only_untested(kind), false, without);
+            check(sample::only_untested(kind), true, with);
+        }
     }
 }

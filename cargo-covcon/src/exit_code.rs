@@ -12,7 +12,7 @@ pub enum ExitCode {
     Success = 0,
     /// Bad command line, bad configuration, or a workspace cargo cannot read.
     Usage = 1,
-    /// At least one new violation (or, with `--fail-on-untested`, an untested type).
+    /// At least one new violation (or, with `--fail-on-untested`, a type covcon could not test).
     Violations = 2,
     /// The generated harness did not build.
     HarnessBuild = 3,
@@ -31,7 +31,7 @@ pub const HELP: &str = "\
 Exit codes:
   0   no violation found (or only violations already in --baseline)
   1   usage or configuration error
-  2   violations found (or untested types, with --fail-on-untested)
+  2   violations found (or types covcon could not test, with --fail-on-untested)
   3   the generated harness failed to build
   70  internal error in covcon";
 

@@ -7,7 +7,9 @@ use crate::commands::{finish, stdout, Gate};
 use crate::exit_code::{usage_error, ExitCode, Failure, OrExit};
 use crate::options::{Console, RunOptions};
 use crate::progress::Reporter;
-use crate::report::{CoveragePoint, Kind, PairReport, Report, Site, TypeReport, ViolationReport};
+use crate::report::{
+    CoveragePoint, Kind, PairReport, Report, Site, TypeReport, UntestedKind, ViolationReport,
+};
 use crate::select::{self, Selection, TypeSettings};
 use crate::workspace::{self, Workspace, WorkspaceOptions};
 use analysis::{Model, ParamKind, Severity, TypeModel};
@@ -306,8 +308,21 @@ fn untested_report(t: &TypeModel, why: &str, root: &Path) -> TypeReport {
         file: Some(relative(&t.span.file, root)),
         line: t.span.line,
         untested: Some(why.to_owned()),
+        untested_kind: Some(untested_kind(why)),
         skipped: unsupported_methods(t),
         ..TypeReport::default()
+    }
+}
+
+/// Tells the untested types `--fail-on-untested` should not fail for from the others, by the
+/// exact reasons the generator and the oracle give for them (never by rustc's wording).
+fn untested_kind(why: &str) -> UntestedKind {
+    if why == generator::NOTHING_TO_TEST {
+        UntestedKind::NothingToTest
+    } else if why.starts_with(analysis::UNREACHABLE_TYPE) {
+        UntestedKind::Internal
+    } else {
+        UntestedKind::Missed
     }
 }
 
@@ -344,6 +359,11 @@ pub fn type_report(
             line: m.span.line,
         })
     };
+    let untested = result.skipped.or_else(|| {
+        (result.tests_run == 0).then(|| {
+            "the time budget ran out before covcon reached it (raise --time-budget)".to_owned()
+        })
+    });
     let violations = result
         .violations
         .into_iter()
@@ -397,11 +417,8 @@ pub fn type_report(
             .collect(),
         violations,
         skipped,
-        untested: result.skipped.or_else(|| {
-            (result.tests_run == 0).then(|| {
-                "the time budget ran out before covcon reached it (raise --time-budget)".to_owned()
-            })
-        }),
+        untested_kind: untested.as_deref().map(untested_kind),
+        untested,
         coverage: result
             .history
             .iter()
@@ -558,5 +575,47 @@ mod tests {
             "/rustc/abc/library/core/src/option.rs:3:1",
             "/rustc/abc/library/core/src/option.rs:3:1",
         );
+    }
+
+    mod untested_kinds {
+        use super::super::*;
+
+        fn check(why: &str, expect: UntestedKind) {
+            assert_eq!(untested_kind(why), expect, "{why}");
+        }
+
+        #[test]
+        fn a_type_whose_every_pair_the_analysis_removed_has_nothing_to_test() {
+            check(generator::NOTHING_TO_TEST, UntestedKind::NothingToTest);
+        }
+
+        #[test]
+        fn a_type_private_even_at_the_crate_root_is_internal() {
+            check(
+                &format!(
+                    "{}: struct `Bounded` is private",
+                    analysis::UNREACHABLE_TYPE
+                ),
+                UntestedKind::Internal,
+            );
+        }
+
+        #[test]
+        fn a_type_covcon_could_not_drive_or_reach_is_missed() {
+            check("no method the harness can call", UntestedKind::Missed);
+            check(
+                "the harness cannot use it: mismatched types",
+                UntestedKind::Missed,
+            );
+            check(
+                "the time budget ran out before covcon reached it (raise --time-budget)",
+                UntestedKind::Missed,
+            );
+            // The generator's reason inside a longer one is not the static verdict.
+            check(
+                &format!("type unsupported: {}", generator::NOTHING_TO_TEST),
+                UntestedKind::Missed,
+            );
+        }
     }
 }

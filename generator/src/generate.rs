@@ -29,6 +29,11 @@ pub const LONG_SUFFIX: usize = 5;
 pub const SHORT_TESTS: u64 = 5;
 /// Most extra calls in a prefix.
 pub const MAX_PREFIX_CALLS: usize = 5;
+/// Why `bc` refuses a type whose every method pair the analysis removed: a static verdict (one
+/// lock serialises every pair, say), not a failure to test. The CLI compares
+/// [`TestGenerator::new`]'s error with it to tell "nothing to test" from "could not test".
+pub const NOTHING_TO_TEST: &str =
+    "every method pair was removed by the analysis: no two methods can run concurrently";
 /// `bc`: the chance (in percent) that a suffix position after the first is a method of the
 /// pair's high neighbourhood instead of the alternation's.
 pub(crate) const MIX_PERCENT: u32 = 30;
@@ -99,8 +104,7 @@ impl TestGenerator {
         }
         let coverage = Coverage::new(&methods, &model.pairs);
         if config.strategy == Strategy::Bc && coverage.worth_covering() == 0 {
-            return Err("every method pair was removed by the analysis: no two methods can run concurrently"
-                .to_string());
+            return Err(NOTHING_TO_TEST.to_string());
         }
         let high_partners = high_partners(&coverage, methods.len());
         Ok(TestGenerator {

@@ -22,7 +22,8 @@ pub use campaign::{
 };
 pub use coverage::PairCoverage;
 pub use generate::{
-    GeneratorConfig, TestGenerator, LONG_SUFFIX, MAX_PREFIX_CALLS, SHORT_SUFFIX, SHORT_TESTS,
+    GeneratorConfig, TestGenerator, LONG_SUFFIX, MAX_PREFIX_CALLS, NOTHING_TO_TEST, SHORT_SUFFIX,
+    SHORT_TESTS,
 };
 pub use pools::Pools;
 pub use shrink::{method_calls, shrink, ShrinkConfig, ShrinkStop, Shrunk, StillFails};

@@ -126,6 +126,10 @@ impl PreparedType {
     }
 }
 
+/// Bumped whenever what a saved plan means changes (how its reasons are worded or classified,
+/// say), so that a plan saved by an older covcon is not reused.
+const PLAN_VERSION: u32 = 2;
+
 /// Type arguments tried in turn for a generic type's parameters.
 pub(crate) const CANDIDATES: [&str; 4] = ["u32", "i64", "String", "Vec<u8>"];
 
@@ -175,6 +179,7 @@ pub fn prepare_with(
         &config.cargo_args,
     );
     let mut key_hasher = DefaultHasher::new();
+    PLAN_VERSION.hash(&mut key_hasher);
     serde_json::to_string(&model.types)
         .unwrap_or_default()
         .hash(&mut key_hasher);
@@ -745,10 +750,22 @@ impl<'o> State<'o> {
                 } else {
                     format!(" as `{}<{}>`", ty.name, args.join(", "))
                 };
-                self.dropped_types.insert(
-                    ty.path.clone(),
-                    format!("the harness cannot use it{with}: {reason}"),
-                );
+                // Its module is private (the root path was tried) and it is private or
+                // unknown at the crate root too: only its own crate can name it.
+                let unreachable = private
+                    || (self.root_path.contains(&index)
+                        && ["cannot find", "could not find", "unresolved"]
+                            .iter()
+                            .any(|w| reason.contains(w)));
+                let why = if unreachable {
+                    format!(
+                        "{}: a `pub` type in a private module, not re-exported ({reason})",
+                        analysis::UNREACHABLE_TYPE
+                    )
+                } else {
+                    format!("the harness cannot use it{with}: {reason}")
+                };
+                self.dropped_types.insert(ty.path.clone(), why);
             }
         }
         progress

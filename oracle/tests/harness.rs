@@ -338,6 +338,18 @@ fn model() -> Model {
                 vec![ctor("new", vec![], ReturnShape::SelfValue)],
                 vec![("peek", vec![])],
             ),
+            ty(
+                "tsafe::hidden::Imported",
+                &[],
+                vec![ctor("new", vec![], ReturnShape::SelfValue)],
+                vec![("peek", vec![])],
+            ),
+            ty(
+                "tsafe::hidden::Internal",
+                &[],
+                vec![ctor("new", vec![], ReturnShape::SelfValue)],
+                vec![("peek", vec![])],
+            ),
             // A stale model: the type is gone from the source.
             TypeModel {
                 path: "tsafe::Missing".into(),
@@ -653,6 +665,8 @@ tsafe::Pool ::tsafe::Pool driven=true dropped=[\"Method resize\"]
 tsafe::Fixed ::tsafe::Fixed driven=true dropped=[]
 tsafe::Bag ::tsafe::Bag driven=true dropped=[]
 tsafe::hidden::Secret ::tsafe::Secret driven=true dropped=[]
+tsafe::hidden::Imported ::tsafe::Imported driven=false dropped=[\"Type tsafe::hidden::Imported\"]
+tsafe::hidden::Internal ::tsafe::Internal driven=false dropped=[\"Type tsafe::hidden::Internal\"]
 tsafe::Missing ::tsafe::Missing driven=false dropped=[\"Type tsafe::Missing\"]"
     );
     let notes: Vec<&str> = harness
@@ -663,6 +677,28 @@ tsafe::Missing ::tsafe::Missing driven=false dropped=[\"Type tsafe::Missing\"]"
     assert!(
         notes.iter().any(|n| n.contains("tsafe::Pool::resize")),
         "{notes:?}"
+    );
+    // A `pub` type in a private module that the crate root does not re-export, imported
+    // privately or not at all: only its own crate can name it.
+    let reasons: Vec<(&str, bool)> = harness
+        .types
+        .iter()
+        .flat_map(|t| &t.dropped)
+        .filter(|d| d.kind == oracle::DroppedKind::Type)
+        .map(|d| {
+            (
+                d.name.as_str(),
+                d.reason.starts_with(analysis::UNREACHABLE_TYPE),
+            )
+        })
+        .collect();
+    assert_eq!(
+        reasons,
+        [
+            ("tsafe::hidden::Imported", true),
+            ("tsafe::hidden::Internal", true),
+            ("tsafe::Missing", false)
+        ]
     );
     assert!(
         notes
@@ -1280,13 +1316,30 @@ fn the_model_from_the_real_analysis_drives_every_type() {
     let mut config = config();
     config.out_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("covcon-harness-analysis");
     let harness = oracle::prepare(&model, &config).unwrap_or_else(|e| panic!("{e}"));
+    // Every type but the two only the crate itself can name (see `hidden`).
+    let internal = |t: &&oracle::PreparedType| {
+        t.dropped
+            .iter()
+            .any(|d| d.reason.starts_with(analysis::UNREACHABLE_TYPE))
+    };
     let undriven: Vec<String> = harness
         .types
         .iter()
+        .filter(|t| !internal(t))
         .filter(|t| !t.driven || t.dropped.iter().any(|d| !d.reason.contains("no generator")))
         .map(|t| format!("{}: {:?}", t.path, t.dropped))
         .collect();
     assert_eq!(undriven, Vec::<String>::new());
+    let internal: Vec<&str> = harness
+        .types
+        .iter()
+        .filter(internal)
+        .map(|t| t.path.as_str())
+        .collect();
+    assert_eq!(
+        internal,
+        ["tsafe::hidden::Imported", "tsafe::hidden::Internal"]
+    );
     let instrumented = std::fs::read_to_string(harness.copy_root.join("src/lib.rs")).unwrap();
     assert!(instrumented.contains("::covcon_rt::enter(\"tsafe::Registry\", \"insert_new\")"));
     assert!(instrumented.contains("::covcon_rt::schedule_point();"));

@@ -5,7 +5,7 @@
 //! goes through [`esc`]; nothing from the report is ever placed in a script.
 
 use super::text;
-use super::{Kind, Report, TypeReport, ViolationReport};
+use super::{Kind, Report, TypeReport, UntestedKind, ViolationReport};
 use analysis::Group;
 use std::fmt::Write;
 use std::path::Path;
@@ -83,8 +83,8 @@ fn summary(out: &mut String, report: &Report) {
                   <th>pairs covered</th><th>violations</th></tr></thead><tbody>\n",
     );
     for (i, t) in report.types.iter().enumerate() {
-        let violations = match (&t.untested, t.violations.len()) {
-            (Some(_), _) => "<span class=\"warn\">not tested</span>".to_owned(),
+        let violations = match (t.untested_kind(), t.violations.len()) {
+            (Some(kind), _) => untested_label(kind).to_owned(),
             (None, 0) => "<span class=\"good\">0</span>".to_owned(),
             (None, n) => format!("<span class=\"bad\">{n}</span>"),
         };
@@ -102,6 +102,15 @@ fn summary(out: &mut String, report: &Report) {
         let _ = writeln!(out, "<p class=\"warn\">{}</p>", esc(d));
     }
     out.push_str("</section>\n");
+}
+
+/// The summary table's cell for an untested type: only one covcon missed asks for attention.
+fn untested_label(kind: UntestedKind) -> &'static str {
+    match kind {
+        UntestedKind::Missed => "<span class=\"warn\">not tested</span>",
+        UntestedKind::NothingToTest => "<span class=\"muted\">nothing to test</span>",
+        UntestedKind::Internal => "<span class=\"muted\">internal</span>",
+    }
 }
 
 fn type_section(
@@ -123,10 +132,15 @@ fn type_section(
             t.line
         );
     }
-    if let Some(why) = &t.untested {
+    if let (Some(why), Some(kind)) = (&t.untested, t.untested_kind()) {
+        let (class, label) = match kind {
+            UntestedKind::Missed => ("warn", "Not tested"),
+            UntestedKind::NothingToTest => ("muted", "Nothing to test"),
+            UntestedKind::Internal => ("muted", "Internal to its crate, not tested directly"),
+        };
         let _ = writeln!(
             out,
-            "<p class=\"warn\">Not tested: {}</p>\n</section>",
+            "<p class=\"{class}\">{label}: {}</p>\n</section>",
             esc(why)
         );
         return;
@@ -410,7 +424,7 @@ body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2em auto;m
 h1{font-size:1.6em}h2{border-bottom:1px solid #d0d7de;padding-bottom:.2em;margin-top:2em}h3{font-size:1.05em;margin:1.2em 0 .4em}
 code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em}
 pre{background:#f6f8fa;padding:.5em .7em;margin:0;overflow-x:auto;white-space:pre-wrap}
-.bad{color:#cf222e;font-weight:600}.good{color:#1a7f37;font-weight:600}.warn{color:#9a6700}
+.bad{color:#cf222e;font-weight:600}.good{color:#1a7f37;font-weight:600}.warn{color:#9a6700}.muted{color:#57606a}
 .verdict{font-size:1.3em}
 dl{display:grid;grid-template-columns:max-content auto;gap:.2em 1em}dt{color:#57606a}dd{margin:0}
 table{border-collapse:collapse}
@@ -520,9 +534,22 @@ mod tests {
         check(
             &[
                 "<span class=\"tag\">in baseline</span>",
-                "Not tested: no constructor covcon can call",
+                "<p class=\"warn\">Not tested: no constructor covcon can call</p>",
             ],
             &[],
+        );
+    }
+
+    #[test]
+    fn types_with_nothing_to_test_or_internal_ones_are_not_warnings() {
+        check(
+            &[
+                "<span class=\"muted\">nothing to test</span>",
+                "<p class=\"muted\">Nothing to test: every method pair was removed",
+                "<span class=\"muted\">internal</span>",
+                "<p class=\"muted\">Internal to its crate, not tested directly: not reachable from outside its crate: a `pub` type in a private module, not re-exported (struct `Hidden` is private)</p>",
+            ],
+            &["<p class=\"warn\">Nothing", "<p class=\"warn\">Internal"],
         );
     }
 }

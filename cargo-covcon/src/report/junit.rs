@@ -2,8 +2,14 @@
 //! `<testcase>` per method pair. A new violation is a `<failure>`; a pair the analysis removed
 //! and a type covcon could not test are `<skipped>`; a violation already in the baseline is
 //! reported in `<system-out>` and does not fail.
+//!
+//! An untested type is one testcase named `type`. One covcon missed is `<skipped>` with why.
+//! One with nothing to test passes, with why in `<system-out>`: the analysis showed no two of
+//! its methods can run concurrently, a complete verdict, and a skip would sit among the ones
+//! that ask for attention. An internal one stays `<skipped>` (it was not tested, and a pass
+//! would claim it was) with a message that says its crate's public types are tested instead.
 
-use super::{Report, TypeReport};
+use super::{Report, TypeReport, UntestedKind};
 use analysis::Group;
 use std::fmt::Write;
 
@@ -33,10 +39,10 @@ fn cases(t: &TypeReport) -> usize {
 
 fn suite(out: &mut String, t: &TypeReport, seed: u64) {
     let failures = t.violations.iter().filter(|v| !v.known).count();
-    let skipped = if t.untested.is_some() {
-        1
-    } else {
-        t.pairs.iter().filter(|p| p.group == Group::Removed).count()
+    let skipped = match t.untested_kind() {
+        Some(UntestedKind::NothingToTest) => 0,
+        Some(_) => 1,
+        None => t.pairs.iter().filter(|p| p.group == Group::Removed).count(),
     };
     let name = esc(&t.path);
     let _ = writeln!(
@@ -49,11 +55,20 @@ fn suite(out: &mut String, t: &TypeReport, seed: u64) {
         out,
         "    <properties><property name=\"seed\" value=\"{seed}\"/></properties>"
     );
-    if let Some(why) = &t.untested {
+    if let (Some(why), Some(kind)) = (&t.untested, t.untested_kind()) {
+        let body = match kind {
+            UntestedKind::Missed => format!("<skipped message=\"{}\"/>", esc(why)),
+            UntestedKind::NothingToTest => {
+                format!("<system-out>nothing to test: {}</system-out>", esc(why))
+            }
+            UntestedKind::Internal => format!(
+                "<skipped message=\"internal to its crate, not tested directly: {}\"/>",
+                esc(why)
+            ),
+        };
         let _ = writeln!(
             out,
-            "    <testcase classname=\"{name}\" name=\"type\"><skipped message=\"{}\"/></testcase>",
-            esc(why)
+            "    <testcase classname=\"{name}\" name=\"type\">{body}</testcase>"
         );
         out.push_str("  </testsuite>\n");
         return;
@@ -137,7 +152,7 @@ mod tests {
     #[test]
     fn each_type_is_a_testsuite_and_each_pair_a_testcase() {
         check(&[
-            "<testsuites name=\"covcon\" tests=\"5\" failures=\"1\" errors=\"0\" time=\"12.500\">",
+            "<testsuites name=\"covcon\" tests=\"7\" failures=\"1\" errors=\"0\" time=\"12.500\">",
             "<testsuite name=\"bank::Account\" tests=\"3\" failures=\"1\" errors=\"0\" skipped=\"1\" time=\"4.000\">",
             "<testcase classname=\"bank::Account\" name=\"deposit | balance\" time=\"0\"></testcase>",
         ]);
@@ -159,9 +174,9 @@ mod tests {
         // An untested type may still list its pairs (the budget ran out before its turn).
         report.types[2].pairs = report.types[0].pairs.clone();
         let xml = render(&report);
-        assert_eq!(xml.matches("<testcase ").count(), 5, "{xml}");
+        assert_eq!(xml.matches("<testcase ").count(), 7, "{xml}");
         assert!(
-            xml.contains("<testsuites name=\"covcon\" tests=\"5\""),
+            xml.contains("<testsuites name=\"covcon\" tests=\"7\""),
             "{xml}"
         );
     }
@@ -169,6 +184,19 @@ mod tests {
     #[test]
     fn an_untested_type_is_skipped() {
         check(&["<testcase classname=\"odd::Generic\" name=\"type\"><skipped message=\"no constructor covcon can call\"/></testcase>"]);
+    }
+
+    #[test]
+    fn a_type_with_nothing_to_test_passes_with_a_note() {
+        check(&[
+            "<testsuite name=\"odd::Locked\" tests=\"1\" failures=\"0\" errors=\"0\" skipped=\"0\"",
+            "<testcase classname=\"odd::Locked\" name=\"type\"><system-out>nothing to test: every method pair was removed by the analysis: no two methods can run concurrently</system-out></testcase>",
+        ]);
+    }
+
+    #[test]
+    fn an_internal_type_is_skipped_saying_it_was_not_tested_directly() {
+        check(&["<testcase classname=\"odd::inner::Hidden\" name=\"type\"><skipped message=\"internal to its crate, not tested directly: not reachable from outside its crate: a `pub` type in a private module, not re-exported (struct `Hidden` is private)\"/></testcase>"]);
     }
 
     #[test]

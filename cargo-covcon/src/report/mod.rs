@@ -68,9 +68,39 @@ pub struct TypeReport {
     /// Set when the type was not tested at all, with why.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub untested: Option<String>,
+    /// What kind of untested it is; read through [`TypeReport::untested_kind`], since a report
+    /// written before the field existed has only `untested`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub untested_kind: Option<UntestedKind>,
     /// Interleaving coverage over time: covered pairs after each batch of tests.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub coverage: Vec<CoveragePoint>,
+}
+
+/// Why a type was not tested, as far as `--fail-on-untested` is concerned.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum UntestedKind {
+    /// covcon could not drive the type (no usable constructor, no method the harness can
+    /// call, a harness that cannot use it) or the time budget ran out before its turn. The
+    /// user can act (configure, raise the budget), so it fails `--fail-on-untested`. A report
+    /// without a kind reads as this one.
+    #[default]
+    Missed,
+    /// The analysis removed every method pair: no two methods can run concurrently (one lock
+    /// serialises them all, say). A static verdict, not a failure to test.
+    NothingToTest,
+    /// Not reachable from outside its crate (not `pub`, or a `pub` type in a private module
+    /// that is not re-exported): only its own crate can call it, through its public types.
+    /// Testing it directly could report misuse the public API prevents.
+    Internal,
+}
+
+impl UntestedKind {
+    /// Whether an untested type of this kind fails the run under `--fail-on-untested`.
+    pub fn fails_gate(self) -> bool {
+        self == UntestedKind::Missed
+    }
 }
 
 /// A pair of methods and how often it was tried and seen running concurrently.
@@ -204,6 +234,14 @@ impl TypeReport {
             .count()
     }
 
+    /// The kind of untested, when the type was not tested; [`UntestedKind::Missed`] when the
+    /// report does not say (it predates the field).
+    pub fn untested_kind(&self) -> Option<UntestedKind> {
+        self.untested
+            .as_ref()
+            .map(|_| self.untested_kind.unwrap_or_default())
+    }
+
     pub fn short_name(&self) -> &str {
         self.path.rsplit("::").next().unwrap_or(&self.path)
     }
@@ -231,8 +269,16 @@ impl Report {
         self.violations().filter(|(_, v)| !v.known).count()
     }
 
+    /// Types not tested at all, of every kind.
     pub fn untested(&self) -> impl Iterator<Item = &TypeReport> {
         self.types.iter().filter(|t| t.untested.is_some())
+    }
+
+    /// Untested types of one kind.
+    pub fn untested_of(&self, kind: UntestedKind) -> impl Iterator<Item = &TypeReport> {
+        self.types
+            .iter()
+            .filter(move |t| t.untested_kind() == Some(kind))
     }
 
     pub fn to_json(&self) -> String {
@@ -415,5 +461,57 @@ mod tests {
         let report = sample::report();
         let back: Report = serde_json::from_str(&report.to_json()).unwrap();
         assert_eq!(back, report);
+    }
+
+    mod untested_kinds {
+        use super::*;
+
+        /// Reads one type from its JSON fields and answers its kind of untested.
+        fn check(fields: &str, expect: Option<UntestedKind>) {
+            let json = format!(
+                r#"{{"path": "a::A", "tests_run": 0, "pairs": [], "violations": [], "skipped": []{fields}}}"#
+            );
+            let t: TypeReport = serde_json::from_str(&json).unwrap();
+            assert_eq!(t.untested_kind(), expect, "{json}");
+            let back: TypeReport =
+                serde_json::from_str(&serde_json::to_string(&t).unwrap()).unwrap();
+            assert_eq!(back, t, "{json}");
+        }
+
+        #[test]
+        fn each_kind_reads_back_from_its_snake_case_name() {
+            check(
+                r#", "untested": "why", "untested_kind": "missed""#,
+                Some(UntestedKind::Missed),
+            );
+            check(
+                r#", "untested": "why", "untested_kind": "nothing_to_test""#,
+                Some(UntestedKind::NothingToTest),
+            );
+            check(
+                r#", "untested": "why", "untested_kind": "internal""#,
+                Some(UntestedKind::Internal),
+            );
+        }
+
+        #[test]
+        fn an_older_report_without_the_kind_reads_as_missed() {
+            check(r#", "untested": "why""#, Some(UntestedKind::Missed));
+        }
+
+        #[test]
+        fn a_tested_type_has_no_kind() {
+            check("", None);
+        }
+
+        #[test]
+        fn the_kind_is_written_only_for_untested_types() {
+            let json = sample::report().to_json();
+            assert_eq!(json.matches("\"untested_kind\"").count(), 3, "{json}");
+            assert!(
+                json.contains("\"untested_kind\": \"nothing_to_test\""),
+                "{json}"
+            );
+        }
     }
 }

@@ -1,5 +1,6 @@
 //! A hand-built report the renderer tests share: one type with a panic violation whose
-//! message carries HTML, one with a deadlock, one untested.
+//! message carries HTML, one with a deadlock, and one untested type of each kind (one
+//! covcon missed, one with nothing to test, one internal to its crate).
 
 use super::*;
 use generator::{Call, Value};
@@ -101,6 +102,7 @@ pub(crate) fn report() -> Report {
             }],
             skipped: vec!["method `export(&mut self)` takes &mut self".into()],
             untested: None,
+            untested_kind: None,
             coverage: vec![
                 CoveragePoint {
                     tests: 0,
@@ -152,14 +154,51 @@ pub(crate) fn report() -> Report {
             }],
             skipped: vec![],
             untested: None,
+            untested_kind: None,
             coverage: vec![],
         },
         TypeReport {
             path: "odd::Generic".into(),
             package: "odd".into(),
             untested: Some("no constructor covcon can call".into()),
+            untested_kind: Some(UntestedKind::Missed),
+            ..TypeReport::default()
+        },
+        TypeReport {
+            path: "odd::Locked".into(),
+            package: "odd".into(),
+            untested: Some(generator::NOTHING_TO_TEST.into()),
+            untested_kind: Some(UntestedKind::NothingToTest),
+            ..TypeReport::default()
+        },
+        TypeReport {
+            path: "odd::inner::Hidden".into(),
+            package: "odd".into(),
+            untested: Some(format!(
+                "{}: a `pub` type in a private module, not re-exported (struct `Hidden` is private)",
+                analysis::UNREACHABLE_TYPE
+            )),
+            untested_kind: Some(UntestedKind::Internal),
             ..TypeReport::default()
         },
     ];
+    report
+}
+
+/// A report whose violations are all known and whose one untested type is of `kind`; `None`
+/// is a report written before `untested_kind` existed.
+pub(crate) fn only_untested(kind: Option<UntestedKind>) -> Report {
+    let mut report = report();
+    for v in report.types.iter_mut().flat_map(|t| &mut t.violations) {
+        v.known = true;
+    }
+    report.types.retain(|t| t.untested.is_none());
+    report.types.push(TypeReport {
+        path: "odd::Odd".into(),
+        package: "odd".into(),
+        untested: Some("why".into()),
+        untested_kind: kind,
+        ..TypeReport::default()
+    });
     report
 }

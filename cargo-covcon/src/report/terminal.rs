@@ -2,7 +2,7 @@
 //! a prefix and two columns side by side, and where the reproducer is.
 
 use super::text;
-use super::{Kind, Report, TypeReport, ViolationReport};
+use super::{Kind, Report, TypeReport, UntestedKind, ViolationReport};
 use std::fmt::Write;
 
 /// How much to say and whether to colour it.
@@ -58,7 +58,6 @@ pub fn summary(report: &Report, style: Style) -> String {
     let total: usize = report.types.iter().map(|t| t.violations.len()).sum();
     let new = report.new_violations();
     let tests: u64 = report.types.iter().map(|t| t.tests_run).sum();
-    let untested = report.untested().count();
     let found = match (total, new) {
         (0, _) => style.green("no violations"),
         (t, n) if t == n => style.red(&format!("{t} violation{}", plural(t))),
@@ -82,8 +81,16 @@ pub fn summary(report: &Report, style: Style) -> String {
         plural(report.types.len()),
         report.elapsed_s
     );
-    if untested > 0 {
-        let _ = write!(line, ", {untested} untested");
+    // Only the first kind fails `--fail-on-untested`; the others are said apart from it.
+    for (kind, label) in [
+        (UntestedKind::Missed, "untested"),
+        (UntestedKind::NothingToTest, "with nothing to test"),
+        (UntestedKind::Internal, "internal"),
+    ] {
+        let n = report.untested_of(kind).count();
+        if n > 0 {
+            let _ = write!(line, ", {n} {label}");
+        }
     }
     let _ = write!(
         line,
@@ -94,13 +101,13 @@ pub fn summary(report: &Report, style: Style) -> String {
 }
 
 fn render_type(out: &mut String, t: &TypeReport, style: Style) {
-    if let Some(why) = &t.untested {
-        let _ = writeln!(
-            out,
-            "{}  {} {why}",
-            style.bold(&t.path),
-            style.yellow("not tested:")
-        );
+    if let (Some(why), Some(kind)) = (&t.untested, t.untested_kind()) {
+        let label = match kind {
+            UntestedKind::Missed => style.yellow("not tested:"),
+            UntestedKind::NothingToTest => style.dim("nothing to test:"),
+            UntestedKind::Internal => style.dim("internal, not tested directly:"),
+        };
+        let _ = writeln!(out, "{}  {label} {why}", style.bold(&t.path));
         return;
     }
     let verdict = match t.violations.len() {
@@ -262,9 +269,32 @@ locks::Pair  50 tests, 1/1 pairs covered, 1 violation
     deadlocked: thread 0 in ab, thread 1 in ba
     reproducer: target/covcon/violations/2.rs
 odd::Generic  not tested: no constructor covcon can call
-covcon: 2 violations (1 new, 1 in baseline) in 3 types, 1250 tests, 12.5s, 1 untested; seed 42 (repeat with --seed 42)
+odd::Locked  nothing to test: every method pair was removed by the analysis: no two methods can run concurrently
+odd::inner::Hidden  internal, not tested directly: not reachable from outside its crate: a `pub` type in a private module, not re-exported (struct `Hidden` is private)
+covcon: 2 violations (1 new, 1 in baseline) in 5 types, 1250 tests, 12.5s, 1 untested, 1 with nothing to test, 1 internal; seed 42 (repeat with --seed 42)
 "#,
         );
+    }
+
+    #[test]
+    fn the_summary_counts_only_missed_types_as_untested_and_older_reports_as_missed() {
+        let cases = [
+            (None, ", 1 untested;"),
+            (Some(UntestedKind::Missed), ", 1 untested;"),
+            (
+                Some(UntestedKind::NothingToTest),
+                ", 1 with nothing to test;",
+            ),
+            (Some(UntestedKind::Internal), ", 1 internal;"),
+        ];
+        for (kind, expect) in cases {
+            let line = summary(&sample::only_untested(kind), Style::default());
+            assert_eq!(
+                line,
+                format!("covcon: 2 violations (0 new, 2 in baseline) in 3 types, 1250 tests, 12.5s{expect} seed 42 (repeat with --seed 42)"),
+                "{kind:?}"
+            );
+        }
     }
 
     #[test]

@@ -311,11 +311,49 @@ impl Bag {
 }
 
 pub use hidden::Secret;
+// A private import: `tsafe::Imported` exists but is private outside the crate.
+use hidden::Imported;
+
+/// Keeps the private import used.
+#[allow(dead_code)]
+fn imported() -> Imported {
+    Imported::new()
+}
 
 mod hidden {
-    //! A private module: its type is only reachable through the re-export at the crate root.
+    //! A private module: `Secret` is reachable through the re-export at the crate root;
+    //! `Imported` (imported privately at the root) and `Internal` (not imported at all) only
+    //! from inside the crate.
 
     use std::sync::Mutex;
+
+    #[derive(Debug, Default)]
+    pub struct Imported {
+        v: Mutex<u32>,
+    }
+
+    impl Imported {
+        pub fn new() -> Imported {
+            Imported::default()
+        }
+        pub fn peek(&self) -> u32 {
+            *self.v.lock().unwrap()
+        }
+    }
+
+    #[derive(Debug, Default)]
+    pub struct Internal {
+        v: Mutex<u32>,
+    }
+
+    impl Internal {
+        pub fn new() -> Internal {
+            Internal::default()
+        }
+        pub fn peek(&self) -> u32 {
+            *self.v.lock().unwrap()
+        }
+    }
 
     /// Correct; the model names it `tsafe::hidden::Secret`, the harness has to use
     /// `tsafe::Secret`.
