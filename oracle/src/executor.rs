@@ -240,10 +240,13 @@ impl OracleExecutor {
     }
 
     /// The coverage of one concurrent run, and the violation it shows, if any.
-    fn conclude(&self, test: &TestCase, response: Response) -> Execution<Violation> {
+    fn conclude(&self, test: &TestCase, mut response: Response) -> Execution<Violation> {
         let count = |counter: &AtomicU64| counter.fetch_add(1, Ordering::Relaxed);
         count(&self.stats.tests);
-        let covered = trace::covered_pairs(&response.events, &test.type_path);
+        let covered = response
+            .covered
+            .take()
+            .unwrap_or_else(|| trace::covered_pairs(&response.events, &test.type_path));
         let failed = Failure::of(&response.outcome).is_some();
         if !failed && response.outcome != Outcome::Passed {
             count(&self.stats.setup_failures);

@@ -10,6 +10,7 @@ pub use config::{default_jobs, NoiseLevel, OracleConfig, OracleError};
 mod executor;
 mod pool;
 mod trace;
+pub use trace::covered_pairs;
 mod verdict;
 pub use executor::{
     replay, replay_with_worker, OracleExecutor, ReplayResult, RunStats, Violation, ViolationKind,

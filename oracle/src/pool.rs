@@ -316,6 +316,7 @@ fn crashed(test_id: u64, message: String, started: Instant) -> Response {
         test_id,
         outcome: Outcome::Crashed { message },
         events: Vec::new(),
+        covered: None,
         prefix_results: Vec::new(),
         results: [Vec::new(), Vec::new()],
         final_state: None,

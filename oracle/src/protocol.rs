@@ -18,8 +18,9 @@ pub enum Request {
         test: TestCase,
         noise: Noise,
         timeout_ms: u64,
-        /// Whether the response carries the `Debug` texts of the results and final state
-        /// (only the results oracle reads them; without them a trivial run is cheaper).
+        /// Whether the response carries what only the results oracle reads: the `Debug` texts
+        /// of the results and final state, and a passing run's events (without them a
+        /// passing run answers only the pairs it covered, and a trivial run is cheaper).
         #[serde(default = "yes")]
         capture: bool,
         /// Runs of the test back to back, each on a fresh instance with the next noise seed
@@ -115,9 +116,15 @@ impl Noise {
 pub struct Response {
     pub test_id: u64,
     pub outcome: Outcome,
-    /// Start and end of every instrumented method call, in clock order.
+    /// Start and end of every instrumented method call, in clock order. Left out of a
+    /// passing concurrent run's answer when the request did not ask to `capture`.
     #[serde(default)]
     pub events: Vec<Event>,
+    /// The concurrent method pairs of the test's type the run covered (CovCon Algorithm 1,
+    /// as [`crate::covered_pairs`] computes them from `events`), computed by the worker for a
+    /// concurrent run; `None` when the answer does not say (then `events` do).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub covered: Option<Vec<[String; 2]>>,
     /// `Debug` text of each prefix call's return value (`None` when the return type has no
     /// `Debug` or the call panicked).
     #[serde(default)]

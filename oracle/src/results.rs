@@ -921,6 +921,7 @@ mod tests {
             test_id: 1,
             outcome: Outcome::Passed,
             events: vec![],
+            covered: None,
             prefix_results: vec![],
             results: [texts(results[0]), texts(results[1])],
             final_state: final_state.map(String::from),

@@ -7,8 +7,9 @@ use std::collections::HashMap;
 /// The concurrent method pairs covered by a run's events, counting only methods of
 /// `type_path`: one entry per time a method started while a method of another thread was
 /// running (so a pair may appear several times, as Algorithm 1 counts it), each pair with the
-/// smaller name first, sorted.
-pub(crate) fn covered_pairs(events: &[Event], type_path: &str) -> Vec<[String; 2]> {
+/// smaller name first, sorted. A worker computes the same for each concurrent run
+/// ([`Response::covered`](crate::protocol::Response::covered)).
+pub fn covered_pairs(events: &[Event], type_path: &str) -> Vec<[String; 2]> {
     let mut running: HashMap<u8, Vec<&str>> = HashMap::new();
     let mut pairs = Vec::new();
     for event in in_clock_order(events, type_path) {

@@ -150,6 +150,8 @@ impl Mode {
 pub struct Answer {
     outcome: Json,
     events: Vec<(u8, RawEvent)>,
+    /// The concurrent method pairs the run covered (concurrent runs only).
+    covered: Option<Vec<[&'static str; 2]>>,
     prefix_results: Vec<Option<String>>,
     results: [Vec<Option<String>>; 2],
     final_state: Option<String>,
@@ -309,6 +311,7 @@ fn empty_answer(outcome: Json) -> Answer {
     Answer {
         outcome,
         events: Vec::new(),
+        covered: None,
         prefix_results: Vec::new(),
         results: [Vec::new(), Vec::new()],
         final_state: None,
@@ -330,7 +333,15 @@ fn finish((test_id, answer): (u64, Answer), started: Instant) -> String {
         r#"{{"test_id":{test_id},"outcome":{},"events":["#,
         answer.outcome
     );
-    for (i, (thread, e)) in answer.events.iter().enumerate() {
+    // A passing run's events serve only the results oracle (`capture`); the pairs it covered
+    // are all the panic oracle needs, and far cheaper to send and read.
+    let passed = answer.outcome.get("kind").and_then(Json::as_str) == Some("passed");
+    let events = if passed && !CAPTURE.load(Ordering::Relaxed) && answer.covered.is_some() {
+        &[][..]
+    } else {
+        &answer.events[..]
+    };
+    for (i, (thread, e)) in events.iter().enumerate() {
         if i > 0 {
             line.push(',');
         }
@@ -344,7 +355,22 @@ fn finish((test_id, answer): (u64, Answer), started: Instant) -> String {
         push_json_str(&mut line, e.method);
         let _ = write!(line, r#","start":{}}}"#, e.start);
     }
-    line.push_str(r#"],"prefix_results":"#);
+    line.push(']');
+    if let Some(covered) = &answer.covered {
+        line.push_str(r#","covered":["#);
+        for (i, [a, b]) in covered.iter().enumerate() {
+            if i > 0 {
+                line.push(',');
+            }
+            line.push('[');
+            push_json_str(&mut line, a);
+            line.push(',');
+            push_json_str(&mut line, b);
+            line.push(']');
+        }
+        line.push(']');
+    }
+    line.push_str(r#","prefix_results":"#);
     push_texts(&mut line, &answer.prefix_results);
     line.push_str(r#","results":["#);
     push_texts(&mut line, &answer.results[0]);
@@ -591,9 +617,11 @@ fn run_concurrent<D: Driver>(
     let outcome = concurrent_outcome(&runs);
     let [mine, theirs] = runs;
     quietly(move || drop(instances));
+    let events = drain_events();
     Answer {
         outcome,
-        events: drain_events(),
+        covered: Some(covered_pairs(&events, &test.type_path)),
+        events,
         prefix_results,
         results: [mine.results, theirs.results],
         final_state,
@@ -669,6 +697,7 @@ fn run_sequential<D: Driver>(driver: &'static D, test: &TestData, order: &[(u8, 
     quietly(move || drop(instances));
     Answer {
         outcome,
+        covered: None,
         events: drain_events(),
         prefix_results,
         results,
@@ -730,6 +759,36 @@ fn drain_events() -> Vec<(u8, RawEvent)> {
     }
     all.sort_by_key(|(_, e)| e.clock);
     all
+}
+
+/// The concurrent method pairs a run's events (in clock order) show, counting only methods of
+/// `type_path`: CovCon Algorithm 1, as `oracle/src/trace.rs` `covered_pairs` computes it from
+/// the same events (a test of the oracle holds the two to the same answers). One entry each
+/// time a method starts while a method of another thread runs, the smaller name first, sorted.
+fn covered_pairs(events: &[(u8, RawEvent)], type_path: &str) -> Vec<[&'static str; 2]> {
+    let mut running: [Vec<&'static str>; 3] = Default::default();
+    let mut pairs = Vec::new();
+    for (thread, event) in events.iter().filter(|(_, e)| e.type_path == type_path) {
+        let thread = usize::from(*thread).min(2);
+        if event.start {
+            for (other, stack) in running.iter().enumerate() {
+                if other != thread {
+                    for &method in stack {
+                        pairs.push(if event.method <= method {
+                            [event.method, method]
+                        } else {
+                            [method, event.method]
+                        });
+                    }
+                }
+            }
+            running[thread].push(event.method);
+        } else {
+            running[thread].pop();
+        }
+    }
+    pairs.sort_unstable();
+    pairs
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -218,6 +218,7 @@ fn response(test_id: u64, outcome: Outcome, events: Vec<Event>) -> Response {
         test_id,
         outcome,
         events,
+        covered: None,
         prefix_results: Vec::new(),
         results: [Vec::new(), Vec::new()],
         final_state: None,
