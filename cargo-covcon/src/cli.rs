@@ -133,7 +133,7 @@ pub struct RunArgs {
     /// Time for the whole campaign: 90, 90s, 2m, 1h [default: 60s]
     #[arg(long, value_name = "DURATION", help_heading = "Execution")]
     pub time_budget: Option<String>,
-    /// Worker processes running tests at once [default: half the cores, at least 1]
+    /// Worker processes running tests at once [default: half the cores, 2 on 2 cores]
     #[arg(short, long, value_name = "N", help_heading = "Execution")]
     pub jobs: Option<usize>,
     /// Seed for test generation; the same seed repeats the same tests
@@ -289,7 +289,7 @@ pub struct BenchArgs {
     /// Time per run at most: 5, 5s, 1m
     #[arg(long, value_name = "DURATION", default_value = "3s")]
     pub time_budget: String,
-    /// Worker processes running tests at once [default: half the cores, at least 1]
+    /// Worker processes running tests at once [default: half the cores, 2 on 2 cores]
     #[arg(short, long, value_name = "N")]
     pub jobs: Option<usize>,
     /// How long one test may run before it counts as a deadlock [default: 1s]
