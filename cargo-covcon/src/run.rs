@@ -230,6 +230,15 @@ pub(crate) fn harness_error(error: OracleError) -> anyhow::Error {
     .into()
 }
 
+/// The generic instantiations configured per type (`instantiate = [...]`), by type path.
+fn instantiations(selection: &Selection) -> BTreeMap<String, Vec<String>> {
+    selection
+        .settings
+        .iter()
+        .filter_map(|(path, s)| Some((path.clone(), s.instantiate.clone()?)))
+        .collect()
+}
+
 /// Builds (or reuses) the harness for the selected types, with any configured generic
 /// instantiations; also answers the model restricted to the selection.
 pub(crate) fn prepare_harness(
@@ -241,11 +250,7 @@ pub(crate) fn prepare_harness(
         types: selection.types.clone(),
         ..model.clone()
     };
-    let instantiations: BTreeMap<String, Vec<String>> = selection
-        .settings
-        .iter()
-        .filter_map(|(path, s)| Some((path.clone(), s.instantiate.clone()?)))
-        .collect();
+    let instantiations = instantiations(selection);
     let harness =
         oracle::prepare_with(&selected, config, &instantiations).map_err(harness_error)?;
     Ok((selected, harness))
@@ -502,11 +507,7 @@ pub fn replay(
         types: vec![t.clone()],
         ..model.clone()
     };
-    let instantiations: BTreeMap<String, Vec<String>> = selection
-        .settings
-        .iter()
-        .filter_map(|(path, s)| Some((path.clone(), s.instantiate.clone()?)))
-        .collect();
+    let instantiations = instantiations(&selection);
     console.note("covcon: preparing the harness");
     let harness =
         oracle::prepare_with(&selected, &config, &instantiations).map_err(harness_error)?;
