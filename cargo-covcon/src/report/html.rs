@@ -84,7 +84,7 @@ fn summary(out: &mut String, report: &Report) {
     );
     for (i, t) in report.types.iter().enumerate() {
         let violations = match (t.untested_kind(), t.violations.len()) {
-            (Some(kind), _) => untested_label(kind).to_owned(),
+            (Some(kind), _) => untested_label(kind),
             (None, 0) => "<span class=\"good\">0</span>".to_owned(),
             (None, n) => format!("<span class=\"bad\">{n}</span>"),
         };
@@ -105,12 +105,9 @@ fn summary(out: &mut String, report: &Report) {
 }
 
 /// The summary table's cell for an untested type: only one covcon missed asks for attention.
-fn untested_label(kind: UntestedKind) -> &'static str {
-    match kind {
-        UntestedKind::Missed => "<span class=\"warn\">not tested</span>",
-        UntestedKind::NothingToTest => "<span class=\"muted\">nothing to test</span>",
-        UntestedKind::Internal => "<span class=\"muted\">internal</span>",
-    }
+fn untested_label(kind: UntestedKind) -> String {
+    let class = if kind.fails_gate() { "warn" } else { "muted" };
+    format!("<span class=\"{class}\">{}</span>", kind.label())
 }
 
 fn type_section(
@@ -133,11 +130,9 @@ fn type_section(
         );
     }
     if let (Some(why), Some(kind)) = (&t.untested, t.untested_kind()) {
-        let (class, label) = match kind {
-            UntestedKind::Missed => ("warn", "Not tested"),
-            UntestedKind::NothingToTest => ("muted", "Nothing to test"),
-            UntestedKind::Internal => ("muted", "Internal to its crate, not tested directly"),
-        };
+        let class = if kind.fails_gate() { "warn" } else { "muted" };
+        let mut label = kind.label().to_owned();
+        label[..1].make_ascii_uppercase();
         let _ = writeln!(
             out,
             "<p class=\"{class}\">{label}: {}</p>\n</section>",
@@ -547,7 +542,7 @@ mod tests {
                 "<span class=\"muted\">nothing to test</span>",
                 "<p class=\"muted\">Nothing to test: every method pair was removed",
                 "<span class=\"muted\">internal</span>",
-                "<p class=\"muted\">Internal to its crate, not tested directly: not reachable from outside its crate: a `pub` type in a private module, not re-exported (struct `Hidden` is private)</p>",
+                "<p class=\"muted\">Internal: not reachable from outside its crate: a `pub` type in a private module, not re-exported (struct `Hidden` is private)</p>",
             ],
             &["<p class=\"warn\">Nothing", "<p class=\"warn\">Internal"],
         );

@@ -7,7 +7,7 @@
 //! One with nothing to test passes, with why in `<system-out>`: the analysis showed no two of
 //! its methods can run concurrently, a complete verdict, and a skip would sit among the ones
 //! that ask for attention. An internal one stays `<skipped>` (it was not tested, and a pass
-//! would claim it was) with a message that says its crate's public types are tested instead.
+//! would claim it was), its message saying it is internal and why.
 
 use super::{Report, TypeReport, UntestedKind};
 use analysis::Group;
@@ -59,12 +59,11 @@ fn suite(out: &mut String, t: &TypeReport, seed: u64) {
         let body = match kind {
             UntestedKind::Missed => format!("<skipped message=\"{}\"/>", esc(why)),
             UntestedKind::NothingToTest => {
-                format!("<system-out>nothing to test: {}</system-out>", esc(why))
+                format!("<system-out>{}: {}</system-out>", kind.label(), esc(why))
             }
-            UntestedKind::Internal => format!(
-                "<skipped message=\"internal to its crate, not tested directly: {}\"/>",
-                esc(why)
-            ),
+            UntestedKind::Internal => {
+                format!("<skipped message=\"{}: {}\"/>", kind.label(), esc(why))
+            }
         };
         let _ = writeln!(
             out,
@@ -196,7 +195,7 @@ mod tests {
 
     #[test]
     fn an_internal_type_is_skipped_saying_it_was_not_tested_directly() {
-        check(&["<testcase classname=\"odd::inner::Hidden\" name=\"type\"><skipped message=\"internal to its crate, not tested directly: not reachable from outside its crate: a `pub` type in a private module, not re-exported (struct `Hidden` is private)\"/></testcase>"]);
+        check(&["<testcase classname=\"odd::inner::Hidden\" name=\"type\"><skipped message=\"internal: not reachable from outside its crate: a `pub` type in a private module, not re-exported (struct `Hidden` is private)\"/></testcase>"]);
     }
 
     #[test]

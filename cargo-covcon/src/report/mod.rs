@@ -97,6 +97,16 @@ pub enum UntestedKind {
 }
 
 impl UntestedKind {
+    /// How every report names it, before the reason: "not tested", "nothing to test",
+    /// "internal" (an internal type's reason already says it is not reachable from outside).
+    pub fn label(self) -> &'static str {
+        match self {
+            UntestedKind::Missed => "not tested",
+            UntestedKind::NothingToTest => "nothing to test",
+            UntestedKind::Internal => "internal",
+        }
+    }
+
     /// Whether an untested type of this kind fails the run under `--fail-on-untested`.
     pub fn fails_gate(self) -> bool {
         self == UntestedKind::Missed

@@ -102,10 +102,10 @@ pub fn summary(report: &Report, style: Style) -> String {
 
 fn render_type(out: &mut String, t: &TypeReport, style: Style) {
     if let (Some(why), Some(kind)) = (&t.untested, t.untested_kind()) {
+        let label = format!("{}:", kind.label());
         let label = match kind {
-            UntestedKind::Missed => style.yellow("not tested:"),
-            UntestedKind::NothingToTest => style.dim("nothing to test:"),
-            UntestedKind::Internal => style.dim("internal, not tested directly:"),
+            UntestedKind::Missed => style.yellow(&label),
+            UntestedKind::NothingToTest | UntestedKind::Internal => style.dim(&label),
         };
         let _ = writeln!(out, "{}  {label} {why}", style.bold(&t.path));
         return;
@@ -270,7 +270,7 @@ locks::Pair  50 tests, 1/1 pairs covered, 1 violation
     reproducer: target/covcon/violations/2.rs
 odd::Generic  not tested: no constructor covcon can call
 odd::Locked  nothing to test: every method pair was removed by the analysis: no two methods can run concurrently
-odd::inner::Hidden  internal, not tested directly: not reachable from outside its crate: a `pub` type in a private module, not re-exported (struct `Hidden` is private)
+odd::inner::Hidden  internal: not reachable from outside its crate: a `pub` type in a private module, not re-exported (struct `Hidden` is private)
 covcon: 2 violations (1 new, 1 in baseline) in 5 types, 1250 tests, 12.5s, 1 untested, 1 with nothing to test, 1 internal; seed 42 (repeat with --seed 42)
 "#,
         );
