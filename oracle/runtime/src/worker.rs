@@ -296,14 +296,19 @@ fn answer(
         let mut answer = driver.run(&run);
         unwatch();
         runs += 1;
-        let passed = answer.outcome.get("kind").and_then(Json::as_str) == Some("passed");
-        if !passed || runs >= repeat {
+        if !answer.passed() || runs >= repeat {
             answer.runs = runs;
             return (id, answer);
         }
         if let Mode::Concurrent { seed, .. } = &mut run.mode {
             *seed = seed.wrapping_add(1);
         }
+    }
+}
+
+impl Answer {
+    fn passed(&self) -> bool {
+        self.outcome.get("kind").and_then(Json::as_str) == Some("passed")
     }
 }
 
@@ -335,8 +340,8 @@ fn finish((test_id, answer): (u64, Answer), started: Instant) -> String {
     );
     // A passing run's events serve only the results oracle (`capture`); the pairs it covered
     // are all the panic oracle needs, and far cheaper to send and read.
-    let passed = answer.outcome.get("kind").and_then(Json::as_str) == Some("passed");
-    let events = if passed && !CAPTURE.load(Ordering::Relaxed) && answer.covered.is_some() {
+    let events = if answer.passed() && !CAPTURE.load(Ordering::Relaxed) && answer.covered.is_some()
+    {
         &[][..]
     } else {
         &answer.events[..]
