@@ -126,9 +126,16 @@ impl PreparedType {
     }
 }
 
-/// Bumped whenever what a saved plan means changes (how its reasons are worded or classified,
-/// say), so that a plan saved by an older covcon is not reused.
-const PLAN_VERSION: u32 = 2;
+/// The code that makes a plan (how the harness is generated, built and its errors read):
+/// part of the plan's cache key, so that a plan saved by a covcon whose code differs, in its
+/// reasons or in what it generates, is never reused. A version to bump by hand was forgotten
+/// once already.
+const PLAN_SOURCES: [&str; 4] = [
+    include_str!("harness.rs"),
+    include_str!("codegen.rs"),
+    include_str!("copy.rs"),
+    include_str!("build.rs"),
+];
 
 /// Type arguments tried in turn for a generic type's parameters.
 pub(crate) const CANDIDATES: [&str; 4] = ["u32", "i64", "String", "Vec<u8>"];
@@ -179,7 +186,7 @@ pub fn prepare_with(
         &config.cargo_args,
     );
     let mut key_hasher = DefaultHasher::new();
-    PLAN_VERSION.hash(&mut key_hasher);
+    PLAN_SOURCES.hash(&mut key_hasher);
     serde_json::to_string(&model.types)
         .unwrap_or_default()
         .hash(&mut key_hasher);
