@@ -43,6 +43,7 @@ fn main() {
                 manifest_path: d.join("Cargo.toml"),
                 lib_root: d.join("src/lib.rs"),
                 edition: "2021".into(),
+                ..Default::default()
             }
         })
         .collect();

@@ -32,6 +32,7 @@ fn main() {
             } else {
                 "2021".into()
             },
+            ..Default::default()
         })
         .collect();
     let model = analyze(&packages, &Config::default());
@@ -45,7 +46,10 @@ fn main() {
         let status = if t.supported {
             String::new()
         } else {
-            format!(" (unsupported: {})", t.reason.clone().unwrap_or_default())
+            format!(
+                " (unsupported: {})",
+                t.reason.as_ref().map(|r| r.to_string()).unwrap_or_default()
+            )
         };
         for p in e["pairs"].as_array().into_iter().flatten() {
             let a = p[0].as_str().unwrap_or_default();

@@ -2,19 +2,29 @@
 //! [`Model`]: thread-safe types, their constructors and methods, BC-ConTest pair groups and
 //! SplitRichTest split points. Pure: it reads source files, never spawns a process or prints.
 //!
+//! Two halves: the API model ([`api`]: items after macros and `#[cfg]`, names resolved to the
+//! paths code outside the crate writes, constructors, methods and argument values) and the
+//! lock analysis (`access`, `group`, `split`: which method pairs can conflict and where an
+//! interleaving matters). [`discover`] joins them: it finds the thread-safe types, asks the API
+//! model what can be built and called of each, and hands the lock analysis their syntax.
+//!
 //! Entry points: [`analyze`] for packages selected with [`packages_from_metadata`], and
 //! [`analyze_source`] for one source string (tests, examples). [`summary`] renders a model for
 //! the terminal.
 
 mod access;
+mod api;
 mod discover;
 mod group;
+mod known;
 pub mod model;
+mod reason;
 mod source;
 mod split;
 mod summary;
 mod workspace;
 
+pub use api::cfg::CfgSet;
 pub use model::*;
 pub use summary::summary;
 pub use workspace::{packages_from_metadata, PackageSelection, SelectionError};
@@ -29,6 +39,9 @@ pub struct Config {
     pub types: Vec<String>,
     /// Analyse with this edition instead of each package's own (`2021`, `2024`).
     pub edition: Option<String>,
+    /// The target's configuration (`rustc --print cfg`) that `#[cfg]` is evaluated against,
+    /// each package's features added; the host covcon was built for when `None`.
+    pub cfg: Option<CfgSet>,
 }
 
 /// Analyses the library targets of `packages` (parsed in parallel) into one [`Model`].
@@ -38,17 +51,20 @@ pub fn analyze(packages: &[PackageInfo], config: &Config) -> Model {
         packages: packages.to_vec(),
         ..Model::default()
     };
-    let per_package: Vec<(Vec<TypeModel>, Vec<Diagnostic>)> = packages
+    let target = config.cfg.clone().unwrap_or_else(CfgSet::host);
+    let per_package: Vec<(Vec<TypeModel>, Vec<Diagnostic>, Option<Span>)> = packages
         .par_iter()
         .map(|pkg| {
             let edition = config
                 .edition
                 .clone()
                 .unwrap_or_else(|| pkg.edition.clone());
-            analyze_package(pkg, &edition, &config.types)
+            let cfg = target.with_features(&pkg.features);
+            analyze_package(pkg, &edition, &cfg, &config.types)
         })
         .collect();
-    for (types, diags) in per_package {
+    for (package, (types, diags, first_item)) in model.packages.iter_mut().zip(per_package) {
+        package.first_item = first_item;
         model.types.extend(types);
         model.diagnostics.extend(diags);
     }
@@ -65,6 +81,7 @@ pub fn analyze_source(crate_name: &str, edition: &str, source: &str) -> Model {
         manifest_path: PathBuf::from("Cargo.toml"),
         lib_root: PathBuf::from("src/lib.rs"),
         edition: edition.to_string(),
+        ..PackageInfo::default()
     };
     let mut model = Model {
         format_version: FORMAT_VERSION,
@@ -73,6 +90,10 @@ pub fn analyze_source(crate_name: &str, edition: &str, source: &str) -> Model {
     };
     match source::parse_file(&pkg.lib_root, source) {
         Ok(ast) => {
+            let cfg = CfgSet::host();
+            let mut table = api::macros::MacroTable::default();
+            table.collect(&ast.items);
+            let ast = api::macros::Expander::new(&cfg, &table).file(ast);
             let files = vec![source::SourceFile {
                 path: pkg.lib_root.clone(),
                 module: vec![],
@@ -89,33 +110,42 @@ pub fn analyze_source(crate_name: &str, edition: &str, source: &str) -> Model {
 }
 
 /// Loads one package's module tree in parallel, then parses again and analyses the files
-/// that hold thread-safe types.
+/// that hold thread-safe types (and what their APIs need).
 fn analyze_package(
     pkg: &PackageInfo,
     edition: &str,
+    cfg: &CfgSet,
     filter: &[String],
-) -> (Vec<TypeModel>, Vec<Diagnostic>) {
-    let (loaded, mut diags) = source::load_crate(&pkg.lib_root);
+) -> (Vec<TypeModel>, Vec<Diagnostic>, Option<Span>) {
+    let loaded = source::load_crate(&pkg.lib_root, cfg);
+    let mut diags = loaded.diagnostics.clone();
     let mut facts = discover::FileFacts::default();
-    for f in &loaded {
+    for f in &loaded.files {
         facts.merge(&f.facts);
     }
-    let names = facts.relevant_names();
-    let files = source::parse_relevant(&loaded, |f| f.facts.mentions(&names));
-    let types = analyze_files(&files, Some(&facts), pkg, edition, filter, &mut diags);
-    (types, diags)
+    let index = api::index::CrateIndex::new(
+        &pkg.lib_name,
+        edition,
+        facts.modules.clone(),
+        pkg.dependencies.iter().map(|d| d.extern_name.clone()),
+    );
+    let safe = discover::thread_safe_names(&facts, &index);
+    let names = discover::relevant_names(&facts, &safe);
+    let files = source::parse_relevant(&loaded, cfg, |f| f.facts.mentions(&names));
+    let types = analyze_files(&files, Some(&index), pkg, edition, filter, &mut diags);
+    (types, diags, loaded.first_item.clone())
 }
 
 fn analyze_files(
     files: &[source::SourceFile],
-    facts: Option<&discover::FileFacts>,
+    index: Option<&api::index::CrateIndex>,
     pkg: &PackageInfo,
     edition: &str,
     filter: &[String],
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<TypeModel> {
     // syn trees are tied to this thread (proc-macro2 spans), so types are analysed in turn.
-    let found = discover::discover(files, facts, pkg, filter);
+    let found = discover::discover(files, index, pkg, filter);
     let results: Vec<(TypeModel, Vec<Diagnostic>)> = found
         .into_iter()
         .map(|t| {
@@ -124,6 +154,9 @@ fn analyze_files(
             let summaries = access::analyze_type(&t, edition, &mut d);
             model.pairs = group::group_pairs(&model, &summaries);
             model.split_points = split::split_points(&t, &summaries);
+            model
+                .split_points
+                .retain(|s| !t.expanded.contains(&s.method));
             (model, d)
         })
         .collect();

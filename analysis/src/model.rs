@@ -5,11 +5,17 @@
 //! `docs/analysis-json.md`). Add fields with `#[serde(default)]`; never rename or remove one
 //! without bumping [`FORMAT_VERSION`].
 
+pub use crate::reason::{Problem, Reason};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
 /// Version of the JSON shape of [`Model`].
-pub const FORMAT_VERSION: u32 = 1;
+///
+/// 2: typed skip reasons ([`Reason`]), generic parameters as [`GenericParam`], value types of
+/// the crate's own argument types ([`ValueType`], [`ParamKind::Value`]), generic arguments of
+/// methods and constructors, trait methods named by their trait's public path, package
+/// features and dependencies.
+pub const FORMAT_VERSION: u32 = 2;
 
 /// Everything the analysis found in the packages it was given.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -36,16 +42,35 @@ pub struct PackageInfo {
     pub lib_root: PathBuf,
     /// `2015`, `2018`, `2021` or `2024`.
     pub edition: String,
+    /// The features enabled for this build (from `cargo metadata`'s resolve).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub features: Vec<String>,
+    /// The package's normal dependencies as its code names them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dependencies: Vec<Dependency>,
+    /// Where the library root's first item starts, after the crate's inner attributes: where
+    /// crate-level items can be inserted (the oracle's `extern crate` for edition 2015).
+    /// Filled by the analysis.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub first_item: Option<Span>,
+}
+
+/// A dependency a package's code can name (`use dashmap::DashMap`), so that the harness can
+/// depend on it too when it writes that crate's paths.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Dependency {
+    /// The crate name code uses (`dashmap`, or the rename).
+    pub extern_name: String,
+    /// The package name on its registry (`dashmap`).
+    pub package: String,
+    /// The exact version resolved (`6.1.0`).
+    pub version: String,
+    /// For a path dependency: its directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<PathBuf>,
 }
 
 /// A type whose `&self` methods synchronise internally.
-/// Starts the reason a type is not tested when only its own crate can name it: it is not
-/// `pub`, or it is a `pub` type in a private module its crate does not re-export. Such a type is
-/// used through its crate's public types (which covcon tests); testing it directly could
-/// report misuse the public API prevents. The CLI tells these from types covcon failed to
-/// drive by this prefix; what follows `": "` says which case it is.
-pub const UNREACHABLE_TYPE: &str = "not reachable from outside its crate";
-
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct TypeModel {
     /// `krate::module::Type`, with the library crate name first.
@@ -56,9 +81,9 @@ pub struct TypeModel {
     pub name: String,
     /// Where the type is declared.
     pub span: Span,
-    /// Generic parameters as written (`K: Hash + Eq`, `'a`, `const N: usize`).
+    /// Generic parameters, in declaration order.
     #[serde(default)]
-    pub generics: Vec<String>,
+    pub generics: Vec<GenericParam>,
     /// Why covcon considers it thread-safe (`field 'map' is a Mutex`, `unsafe impl Sync`).
     pub sync_reasons: Vec<String>,
     /// Whether a `Debug` impl (derived or written) was seen.
@@ -70,11 +95,56 @@ pub struct TypeModel {
     pub pairs: Vec<Pair>,
     /// Ranked split points over all methods, best first.
     pub split_points: Vec<SplitPoint>,
+    /// The crate's own types that arguments are built of (`MeterOpts` for
+    /// `with_opts(opts: MeterOpts)`), with their constructors; nested ones included.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub values: Vec<ValueType>,
     /// False when covcon cannot drive the type at all (no usable constructor, ...).
     pub supported: bool,
     /// Why the type is not supported, when it is not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    pub reason: Option<Reason>,
+}
+
+/// A generic parameter of a type, constructor or method.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct GenericParam {
+    pub name: String,
+    pub kind: GenericKind,
+    /// As declared, for reports (`K: Hash + Eq`, `'a`, `const N: usize`, `S = RandomState`).
+    pub written: String,
+    /// The default, fully qualified (`::std::collections::hash_map::RandomState`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub default: Option<String>,
+    /// Fully qualified types the analysis proposes from the bounds (a type of the crate that
+    /// implements a trait bound), tried before covcon's usual candidates.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub candidates: Vec<String>,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GenericKind {
+    Lifetime,
+    #[default]
+    Type,
+    Const,
+}
+
+impl std::fmt::Display for GenericParam {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.written)
+    }
+}
+
+/// A type of the crate (or a standard one) whose values are built from constructors to be
+/// passed as arguments.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ValueType {
+    /// Public path (`krate::opts::MeterOpts`, `std::path::PathBuf`).
+    pub path: String,
+    /// How values are built; a `Variant` constructor is an enum variant.
+    pub constructors: Vec<Constructor>,
 }
 
 /// A way to build an instance.
@@ -90,9 +160,17 @@ pub struct Constructor {
     /// For a builder: the calls after the first one, in order (`max(3)`, `build()`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub chain: Vec<ChainCall>,
+    /// Fully qualified types for the function's own generic parameters, in order (a
+    /// turbofish); empty when it has none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub generic_args: Vec<String>,
+    /// For a value type built by a function of another type (`Pool::builder()` builds a
+    /// `PoolBuilder`): that type's public path.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub owner: Option<String>,
     pub supported: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    pub reason: Option<Reason>,
 }
 
 /// One call after the first in a builder chain.
@@ -112,6 +190,12 @@ pub enum ConstructorKind {
     Default,
     /// A builder chain ending in a method that returns the type.
     Builder,
+    /// An enum variant (`Mode::Fast`, `Limit::Max(n)`), for value types.
+    Variant,
+    /// A literal, for value types: of a struct whose fields are all `pub` (`name` is the
+    /// struct's), or of an enum variant with named fields (`name` is the variant's); the
+    /// parameters are the fields.
+    Literal,
 }
 
 /// How a constructor hands back the instance.
@@ -133,9 +217,14 @@ pub struct Method {
     /// The return type as written, `None` for `()`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub returns: Option<String>,
-    /// The trait this method implements, when it comes from a trait impl.
+    /// The trait this method comes from, by the path code outside the crate names it
+    /// (`krate::Snapshot`, `metrics::CounterFn`), when it comes from a trait impl.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trait_name: Option<String>,
+    /// Fully qualified types for the method's own generic parameters, in order (a
+    /// turbofish); empty when it has none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub generic_args: Vec<String>,
     /// Where the method is declared.
     pub span: Span,
     /// The position just after the `{` of the body: where the oracle inserts its
@@ -145,7 +234,7 @@ pub struct Method {
     /// Whether covcon can call it from a generated test.
     pub supported: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reason: Option<String>,
+    pub reason: Option<Reason>,
 }
 
 /// A parameter of a constructor or method.
@@ -208,6 +297,11 @@ pub enum ParamKind {
     /// A type parameter of the type itself (`K`, `V`), filled in when the type is instantiated.
     Generic {
         name: String,
+    },
+    /// A value of a type built from its constructors: one of the type's
+    /// [`TypeModel::values`], by path.
+    Value {
+        path: String,
     },
     /// Anything else: recorded with the reason, never silently dropped.
     #[default]

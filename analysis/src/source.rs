@@ -1,14 +1,21 @@
 //! Reading a library target's module tree: `mod x;` resolved to `x.rs` or `x/mod.rs`,
-//! `#[path]` honoured, `#[cfg(test)]` modules skipped. Files are parsed in parallel, one
-//! level of the tree at a time. A file that cannot be read or parsed becomes a diagnostic.
+//! `#[path]` honoured, items and modules behind item macros and `#[cfg]` expanded
+//! ([`crate::api::macros`]), so `#[cfg(test)]` modules and other targets' code are left out.
+//! Files are parsed in parallel, one level of the tree at a time. A file that cannot be read or
+//! parsed becomes a diagnostic.
 //!
 //! syn trees cannot cross threads (proc-macro2 spans are thread-local), so the parallel pass
 //! keeps only owned facts per file ([`FileFacts`]); the few files that hold thread-safe types
-//! are parsed again on the analysing thread ([`parse_relevant`]).
+//! are parsed again on the analysing thread ([`parse_relevant`]). A crate's `macro_rules!`
+//! are collected as the tree is read; a file that used one before its definition was read is
+//! read again once it is known.
 
+use crate::api::cfg::CfgSet;
+use crate::api::macros::{Expander, MacroTable};
 use crate::discover::{file_facts, FileFacts};
 use crate::model::{Diagnostic, Severity, Span};
 use rayon::prelude::*;
+use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 /// One parsed file of a crate and the module it holds.
@@ -25,18 +32,34 @@ pub(crate) struct LoadedFile {
     pub module: Vec<String>,
     pub text: String,
     pub facts: FileFacts,
+    mod_rs: bool,
 }
 
-/// Parses the chosen files again on the calling thread.
+/// A crate's files, its `macro_rules!` and what could not be read.
+pub(crate) struct LoadedCrate {
+    pub files: Vec<LoadedFile>,
+    /// Where the root file's first item starts (see `PackageInfo::first_item`).
+    pub first_item: Option<Span>,
+    pub macros: MacroTable,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// How many times files that use a macro defined later are read again.
+const MACRO_ROUNDS: usize = 3;
+
+/// Parses the chosen files again on the calling thread, expanded as when they were loaded.
 pub(crate) fn parse_relevant(
-    files: &[LoadedFile],
+    loaded: &LoadedCrate,
+    cfg: &CfgSet,
     keep: impl Fn(&LoadedFile) -> bool,
 ) -> Vec<SourceFile> {
-    files
+    loaded
+        .files
         .iter()
         .filter(|f| keep(f))
         .filter_map(|f| {
             let ast = parse_file(&f.path, &f.text).ok()?;
+            let ast = Expander::new(cfg, &loaded.macros).file(ast);
             Some(SourceFile {
                 path: f.path.clone(),
                 module: f.module.clone(),
@@ -47,6 +70,7 @@ pub(crate) fn parse_relevant(
 }
 
 /// A module whose file still has to be found and parsed.
+#[derive(Clone)]
 struct Pending {
     path: PathBuf,
     module: Vec<String>,
@@ -54,64 +78,177 @@ struct Pending {
     mod_rs: bool,
 }
 
-/// Loads every module file reachable from the crate root.
-pub(crate) fn load_crate(root: &Path) -> (Vec<LoadedFile>, Vec<Diagnostic>) {
-    let mut files = Vec::new();
+/// Loads every module file reachable from the crate root under `cfg`.
+pub(crate) fn load_crate(root: &Path, cfg: &CfgSet) -> LoadedCrate {
+    let mut files: Vec<LoadedFile> = Vec::new();
     let mut diagnostics = Vec::new();
+    let mut macros = MacroTable::default();
+    let mut seen = HashSet::new();
     let mut level = vec![Pending {
         path: root.to_path_buf(),
         module: Vec::new(),
         mod_rs: true,
     }];
-    let mut seen = std::collections::HashSet::new();
-    while !level.is_empty() {
-        level.retain(|p| seen.insert(p.path.clone()));
-        let results: Vec<(Option<LoadedFile>, Vec<Pending>, Vec<Diagnostic>)> =
-            level.par_iter().map(load_one).collect();
-        level = Vec::new();
-        for (file, children, diags) in results {
-            files.extend(file);
-            level.extend(children);
-            diagnostics.extend(diags);
+    for round in 0..=MACRO_ROUNDS {
+        while !level.is_empty() {
+            level.retain(|p| seen.insert(p.path.clone()));
+            let table = &macros;
+            let results: Vec<Loaded> = level.par_iter().map(|p| load_one(p, cfg, table)).collect();
+            level = Vec::new();
+            for loaded in results {
+                if let Some(file) = &loaded.file {
+                    macros.merge(&file.facts.macros);
+                }
+                files.extend(loaded.file);
+                level.extend(loaded.children);
+                diagnostics.extend(loaded.diagnostics);
+            }
+        }
+        // Files that invoked a macro whose definition was read after them: read them again.
+        let again: Vec<usize> = files
+            .iter()
+            .enumerate()
+            .filter(|(_, f)| {
+                f.facts
+                    .unknown_macros
+                    .iter()
+                    .any(|m| macros.rules.contains_key(m))
+            })
+            .map(|(i, _)| i)
+            .collect();
+        if again.is_empty() || round == MACRO_ROUNDS {
+            break;
+        }
+        for i in again.into_iter().rev() {
+            let old = files.remove(i);
+            let pending = Pending {
+                path: old.path,
+                module: old.module,
+                mod_rs: old.mod_rs,
+            };
+            let loaded = load_one(&pending, cfg, &macros);
+            files.extend(loaded.file);
+            level.extend(loaded.children);
         }
     }
-    (files, diagnostics)
+    for file in &files {
+        for unread in &file.facts.unread {
+            diagnostics.push(Diagnostic {
+                severity: Severity::Warning,
+                message: format!(
+                    "{} declared inside `{}!` {} not read: covcon cannot expand that macro ({})",
+                    plural(unread.modules.len(), "module"),
+                    unread.macro_name,
+                    if unread.modules.len() == 1 {
+                        "was"
+                    } else {
+                        "were"
+                    },
+                    unread
+                        .modules
+                        .iter()
+                        .map(|m| format!("`{m}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+                span: Some(Span {
+                    file: file.path.clone(),
+                    line: unread.line,
+                    column: 0,
+                }),
+            });
+        }
+    }
+    let first_item = std::fs::read_to_string(root)
+        .ok()
+        .and_then(|text| syn::parse_file(&text).ok())
+        .and_then(|ast| {
+            use syn::spanned::Spanned;
+            let start = ast.items.first()?.span().start();
+            Some(Span {
+                file: root.to_path_buf(),
+                line: start.line as u32,
+                column: start.column as u32,
+            })
+        });
+    LoadedCrate {
+        files,
+        first_item,
+        macros,
+        diagnostics,
+    }
 }
 
-fn load_one(p: &Pending) -> (Option<LoadedFile>, Vec<Pending>, Vec<Diagnostic>) {
+fn plural(n: usize, what: &str) -> String {
+    if n == 1 {
+        format!("1 {what}")
+    } else {
+        format!("{n} {what}s")
+    }
+}
+
+struct Loaded {
+    file: Option<LoadedFile>,
+    children: Vec<Pending>,
+    diagnostics: Vec<Diagnostic>,
+}
+
+fn load_one(p: &Pending, cfg: &CfgSet, macros: &MacroTable) -> Loaded {
     let text = match std::fs::read_to_string(&p.path) {
         Ok(t) => t,
         Err(e) => {
             let d = error(format!("cannot read {}: {e}", p.path.display()), None);
-            return (None, Vec::new(), vec![d]);
+            return Loaded {
+                file: None,
+                children: Vec::new(),
+                diagnostics: vec![d],
+            };
         }
     };
-    match parse_file(&p.path, &text) {
-        Ok(ast) => {
-            let mut children = Vec::new();
-            let mut diags = Vec::new();
-            let dir = child_dir(&p.path, p.mod_rs);
-            let base = p.path.parent().unwrap_or(Path::new("")).to_path_buf();
-            collect_mods(
-                &ast.items,
-                &dir,
-                &base,
-                &p.module,
-                &p.path,
-                &mut children,
-                &mut diags,
-            );
-            let facts = file_facts(&ast, &p.module);
-            drop(ast);
-            let file = LoadedFile {
-                path: p.path.clone(),
-                module: p.module.clone(),
-                text,
-                facts,
-            };
-            (Some(file), children, diags)
+    let ast = match parse_file(&p.path, &text) {
+        Ok(ast) => ast,
+        Err(d) => {
+            return Loaded {
+                file: None,
+                children: Vec::new(),
+                diagnostics: vec![d],
+            }
         }
-        Err(d) => (None, Vec::new(), vec![d]),
+    };
+    // The file's own macros are known to its own items.
+    let mut table = MacroTable::default();
+    table.collect(&ast.items);
+    table.merge(macros);
+    let mut expander = Expander::new(cfg, &table);
+    let ast = expander.file(ast);
+    let mut children = Vec::new();
+    let mut diagnostics = Vec::new();
+    let dir = child_dir(&p.path, p.mod_rs);
+    let base = p.path.parent().unwrap_or(Path::new("")).to_path_buf();
+    collect_mods(
+        &ast.items,
+        &dir,
+        &base,
+        &p.module,
+        &p.path,
+        &mut children,
+        &mut diagnostics,
+    );
+    let mut facts = file_facts(&ast, &p.module);
+    facts.macros.merge(&table);
+    facts.unknown_macros = expander.unknown;
+    facts.unread = expander.unread;
+    drop(ast);
+    Loaded {
+        file: Some(LoadedFile {
+            path: p.path.clone(),
+            module: p.module.clone(),
+            text,
+            facts,
+            mod_rs: p.mod_rs,
+        }),
+        children,
+        diagnostics,
     }
 }
 
@@ -156,16 +293,6 @@ fn child_dir(file: &Path, mod_rs: bool) -> PathBuf {
     }
 }
 
-/// Whether attributes say `#[cfg(test)]` (alone, not inside `any`/`not`).
-pub(crate) fn is_cfg_test(attrs: &[syn::Attribute]) -> bool {
-    attrs.iter().any(|a| {
-        a.path().is_ident("cfg")
-            && a.parse_args::<syn::Ident>()
-                .map(|i| i == "test")
-                .unwrap_or(false)
-    })
-}
-
 fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
     attrs.iter().find_map(|a| {
         if !a.path().is_ident("path") {
@@ -195,9 +322,6 @@ fn collect_mods(
 ) {
     for item in items {
         let syn::Item::Mod(m) = item else { continue };
-        if is_cfg_test(&m.attrs) {
-            continue;
-        }
         let name = syn::ext::IdentExt::unraw(&m.ident).to_string();
         let mut child_module = module.to_vec();
         child_module.push(name.clone());

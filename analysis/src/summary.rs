@@ -129,7 +129,7 @@ fn param_list(params: &[Param]) -> String {
         .join(", ")
 }
 
-fn support(supported: bool, reason: &Option<String>) -> String {
+fn support(supported: bool, reason: &Option<Reason>) -> String {
     match (supported, reason) {
         (true, _) => String::new(),
         (false, Some(r)) => format!("  [unsupported: {r}]"),

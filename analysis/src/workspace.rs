@@ -1,8 +1,8 @@
 //! Package selection: turns `cargo metadata` output into the [`PackageInfo`]s to analyse,
 //! following cargo's own `-p` / `--workspace` / `--exclude` rules. Pure: the caller runs cargo.
 
-use crate::model::PackageInfo;
-use cargo_metadata::{Metadata, Package, Target, TargetKind};
+use crate::model::{Dependency, PackageInfo};
+use cargo_metadata::{DependencyKind, Metadata, Package, Target, TargetKind};
 
 /// Which packages the user asked for, as on cargo's command line.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -78,7 +78,10 @@ pub fn packages_from_metadata(
     } else {
         members
     };
-    let infos: Vec<PackageInfo> = chosen.into_iter().filter_map(package_info).collect();
+    let infos: Vec<PackageInfo> = chosen
+        .into_iter()
+        .filter_map(|p| package_info(meta, p))
+        .collect();
     if infos.is_empty() {
         return Err(SelectionError::NothingToAnalyse);
     }
@@ -93,13 +96,48 @@ fn lib_target(pkg: &Package) -> Option<&Target> {
     })
 }
 
-fn package_info(pkg: &Package) -> Option<PackageInfo> {
+fn package_info(meta: &Metadata, pkg: &Package) -> Option<PackageInfo> {
     let lib = lib_target(pkg)?;
+    let node = meta
+        .resolve
+        .as_ref()
+        .and_then(|r| r.nodes.iter().find(|n| n.id == pkg.id));
+    let features = node
+        .map(|n| n.features.iter().map(|f| f.to_string()).collect())
+        .unwrap_or_default();
+    let dependencies = node
+        .map(|n| {
+            n.deps
+                .iter()
+                .filter(|d| d.dep_kinds.iter().any(|k| k.kind == DependencyKind::Normal))
+                .filter_map(|d| {
+                    let p = meta.packages.iter().find(|p| p.id == d.pkg)?;
+                    Some(Dependency {
+                        extern_name: d.name.clone(),
+                        package: p.name.to_string(),
+                        version: p.version.to_string(),
+                        path: p
+                            .source
+                            .is_none()
+                            .then(|| {
+                                p.manifest_path
+                                    .parent()
+                                    .map(|d| d.as_std_path().to_path_buf())
+                            })
+                            .flatten(),
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
     Some(PackageInfo {
         name: pkg.name.to_string(),
         lib_name: lib.name.replace('-', "_"),
         manifest_path: pkg.manifest_path.clone().into_std_path_buf(),
         lib_root: lib.src_path.clone().into_std_path_buf(),
         edition: pkg.edition.as_str().to_string(),
+        features,
+        dependencies,
+        first_item: None,
     })
 }

@@ -23,6 +23,7 @@ fn kind(k: &ParamKind) -> String {
         ParamKind::Instance { passing } => format!("instance({passing:?})"),
         ParamKind::Closure { returns } => format!("closure({})", kind(returns)),
         ParamKind::Generic { name } => format!("generic({name})"),
+        ParamKind::Value { path } => format!("value({path})"),
         ParamKind::Unsupported => "unsupported".into(),
     }
 }
@@ -33,12 +34,19 @@ fn render(model: &Model) -> String {
         let status = if t.supported {
             "supported".to_string()
         } else {
-            format!("unsupported: {}", t.reason.clone().unwrap_or_default())
+            format!(
+                "unsupported: {}",
+                t.reason.as_ref().map(|r| r.to_string()).unwrap_or_default()
+            )
         };
         out.push_str(&format!(
             "type {} <{}> debug={} {status}\n",
             t.path,
-            t.generics.join(", "),
+            t.generics
+                .iter()
+                .map(|g| g.to_string())
+                .collect::<Vec<_>>()
+                .join(", "),
             t.implements_debug
         ));
         for c in &t.constructors {
@@ -56,6 +64,8 @@ fn render(model: &Model) -> String {
                 ConstructorKind::Function => "fn",
                 ConstructorKind::Default => "default",
                 ConstructorKind::Builder => "builder",
+                ConstructorKind::Variant => "variant",
+                ConstructorKind::Literal => "literal",
             };
             let why = c
                 .reason

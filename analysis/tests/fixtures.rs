@@ -28,6 +28,7 @@ fn every_buggy_pair_of_the_fixture_table_is_in_the_high_group() {
             } else {
                 "2021".into()
             },
+            ..Default::default()
         })
         .collect();
     let model = analyze(&packages, &Config::default());

@@ -26,6 +26,7 @@ fn check(files: &[(&str, &str)], expect: &str) {
         manifest_path: dir.path().join("Cargo.toml"),
         lib_root: dir.path().join("src/lib.rs"),
         edition: "2021".into(),
+        ..Default::default()
     };
     let model = analyze(&[pkg], &Config::default());
     let mut got = String::new();
@@ -104,11 +105,12 @@ fn the_type_filter_keeps_types_named_by_bare_name_or_full_path() {
         manifest_path: dir.path().join("Cargo.toml"),
         lib_root: dir.path().join("src/lib.rs"),
         edition: "2021".into(),
+        ..Default::default()
     };
     let paths = |types: &[&str]| -> Vec<String> {
         let config = Config {
             types: types.iter().map(|s| s.to_string()).collect(),
-            edition: None,
+            ..Config::default()
         };
         analyze(std::slice::from_ref(&pkg), &config)
             .types

@@ -100,7 +100,7 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
     let per_run = parse_duration(&args.time_budget)
         .map_err(|e| usage_error(format_args!("invalid time budget: {e}")))?;
     let workspace = workspace::load(&WorkspaceOptions::new(&args.workspace))?;
-    let model = analysis::analyze(&workspace.packages, &analysis::Config::default());
+    let model = workspace.analyze();
     let selection = select::select(&model, &workspace, &args.types);
     if selection.types.is_empty() {
         return Err(usage_error("no testable thread-safe type selected"));

@@ -36,7 +36,7 @@ fn run_command(args: &crate::cli::RunArgs) -> Result<ExitCode> {
 /// Loads the workspace and runs the analysis on the selected packages.
 pub fn load_model(options: &WorkspaceOptions) -> Result<(Workspace, analysis::Model)> {
     let workspace = workspace::load(options)?;
-    let model = analysis::analyze(&workspace.packages, &analysis::Config::default());
+    let model = workspace.analyze();
     Ok((workspace, model))
 }
 
@@ -79,7 +79,9 @@ pub fn list_text(model: &analysis::Model) -> String {
         if !t.supported {
             out.push_str(&format!(
                 "  (not testable: {})",
-                t.reason.as_deref().unwrap_or("unknown reason")
+                t.reason
+                    .as_ref()
+                    .map_or_else(|| "unknown reason".to_string(), |r| r.to_string())
             ));
         }
         out.push('\n');
@@ -96,7 +98,9 @@ pub fn list_text(model: &analysis::Model) -> String {
             if !m.supported {
                 line.push_str(&format!(
                     "  (skipped: {})",
-                    m.reason.as_deref().unwrap_or("unsupported")
+                    m.reason
+                        .as_ref()
+                        .map_or_else(|| "unsupported".to_string(), |r| r.to_string())
                 ));
             }
             out.push_str(&line);

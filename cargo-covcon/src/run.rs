@@ -12,7 +12,7 @@ use crate::report::{
 };
 use crate::select::{self, Selection, TypeSettings};
 use crate::workspace::{self, Workspace, WorkspaceOptions};
-use analysis::{Model, ParamKind, Severity, TypeModel};
+use analysis::{Model, ParamKind, Reason, Severity, TypeModel};
 use anyhow::{Context, Result};
 use generator::{CampaignConfig, Pools, ShrinkConfig, Strategy, TestCase, TypeConfig, TypeResult};
 use oracle::results::ResultsConfig;
@@ -31,7 +31,7 @@ pub fn run(options: &RunOptions, workspace: &Workspace) -> Result<ExitCode> {
         options.time_budget.as_secs_f64(),
         seed = options.seed
     );
-    let model = analysis::analyze(&workspace.packages, &analysis::Config::default());
+    let model = workspace.analyze();
     if console.verbose > 0 {
         for d in &model.diagnostics {
             match &d.span {
@@ -134,10 +134,12 @@ fn campaign(
     let mut runnable = Vec::new();
     for t in &drivable.types {
         if !t.supported {
-            let why = t.reason.as_deref().unwrap_or("the harness cannot drive it");
-            reports.push(untested_report(t, why, root));
+            let why = t.reason.clone().unwrap_or(Reason::Other {
+                text: "the harness cannot drive it".into(),
+            });
+            reports.push(untested_report(t, &why, root));
         } else if !t.methods.iter().any(|m| m.supported) {
-            reports.push(untested_report(t, "no method the harness can call", root));
+            reports.push(untested_report(t, &Reason::NoCallableMethod, root));
         } else {
             runnable.push(t.clone());
         }
@@ -269,7 +271,7 @@ pub(crate) fn type_configs(
             let settings = selection.settings.get(&t.path).cloned().unwrap_or_default();
             let prepared = harness.types.iter().find(|p| p.path == t.path);
             let instantiation = prepared
-                .map(|p| p.instantiation_kinds())
+                .map(|p| p.instantiation_kinds(&t.values))
                 .unwrap_or_default();
             (t.path.clone(), type_config(&settings, instantiation))
         })
@@ -306,13 +308,13 @@ fn type_config(settings: &TypeSettings, instantiation: BTreeMap<String, ParamKin
     }
 }
 
-fn untested_report(t: &TypeModel, why: &str, root: &Path) -> TypeReport {
+fn untested_report(t: &TypeModel, why: &Reason, root: &Path) -> TypeReport {
     TypeReport {
         path: t.path.clone(),
         package: t.package.clone(),
         file: Some(relative(&t.span.file, root)),
         line: t.span.line,
-        untested: Some(why.to_owned()),
+        untested: Some(why.to_string()),
         untested_kind: Some(untested_kind(why)),
         skipped: unsupported_methods(t),
         ..TypeReport::default()
@@ -320,14 +322,12 @@ fn untested_report(t: &TypeModel, why: &str, root: &Path) -> TypeReport {
 }
 
 /// Tells the untested types `--fail-on-untested` should not fail for from the others, by the
-/// exact reasons the generator and the oracle give for them (never by rustc's wording).
-fn untested_kind(why: &str) -> UntestedKind {
-    if why == generator::NOTHING_TO_TEST {
-        UntestedKind::NothingToTest
-    } else if why.starts_with(analysis::UNREACHABLE_TYPE) {
-        UntestedKind::Internal
-    } else {
-        UntestedKind::Missed
+/// kind of reason the analysis, the generator or the oracle gives.
+fn untested_kind(why: &Reason) -> UntestedKind {
+    match why {
+        Reason::NothingToTest => UntestedKind::NothingToTest,
+        why if why.is_internal() => UntestedKind::Internal,
+        _ => UntestedKind::Missed,
     }
 }
 
@@ -339,7 +339,9 @@ fn unsupported_methods(t: &TypeModel) -> Vec<String> {
             format!(
                 "method `{}`: {}",
                 m.name,
-                m.reason.as_deref().unwrap_or("not supported")
+                m.reason
+                    .as_ref()
+                    .map_or_else(|| "not supported".to_string(), |r| r.to_string())
             )
         })
         .collect()
@@ -365,8 +367,8 @@ pub fn type_report(
         })
     };
     let untested = result.skipped.or_else(|| {
-        (result.tests_run == 0).then(|| {
-            "the time budget ran out before covcon reached it (raise --time-budget)".to_owned()
+        (result.tests_run == 0).then(|| Reason::Other {
+            text: "the time budget ran out before covcon reached it (raise --time-budget)".into(),
         })
     });
     let violations = result
@@ -422,8 +424,8 @@ pub fn type_report(
             .collect(),
         violations,
         skipped,
-        untested_kind: untested.as_deref().map(untested_kind),
-        untested,
+        untested_kind: untested.as_ref().map(untested_kind),
+        untested: untested.map(|u| u.to_string()),
         coverage: result
             .history
             .iter()
@@ -482,7 +484,7 @@ pub fn replay(
         .with_context(|| format!("`{}` is not a saved covcon test case", file.display()))
         .or_exit(ExitCode::Usage)?;
     let workspace = workspace::load(workspace_options)?;
-    let model = analysis::analyze(&workspace.packages, &analysis::Config::default());
+    let model = workspace.analyze();
     let selection = select::select(&model, &workspace, std::slice::from_ref(&test.type_path));
     let Some(t) = selection.types.iter().find(|t| t.path == test.type_path) else {
         return Err(usage_error(format_args!(
@@ -581,40 +583,41 @@ mod tests {
     mod untested_kinds {
         use super::super::*;
 
-        fn check(why: &str, expect: UntestedKind) {
-            assert_eq!(untested_kind(why), expect, "{why}");
+        fn check(why: Reason, expect: UntestedKind) {
+            assert_eq!(untested_kind(&why), expect, "{why}");
         }
 
         #[test]
         fn a_type_whose_every_pair_the_analysis_removed_has_nothing_to_test() {
-            check(generator::NOTHING_TO_TEST, UntestedKind::NothingToTest);
+            check(Reason::NothingToTest, UntestedKind::NothingToTest);
         }
 
         #[test]
         fn a_type_private_even_at_the_crate_root_is_internal() {
+            check(Reason::NotPublic, UntestedKind::Internal);
             check(
-                &format!(
-                    "{}: struct `Bounded` is private",
-                    analysis::UNREACHABLE_TYPE
-                ),
+                Reason::PrivateModule {
+                    also: Some(Box::new(Reason::DoesNotCompile {
+                        error: "struct `Bounded` is private".into(),
+                    })),
+                },
                 UntestedKind::Internal,
             );
         }
 
         #[test]
         fn a_type_covcon_could_not_drive_or_reach_is_missed() {
-            check("no method the harness can call", UntestedKind::Missed);
+            check(Reason::NoCallableMethod, UntestedKind::Missed);
             check(
-                "the harness cannot use it: mismatched types",
+                Reason::DoesNotCompile {
+                    error: "the harness cannot use it: mismatched types".into(),
+                },
                 UntestedKind::Missed,
             );
             check(
-                "the time budget ran out before covcon reached it (raise --time-budget)",
-                UntestedKind::Missed,
-            );
-            // The generator's reason inside a longer one is not the static verdict.
-            check(
-                &format!("type unsupported: {}", generator::NOTHING_TO_TEST),
+                Reason::Other {
+                    text: "the time budget ran out before covcon reached it".into(),
+                },
                 UntestedKind::Missed,
             );
         }

@@ -9,7 +9,7 @@
 
 use crate::config::{Config, ValuePools};
 use crate::workspace::Workspace;
-use analysis::{Model, TypeModel};
+use analysis::{Model, Reason, TypeModel};
 use std::collections::BTreeMap;
 
 /// What a run will test.
@@ -18,7 +18,7 @@ pub struct Selection {
     /// Types to test, with skipped methods marked unsupported and their pairs removed.
     pub types: Vec<TypeModel>,
     /// Types that matched but cannot be tested, with why.
-    pub untested: Vec<(TypeModel, String)>,
+    pub untested: Vec<(TypeModel, Reason)>,
     /// Settings per type path.
     pub settings: BTreeMap<String, TypeSettings>,
     /// Configuration problems (an instantiation that does not parse, …), as warnings.
@@ -47,17 +47,14 @@ pub fn select(model: &Model, workspace: &Workspace, cli_types: &[String]) -> Sel
         let (t, settings, warnings) = configure(t, &config);
         selection.warnings.extend(warnings);
         if !t.supported {
-            let why = t
-                .reason
-                .clone()
-                .unwrap_or_else(|| "covcon cannot drive this type".into());
+            let why = t.reason.clone().unwrap_or(Reason::Other {
+                text: "covcon cannot drive this type".into(),
+            });
             selection.untested.push((t, why));
             continue;
         }
         if !t.methods.iter().any(|m| m.supported) {
-            selection
-                .untested
-                .push((t, "no method covcon can call concurrently".into()));
+            selection.untested.push((t, Reason::NoCallableMethod));
             continue;
         }
         selection.settings.insert(t.path.clone(), settings);
@@ -97,7 +94,7 @@ fn configure(t: &TypeModel, config: &Config) -> (TypeModel, TypeSettings, Vec<St
             .any(|p| method_matches(p, &t.path, &m.name));
         if m.supported && (!included || skipped) {
             m.supported = false;
-            m.reason = Some("skipped by configuration".into());
+            m.reason = Some(Reason::Configured);
             settings.skipped_methods.push(m.name.clone());
         }
     }
@@ -120,6 +117,24 @@ fn configure(t: &TypeModel, config: &Config) -> (TypeModel, TypeSettings, Vec<St
             ));
         }
     }
+    // `"Type::method" = [..]`: the turbofish of a generic method.
+    for (pattern, types) in &config.instantiate {
+        if type_matches(pattern, &t.path) {
+            continue;
+        }
+        for m in &mut t.methods {
+            if !method_matches(pattern, &t.path, &m.name) {
+                continue;
+            }
+            let only_generics_missing = matches!(&m.reason,
+                Some(Reason::Signature { problems }) if problems.iter().all(|p| matches!(p, analysis::Problem::Generic { .. })));
+            if m.supported || only_generics_missing {
+                m.generic_args = types.clone();
+                m.supported = true;
+                m.reason = None;
+            }
+        }
+    }
     if let Some((_, types)) = config
         .instantiate
         .iter()
@@ -128,7 +143,7 @@ fn configure(t: &TypeModel, config: &Config) -> (TypeModel, TypeSettings, Vec<St
         let params = t
             .generics
             .iter()
-            .filter(|g| type_param_name(g).is_some())
+            .filter(|g| g.kind == analysis::GenericKind::Type)
             .count();
         if params == types.len() {
             settings.instantiate = Some(types.clone());
@@ -141,16 +156,6 @@ fn configure(t: &TypeModel, config: &Config) -> (TypeModel, TypeSettings, Vec<St
         }
     }
     (t, settings, warnings)
-}
-
-/// `K: Hash + Eq` → `K`; lifetimes and const parameters are not type parameters.
-fn type_param_name(generic: &str) -> Option<String> {
-    let generic = generic.trim();
-    if generic.starts_with('\'') || generic.starts_with("const ") {
-        return None;
-    }
-    let name = generic.split([':', '=']).next()?.trim();
-    (!name.is_empty()).then(|| name.to_owned())
 }
 
 /// Whether a type pattern selects the type at `path`.
@@ -230,15 +235,6 @@ mod tests {
         assert!(!method_matches("Other::clear", "k::Cache", "clear"));
         assert!(method_matches("Cache::get_*", "k::Cache", "get_or_insert"));
     }
-
-    #[test]
-    fn generic_parameter_names_drop_bounds_lifetimes_and_consts() {
-        let names: Vec<_> = ["K: Hash + Eq", "'a", "const N: usize", "V = u8"]
-            .iter()
-            .filter_map(|g| type_param_name(g))
-            .collect();
-        assert_eq!(names, ["K", "V"]);
-    }
 }
 
 #[cfg(test)]
@@ -283,7 +279,7 @@ mod selection_tests {
         };
         let mut unsupported = ty("b::Odd", "b");
         unsupported.supported = false;
-        unsupported.reason = Some("no constructor".into());
+        unsupported.reason = Some(Reason::NoConstructor);
         Model {
             types: vec![ty("a::Cache", "a"), ty("a::Legacy", "a"), unsupported],
             ..Model::default()
@@ -301,6 +297,7 @@ mod selection_tests {
             workspace_config: config(workspace),
             package_configs: BTreeMap::from([("a".to_owned(), config(package_a))]),
             root_package: None,
+            target_cfg: None,
         }
     }
 
@@ -343,7 +340,7 @@ mod selection_tests {
             &[],
             "a::Cache methods=get,put,clear pairs=get|put,put|clear constructor=None\n\
              a::Legacy methods=get,put,clear pairs=get|put,put|clear constructor=None\n\
-             untested b::Odd: no constructor\n",
+             untested b::Odd: no public constructor (`new`-like function, `Default` or builder) was found\n",
         );
     }
 
@@ -356,7 +353,7 @@ mod selection_tests {
             ),
             &[],
             "a::Cache methods=get,put pairs=get|put constructor=None\n\
-             untested b::Odd: no constructor\n",
+             untested b::Odd: no public constructor (`new`-like function, `Default` or builder) was found\n",
         );
     }
 

@@ -1,4 +1,5 @@
-//! Loading the user's workspace: the one place that runs `cargo metadata`.
+//! Loading the user's workspace: the one place that runs `cargo metadata` (and `rustc --print
+//! cfg`, for the target configuration `#[cfg]` is evaluated against).
 //!
 //! It turns the selection flags (`-p`, `--workspace`, `--exclude`, features, `--offline`,
 //! `--locked`) into a cargo command, runs it, and hands the analysis the packages to read plus
@@ -39,9 +40,22 @@ pub struct Workspace {
     pub package_configs: BTreeMap<String, Config>,
     /// The package at the workspace root, if the root manifest has one.
     pub root_package: Option<String>,
+    /// What `rustc --print cfg` says about the host target (`None` if rustc could not be
+    /// asked: the analysis then assumes the target covcon was built for).
+    pub target_cfg: Option<analysis::CfgSet>,
 }
 
 impl Workspace {
+    /// The static model of the selected packages, `#[cfg]` evaluated for the host target
+    /// and each package's enabled features.
+    pub fn analyze(&self) -> analysis::Model {
+        let config = analysis::Config {
+            cfg: self.target_cfg.clone(),
+            ..analysis::Config::default()
+        };
+        analysis::analyze(&self.packages, &config)
+    }
+
     /// The configuration for one package: its own table over the workspace's.
     pub fn config_for(&self, package: &str) -> Config {
         match self.package_configs.get(package) {
@@ -106,7 +120,23 @@ pub fn load(options: &WorkspaceOptions) -> Result<Workspace> {
         }
     }
     let metadata = metadata_command(options).exec().or_exit(ExitCode::Usage)?;
-    from_metadata(&metadata, options)
+    let mut workspace = from_metadata(&metadata, options)?;
+    workspace.target_cfg = target_cfg();
+    Ok(workspace)
+}
+
+/// `rustc --print cfg` of the rustc cargo would use.
+fn target_cfg() -> Option<analysis::CfgSet> {
+    let rustc = std::env::var_os("RUSTC").unwrap_or_else(|| "rustc".into());
+    let output = std::process::Command::new(rustc)
+        .args(["--print", "cfg"])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .ok()?;
+    output
+        .status
+        .success()
+        .then(|| analysis::CfgSet::from_rustc_print(&String::from_utf8_lossy(&output.stdout)))
 }
 
 /// Selects packages (with the analysis crate's cargo rules) and reads configuration from
@@ -134,6 +164,7 @@ pub fn from_metadata(metadata: &Metadata, options: &WorkspaceOptions) -> Result<
         workspace_config,
         package_configs,
         root_package: metadata.root_package().map(|p| p.name.to_string()),
+        target_cfg: None,
     })
 }
 

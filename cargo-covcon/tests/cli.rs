@@ -173,7 +173,7 @@ fn analyze_json_is_the_model_with_its_format_version() {
     ]);
     check(&run, 0, &[]);
     let model: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
-    assert_eq!(model["format_version"], 1);
+    assert_eq!(model["format_version"], 2);
     let paths: Vec<&str> = model["types"]
         .as_array()
         .unwrap()

@@ -10,7 +10,7 @@ use crate::generate::{GeneratorConfig, TestGenerator};
 use crate::pools::Pools;
 use crate::strategy::Strategy;
 use crate::testcase::{Executor, TestCase};
-use analysis::{Diagnostic, ParamKind, TypeModel};
+use analysis::{Diagnostic, ParamKind, Reason, TypeModel};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
@@ -95,7 +95,7 @@ pub struct TypeResult<V> {
     pub path: String,
     /// Why the type was not tested at all.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub skipped: Option<String>,
+    pub skipped: Option<Reason>,
     /// Why testing stopped; `None` when skipped.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stopped: Option<StopReason>,
@@ -154,7 +154,7 @@ pub fn run_campaign<E: Executor>(
 ) -> CampaignResult<E::Violation> {
     let start = Instant::now();
     let mut next_id = 0;
-    let prepared: Vec<Result<TestGenerator, String>> = types
+    let prepared: Vec<Result<TestGenerator, Reason>> = types
         .iter()
         .map(|model| TestGenerator::new(model, &generator_config(model, config)))
         .collect();
@@ -219,7 +219,7 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
-fn skipped<V>(model: &TypeModel, reason: String) -> TypeResult<V> {
+fn skipped<V>(model: &TypeModel, reason: Reason) -> TypeResult<V> {
     TypeResult {
         path: model.path.clone(),
         skipped: Some(reason),

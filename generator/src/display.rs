@@ -5,7 +5,7 @@
 //! Instances are named `a`, `b`, … in the order they are built. This is not Rust: the
 //! ready-to-paste `#[test]` is the oracle's job, since only it knows how values are passed.
 
-use crate::testcase::{Call, TestCase, Value};
+use crate::testcase::{Built, BuiltForm, Call, TestCase, Value};
 use std::fmt;
 
 impl fmt::Display for TestCase {
@@ -53,6 +53,70 @@ impl fmt::Display for Value {
             Value::Duration(us) => write!(f, "{us}µs"),
             Value::Instance(i) => f.write_str(&instance_name(*i)),
             Value::Closure(v) => write!(f, "|| {v}"),
+            Value::Built(b) => f.write_str(&built_code(b, false, &|_, v| v.to_string())),
+        }
+    }
+}
+
+/// A built value as Rust: `MeterOpts::new("a", "b")`, `Mode::Fast`, `Opts { size: 1 }`,
+/// `Limiter::builder(2).burst(1).build()`. Named by the type's last segment, or with
+/// `full_path` by its whole path (`<::krate::opts::MeterOpts>::new`) where the code must
+/// compile outside the crate; `arg` renders the `i`th argument.
+pub fn built_code(b: &Built, full_path: bool, arg: &dyn Fn(usize, &Value) -> String) -> String {
+    let short = b.ty.rsplit("::").next().unwrap_or(&b.ty).to_string();
+    let plain = if full_path {
+        format!("::{}", b.ty)
+    } else {
+        short.clone()
+    };
+    let call_head = if full_path {
+        format!("<{plain}>")
+    } else {
+        short
+    };
+    let list = |range: std::ops::Range<usize>| -> String {
+        range
+            .map(|i| arg(i, &b.args[i]))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match &b.form {
+        BuiltForm::Default if full_path => {
+            format!("<{plain} as ::std::default::Default>::default()")
+        }
+        BuiltForm::Default => format!("{plain}::default()"),
+        BuiltForm::Variant if b.args.is_empty() => format!("{plain}::{}", b.ctor),
+        BuiltForm::Variant => format!("{plain}::{}({})", b.ctor, list(0..b.args.len())),
+        BuiltForm::Literal { fields, variant } => {
+            let head = if *variant {
+                format!("{plain}::{}", b.ctor)
+            } else {
+                plain.clone()
+            };
+            let body: Vec<String> = fields
+                .iter()
+                .enumerate()
+                .take(b.args.len())
+                .map(|(i, name)| format!("{name}: {}", arg(i, &b.args[i])))
+                .collect();
+            format!("{head} {{ {} }}", body.join(", "))
+        }
+        BuiltForm::Call { chain, owner } => {
+            let chained: usize = chain.iter().map(|(_, n)| n).sum();
+            let first = b.args.len().saturating_sub(chained);
+            let head = match owner {
+                Some(o) if full_path => format!("<::{o}>"),
+                Some(o) => o.rsplit("::").next().unwrap_or(o).to_string(),
+                None => call_head,
+            };
+            let mut out = format!("{head}::{}({})", b.ctor, list(0..first));
+            let mut at = first;
+            for (name, n) in chain {
+                let end = (at + n).min(b.args.len());
+                out.push_str(&format!(".{name}({})", list(at..end)));
+                at = end;
+            }
+            out
         }
     }
 }

@@ -15,7 +15,8 @@ use crate::pools::{percent, takes_instance, InstanceCtx, Pools, ValueGen};
 use crate::strategy::{Selector, Strategy};
 use crate::testcase::{Call, Execution, TestCase};
 use analysis::{
-    Constructor, ConstructorKind, Diagnostic, Group, Method, ParamKind, Severity, TypeModel,
+    Constructor, ConstructorKind, Diagnostic, Group, Method, ParamKind, Reason, Severity,
+    TypeModel, ValueType,
 };
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -29,11 +30,6 @@ pub const LONG_SUFFIX: usize = 5;
 pub const SHORT_TESTS: u64 = 5;
 /// Most extra calls in a prefix.
 pub const MAX_PREFIX_CALLS: usize = 5;
-/// Why `bc` refuses a type whose every method pair the analysis removed: a static verdict (one
-/// lock serialises every pair, say), not a failure to test. The CLI compares
-/// [`TestGenerator::new`]'s error with it to tell "nothing to test" from "could not test".
-pub const NOTHING_TO_TEST: &str =
-    "every method pair was removed by the analysis: no two methods can run concurrently";
 /// `bc`: the chance (in percent) that a suffix position after the first is a method of the
 /// pair's high neighbourhood instead of the alternation's.
 pub(crate) const MIX_PERCENT: u32 = 30;
@@ -61,6 +57,8 @@ pub struct TestGenerator {
     rng: StdRng,
     pools: Pools,
     instantiation: BTreeMap<String, ParamKind>,
+    /// The type's value types, for arguments built of the crate's own types.
+    values: Vec<ValueType>,
     constructor: Constructor,
     /// The usable methods, in declaration order.
     methods: Vec<Method>,
@@ -78,18 +76,19 @@ pub struct TestGenerator {
 }
 
 impl TestGenerator {
-    /// The generator for `model`, or why the type cannot be tested.
-    pub fn new(model: &TypeModel, config: &GeneratorConfig) -> Result<TestGenerator, String> {
+    /// The generator for `model`, or why the type cannot be tested. `bc` refuses a type
+    /// whose every method pair the analysis removed with [`Reason::NothingToTest`]: a static
+    /// verdict (one lock serialises every pair, say), not a failure to test.
+    pub fn new(model: &TypeModel, config: &GeneratorConfig) -> Result<TestGenerator, Reason> {
         if !model.supported {
-            let reason = model
-                .reason
-                .as_deref()
-                .unwrap_or("the analysis cannot drive it");
-            return Err(format!("type unsupported: {reason}"));
+            return Err(model.reason.clone().unwrap_or(Reason::Other {
+                text: "the analysis cannot drive it".into(),
+            }));
         }
         let values = ValueGen {
             pools: &config.pools,
             instantiation: &config.instantiation,
+            values: &model.values,
         };
         let mut diagnostics = Vec::new();
         let constructor = choose_constructor(
@@ -100,11 +99,11 @@ impl TestGenerator {
         )?;
         let methods = usable_methods(model, &values, &mut diagnostics);
         if methods.is_empty() {
-            return Err("no supported methods".to_string());
+            return Err(Reason::NoCallableMethod);
         }
         let coverage = Coverage::new(&methods, &model.pairs);
         if config.strategy == Strategy::Bc && coverage.worth_covering() == 0 {
-            return Err(NOTHING_TO_TEST.to_string());
+            return Err(Reason::NothingToTest);
         }
         let high_partners = high_partners(&coverage, methods.len());
         Ok(TestGenerator {
@@ -114,6 +113,7 @@ impl TestGenerator {
             rng: StdRng::seed_from_u64(config.seed),
             pools: config.pools.clone(),
             instantiation: config.instantiation.clone(),
+            values: model.values.clone(),
             constructor,
             methods,
             coverage,
@@ -368,6 +368,7 @@ impl TestGenerator {
         let values = ValueGen {
             pools: &self.pools,
             instantiation: &self.instantiation,
+            values: &self.values,
         };
         let rng = &mut self.rng;
         let args = self.methods[method]
@@ -387,6 +388,7 @@ impl TestGenerator {
         let values = ValueGen {
             pools: &self.pools,
             instantiation: &self.instantiation,
+            values: &self.values,
         };
         let rng = &mut self.rng;
         // An instance argument of a constructor can only name an instance already built.
@@ -451,7 +453,7 @@ fn choose_constructor(
     wanted: Option<&str>,
     values: &ValueGen<'_>,
     diagnostics: &mut Vec<Diagnostic>,
-) -> Result<Constructor, String> {
+) -> Result<Constructor, Reason> {
     // A constructor that takes an instance cannot build the first one.
     let usable = |c: &&Constructor| {
         c.supported
@@ -479,7 +481,7 @@ fn choose_constructor(
             )
         })
         .cloned()
-        .ok_or_else(|| "no supported constructor".to_string())
+        .ok_or(Reason::NoUsableConstructor)
 }
 
 /// Supported methods whose every parameter can be generated; the others become diagnostics.
@@ -802,11 +804,36 @@ mod tests {
             ..Constructor::default()
         };
         let cases = [
-            (TypeModel { supported: false, reason: Some("no constructor".into()), ..only_a_b() }, "type unsupported: no constructor"),
-            (model(vec![method("bad", vec![ParamKind::Unsupported])], &[]), "no supported methods"),
-            (TypeModel { constructors: vec![], ..only_a_b() }, "no supported constructor"),
-            (TypeModel { constructors: vec![copy_of], ..only_a_b() }, "no supported constructor"),
-            (model(vec![method("a", vec![])], &[("a", "a", Group::Removed)]), "every method pair was removed by the analysis: no two methods can run concurrently"),
+            (
+                TypeModel {
+                    supported: false,
+                    reason: Some(Reason::NoConstructor),
+                    ..only_a_b()
+                },
+                Reason::NoConstructor,
+            ),
+            (
+                model(vec![method("bad", vec![ParamKind::Unsupported])], &[]),
+                Reason::NoCallableMethod,
+            ),
+            (
+                TypeModel {
+                    constructors: vec![],
+                    ..only_a_b()
+                },
+                Reason::NoUsableConstructor,
+            ),
+            (
+                TypeModel {
+                    constructors: vec![copy_of],
+                    ..only_a_b()
+                },
+                Reason::NoUsableConstructor,
+            ),
+            (
+                model(vec![method("a", vec![])], &[("a", "a", Group::Removed)]),
+                Reason::NothingToTest,
+            ),
         ];
         for (model, expect) in cases {
             let config = GeneratorConfig::default();

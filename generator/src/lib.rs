@@ -21,9 +21,9 @@ pub use campaign::{
     Progress, StopReason, TypeConfig, TypeResult,
 };
 pub use coverage::PairCoverage;
+pub use display::built_code;
 pub use generate::{
-    GeneratorConfig, TestGenerator, LONG_SUFFIX, MAX_PREFIX_CALLS, NOTHING_TO_TEST, SHORT_SUFFIX,
-    SHORT_TESTS,
+    GeneratorConfig, TestGenerator, LONG_SUFFIX, MAX_PREFIX_CALLS, SHORT_SUFFIX, SHORT_TESTS,
 };
 pub use pools::Pools;
 pub use shrink::{method_calls, shrink, ShrinkConfig, ShrinkStop, Shrunk, StillFails};

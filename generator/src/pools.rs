@@ -3,8 +3,8 @@
 //!
 //! All pools live in [`Pools`] so that configuration can override them in one place.
 
-use crate::testcase::Value;
-use analysis::ParamKind;
+use crate::testcase::{Built, BuiltForm, Value};
+use analysis::{ConstructorKind, ParamKind, ValueType};
 use rand::seq::SliceRandom;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
@@ -70,6 +70,8 @@ pub(crate) struct ValueGen<'a> {
     /// Type parameter name to the kind it is instantiated with; missing ones are small
     /// non-negative integers, which fit whatever integer type the oracle picks.
     pub(crate) instantiation: &'a BTreeMap<String, ParamKind>,
+    /// The type's value types, for [`ParamKind::Value`] arguments.
+    pub(crate) values: &'a [ValueType],
 }
 
 /// Which instances exist in the test and which one the current call is made on.
@@ -103,6 +105,14 @@ impl ValueGen<'_> {
                 Some(inner) => self.check_at(inner, depth + 1),
                 None => Ok(()),
             },
+            ParamKind::Value { path } => {
+                let constructors = self.buildable(path, depth);
+                if constructors.is_empty() {
+                    Err(format!("covcon cannot build a `{path}`"))
+                } else {
+                    Ok(())
+                }
+            }
             ParamKind::Int { .. }
             | ParamKind::Bool
             | ParamKind::Char
@@ -169,8 +179,63 @@ impl ValueGen<'_> {
                 Some(inner) if depth < MAX_DEPTH => self.value_at(inner, ctx, rng, depth + 1),
                 _ => Value::Int(self.small_unsigned(rng)),
             },
+            ParamKind::Value { path } => self.built(path, ctx, rng, depth),
             ParamKind::Unsupported => Value::Int(0),
         }
+    }
+
+    /// The constructors of value type `path` whose every argument can be generated.
+    fn buildable(&self, path: &str, depth: usize) -> Vec<&analysis::Constructor> {
+        let Some(value) = self.values.iter().find(|v| v.path == path) else {
+            return Vec::new();
+        };
+        value
+            .constructors
+            .iter()
+            .filter(|c| c.supported)
+            .filter(|c| {
+                c.params
+                    .iter()
+                    .chain(c.chain.iter().flat_map(|link| &link.params))
+                    .all(|p| self.check_at(&p.kind, depth + 1).is_ok() && !takes_instance(&p.kind))
+            })
+            .collect()
+    }
+
+    /// A value of value type `path`, from one of its constructors chosen at random.
+    fn built(&self, path: &str, ctx: InstanceCtx, rng: &mut impl Rng, depth: usize) -> Value {
+        let constructors = self.buildable(path, depth);
+        let Some(c) = constructors.choose(rng) else {
+            return Value::Int(0);
+        };
+        let args = c
+            .params
+            .iter()
+            .chain(c.chain.iter().flat_map(|link| &link.params))
+            .map(|p| self.value_at(&p.kind, ctx, rng, depth + 1))
+            .collect();
+        let form = match c.kind {
+            ConstructorKind::Default => BuiltForm::Default,
+            ConstructorKind::Variant => BuiltForm::Variant,
+            ConstructorKind::Literal => BuiltForm::Literal {
+                fields: c.params.iter().map(|p| p.name.clone()).collect(),
+                variant: path.rsplit("::").next() != Some(c.name.as_str()),
+            },
+            ConstructorKind::Function | ConstructorKind::Builder => BuiltForm::Call {
+                chain: c
+                    .chain
+                    .iter()
+                    .map(|link| (link.name.clone(), link.params.len()))
+                    .collect(),
+                owner: c.owner.clone(),
+            },
+        };
+        Value::Built(Box::new(Built {
+            ty: path.to_string(),
+            ctor: c.name.clone(),
+            args,
+            form,
+        }))
     }
 
     fn int(&self, signed: bool, bits: u16, rng: &mut impl Rng) -> i128 {
@@ -265,6 +330,7 @@ mod tests {
         let gen = ValueGen {
             pools: &pools,
             instantiation: &instantiation,
+            values: &[],
         };
         let mut rng = StdRng::seed_from_u64(7);
         let ctx = InstanceCtx {
@@ -409,6 +475,7 @@ mod tests {
         let gen = ValueGen {
             pools: &pools,
             instantiation: &instantiation,
+            values: &[],
         };
         let nested = ParamKind::Option {
             inner: Box::new(ParamKind::Unsupported),

@@ -223,6 +223,7 @@ fn value_mentions(value: &Value, instance: usize) -> bool {
             items.iter().any(|v| value_mentions(v, instance))
         }
         Value::Option(Some(inner)) | Value::Closure(inner) => value_mentions(inner, instance),
+        Value::Built(b) => b.args.iter().any(|v| value_mentions(v, instance)),
         Value::Int(_)
         | Value::Bool(_)
         | Value::Char(_)
@@ -384,6 +385,15 @@ fn simpler_values(value: &Value) -> Vec<Value> {
             .into_iter()
             .map(|v| Value::Closure(Box::new(v)))
             .collect(),
+        // The same constructor with simpler arguments (another constructor could fail).
+        Value::Built(b) => simpler_items(&b.args)
+            .into_iter()
+            .map(|args| {
+                let mut simpler = (**b).clone();
+                simpler.args = args;
+                Value::Built(Box::new(simpler))
+            })
+            .collect(),
     };
     let limit = weight(value);
     let mut out: Vec<Value> = Vec::new();
@@ -427,6 +437,10 @@ fn weight(value: &Value) -> u128 {
         Value::Option(Some(inner)) => weight(inner).saturating_add(1),
         Value::Duration(us) => u128::from(*us),
         Value::Closure(inner) => weight(inner),
+        Value::Built(b) => b
+            .args
+            .iter()
+            .fold(0u128, |sum, v| sum.saturating_add(weight(v))),
     }
 }
 

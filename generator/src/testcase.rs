@@ -55,6 +55,41 @@ pub enum Value {
     Instance(usize),
     /// A closure that returns this value.
     Closure(Box<Value>),
+    /// A value of one of the type's [`analysis::ValueType`]s, built by a constructor.
+    Built(Box<Built>),
+}
+
+/// A value built by calling a constructor of its type (`MeterOpts::new("a", "b")`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Built {
+    /// The value type's public path (`krate::opts::MeterOpts`).
+    pub ty: String,
+    /// The constructor's name: a function, `default`, a variant or the struct's name.
+    pub ctor: String,
+    /// Every argument in order, a builder chain's calls' after the first call's.
+    pub args: Vec<Value>,
+    /// How the construction is written.
+    pub form: BuiltForm,
+}
+
+/// How a [`Built`] value is written in Rust.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BuiltForm {
+    /// `Ty::ctor(args)`, then the chain's calls, each with its number of arguments; `Owner::ctor`
+    /// when a function of another type builds it.
+    Call {
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        chain: Vec<(String, usize)>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        owner: Option<String>,
+    },
+    /// `<Ty as Default>::default()`.
+    Default,
+    /// `Ty::Variant(args)`, or `Ty::Variant` without arguments.
+    Variant,
+    /// `Ty { field: arg, .. }`, or `Ty::Variant { field: arg, .. }` when `variant`.
+    Literal { fields: Vec<String>, variant: bool },
 }
 
 /// What executing one test taught the generator.

@@ -307,7 +307,7 @@ fn a_coverage_goal_stops_a_type_once_every_pair_worth_covering_is_covered_often_
 fn skipped_types_say_why_and_test_ids_stay_unique_across_types() {
     let unsupported = TypeModel {
         supported: false,
-        reason: Some("no public constructor".into()),
+        reason: Some(analysis::Reason::NoConstructor),
         ..bank("bank::Vault")
     };
     let config = CampaignConfig {
@@ -321,7 +321,7 @@ fn skipped_types_say_why_and_test_ids_stay_unique_across_types() {
         &mut executor,
         "
 bank::Bank: MaxTests, 20 tests, []
-bank::Vault: skipped, type unsupported: no public constructor
+bank::Vault: skipped, no public constructor (`new`-like function, `Default` or builder) was found
 bank::Ledger: MaxTests, 20 tests, []",
     );
     let ids: BTreeSet<u64> = executor.executed.iter().map(|t| t.id).collect();

@@ -59,7 +59,13 @@ fn main() {
             .types
             .iter()
             .map(|p| {
-                let instantiation = p.instantiation_kinds();
+                let values = model
+                    .types
+                    .iter()
+                    .find(|t| t.path == p.path)
+                    .map(|t| t.values.clone())
+                    .unwrap_or_default();
+                let instantiation = p.instantiation_kinds(&values);
                 (
                     p.path.clone(),
                     TypeConfig {
@@ -116,5 +122,6 @@ fn package(root: &Path, name: &str) -> PackageInfo {
         manifest_path: dir.join("Cargo.toml"),
         lib_root: dir.join("src/lib.rs"),
         edition,
+        ..PackageInfo::default()
     }
 }

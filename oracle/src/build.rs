@@ -100,11 +100,35 @@ pub(crate) fn requested_features(cargo_args: &[String]) -> (Vec<String>, bool, b
     (features, default, all)
 }
 
+/// The rustflags variable for a harness build: the user's own flags, and lints capped at
+/// `warn`, as cargo caps them for dependencies. The copy of the user's crate is a path
+/// dependency, so without the cap a `#![deny(warnings)]` crate fails to build under a rustc
+/// newer than its authors' (and so would `RUSTFLAGS=-D warnings` in a CI job). rustc keeps the
+/// first `--cap-lints` it is given, so dependencies keep cargo's `allow`.
+pub(crate) fn rustflags_env(
+    rustflags: Option<String>,
+    encoded: Option<String>,
+) -> (&'static str, String) {
+    const CAP: &str = "--cap-lints=warn";
+    match encoded {
+        Some(e) if !e.is_empty() => ("CARGO_ENCODED_RUSTFLAGS", format!("{e}\x1f{CAP}")),
+        _ => match rustflags {
+            Some(r) if !r.trim().is_empty() => ("RUSTFLAGS", format!("{} {CAP}", r.trim())),
+            _ => ("RUSTFLAGS", CAP.to_string()),
+        },
+    }
+}
+
 /// Runs cargo and collects the errors.
 pub(crate) fn run(argv: &[String], verbose: bool) -> Result<BuildOutcome, OracleError> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let (flags_var, flags) = rustflags_env(
+        std::env::var("RUSTFLAGS").ok(),
+        std::env::var("CARGO_ENCODED_RUSTFLAGS").ok(),
+    );
     let mut child = Command::new(cargo)
         .args(argv)
+        .env(flags_var, flags)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -218,6 +242,26 @@ fn collect_places(span: &Json, base: &Path, places: &mut Vec<(PathBuf, u32)>) {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn lints_are_capped_at_warn_after_the_users_own_rustflags() {
+        use super::rustflags_env;
+        assert_eq!(
+            rustflags_env(None, None),
+            ("RUSTFLAGS", "--cap-lints=warn".into())
+        );
+        assert_eq!(
+            rustflags_env(Some("-D warnings".into()), None),
+            ("RUSTFLAGS", "-D warnings --cap-lints=warn".into())
+        );
+        assert_eq!(
+            rustflags_env(Some("-D warnings".into()), Some("--cfg\x1fx".into())),
+            (
+                "CARGO_ENCODED_RUSTFLAGS",
+                "--cfg\x1fx\x1f--cap-lints=warn".into()
+            )
+        );
+    }
+
     use super::*;
 
     fn check(cargo_args: &[&str], expect: &str) {

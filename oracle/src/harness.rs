@@ -10,7 +10,7 @@ use crate::build::{self, CompileError};
 use crate::codegen::{self, Target, TypePlan};
 use crate::copy::{self, Insertion};
 use crate::{OracleConfig, OracleError};
-use analysis::{Diagnostic, Model, ParamKind, Severity, Span, TypeModel};
+use analysis::{Diagnostic, GenericKind, Model, ParamKind, Reason, Severity, Span, TypeModel};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -56,9 +56,10 @@ pub struct PreparedType {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Dropped {
     pub kind: DroppedKind,
-    /// The constructor or method name (the type's path for a whole type).
+    /// The constructor or method name (the type's path for a whole type, `path::ctor` for a
+    /// value type's constructor).
     pub name: String,
-    pub reason: String,
+    pub reason: Reason,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -67,14 +68,31 @@ pub enum DroppedKind {
     Type,
     Constructor,
     Method,
+    /// A constructor of one of the type's value types.
+    ValueConstructor,
 }
 
 impl PreparedType {
-    /// The instantiation as the generator wants it (type parameter to [`ParamKind`]).
-    pub fn instantiation_kinds(&self) -> BTreeMap<String, ParamKind> {
+    /// The instantiation as the generator wants it (type parameter to [`ParamKind`]): a
+    /// primitive, or one of the type's `values` (a default or candidate of the crate's own).
+    pub fn instantiation_kinds(
+        &self,
+        values: &[analysis::ValueType],
+    ) -> BTreeMap<String, ParamKind> {
         self.instantiation
             .iter()
-            .filter_map(|(name, ty)| Some((name.clone(), kind_of(ty)?)))
+            .filter_map(|(name, ty)| {
+                let kind = kind_of(ty).or_else(|| {
+                    let path = ty.trim_start_matches("::");
+                    values
+                        .iter()
+                        .any(|v| v.path == path)
+                        .then(|| ParamKind::Value {
+                            path: path.to_string(),
+                        })
+                })?;
+                Some((name.clone(), kind))
+            })
             .collect()
     }
 }
@@ -109,6 +127,15 @@ impl Harness {
                     method.reason = Some(d.reason.clone());
                 }
             }
+            for value in &mut ty.values {
+                for c in &mut value.constructors {
+                    let name = format!("{}::{}", value.path, c.name);
+                    if let Some(d) = prepared.find(DroppedKind::ValueConstructor, &name) {
+                        c.supported = false;
+                        c.reason = Some(d.reason.clone());
+                    }
+                }
+            }
             let callable: BTreeSet<&str> = prepared.methods.iter().map(String::as_str).collect();
             ty.pairs.retain(|p| {
                 callable.contains(p.methods[0].as_str()) && callable.contains(p.methods[1].as_str())
@@ -136,9 +163,6 @@ const PLAN_SOURCES: [&str; 4] = [
     include_str!("copy.rs"),
     include_str!("build.rs"),
 ];
-
-/// Type arguments tried in turn for a generic type's parameters.
-pub(crate) const CANDIDATES: [&str; 4] = ["u32", "i64", "String", "Vec<u8>"];
 
 /// Most split points per type that get a schedule point.
 const SPLIT_POINTS_PER_TYPE: usize = 12;
@@ -180,6 +204,7 @@ pub fn prepare_with(
                 .unwrap_or_else(|| workspace_root.clone())
         })
         .collect();
+    let crate_items = crate_items(model, &types);
     let argv = build::cargo_argv(
         &harness_dir.join("Cargo.toml"),
         &target_dir,
@@ -206,7 +231,8 @@ pub fn prepare_with(
     let mut retried_fresh = false;
     let mut build_secs = 0.0;
     loop {
-        let insertions = insertions(&types, &package_dirs, &workspace_root, &state.disabled);
+        let mut insertions = insertions(&types, &package_dirs, &workspace_root, &state.disabled);
+        insertions.extend(crate_items.iter().cloned());
         let copy = copy::sync(
             &workspace_root,
             &out_dir,
@@ -338,6 +364,26 @@ fn manifest_of(model: &Model, ty: &TypeModel, workspace_root: &Path) -> Option<P
         .find(|m| m.is_file())
 }
 
+/// `extern crate covcon_rt;` at the root of each edition-2015 package under test: there
+/// `::covcon_rt::enter` names a path from the crate root, which only an `extern crate` item
+/// fills (later editions find dependencies by name).
+fn crate_items(model: &Model, types: &[&TypeModel]) -> Vec<Insertion> {
+    model
+        .packages
+        .iter()
+        .filter(|p| p.edition == "2015" && types.iter().any(|t| t.package == p.name))
+        .filter_map(|p| {
+            let at = p.first_item.as_ref()?;
+            Some(Insertion {
+                file: at.file.clone(),
+                line: at.line,
+                column: at.column,
+                text: "extern crate covcon_rt; ".to_string(),
+            })
+        })
+        .collect()
+}
+
 /// Guards at every method body and schedule points at the best split points, at absolute
 /// paths. A relative span is taken relative to its package's directory (as the analysis
 /// writes them), else to the workspace root.
@@ -420,7 +466,8 @@ fn write_harness(
             default_features,
         });
     }
-    let manifest = codegen::manifest(&packages, runtime_dir);
+    let externs = extern_deps(model, generated, &packages, workspace_root, copy_root);
+    let manifest = codegen::manifest(&packages, &externs, runtime_dir);
     copy::write_if_changed(&harness_dir.join("Cargo.toml"), manifest.as_bytes())?;
     for (path, text) in &generated.files {
         copy::write_if_changed(&harness_dir.join(path), text.as_bytes())?;
@@ -440,6 +487,46 @@ fn write_harness(
         let _ = std::fs::copy(user_lock, lock);
     }
     Ok(())
+}
+
+/// The dependencies of the packages under test that the generated code names by path.
+fn extern_deps(
+    model: &Model,
+    generated: &codegen::Generated,
+    packages: &[codegen::PackageDep],
+    workspace_root: &Path,
+    copy_root: &Path,
+) -> Vec<codegen::ExternDep> {
+    let mut named = BTreeSet::new();
+    for text in generated.files.values() {
+        named.extend(codegen::extern_crates(text));
+    }
+    let own: BTreeSet<String> = model
+        .packages
+        .iter()
+        .map(|p| p.lib_name.clone())
+        .chain(packages.iter().map(|p| p.name.replace('-', "_")))
+        .collect();
+    let mut out: Vec<codegen::ExternDep> = Vec::new();
+    for name in named.difference(&own) {
+        let found = model
+            .packages
+            .iter()
+            .flat_map(|p| &p.dependencies)
+            .find(|d| &d.extern_name == name);
+        if let Some(d) = found {
+            out.push(codegen::ExternDep {
+                name: name.clone(),
+                package: d.package.clone(),
+                version: d.version.clone(),
+                path: d
+                    .path
+                    .as_ref()
+                    .map(|p| copy::in_copy(workspace_root, copy_root, p)),
+            });
+        }
+    }
+    out
 }
 
 fn package_name(
@@ -478,6 +565,11 @@ fn declared_features(manifest: &Path) -> Vec<String> {
 
 fn kind_of(ty: &str) -> Option<ParamKind> {
     let int = |signed, bits| Some(ParamKind::Int { signed, bits });
+    let ty = match ty {
+        "::std::string::String" => "String",
+        "::std::vec::Vec<u8>" => "Vec<u8>",
+        other => other,
+    };
     match ty {
         "u8" => int(false, 8),
         "u16" => int(false, 16),
@@ -509,9 +601,11 @@ struct SavedPlan {
     key: u64,
     built: bool,
     candidate: Vec<usize>,
-    dropped_types: BTreeMap<String, String>,
+    dropped_types: BTreeMap<String, Reason>,
     skip_constructors: Vec<BTreeMap<String, String>>,
     skip_methods: Vec<BTreeMap<String, String>>,
+    #[serde(default)]
+    skip_values: Vec<BTreeMap<String, String>>,
     #[serde(default)]
     root_path: Vec<usize>,
     disabled: Vec<(PathBuf, u32, u32)>,
@@ -527,13 +621,15 @@ fn load_plan(harness_dir: &Path) -> Option<SavedPlan> {
 
 struct State<'o> {
     overrides: &'o BTreeMap<String, Vec<String>>,
-    /// Per type: index into [`CANDIDATES`].
+    /// Per type: which instantiation of its generics is tried ([`codegen::instantiate`]).
     candidate: Vec<usize>,
     /// Type path to why it is dropped.
-    dropped_types: BTreeMap<String, String>,
-    /// Per type: name to reason.
+    dropped_types: BTreeMap<String, Reason>,
+    /// Per type: name to rustc's message.
     skip_constructors: Vec<BTreeMap<String, String>>,
     skip_methods: Vec<BTreeMap<String, String>>,
+    /// Per type: `value path::constructor` to rustc's message.
+    skip_values: Vec<BTreeMap<String, String>>,
     /// Types named by their crate-root re-export (`k::Type`), because the model's path goes
     /// through a private module.
     root_path: BTreeSet<usize>,
@@ -553,6 +649,7 @@ impl<'o> State<'o> {
             dropped_types: BTreeMap::new(),
             skip_constructors: vec![BTreeMap::new(); types.len()],
             skip_methods: vec![BTreeMap::new(); types.len()],
+            skip_values: vec![BTreeMap::new(); types.len()],
             root_path: BTreeSet::new(),
             disabled: BTreeSet::new(),
             notes: Vec::new(),
@@ -586,6 +683,9 @@ impl<'o> State<'o> {
             self.dropped_types = saved.dropped_types.clone();
             self.skip_constructors = saved.skip_constructors.clone();
             self.skip_methods = saved.skip_methods.clone();
+            if saved.skip_values.len() == self.candidate.len() {
+                self.skip_values = saved.skip_values.clone();
+            }
             self.root_path = saved.root_path.iter().copied().collect();
             self.notes = saved.notes.clone();
         }
@@ -599,6 +699,7 @@ impl<'o> State<'o> {
             dropped_types: self.dropped_types.clone(),
             skip_constructors: self.skip_constructors.clone(),
             skip_methods: self.skip_methods.clone(),
+            skip_values: self.skip_values.clone(),
             root_path: self.root_path.iter().copied().collect(),
             disabled: self.disabled.iter().cloned().collect(),
             notes: self.notes.clone(),
@@ -615,7 +716,7 @@ impl<'o> State<'o> {
         if let Some(fixed) = self.overrides.get(&ty.path) {
             return with_fixed_types(&ty.generics, fixed);
         }
-        codegen::instantiate(&ty.generics, CANDIDATES[self.candidate[index]])
+        codegen::instantiate(&ty.generics, self.candidate[index])
     }
 
     fn path_of(&self, index: usize, ty: &TypeModel) -> Option<String> {
@@ -626,10 +727,10 @@ impl<'o> State<'o> {
         let has_type_params = ty
             .generics
             .iter()
-            .any(|g| !g.trim().starts_with('\'') && !g.trim().starts_with("const "));
+            .any(|g| g.kind == GenericKind::Type && g.default.is_none());
         has_type_params
             && !self.overrides.contains_key(&ty.path)
-            && self.candidate[index] + 1 < CANDIDATES.len()
+            && self.candidate[index] + 1 < codegen::attempts(&ty.generics)
     }
 
     fn plans<'m>(&mut self, types: &[&'m TypeModel]) -> Vec<TypePlan<'m>> {
@@ -646,6 +747,7 @@ impl<'o> State<'o> {
                 path: self.path_of(index, ty),
                 skip_constructors: self.skip_constructors[index].keys().cloned().collect(),
                 skip_methods: self.skip_methods[index].keys().cloned().collect(),
+                skip_values: value_keys(&self.skip_values[index]),
             });
         }
         plans
@@ -693,6 +795,12 @@ impl<'o> State<'o> {
                         let index = self.planned[plan];
                         progress |= self.skip_methods[index]
                             .insert(name, error.message.clone())
+                            .is_none();
+                    }
+                    Target::Value(plan, path, name) => {
+                        let index = self.planned[plan];
+                        progress |= self.skip_values[index]
+                            .insert(format!("{path}::{name}"), error.message.clone())
                             .is_none();
                     }
                 }
@@ -746,10 +854,12 @@ impl<'o> State<'o> {
                 self.root_path.insert(index);
                 self.skip_constructors[index].clear();
                 self.skip_methods[index].clear();
+                self.skip_values[index].clear();
             } else if self.can_try_next(index, ty) {
                 self.candidate[index] += 1;
                 self.skip_constructors[index].clear();
                 self.skip_methods[index].clear();
+                self.skip_values[index].clear();
             } else {
                 let args = self.generic_args(index, ty);
                 let with = if args.is_empty() {
@@ -765,12 +875,13 @@ impl<'o> State<'o> {
                             .iter()
                             .any(|w| reason.contains(w)));
                 let why = if unreachable {
-                    format!(
-                        "{}: a `pub` type in a private module, not re-exported ({reason})",
-                        analysis::UNREACHABLE_TYPE
-                    )
+                    Reason::PrivateModule {
+                        also: Some(Box::new(Reason::DoesNotCompile { error: reason })),
+                    }
                 } else {
-                    format!("the harness cannot use it{with}: {reason}")
+                    Reason::DoesNotCompile {
+                        error: format!("the harness cannot use it{with}: {reason}"),
+                    }
                 };
                 self.dropped_types.insert(ty.path.clone(), why);
             }
@@ -802,11 +913,12 @@ impl<'o> State<'o> {
                 path: self.path_of(index, ty),
                 skip_constructors: BTreeSet::new(),
                 skip_methods: BTreeSet::new(),
+                skip_values: BTreeSet::new(),
             };
             let mut dropped = Vec::new();
             let type_reason = self.dropped_types.get(&ty.path).cloned().or_else(|| {
                 (!ty.constructors.iter().any(|c| c.supported))
-                    .then(|| "it has no constructor covcon can call".to_string())
+                    .then_some(Reason::NoUsableConstructor)
             });
             if let Some(reason) = &type_reason {
                 dropped.push(Dropped {
@@ -823,11 +935,9 @@ impl<'o> State<'o> {
             let mut constructors = Vec::new();
             for c in &ty.constructors {
                 let reason = if !c.supported {
-                    Some(
-                        c.reason
-                            .clone()
-                            .unwrap_or_else(|| "not supported by the analysis".into()),
-                    )
+                    Some(c.reason.clone().unwrap_or(Reason::Other {
+                        text: "not supported by the analysis".into(),
+                    }))
                 } else {
                     self.skip_constructors[index]
                         .get(&c.name)
@@ -858,11 +968,9 @@ impl<'o> State<'o> {
             let mut methods = Vec::new();
             for m in &ty.methods {
                 let reason = if !m.supported {
-                    Some(
-                        m.reason
-                            .clone()
-                            .unwrap_or_else(|| "not supported by the analysis".into()),
-                    )
+                    Some(m.reason.clone().unwrap_or(Reason::Other {
+                        text: "not supported by the analysis".into(),
+                    }))
                 } else {
                     self.skip_methods[index]
                         .get(&m.name)
@@ -890,6 +998,19 @@ impl<'o> State<'o> {
                     None => {}
                 }
             }
+            for (name, message) in &self.skip_values[index] {
+                let reason = not_compiling(message);
+                diagnostics.push(Diagnostic {
+                    severity: Severity::Warning,
+                    message: format!("value constructor `{name}` is left out: {reason}"),
+                    span: Some(ty.span.clone()),
+                });
+                dropped.push(Dropped {
+                    kind: DroppedKind::ValueConstructor,
+                    name: name.clone(),
+                    reason,
+                });
+            }
             prepared.push(PreparedType {
                 path: ty.path.clone(),
                 driven: type_reason.is_none(),
@@ -913,21 +1034,29 @@ impl<'o> State<'o> {
 
 /// The generic arguments when the user fixed some: one per type parameter (lifetimes and
 /// const generics are filled in as usual), or else the whole list as given.
-fn with_fixed_types(generics: &[String], fixed: &[String]) -> Vec<String> {
-    let is_type_param = |g: &String| {
-        let g = g.trim();
-        !g.starts_with('\'') && !g.starts_with("const ")
-    };
+fn with_fixed_types(generics: &[analysis::GenericParam], fixed: &[String]) -> Vec<String> {
+    let is_type_param = |g: &analysis::GenericParam| g.kind == GenericKind::Type;
     if generics.iter().filter(|g| is_type_param(g)).count() != fixed.len() {
         return fixed.to_vec();
     }
     let mut fixed = fixed.iter();
     generics
         .iter()
-        .zip(codegen::instantiate(generics, "u32"))
+        .zip(codegen::instantiate(generics, 0))
         .map(|(g, default)| match is_type_param(g) {
             true => fixed.next().cloned().unwrap_or(default),
             false => default,
+        })
+        .collect()
+}
+
+/// `path::ctor` keys split back into (value type path, constructor).
+fn value_keys(skipped: &BTreeMap<String, String>) -> BTreeSet<(String, String)> {
+    skipped
+        .keys()
+        .filter_map(|k| {
+            let (path, ctor) = k.rsplit_once("::")?;
+            Some((path.to_string(), ctor.to_string()))
         })
         .collect()
 }
@@ -941,12 +1070,13 @@ fn root_path(path: &str) -> String {
 }
 
 /// Why a generated call does not compile, in the user's terms where covcon knows them.
-fn not_compiling(rustc_message: &str) -> String {
-    if rustc_message.contains("FromArg") {
+fn not_compiling(rustc_message: &str) -> Reason {
+    let error = if rustc_message.contains("FromArg") {
         format!("covcon cannot generate a value for one of its parameters ({rustc_message})")
     } else {
         format!("its generated call does not compile: {rustc_message}")
-    }
+    };
+    Reason::DoesNotCompile { error }
 }
 
 /// The dispatch entry an error points into, if it points into the generated harness.
@@ -1040,7 +1170,9 @@ mod tests {
                 dropped: vec![Dropped {
                     kind: DroppedKind::Method,
                     name: "resize".into(),
-                    reason: "it does not compile".into(),
+                    reason: Reason::DoesNotCompile {
+                        error: "it does not compile".into(),
+                    },
                 }],
             }],
             diagnostics: vec![],
@@ -1051,7 +1183,10 @@ mod tests {
         let methods: Vec<String> = ty
             .methods
             .iter()
-            .map(|m| format!("{} {} {:?}", m.name, m.supported, m.reason))
+            .map(|m| {
+                let reason = m.reason.as_ref().map(|r| r.to_string());
+                format!("{} {} {reason:?}", m.name, m.supported)
+            })
             .collect();
         let pairs: Vec<String> = ty.pairs.iter().map(|p| p.methods.join("+")).collect();
         assert_eq!(
@@ -1062,7 +1197,18 @@ mod tests {
 
     #[test]
     fn fixed_generic_arguments_name_the_type_parameters_only() {
-        let generics = ["'a", "K: Hash", "const N: usize", "V"].map(String::from);
+        let param = |name: &str, kind: GenericKind| analysis::GenericParam {
+            name: name.into(),
+            kind,
+            written: name.into(),
+            ..Default::default()
+        };
+        let generics = [
+            param("'a", GenericKind::Lifetime),
+            param("K", GenericKind::Type),
+            param("N", GenericKind::Const),
+            param("V", GenericKind::Type),
+        ];
         let fixed = ["String", "u8"].map(String::from);
         assert_eq!(
             with_fixed_types(&generics, &fixed),
@@ -1086,7 +1232,7 @@ mod tests {
             methods: vec![],
             dropped: vec![],
         };
-        let kinds = prepared.instantiation_kinds();
+        let kinds = prepared.instantiation_kinds(&[]);
         assert_eq!(
             kinds["K"],
             ParamKind::Int {

@@ -62,14 +62,14 @@ fn render(
         Some(p) => p.instantiation.clone(),
         None => crate::codegen::generic_names(&ty.generics)
             .into_iter()
-            .zip(crate::codegen::instantiate(&ty.generics, "u32"))
+            .zip(crate::codegen::instantiate(&ty.generics, 0))
             .filter(|(n, _)| !n.starts_with('\''))
             .collect(),
     };
     let concrete = match prepared {
         Some(p) if !p.concrete.is_empty() => p.concrete.clone(),
         _ => {
-            let args = crate::codegen::instantiate(&ty.generics, "u32");
+            let args = crate::codegen::instantiate(&ty.generics, 0);
             let path = format!("::{}", test.type_path);
             if args.is_empty() {
                 path
@@ -120,7 +120,21 @@ fn render(
     );
     // The crate's traits, for trait methods; the names above shadow anything it exports.
     let krate = test.type_path.split("::").next().unwrap_or_default();
-    let _ = writeln!(out, "#[allow(unused_imports)]\nuse {krate}::*;\n");
+    let _ = writeln!(out, "#[allow(unused_imports)]\nuse {krate}::*;");
+    // The traits of trait methods the test calls, wherever they live.
+    let mut traits: Vec<&str> = test
+        .prefix
+        .iter()
+        .chain(test.threads.iter().flatten())
+        .filter_map(|c| ty.methods.iter().find(|m| m.name == c.method))
+        .filter_map(|m| m.trait_name.as_deref())
+        .collect();
+    traits.sort();
+    traits.dedup();
+    for tr in traits {
+        let _ = writeln!(out, "#[allow(unused_imports)]\nuse {tr} as _;");
+    }
+    out.push('\n');
     let _ = writeln!(out, "type T = {concrete};\n");
     out.push_str(
         "/// Spins until both threads are here, so that their calls start together.\n\
@@ -448,7 +462,50 @@ impl Render<'_> {
                 None => self.value(value, &ParamKind::Unsupported),
             })
             .collect();
-        format!("i{}.{}({})", call.receiver, call.method, args.join(", "))
+        let turbofish = match method {
+            Some(m) if !m.generic_args.is_empty() => {
+                let args: Vec<String> = m
+                    .generic_args
+                    .iter()
+                    .map(|a| crate::codegen::substitute(a, self.instantiation))
+                    .collect();
+                format!("::<{}>", args.join(", "))
+            }
+            _ => String::new(),
+        };
+        format!(
+            "i{}.{}{turbofish}({})",
+            call.receiver,
+            call.method,
+            args.join(", ")
+        )
+    }
+
+    /// A value built by a constructor of one of the type's value types, as Rust, its
+    /// arguments rendered for their parameters' kinds.
+    fn built(&self, b: &generator::Built) -> String {
+        let constructor = self
+            .ty
+            .values
+            .iter()
+            .find(|v| v.path == b.ty)
+            .and_then(|v| v.constructors.iter().find(|c| c.name == b.ctor));
+        let params: Vec<&Param> = match constructor {
+            Some(c) => c
+                .params
+                .iter()
+                .chain(c.chain.iter().flat_map(|link| &link.params))
+                .collect(),
+            None => Vec::new(),
+        };
+        let code = generator::built_code(b, true, &|i, v| match params.get(i) {
+            Some(p) => self.arg(v, &p.kind, &p.ty),
+            None => self.value(v, &ParamKind::Unsupported),
+        });
+        match constructor.map(|c| c.returns) {
+            Some(ReturnShape::ResultSelf | ReturnShape::OptionSelf) => format!("{code}.unwrap()"),
+            _ => code,
+        }
     }
 
     /// An argument for a parameter written `written`.
@@ -552,6 +609,7 @@ impl Render<'_> {
                 }
             }
             (Value::Instance(k), _) => format!("Arc::clone(&i{k})"),
+            (Value::Built(b), _) => self.built(b),
             (Value::Int(n), _) => n.to_string(),
         }
     }

@@ -108,6 +108,17 @@ fn locate(source: &str, file: &Path, ty: &str, name: &str) -> (Span, Vec<Span>) 
     (span(line, column), points)
 }
 
+/// A type parameter as the analysis models it, from its declaration (`K: Hash + Eq`).
+fn generic(written: &str) -> analysis::GenericParam {
+    let name = written.split([':', '=']).next().unwrap_or(written).trim();
+    analysis::GenericParam {
+        name: name.into(),
+        kind: analysis::GenericKind::Type,
+        written: written.into(),
+        ..Default::default()
+    }
+}
+
 fn ty(
     path: &str,
     generics: &[&str],
@@ -145,7 +156,7 @@ fn ty(
             line: 1,
             column: 0,
         },
-        generics: generics.iter().map(|g| g.to_string()).collect(),
+        generics: generics.iter().map(|g| generic(g)).collect(),
         constructors,
         methods,
         split_points,
@@ -685,12 +696,7 @@ tsafe::Missing ::tsafe::Missing driven=false dropped=[\"Type tsafe::Missing\"]"
         .iter()
         .flat_map(|t| &t.dropped)
         .filter(|d| d.kind == oracle::DroppedKind::Type)
-        .map(|d| {
-            (
-                d.name.as_str(),
-                d.reason.starts_with(analysis::UNREACHABLE_TYPE),
-            )
-        })
+        .map(|d| (d.name.as_str(), d.reason.is_internal()))
         .collect();
     assert_eq!(
         reasons,
@@ -1348,22 +1354,24 @@ fn the_model_from_the_real_analysis_drives_every_type() {
         manifest_path: root.join("Cargo.toml"),
         lib_root: root.join("src/lib.rs"),
         edition: "2021".into(),
+        ..analysis::PackageInfo::default()
     };
     let model = analysis::analyze(&[package], &analysis::Config::default());
     let mut config = config();
     config.out_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("covcon-harness-analysis");
     let harness = oracle::prepare(&model, &config).unwrap_or_else(|e| panic!("{e}"));
     // Every type but the two only the crate itself can name (see `hidden`).
-    let internal = |t: &&oracle::PreparedType| {
-        t.dropped
-            .iter()
-            .any(|d| d.reason.starts_with(analysis::UNREACHABLE_TYPE))
-    };
+    let internal = |t: &&oracle::PreparedType| t.dropped.iter().any(|d| d.reason.is_internal());
     let undriven: Vec<String> = harness
         .types
         .iter()
         .filter(|t| !internal(t))
-        .filter(|t| !t.driven || t.dropped.iter().any(|d| !d.reason.contains("no generator")))
+        .filter(|t| {
+            !t.driven
+                || t.dropped
+                    .iter()
+                    .any(|d| !d.reason.to_string().contains("no generator"))
+        })
         .map(|t| format!("{}: {:?}", t.path, t.dropped))
         .collect();
     assert_eq!(undriven, Vec::<String>::new());
@@ -1430,6 +1438,7 @@ fn a_workspace_member_with_inherited_settings_and_path_dependencies_is_copied_an
         manifest_path: root.join("crates/tally/Cargo.toml"),
         lib_root: root.join("crates/tally/src/lib.rs"),
         edition: "2021".into(),
+        ..analysis::PackageInfo::default()
     };
     let model = analysis::analyze(&[package], &analysis::Config::default());
     let before = tree_hash(&root);

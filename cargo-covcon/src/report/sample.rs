@@ -167,17 +167,21 @@ pub(crate) fn report() -> Report {
         TypeReport {
             path: "odd::Locked".into(),
             package: "odd".into(),
-            untested: Some(generator::NOTHING_TO_TEST.into()),
+            untested: Some(analysis::Reason::NothingToTest.to_string()),
             untested_kind: Some(UntestedKind::NothingToTest),
             ..TypeReport::default()
         },
         TypeReport {
             path: "odd::inner::Hidden".into(),
             package: "odd".into(),
-            untested: Some(format!(
-                "{}: a `pub` type in a private module, not re-exported (struct `Hidden` is private)",
-                analysis::UNREACHABLE_TYPE
-            )),
+            untested: Some(
+                analysis::Reason::PrivateModule {
+                    also: Some(Box::new(analysis::Reason::DoesNotCompile {
+                        error: "struct `Hidden` is private".into(),
+                    })),
+                }
+                .to_string(),
+            ),
             untested_kind: Some(UntestedKind::Internal),
             ..TypeReport::default()
         },

@@ -38,6 +38,7 @@ pub fn value(value: &Value) -> String {
         Value::Duration(us) => format!("Duration::from_micros({us})"),
         Value::Instance(i) => format!("&c{i}"),
         Value::Closure(v) => format!("|| {}", self::value(v)),
+        Value::Built(b) => generator::built_code(b, false, &|_, v| self::value(v)),
     }
 }
 

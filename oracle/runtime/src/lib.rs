@@ -19,7 +19,7 @@ mod stuck;
 mod value;
 mod worker;
 
-pub use value::{closure, Arg, Call, FromArg, TestData};
+pub use value::{arg_at, closure, closure_at, raw_at, Arg, Call, FromArg, TestData};
 pub use worker::{worker_main, Answer, CallError, Cx, Driver, Registered, Run};
 
 use std::cell::{Cell, RefCell};

@@ -5,6 +5,7 @@
 //! snake_case). Decoding is lenient on purpose: a type parameter instantiated as `String` may
 //! receive an integer from the generator, and gets its decimal text.
 
+use crate::worker::CallError;
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 use std::fmt;
 use std::time::Duration;
@@ -24,6 +25,12 @@ pub enum Arg {
     Duration(u64),
     Instance(usize),
     Closure(Box<Arg>),
+    /// A value built by a constructor of one of the type's value types: the constructor's
+    /// name and every argument in order.
+    Built {
+        ctor: String,
+        args: Vec<Arg>,
+    },
 }
 
 /// A constructor or method call (`generator::Call`).
@@ -189,6 +196,13 @@ impl<'de> Visitor<'de> for ArgVisitor {
             Key::Duration => Arg::Duration(map.next_value()?),
             Key::Instance => Arg::Instance(map.next_value()?),
             Key::Closure => Arg::Closure(map.next_value()?),
+            Key::Built => {
+                let built = map.next_value::<BuiltArg>()?;
+                Arg::Built {
+                    ctor: built.0,
+                    args: built.1,
+                }
+            }
             Key::Other(name) => {
                 return Err(de::Error::custom(format!(
                     "not a covcon value: unknown kind `{name}`"
@@ -205,6 +219,37 @@ impl<'de> Visitor<'de> for ArgVisitor {
             return Err(de::Error::custom("not a covcon value: more than one kind"));
         }
         Ok(arg)
+    }
+}
+
+/// `{"ty": .., "ctor": "new", "args": [..], "form": ..}`: the constructor and its arguments
+/// (how the value is written is the reports' business).
+struct BuiltArg(String, Vec<Arg>);
+
+impl<'de> Deserialize<'de> for BuiltArg {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<BuiltArg, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = BuiltArg;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a built value with a `ctor` and `args`")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<BuiltArg, A::Error> {
+                let (mut ctor, mut args) = (None, Vec::new());
+                while let Some(key) = map.next_key::<Key>()? {
+                    match key {
+                        Key::Ctor => ctor = Some(map.next_value::<String>()?),
+                        Key::Args => args = map.next_value::<Option<_>>()?.unwrap_or_default(),
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                let ctor = ctor.ok_or_else(|| de::Error::custom("built value without `ctor`"))?;
+                Ok(BuiltArg(ctor, args))
+            }
+        }
+        d.deserialize_map(V)
     }
 }
 
@@ -266,6 +311,8 @@ pub(crate) enum Key {
     Duration,
     Instance,
     Closure,
+    Built,
+    Ctor,
     // Requests.
     Op,
     Test,
@@ -313,6 +360,8 @@ impl<'de> Deserialize<'de> for Key {
                     "duration" => Key::Duration,
                     "instance" => Key::Instance,
                     "closure" => Key::Closure,
+                    "built" => Key::Built,
+                    "ctor" => Key::Ctor,
                     "op" => Key::Op,
                     "test" => Key::Test,
                     "tests" => Key::Tests,
@@ -347,6 +396,57 @@ impl Arg {
             _ => None,
         }
     }
+}
+
+impl Arg {
+    /// A built value's constructor and arguments (the generated value builders match on
+    /// them).
+    pub fn built(&self) -> Result<(&str, &[Arg]), CallError> {
+        match self {
+            Arg::Built { ctor, args } => Ok((ctor, args)),
+            Arg::Closure(inner) => inner.built(),
+            other => Err(CallError(format!("not a built value: {other:?}"))),
+        }
+    }
+
+    /// An optional argument: `None`, or the value inside.
+    pub fn option(&self) -> Option<&Arg> {
+        match self {
+            Arg::Option(inner) => inner.as_deref(),
+            other => Some(other),
+        }
+    }
+
+    /// A list argument's items (a single value counts as a list of one).
+    pub fn items(&self) -> &[Arg] {
+        match self {
+            Arg::List(items) | Arg::Tuple(items) => items,
+            Arg::Option(None) => &[],
+            other => std::slice::from_ref(other),
+        }
+    }
+}
+
+/// Argument `i` of a built value's arguments, decoded.
+pub fn arg_at<A: FromArg>(args: &[Arg], i: usize) -> Result<A, CallError> {
+    let arg = raw_at(args, i)?;
+    A::from_arg(arg).map_err(|e| CallError(format!("argument {i}: {e}")))
+}
+
+/// The value a closure argument `i` of a built value returns, decoded.
+pub fn closure_at<A: FromArg>(args: &[Arg], i: usize) -> Result<A, CallError> {
+    match raw_at(args, i)? {
+        Arg::Closure(inner) => {
+            A::from_arg(inner).map_err(|e| CallError(format!("argument {i}: {e}")))
+        }
+        _ => arg_at(args, i),
+    }
+}
+
+/// Argument `i` of a built value's arguments, undecoded.
+pub fn raw_at(args: &[Arg], i: usize) -> Result<&Arg, CallError> {
+    args.get(i)
+        .ok_or_else(|| CallError(format!("a constructor needs argument {i}")))
 }
 
 /// Decoding of an [`Arg`] into an owned Rust value.
@@ -544,6 +644,10 @@ mod tests {
         );
         check(json!({"closure": {"duration": 5}}), "Closure(Duration(5))");
         check(json!({"instance": 1}), "Instance(1)");
+        check(
+            json!({"built": {"ty": "k::Opts", "ctor": "new", "args": [{"str": "a"}], "form": {"call": {}}}}),
+            "Built { ctor: \"new\", args: [Str(\"a\")] }",
+        );
         check(json!({"int": 2.9}), "Int(2)");
         check(json!({"int": u64::MAX}), "Int(18446744073709551615)");
         check(

@@ -69,6 +69,13 @@ impl<'a, T> Cx<'a, T> {
         A::from_arg(arg).map_err(|e| CallError(format!("argument {i} of `{}`: {e}", call.method)))
     }
 
+    /// Argument `i` of `call`, undecoded (for arguments built by a value builder).
+    pub fn raw<'c>(&self, call: &'c Call, i: usize) -> Result<&'c Arg, CallError> {
+        call.args
+            .get(i)
+            .ok_or_else(|| CallError(format!("`{}` needs argument {i}", call.method)))
+    }
+
     /// The value a closure argument `i` of `call` returns, decoded.
     pub fn closure_value<A: FromArg>(&self, call: &Call, i: usize) -> Result<A, CallError> {
         match call.args.get(i) {

@@ -1,0 +1,985 @@
+//! The API model: what code outside a crate can build and call. For each type: its generic
+//! parameters (defaults and candidate instantiations fully qualified), its constructors
+//! (functions, `Default`, builder chains), its methods (inherent and from trait impls, with the
+//! trait's public path), their parameters as [`ParamKind`]s, the turbofish for generic
+//! functions, and the crate's own types that arguments are built of ([`ValueType`]).
+//!
+//! It reads items after macros and `#[cfg]` ([`macros`]), resolves names through the
+//! crate's index ([`index`]) and maps types ([`types`]). It knows nothing of locks: the lock
+//! analysis (access trees, groups, split points) annotates the model afterwards.
+
+pub(crate) mod cfg;
+pub(crate) mod index;
+pub(crate) mod macros;
+pub(crate) mod render;
+pub(crate) mod syntax;
+pub(crate) mod types;
+
+use crate::model::*;
+use index::{CrateIndex, Def, ItemKind};
+use render::tokens;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashSet};
+use std::path::Path;
+use syntax::{DeclItem, Decls, ImplDecl, TypeDecl};
+use types::{first_type_arg, is_self_type, type_name, Scope, TyCx};
+
+/// Standard traits whose methods are not part of a type's concurrent API.
+const SKIPPED_TRAITS: &[&str] = &[
+    "Debug",
+    "Display",
+    "Drop",
+    "Clone",
+    "PartialEq",
+    "Eq",
+    "PartialOrd",
+    "Ord",
+    "Hash",
+    "Default",
+    "From",
+    "Into",
+    "TryFrom",
+    "Deref",
+    "DerefMut",
+    "AsRef",
+    "AsMut",
+    "Borrow",
+    "BorrowMut",
+    "Iterator",
+    "IntoIterator",
+    "Serialize",
+    "Deserialize",
+    "Send",
+    "Sync",
+    "Unpin",
+    "Error",
+    "Future",
+    "Write",
+    "Read",
+    "Extend",
+    "FromIterator",
+    "Copy",
+    "Any",
+];
+
+/// How many levels of value types are followed (`Meter::with_opts(Opts::new(Name::new(..)))`
+/// is three).
+const VALUE_DEPTH: usize = 3;
+
+/// What the API model says about one type.
+pub(crate) struct TypeApi {
+    pub(crate) generics: Vec<GenericParam>,
+    pub(crate) constructors: Vec<Constructor>,
+    pub(crate) methods: Vec<Method>,
+    pub(crate) values: Vec<ValueType>,
+    pub(crate) implements_debug: bool,
+}
+
+/// Describes what can be built and called of `decl`.
+pub(crate) fn describe(decl: &TypeDecl, decls: &Decls, index: &CrateIndex) -> TypeApi {
+    let impls = decls.impls_of(decl);
+    let trait_named = |i: &ImplDecl, n: &str| {
+        i.trait_path
+            .and_then(|p| p.segments.last())
+            .is_some_and(|s| s.ident == n)
+    };
+    let implements_debug =
+        decl.derives.iter().any(|d| d == "Debug") || impls.iter().any(|i| trait_named(i, "Debug"));
+    let has_default = decl.derives.iter().any(|d| d == "Default")
+        || impls.iter().any(|i| trait_named(i, "Default"));
+    let type_generics = type_param_names(decl.generics);
+    let wanted: RefCell<BTreeMap<String, Def>> = RefCell::new(BTreeMap::new());
+    let scope = Scope {
+        index,
+        module: &decl.module,
+    };
+    let cx = TyCx::new(&decl.name, &type_generics, Some(scope), Some(&wanted));
+    let generics = generic_params(decl.generics, &cx, index);
+
+    let mut methods = Vec::new();
+    let mut constructors = Vec::new();
+    // Inherent impls first: a method call picks an inherent method over a trait's.
+    let mut ordered: Vec<&ImplDecl> = impls
+        .iter()
+        .copied()
+        .filter(|i| i.trait_path.is_none())
+        .collect();
+    ordered.extend(impls.iter().copied().filter(|i| i.trait_path.is_some()));
+    for imp in ordered {
+        let module_scope = Scope {
+            index,
+            module: &imp.module,
+        };
+        let icx = TyCx::new(
+            &decl.name,
+            &type_generics,
+            Some(module_scope),
+            Some(&wanted),
+        );
+        match imp.trait_path {
+            None => inherent_fns(imp, &icx, decls, &mut methods, &mut constructors),
+            Some(path) => trait_fns(imp, path, &icx, decls, index, &mut methods),
+        }
+    }
+    // `cfg`-gated impls can define the same method twice: the model keeps the first.
+    let mut seen = HashSet::new();
+    methods.retain(|m: &Method| seen.insert(m.name.clone()));
+    let mut seen = HashSet::new();
+    constructors.retain(|c: &Constructor| seen.insert(c.name.clone()));
+    if has_default && !constructors.iter().any(|c| c.name == "default") {
+        constructors.push(default_constructor());
+    }
+    let values = value_types(&wanted, decls, index);
+    let mut api = TypeApi {
+        generics,
+        constructors,
+        methods,
+        values,
+        implements_debug,
+    };
+    drop_unbuildable(&mut api);
+    api
+}
+
+fn type_param_names(generics: &syn::Generics) -> Vec<String> {
+    generics
+        .type_params()
+        .map(|t| t.ident.to_string())
+        .collect()
+}
+
+fn default_constructor() -> Constructor {
+    Constructor {
+        name: "default".into(),
+        kind: ConstructorKind::Default,
+        params: vec![],
+        returns: ReturnShape::SelfValue,
+        chain: vec![],
+        generic_args: vec![],
+        owner: None,
+        supported: true,
+        reason: None,
+    }
+}
+
+/// The type's generic parameters: defaults qualified, and for a parameter bounded by a trait
+/// of the crate, the crate's public types that implement it as candidates.
+fn generic_params(generics: &syn::Generics, cx: &TyCx, index: &CrateIndex) -> Vec<GenericParam> {
+    let mut out = Vec::new();
+    for p in &generics.params {
+        let written = tokens(p);
+        let param = match p {
+            syn::GenericParam::Lifetime(l) => GenericParam {
+                name: l.lifetime.to_string(),
+                kind: GenericKind::Lifetime,
+                written,
+                ..GenericParam::default()
+            },
+            syn::GenericParam::Const(c) => GenericParam {
+                name: c.ident.to_string(),
+                kind: GenericKind::Const,
+                written,
+                default: c.default.as_ref().map(tokens),
+                candidates: vec![],
+            },
+            syn::GenericParam::Type(t) => {
+                let name = t.ident.to_string();
+                let mut bounds: Vec<&syn::TypeParamBound> = t.bounds.iter().collect();
+                if let Some(w) = &generics.where_clause {
+                    for pred in &w.predicates {
+                        if let syn::WherePredicate::Type(pt) = pred {
+                            if type_name(&pt.bounded_ty).as_deref() == Some(name.as_str()) {
+                                bounds.extend(pt.bounds.iter());
+                            }
+                        }
+                    }
+                }
+                let candidates = bound_candidates(&bounds, index, cx.wanted);
+                // A default of the crate's own is built like an argument value (mapping it
+                // registers its value type).
+                if let Some(d) = &t.default {
+                    let _ = cx.param_kind(d);
+                }
+                GenericParam {
+                    default: t.default.as_ref().and_then(|d| cx.qualify(d).ok()),
+                    candidates,
+                    name,
+                    kind: GenericKind::Type,
+                    written,
+                }
+            }
+        };
+        out.push(param);
+    }
+    out
+}
+
+/// Public, non-generic types of the crate implementing a trait of these bounds (each
+/// registered in `wanted`, so values of it can be built).
+fn bound_candidates(
+    bounds: &[&syn::TypeParamBound],
+    index: &CrateIndex,
+    wanted: Option<&RefCell<BTreeMap<String, Def>>>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for b in bounds {
+        let syn::TypeParamBound::Trait(t) = b else {
+            continue;
+        };
+        let Some(last) = t.path.segments.last() else {
+            continue;
+        };
+        for (module, ty) in index.implementors(&last.ident.to_string()) {
+            let Some((def, _)) = index.resolve(&module, &[ty]) else {
+                continue;
+            };
+            if index.item(&def).is_some_and(|i| i.type_params > 0) {
+                continue;
+            }
+            if let Some(path) = index.public_path(&def) {
+                if let Some(wanted) = wanted {
+                    wanted.borrow_mut().insert(path.clone(), def.clone());
+                }
+                let path = format!("::{path}");
+                if !out.contains(&path) {
+                    out.push(path);
+                }
+            }
+        }
+    }
+    out
+}
+
+fn inherent_fns(
+    imp: &ImplDecl,
+    cx: &TyCx,
+    decls: &Decls,
+    methods: &mut Vec<Method>,
+    constructors: &mut Vec<Constructor>,
+) {
+    for item in &imp.item.items {
+        let syn::ImplItem::Fn(f) = item else { continue };
+        if !syntax::is_pub(&f.vis) {
+            continue;
+        }
+        let fcx = cx.with_fn_generics(&f.sig.generics, Some(&imp.item.generics));
+        match f.sig.receiver() {
+            Some(r) if is_ref_self(r) => methods.push(method(
+                &f.sig,
+                Some(&f.block),
+                imp.file,
+                imp.expanded,
+                None,
+                &fcx,
+            )),
+            Some(_) => {}
+            None => {
+                if let Some(c) = constructor(&f.sig, &fcx, decls) {
+                    constructors.push(c);
+                }
+            }
+        }
+    }
+}
+
+fn trait_fns(
+    imp: &ImplDecl,
+    path: &syn::Path,
+    cx: &TyCx,
+    decls: &Decls,
+    index: &CrateIndex,
+    methods: &mut Vec<Method>,
+) {
+    let Some(last) = path.segments.last() else {
+        return;
+    };
+    let name = last.ident.to_string();
+    if SKIPPED_TRAITS.contains(&name.as_str()) {
+        return;
+    }
+    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let def = index.resolve(&imp.module, &segs).map(|(d, _)| d);
+    let trait_path = match &def {
+        Some(def) => match index.public_path(def) {
+            Some(p) => p,
+            // A trait only its crate can name: its methods are not part of the API.
+            None => return,
+        },
+        None if segs.len() >= 2 => segs.join("::"),
+        None => return,
+    };
+    let mut defined = HashSet::new();
+    for item in &imp.item.items {
+        let syn::ImplItem::Fn(f) = item else { continue };
+        defined.insert(f.sig.ident.to_string());
+        if f.sig.receiver().is_some_and(is_ref_self) {
+            let fcx = cx.with_fn_generics(&f.sig.generics, Some(&imp.item.generics));
+            methods.push(method(
+                &f.sig,
+                Some(&f.block),
+                imp.file,
+                imp.expanded,
+                Some(trait_path.clone()),
+                &fcx,
+            ));
+        }
+    }
+    // Default methods of a trait of the crate that the impl does not override.
+    let Some(Def::Item {
+        module,
+        kind: ItemKind::Trait,
+        ..
+    }) = &def
+    else {
+        return;
+    };
+    let Some(tr) = decls.trait_named(&name, module) else {
+        return;
+    };
+    let tscope = Scope {
+        index,
+        module: &tr.module,
+    };
+    let tcx = TyCx::new(cx.self_name, cx.type_generics, Some(tscope), cx.wanted);
+    for item in &tr.item.items {
+        let syn::TraitItem::Fn(f) = item else {
+            continue;
+        };
+        if f.default.is_none() || defined.contains(&f.sig.ident.to_string()) {
+            continue;
+        }
+        if f.sig.receiver().is_some_and(is_ref_self) {
+            let fcx = tcx.with_fn_generics(&f.sig.generics, None);
+            // The body is the trait's, shared by every implementor: not instrumented.
+            let mut m = method(&f.sig, None, imp.file, true, Some(trait_path.clone()), &fcx);
+            m.span = span_of(imp.file, imp.item.impl_token.span);
+            methods.push(m);
+        }
+    }
+}
+
+pub(crate) fn is_ref_self(r: &syn::Receiver) -> bool {
+    if r.reference.is_some() {
+        return r.mutability.is_none();
+    }
+    if r.colon_token.is_some() {
+        if let syn::Type::Reference(rf) = &*r.ty {
+            return rf.mutability.is_none() && type_name(&rf.elem).as_deref() == Some("Self");
+        }
+    }
+    false
+}
+
+pub(crate) fn span_of(file: &Path, span: proc_macro2::Span) -> Span {
+    let s = span.start();
+    Span {
+        file: file.to_path_buf(),
+        line: s.line as u32,
+        column: s.column as u32,
+    }
+}
+
+fn span_of_end(file: &Path, span: proc_macro2::Span) -> Span {
+    let e = span.end();
+    Span {
+        file: file.to_path_buf(),
+        line: e.line as u32,
+        column: e.column as u32,
+    }
+}
+
+/// A method; `expanded` when its span points into a macro (then it is not instrumented).
+fn method(
+    sig: &syn::Signature,
+    block: Option<&syn::Block>,
+    file: &Path,
+    expanded: bool,
+    trait_name: Option<String>,
+    cx: &TyCx,
+) -> Method {
+    let mut problems = Vec::new();
+    if sig.asyncness.is_some() {
+        problems.push(Problem::Async);
+    }
+    if sig.unsafety.is_some() {
+        problems.push(Problem::Unsafe);
+    }
+    let params = params_of(sig, cx, &mut problems);
+    let generic_args = generic_args(sig, cx, &mut problems);
+    let returns = match &sig.output {
+        syn::ReturnType::Default => None,
+        syn::ReturnType::Type(_, t) => Some(tokens(&**t)),
+    };
+    // A `const fn` body cannot take the oracle's (non-const) guard call.
+    let body_start = block
+        .filter(|_| sig.constness.is_none() && !expanded)
+        .map(|b| span_of_end(file, b.brace_token.span.open()));
+    Method {
+        name: sig.ident.to_string(),
+        params,
+        returns,
+        trait_name,
+        generic_args,
+        span: span_of(file, sig.ident.span()),
+        body_start,
+        supported: problems.is_empty(),
+        reason: Reason::signature(problems),
+    }
+}
+
+/// The turbofish of a generic function: each type or const parameter's chosen type (`_` for
+/// a closure's, left to inference). Empty when there is nothing to write.
+fn generic_args(sig: &syn::Signature, cx: &TyCx, problems: &mut Vec<Problem>) -> Vec<String> {
+    let mut args = Vec::new();
+    for p in &sig.generics.params {
+        match p {
+            syn::GenericParam::Type(t) => {
+                let name = t.ident.to_string();
+                if cx.closure_generics.contains(&name) {
+                    args.push("_".to_string());
+                } else if let Some(choice) = cx.chosen.get(&name) {
+                    args.push(choice.ty.clone());
+                } else {
+                    if !problems
+                        .iter()
+                        .any(|p| matches!(p, Problem::Parameter { why, .. } if why.contains(&format!("`{name}`"))))
+                    {
+                        problems.push(Problem::Generic { name });
+                    }
+                    args.push("_".to_string());
+                }
+            }
+            syn::GenericParam::Const(_) => args.push("4".to_string()),
+            syn::GenericParam::Lifetime(_) => {}
+        }
+    }
+    if args.iter().all(|a| a == "_") {
+        args.clear();
+    }
+    args
+}
+
+fn params_of(sig: &syn::Signature, cx: &TyCx, problems: &mut Vec<Problem>) -> Vec<Param> {
+    sig.inputs
+        .iter()
+        .filter_map(|a| match a {
+            syn::FnArg::Typed(t) => Some(t),
+            syn::FnArg::Receiver(_) => None,
+        })
+        .map(|t| {
+            let name = match &*t.pat {
+                syn::Pat::Ident(i) => i.ident.to_string(),
+                other => tokens(other),
+            };
+            let kind = match cx.param_kind(&t.ty) {
+                Ok(k) => k,
+                Err(why) => {
+                    problems.push(Problem::Parameter {
+                        name: name.clone(),
+                        why,
+                    });
+                    ParamKind::Unsupported
+                }
+            };
+            Param {
+                name,
+                ty: tokens(&*t.ty),
+                kind,
+            }
+        })
+        .collect()
+}
+
+/// A constructor: an associated function returning the type (or `Arc`, `Result`, `Option`
+/// of it), or a builder whose chain ends in a method returning it.
+fn constructor(sig: &syn::Signature, cx: &TyCx, decls: &Decls) -> Option<Constructor> {
+    let syn::ReturnType::Type(_, ret) = &sig.output else {
+        return None;
+    };
+    let mut problems = Vec::new();
+    let kind;
+    let returns;
+    let mut chain = Vec::new();
+    if let Some(shape) = return_shape(ret, cx.self_name) {
+        kind = ConstructorKind::Function;
+        returns = shape;
+    } else {
+        // A builder: `Type::builder(..)` returns another local type whose chain ends in a
+        // method returning the type.
+        let builder = type_name(ret)?;
+        let (shape, calls) = builder_chain(&builder, cx, decls)?;
+        kind = ConstructorKind::Builder;
+        returns = shape;
+        chain = calls;
+        for c in &chain {
+            if c.params.iter().any(|p| p.kind == ParamKind::Unsupported) {
+                problems.push(Problem::BuilderCall {
+                    name: c.name.clone(),
+                });
+            }
+        }
+    }
+    let params = params_of(sig, cx, &mut problems);
+    if sig.asyncness.is_some() {
+        problems.push(Problem::Async);
+    }
+    if sig.unsafety.is_some() {
+        problems.push(Problem::Unsafe);
+    }
+    let generic_args = generic_args(sig, cx, &mut problems);
+    Some(Constructor {
+        name: sig.ident.to_string(),
+        kind,
+        params,
+        returns,
+        chain,
+        generic_args,
+        owner: None,
+        supported: problems.is_empty(),
+        reason: Reason::signature(problems),
+    })
+}
+
+/// How `ret` hands back the type named `self_name`, if it does.
+pub(crate) fn return_shape(ret: &syn::Type, self_name: &str) -> Option<ReturnShape> {
+    if is_self_type(ret, self_name) {
+        return Some(ReturnShape::SelfValue);
+    }
+    let syn::Type::Path(p) = ret else { return None };
+    let last = p.path.segments.last()?;
+    let first_arg = first_type_arg(last)?;
+    if !is_self_type(first_arg, self_name) {
+        return None;
+    }
+    match last.ident.to_string().as_str() {
+        "Arc" => Some(ReturnShape::ArcSelf),
+        "Result" | "Fallible" => Some(ReturnShape::ResultSelf),
+        "Option" => Some(ReturnShape::OptionSelf),
+        _ => None,
+    }
+}
+
+/// The calls of a builder type's chain: its setters with generable parameters, then the
+/// method that returns the built type.
+fn builder_chain(builder: &str, cx: &TyCx, decls: &Decls) -> Option<(ReturnShape, Vec<ChainCall>)> {
+    let mut setters = Vec::new();
+    let mut terminal = None;
+    for imp in decls
+        .impls
+        .iter()
+        .filter(|i| i.self_name == builder && i.trait_path.is_none())
+    {
+        for item in &imp.item.items {
+            let syn::ImplItem::Fn(f) = item else { continue };
+            if !syntax::is_pub(&f.vis) || f.sig.receiver().is_none() {
+                continue;
+            }
+            let syn::ReturnType::Type(_, ret) = &f.sig.output else {
+                continue;
+            };
+            let mut problems = Vec::new();
+            let scope = cx.scope.map(|s| Scope {
+                index: s.index,
+                module: &imp.module,
+            });
+            let bcx = TyCx::new(cx.self_name, cx.type_generics, scope, cx.wanted);
+            let params = params_of(&f.sig, &bcx, &mut problems);
+            let call = ChainCall {
+                name: f.sig.ident.to_string(),
+                params,
+            };
+            // Inside the builder's impl, `Self` is the builder: only the type's name counts.
+            if let Some(shape) =
+                return_shape(ret, cx.self_name).filter(|_| !mentions_self_keyword(ret))
+            {
+                if terminal.is_none() {
+                    terminal = Some((shape, call));
+                }
+            } else if problems.is_empty() && returns_builder(ret, builder) {
+                setters.push(call);
+            }
+        }
+    }
+    let (shape, last) = terminal?;
+    setters.push(last);
+    Some((shape, setters))
+}
+
+fn mentions_self_keyword(ty: &syn::Type) -> bool {
+    use quote::ToTokens;
+    ty.to_token_stream()
+        .into_iter()
+        .any(|t| matches!(t, proc_macro2::TokenTree::Ident(i) if i == "Self"))
+        || matches!(ty, syn::Type::Path(p) if p.path.segments.last().is_some_and(|s| first_type_arg(s).is_some_and(mentions_self_keyword)))
+}
+
+fn returns_builder(ret: &syn::Type, builder: &str) -> bool {
+    match ret {
+        syn::Type::Reference(r) => returns_builder(&r.elem, builder),
+        other => is_self_type(other, builder),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Value types: the crate's own types that arguments are built of.
+
+/// Builds the value types the signatures asked for, and those their constructors ask for in
+/// turn, [`VALUE_DEPTH`] levels deep.
+fn value_types(
+    wanted: &RefCell<BTreeMap<String, Def>>,
+    decls: &Decls,
+    index: &CrateIndex,
+) -> Vec<ValueType> {
+    let mut done: BTreeMap<String, ValueType> = BTreeMap::new();
+    for _ in 0..VALUE_DEPTH {
+        let pending: Vec<(String, Def)> = wanted
+            .borrow()
+            .iter()
+            .filter(|(p, _)| !done.contains_key(*p))
+            .map(|(p, d)| (p.clone(), d.clone()))
+            .collect();
+        if pending.is_empty() {
+            break;
+        }
+        for (path, def) in pending {
+            let value = value_type(&path, &def, decls, index, wanted);
+            done.insert(path, value);
+        }
+    }
+    for path in [
+        "std::path::PathBuf",
+        "std::time::Instant",
+        "std::time::SystemTime",
+    ] {
+        if wanted.borrow().contains_key(path) || mentions_value(&done, path) {
+            done.entry(path.to_string())
+                .or_insert_with(|| std_value_type(path));
+        }
+    }
+    done.into_values().collect()
+}
+
+fn mentions_value(done: &BTreeMap<String, ValueType>, path: &str) -> bool {
+    done.values().any(|v| {
+        v.constructors
+            .iter()
+            .any(|c| c.params.iter().any(|p| kind_mentions(&p.kind, path)))
+    })
+}
+
+fn kind_mentions(kind: &ParamKind, path: &str) -> bool {
+    match kind {
+        ParamKind::Value { path: p } => p == path,
+        ParamKind::Vec { elem } | ParamKind::Slice { elem } => kind_mentions(elem, path),
+        ParamKind::Ref { inner } | ParamKind::Option { inner } => kind_mentions(inner, path),
+        ParamKind::Closure { returns } => kind_mentions(returns, path),
+        ParamKind::Tuple { elems } => elems.iter().any(|e| kind_mentions(e, path)),
+        _ => false,
+    }
+}
+
+/// The standard types covcon builds: `PathBuf::from(String)`, `Instant::now()`,
+/// `SystemTime::now()`.
+fn std_value_type(path: &str) -> ValueType {
+    let (name, params) = if path == "std::path::PathBuf" {
+        (
+            "from",
+            vec![Param {
+                name: "path".into(),
+                ty: "String".into(),
+                kind: ParamKind::String,
+            }],
+        )
+    } else {
+        ("now", vec![])
+    };
+    ValueType {
+        path: path.to_string(),
+        constructors: vec![Constructor {
+            name: name.into(),
+            params,
+            supported: true,
+            ..Constructor::default()
+        }],
+    }
+}
+
+fn value_type(
+    path: &str,
+    def: &Def,
+    decls: &Decls,
+    index: &CrateIndex,
+    wanted: &RefCell<BTreeMap<String, Def>>,
+) -> ValueType {
+    let mut value = ValueType {
+        path: path.to_string(),
+        constructors: Vec::new(),
+    };
+    let Def::Item { module, name, .. } = def else {
+        return value;
+    };
+    let Some(decl) = decls
+        .types
+        .iter()
+        .find(|t| &t.name == name && &t.module == module)
+    else {
+        return value;
+    };
+    let generics = type_param_names(decl.generics);
+    let scope = Scope {
+        index,
+        module: &decl.module,
+    };
+    let cx = TyCx::new(&decl.name, &generics, Some(scope), Some(wanted));
+    match decl.item {
+        DeclItem::Enum(e) => {
+            for v in &e.variants {
+                value.constructors.push(variant(v, &cx));
+            }
+        }
+        DeclItem::Struct(s) => {
+            let mut inherent = Vec::new();
+            let mut fns = Vec::new();
+            for imp in decls.impls_of(decl) {
+                if imp.trait_path.is_none() {
+                    let iscope = Scope {
+                        index,
+                        module: &imp.module,
+                    };
+                    let icx = TyCx::new(&decl.name, &generics, Some(iscope), Some(wanted));
+                    inherent_fns(imp, &icx, decls, &mut fns, &mut inherent);
+                }
+            }
+            value.constructors.extend(inherent);
+            value
+                .constructors
+                .extend(foreign_constructors(decl, decls, index, wanted));
+            let has_default = decl.derives.iter().any(|d| d == "Default")
+                || decls.impls_of(decl).iter().any(|i| {
+                    i.trait_path
+                        .and_then(|p| p.segments.last())
+                        .is_some_and(|s| s.ident == "Default")
+                });
+            if has_default && !value.constructors.iter().any(|c| c.name == "default") {
+                value.constructors.push(default_constructor());
+            }
+            if decl.all_fields_pub && matches!(s.fields, syn::Fields::Named(_)) {
+                value.constructors.push(literal(s, &cx));
+            }
+        }
+    }
+    // Building something that is itself a handle on shared state is not a value: keep it
+    // to plain constructors with generable parameters.
+    value
+        .constructors
+        .retain(|c| c.returns != ReturnShape::ArcSelf);
+    value
+}
+
+/// Associated functions of the crate's other (public, non-generic) types that return the
+/// value type: `Pool::builder() -> PoolBuilder`.
+fn foreign_constructors(
+    decl: &TypeDecl,
+    decls: &Decls,
+    index: &CrateIndex,
+    wanted: &RefCell<BTreeMap<String, Def>>,
+) -> Vec<Constructor> {
+    let mut out = Vec::new();
+    for imp in decls
+        .impls
+        .iter()
+        .filter(|i| i.trait_path.is_none() && i.self_name != decl.name)
+    {
+        if !imp.item.generics.params.is_empty() {
+            continue;
+        }
+        let Some(owner) = index
+            .resolve(&imp.module, std::slice::from_ref(&imp.self_name))
+            .and_then(|(def, _)| index.public_path(&def))
+        else {
+            continue;
+        };
+        let scope = Scope {
+            index,
+            module: &imp.module,
+        };
+        let cx = TyCx::new(&decl.name, &[], Some(scope), Some(wanted));
+        for item in &imp.item.items {
+            let syn::ImplItem::Fn(f) = item else { continue };
+            if !syntax::is_pub(&f.vis) || f.sig.receiver().is_some() {
+                continue;
+            }
+            let syn::ReturnType::Type(_, ret) = &f.sig.output else {
+                continue;
+            };
+            // `Self` there is the owner: only the value type's own name counts.
+            if mentions_self_keyword(ret) || return_shape(ret, &decl.name).is_none() {
+                continue;
+            }
+            let fcx = cx.with_fn_generics(&f.sig.generics, None);
+            if let Some(mut c) = constructor(&f.sig, &fcx, decls) {
+                if c.kind == ConstructorKind::Function {
+                    c.owner = Some(owner.clone());
+                    out.push(c);
+                }
+            }
+        }
+    }
+    out
+}
+
+fn variant(v: &syn::Variant, cx: &TyCx) -> Constructor {
+    let mut problems = Vec::new();
+    let params = v
+        .fields
+        .iter()
+        .enumerate()
+        .map(|(i, f)| {
+            let name = f
+                .ident
+                .as_ref()
+                .map_or_else(|| i.to_string(), |n| n.to_string());
+            let kind = cx.param_kind(&f.ty).unwrap_or_else(|why| {
+                problems.push(Problem::Parameter {
+                    name: name.clone(),
+                    why,
+                });
+                ParamKind::Unsupported
+            });
+            Param {
+                name,
+                ty: tokens(&f.ty),
+                kind,
+            }
+        })
+        .collect();
+    // A variant with named fields is written as a literal (`Mode::Slow { factor: 2 }`).
+    let kind = match v.fields {
+        syn::Fields::Named(_) => ConstructorKind::Literal,
+        _ => ConstructorKind::Variant,
+    };
+    Constructor {
+        name: v.ident.to_string(),
+        kind,
+        params,
+        supported: problems.is_empty(),
+        reason: Reason::signature(problems),
+        ..Constructor::default()
+    }
+}
+
+fn literal(s: &syn::ItemStruct, cx: &TyCx) -> Constructor {
+    let mut problems = Vec::new();
+    let params = s
+        .fields
+        .iter()
+        .filter_map(|f| {
+            let name = f.ident.as_ref()?.to_string();
+            let kind = cx.param_kind(&f.ty).unwrap_or_else(|why| {
+                problems.push(Problem::Parameter {
+                    name: name.clone(),
+                    why,
+                });
+                ParamKind::Unsupported
+            });
+            Some(Param {
+                name,
+                ty: tokens(&f.ty),
+                kind,
+            })
+        })
+        .collect();
+    Constructor {
+        name: s.ident.to_string(),
+        kind: ConstructorKind::Literal,
+        params,
+        supported: problems.is_empty(),
+        reason: Reason::signature(problems),
+        ..Constructor::default()
+    }
+}
+
+/// Marks constructors and methods unsupported whose arguments need a value type that has no
+/// usable constructor (after marking those of the value types themselves, to a fixpoint).
+fn drop_unbuildable(api: &mut TypeApi) {
+    loop {
+        let buildable: HashSet<String> = api
+            .values
+            .iter()
+            .filter(|v| v.constructors.iter().any(|c| c.supported))
+            .map(|v| v.path.clone())
+            .collect();
+        let mut changed = false;
+        for v in &mut api.values {
+            for c in &mut v.constructors {
+                changed |= check_buildable(&c.params, &buildable, &mut c.supported, &mut c.reason);
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let buildable: HashSet<String> = api
+        .values
+        .iter()
+        .filter(|v| v.constructors.iter().any(|c| c.supported))
+        .map(|v| v.path.clone())
+        .collect();
+    for c in &mut api.constructors {
+        let mut params = c.params.clone();
+        for link in &c.chain {
+            params.extend(link.params.iter().cloned());
+        }
+        check_buildable(&params, &buildable, &mut c.supported, &mut c.reason);
+    }
+    for m in &mut api.methods {
+        check_buildable(&m.params, &buildable, &mut m.supported, &mut m.reason);
+    }
+}
+
+/// Marks one signature unsupported if a parameter needs an unbuildable value; answers
+/// whether it changed.
+fn check_buildable(
+    params: &[Param],
+    buildable: &HashSet<String>,
+    supported: &mut bool,
+    reason: &mut Option<Reason>,
+) -> bool {
+    if !*supported {
+        return false;
+    }
+    let mut problems = Vec::new();
+    for p in params {
+        let mut missing = Vec::new();
+        unbuildable_in(&p.kind, buildable, &mut missing);
+        if let Some(path) = missing.first() {
+            problems.push(Problem::Parameter {
+                name: p.name.clone(),
+                why: format!("covcon finds no way to build a `{path}`"),
+            });
+        }
+    }
+    if problems.is_empty() {
+        return false;
+    }
+    *supported = false;
+    *reason = Reason::signature(problems);
+    true
+}
+
+fn unbuildable_in(kind: &ParamKind, buildable: &HashSet<String>, out: &mut Vec<String>) {
+    match kind {
+        ParamKind::Value { path } if !buildable.contains(path) => out.push(path.clone()),
+        ParamKind::Vec { elem } | ParamKind::Slice { elem } => unbuildable_in(elem, buildable, out),
+        ParamKind::Ref { inner } | ParamKind::Option { inner } => {
+            unbuildable_in(inner, buildable, out)
+        }
+        ParamKind::Closure { returns } => unbuildable_in(returns, buildable, out),
+        ParamKind::Tuple { elems } => {
+            for e in elems {
+                unbuildable_in(e, buildable, out);
+            }
+        }
+        _ => {}
+    }
+}
