@@ -133,8 +133,9 @@ pub(crate) fn load_crate(root: &Path, cfg: &CfgSet) -> LoadedCrate {
     }
     for file in &files {
         for unread in &file.facts.unread {
+            // An error: code of the crate was not analysed (as with a file that does not parse).
             diagnostics.push(Diagnostic {
-                severity: Severity::Warning,
+                severity: Severity::Error,
                 message: format!(
                     "{} declared inside `{}!` {} not read: covcon cannot expand that macro ({})",
                     plural(unread.modules.len(), "module"),

@@ -95,11 +95,31 @@ fn render(model: &Model) -> String {
                 .as_ref()
                 .map(|t| format!(" [{t}]"))
                 .unwrap_or_default();
+            let turbofish = if m.generic_args.is_empty() {
+                String::new()
+            } else {
+                format!("::<{}>", m.generic_args.join(", "))
+            };
             out.push_str(&format!(
-                "  method {}({}){tr}{why}\n",
+                "  method {}{turbofish}({}){tr}{why}\n",
                 m.name,
                 params.join(", ")
             ));
+        }
+        for v in &t.values {
+            let ctors: Vec<String> = v
+                .constructors
+                .iter()
+                .map(|c| {
+                    let owner = c
+                        .owner
+                        .as_ref()
+                        .map(|o| format!("{o}::"))
+                        .unwrap_or_default();
+                    format!("{:?} {owner}{}({})", c.kind, c.name, c.params.len())
+                })
+                .collect();
+            out.push_str(&format!("  value {}: {}\n", v.path, ctors.join(", ")));
         }
     }
     for d in &model.diagnostics {
@@ -328,5 +348,48 @@ fn trait_object_and_generic_calls_and_unknown_macros_are_noted_and_the_rest_is_a
           diagnostic Note: Bus::emit: calls `self.handler` (a trait object) at line 7: what it locks is unknown
           diagnostic Note: Bus::emit: calls `send()` on `self.sink` (of generic type `T`) at line 8: what it locks is unknown
           diagnostic Note: Bus::emit: the body of macro `my_macro!` at line 9 is not analysed",
+    );
+}
+
+#[test]
+fn wrappers_options_structs_generic_and_trait_methods_are_reached() {
+    check(
+        "mod shard {
+             pub(crate) struct Shard { pub(crate) items: std::sync::Mutex<Vec<u64>> }
+             pub(crate) struct Shards { pub(crate) all: Vec<Shard> }
+         }
+         pub mod opts {
+             pub struct Opts { name: String }
+             impl Opts { pub fn new(name: impl Into<String>) -> Opts { todo!() } }
+             #[derive(Default)]
+             pub struct Flags { pub fast: bool, pub size: u8 }
+             pub enum Mode { Fast, Slow(u8), Custom { factor: u16 } }
+         }
+         pub mod export {
+             pub trait Export { fn export(&self) -> String; fn size(&self) -> usize { 0 } }
+         }
+         pub struct Set { inner: shard::Shards }
+         impl Set {
+             pub fn with(opts: opts::Opts, mode: opts::Mode) -> Set { todo!() }
+             pub fn flags(&self, f: opts::Flags) {}
+             pub fn intern<T: AsRef<str>>(&self, s: T) -> u32 { 0 }
+             pub fn get<Q: ?Sized + std::hash::Hash>(&self, q: &Q) -> bool
+                 where String: std::borrow::Borrow<Q> { false }
+             pub fn take<T: From<u8>>(&self) -> Vec<T> { vec![] }
+             pub fn read<R: std::io::Read>(&self, r: R) {}
+         }
+         impl export::Export for Set { fn export(&self) -> String { String::new() } }",
+        "type demo::Set <> debug=false supported
+          ctor fn with(opts: value(demo::opts::Opts), mode: value(demo::opts::Mode)) -> SelfValue
+          method flags(f: value(demo::opts::Flags))
+          method intern::<::std::string::String>(s: str)
+          method get::<::std::string::String>(q: ref(string))
+          method take::<u8>()
+          method read(r: unsupported) unsupported: parameter `r`: generic method parameter `R`
+          method export() [demo::export::Export]
+          method size() [demo::export::Export]
+          value demo::opts::Flags: Default default(0), Literal Flags(2)
+          value demo::opts::Mode: Variant Fast(0), Variant Slow(1), Literal Custom(1)
+          value demo::opts::Opts: Function new(1)",
     );
 }

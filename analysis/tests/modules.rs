@@ -77,6 +77,49 @@ fn modules_are_found_in_flat_nested_and_path_attribute_files() {
 }
 
 #[test]
+fn modules_declared_inside_item_macros_are_read_and_the_unreadable_ones_are_named() {
+    check(
+        &[
+            (
+                "src/lib.rs",
+                "macro_rules! modules { ($($m:ident),*) => { $(pub mod $m;)* }; }
+                 cfg_if::cfg_if! { if #[cfg(windows)] { pub mod w; } else { pub mod a; } }
+                 modules!(b, c);
+                 #[cfg(feature = \"off\")] pub mod d;
+                 weird! { c => mod e; mod f; }",
+            ),
+            ("src/a.rs", COUNTER),
+            ("src/b.rs", COUNTER),
+            ("src/c.rs", COUNTER),
+            ("src/d.rs", COUNTER),
+            ("src/w.rs", COUNTER),
+        ],
+        "tree::a::C in src/a.rs
+         tree::b::C in src/b.rs
+         tree::c::C in src/c.rs
+         Error: 2 modules declared inside `weird!` were not read: covcon cannot expand that macro (`e`, `f`)",
+    );
+}
+
+#[test]
+fn a_macro_defined_in_a_module_read_later_is_expanded_where_it_is_used() {
+    check(
+        &[
+            (
+                "src/lib.rs",
+                "#[macro_use] mod macros;\n with_std! { pub mod pool; }",
+            ),
+            (
+                "src/macros.rs",
+                "macro_rules! with_std { ($($i:item)*) => { $(#[cfg(not(feature = \"no_std\"))] $i)* }; }",
+            ),
+            ("src/pool.rs", COUNTER),
+        ],
+        "tree::pool::C in src/pool.rs",
+    );
+}
+
+#[test]
 fn a_missing_module_file_and_a_broken_file_are_diagnostics_and_the_rest_is_analysed() {
     check(
         &[

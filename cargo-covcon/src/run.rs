@@ -181,9 +181,14 @@ fn campaign(
         ));
     }
     report.oracle = Some(stats);
+    let type_stats = executor.type_stats();
     drop(executor);
     for (t, r) in runnable.iter().zip(result.types) {
-        reports.push(type_report(t, r, root, &harness.copy_root));
+        let mut type_report = type_report(t, r, root, &harness.copy_root);
+        if let Some(stats) = type_stats.get(&t.path) {
+            note_setup_failures(&mut type_report, stats);
+        }
+        reports.push(type_report);
     }
     Ok(reports)
 }
@@ -347,6 +352,29 @@ fn unsupported_methods(t: &TypeModel) -> Vec<String> {
         .collect()
 }
 
+/// A type most of whose tests failed before their threads started (a constructor returning
+/// `Err`, a prefix call panicking) was not really tested: it says so, with the first error,
+/// and counts as untested for `--fail-on-untested` (unless it showed a violation anyway).
+fn note_setup_failures(report: &mut TypeReport, stats: &oracle::TypeRunStats) {
+    report.setup_failures = stats.setup_failures;
+    if report.untested.is_some()
+        || !report.violations.is_empty()
+        || stats.tests == 0
+        || stats.setup_failures * 2 <= stats.tests
+    {
+        return;
+    }
+    let error = stats
+        .first_setup_error
+        .as_deref()
+        .unwrap_or("unknown error");
+    report.untested = Some(format!(
+        "most tests failed in setup ({} of {}), before their threads started; the first: {error}",
+        stats.setup_failures, stats.tests
+    ));
+    report.untested_kind = Some(UntestedKind::Missed);
+}
+
 /// The report of one type's campaign, with static reasons and source positions from the model.
 /// Panic locations inside the instrumented copy (`<out>/copy/...`) are mapped back to the
 /// user's tree: the copy keeps line numbers.
@@ -435,6 +463,7 @@ pub fn type_report(
                 covered: h.pairs_covered as u64,
             })
             .collect(),
+        setup_failures: 0,
     }
 }
 
@@ -578,6 +607,27 @@ mod tests {
             "/rustc/abc/library/core/src/option.rs:3:1",
             "/rustc/abc/library/core/src/option.rs:3:1",
         );
+    }
+
+    #[test]
+    fn a_type_most_of_whose_tests_failed_in_setup_is_untested_with_the_first_error() {
+        let stats = |tests, setup_failures| oracle::TypeRunStats {
+            tests,
+            setup_failures,
+            first_setup_error: Some("`new` returned Err(Closed)".into()),
+        };
+        let mut report = TypeReport::default();
+        note_setup_failures(&mut report, &stats(100, 50));
+        assert_eq!(
+            (report.untested.as_deref(), report.setup_failures),
+            (None, 50)
+        );
+        note_setup_failures(&mut report, &stats(100, 51));
+        assert_eq!(
+            report.untested.as_deref(),
+            Some("most tests failed in setup (51 of 100), before their threads started; the first: `new` returned Err(Closed)")
+        );
+        assert_eq!(report.untested_kind, Some(UntestedKind::Missed));
     }
 
     mod untested_kinds {

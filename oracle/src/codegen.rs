@@ -29,6 +29,9 @@ pub(crate) struct TypePlan<'a> {
     pub(crate) skip_methods: BTreeSet<String>,
     /// Constructors of value types left out: (value type path, constructor).
     pub(crate) skip_values: BTreeSet<(String, String)>,
+    /// Methods whose calls the harness stamps (start and end), since no guard is in their
+    /// body in the copy.
+    pub(crate) stamp_methods: BTreeSet<String>,
 }
 
 /// What a line range of a generated file belongs to.
@@ -490,9 +493,10 @@ fn driver(w: &mut Writer, index: usize, plan: &TypePlan<'_>) {
         for line in lets {
             w.line(&format!("                {line}"));
         }
-        if method.body_start.is_none() {
+        if plan.stamp_methods.contains(&method.name) {
             // No guard inside its body (a trait's default method, one a macro wrote, a
-            // `const fn`): the call is stamped here, so its pairs can still be covered.
+            // `const fn`, a body the guard did not compile in): the call is stamped here, so
+            // its pairs can still be covered.
             w.line(&format!(
                 "                let __covcon_guard = ::covcon_rt::enter({:?}, {:?});",
                 ty.path, method.name

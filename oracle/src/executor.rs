@@ -25,7 +25,7 @@ use crate::verdict::{self, Failure, Order};
 use analysis::{Model, TypeModel};
 use generator::{Execution, Executor, TestCase};
 use serde::Serialize;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -87,6 +87,17 @@ impl std::fmt::Display for ViolationKind {
     }
 }
 
+/// What the runs of one type came to, for telling a type that was tested from one whose
+/// tests never got past their setup.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TypeRunStats {
+    pub tests: u64,
+    /// Runs whose constructors or prefix failed.
+    pub setup_failures: u64,
+    /// The first of those failures' messages.
+    pub first_setup_error: Option<String>,
+}
+
 /// Counts over everything an executor has run so far.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(default)]
@@ -145,6 +156,7 @@ pub struct OracleExecutor {
     known: Mutex<HashMap<String, Recorded>>,
     next_number: AtomicU32,
     stats: Stats,
+    per_type: Mutex<BTreeMap<String, TypeRunStats>>,
     /// When the campaign's current type is out of time (see `Executor::set_deadline`).
     deadline: Option<Instant>,
 }
@@ -196,8 +208,17 @@ impl OracleExecutor {
             known: Mutex::new(HashMap::new()),
             next_number,
             stats: Stats::default(),
+            per_type: Mutex::new(BTreeMap::new()),
             deadline: None,
         })
+    }
+
+    /// What the runs of each type came to so far, by type path.
+    pub fn type_stats(&self) -> BTreeMap<String, TypeRunStats> {
+        self.per_type
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
     }
 
     /// What has been run so far.
@@ -248,9 +269,11 @@ impl OracleExecutor {
             .take()
             .unwrap_or_else(|| trace::covered_pairs(&response.events, &test.type_path));
         let failed = Failure::of(&response.outcome).is_some();
-        if !failed && response.outcome != Outcome::Passed {
+        let setup_failed = !failed && response.outcome != Outcome::Passed;
+        if setup_failed {
             count(&self.stats.setup_failures);
         }
+        self.note_type_run(test, &response.outcome, setup_failed);
         let mut outcomes = SequentialOutcomes::new();
         let violation = self
             .violation_in(test, response, &mut outcomes)
@@ -267,6 +290,24 @@ impl OracleExecutor {
             test_id: test.id,
             covered,
             violation,
+        }
+    }
+
+    fn note_type_run(&self, test: &TestCase, outcome: &Outcome, setup_failed: bool) {
+        let mut per_type = self
+            .per_type
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let stats = per_type.entry(test.type_path.clone()).or_default();
+        stats.tests += 1;
+        if setup_failed {
+            stats.setup_failures += 1;
+            if stats.first_setup_error.is_none() {
+                stats.first_setup_error = Some(match outcome {
+                    Outcome::SetupFailed { message } => message.clone(),
+                    other => format!("{other:?}"),
+                });
+            }
         }
     }
 

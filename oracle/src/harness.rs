@@ -256,7 +256,8 @@ pub fn prepare_with(
                 _ => {}
             }
         }
-        let plans = state.plans(&types);
+        let unguarded = unguarded_methods(&types, &package_dirs, &workspace_root, &state.disabled);
+        let plans = state.plans(&types, &unguarded);
         let generated = codegen::harness(&plans);
         write_harness(
             &harness_dir,
@@ -395,17 +396,7 @@ fn insertions(
 ) -> Vec<Insertion> {
     let mut out = Vec::new();
     for (ty, package_dir) in types.iter().zip(package_dirs) {
-        let resolve = |file: &Path| -> PathBuf {
-            if file.is_absolute() {
-                return file.to_path_buf();
-            }
-            let in_package = package_dir.join(file);
-            if in_package.exists() {
-                in_package
-            } else {
-                workspace_root.join(file)
-            }
-        };
+        let resolve = |file: &Path| resolve_file(file, package_dir, workspace_root);
         for method in &ty.methods {
             if let Some(at) = &method.body_start {
                 out.push(Insertion {
@@ -434,6 +425,47 @@ fn insertions(
     });
     out.dedup();
     out
+}
+
+/// A span's file as an absolute path: relative ones are taken relative to their package's
+/// directory (as the analysis writes them), else to the workspace root.
+fn resolve_file(file: &Path, package_dir: &Path, workspace_root: &Path) -> PathBuf {
+    if file.is_absolute() {
+        return file.to_path_buf();
+    }
+    let in_package = package_dir.join(file);
+    if in_package.exists() {
+        in_package
+    } else {
+        workspace_root.join(file)
+    }
+}
+
+/// Per type, the methods with no guard in their body: none could go there (`body_start` is
+/// absent), or the copy did not compile with it. The harness stamps their calls instead.
+fn unguarded_methods(
+    types: &[&TypeModel],
+    package_dirs: &[PathBuf],
+    workspace_root: &Path,
+    disabled: &BTreeSet<(PathBuf, u32, u32)>,
+) -> Vec<BTreeSet<String>> {
+    types
+        .iter()
+        .zip(package_dirs)
+        .map(|(ty, package_dir)| {
+            ty.methods
+                .iter()
+                .filter(|m| match &m.body_start {
+                    None => true,
+                    Some(at) => {
+                        let file = resolve_file(&at.file, package_dir, workspace_root);
+                        disabled.contains(&(file, at.line, at.column))
+                    }
+                })
+                .map(|m| m.name.clone())
+                .collect()
+        })
+        .collect()
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -733,7 +765,11 @@ impl<'o> State<'o> {
             && self.candidate[index] + 1 < codegen::attempts(&ty.generics)
     }
 
-    fn plans<'m>(&mut self, types: &[&'m TypeModel]) -> Vec<TypePlan<'m>> {
+    fn plans<'m>(
+        &mut self,
+        types: &[&'m TypeModel],
+        unguarded: &[BTreeSet<String>],
+    ) -> Vec<TypePlan<'m>> {
         self.planned.clear();
         let mut plans = Vec::new();
         for (index, ty) in types.iter().enumerate() {
@@ -748,6 +784,7 @@ impl<'o> State<'o> {
                 skip_constructors: self.skip_constructors[index].keys().cloned().collect(),
                 skip_methods: self.skip_methods[index].keys().cloned().collect(),
                 skip_values: value_keys(&self.skip_values[index]),
+                stamp_methods: unguarded.get(index).cloned().unwrap_or_default(),
             });
         }
         plans
@@ -914,6 +951,7 @@ impl<'o> State<'o> {
                 skip_constructors: BTreeSet::new(),
                 skip_methods: BTreeSet::new(),
                 skip_values: BTreeSet::new(),
+                stamp_methods: BTreeSet::new(),
             };
             let mut dropped = Vec::new();
             let type_reason = self.dropped_types.get(&ty.path).cloned().or_else(|| {

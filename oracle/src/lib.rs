@@ -13,7 +13,8 @@ mod trace;
 pub use trace::covered_pairs;
 mod verdict;
 pub use executor::{
-    replay, replay_with_worker, OracleExecutor, ReplayResult, RunStats, Violation, ViolationKind,
+    replay, replay_with_worker, OracleExecutor, ReplayResult, RunStats, TypeRunStats, Violation,
+    ViolationKind,
 };
 pub use pool::kill_all_workers;
 

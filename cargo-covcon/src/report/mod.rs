@@ -75,6 +75,14 @@ pub struct TypeReport {
     /// Interleaving coverage over time: covered pairs after each batch of tests.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub coverage: Vec<CoveragePoint>,
+    /// Of `tests_run`, runs whose constructors or prefix failed, so that nothing concurrent
+    /// ran.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub setup_failures: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// Why a type was not tested, as far as `--fail-on-untested` is concerned.

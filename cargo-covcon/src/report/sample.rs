@@ -120,6 +120,7 @@ pub(crate) fn report() -> Report {
                     covered: 2,
                 },
             ],
+            setup_failures: 0,
         },
         TypeReport {
             path: "locks::Pair".into(),
@@ -156,6 +157,7 @@ pub(crate) fn report() -> Report {
             untested: None,
             untested_kind: None,
             coverage: vec![],
+            setup_failures: 0,
         },
         TypeReport {
             path: "odd::Generic".into(),
