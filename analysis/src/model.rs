@@ -281,6 +281,11 @@ pub enum ParamKind {
     Option {
         inner: Box<ParamKind>,
     },
+    /// `Result<T, E>`: always `Ok` of a generated `T` (a closure's result, mostly); the error
+    /// type is left to inference.
+    Result {
+        ok: Box<ParamKind>,
+    },
     Tuple {
         elems: Vec<ParamKind>,
     },
@@ -290,9 +295,12 @@ pub enum ParamKind {
     Instance {
         passing: InstancePassing,
     },
-    /// `impl FnOnce() -> T`, `impl Fn() -> T`, `F: FnOnce() -> T`: a closure returning a value.
+    /// `impl FnOnce() -> T`, `impl Fn(&K) -> T`, `F: FnMut(&K, &V) -> T`: a closure that
+    /// ignores its `arity` arguments and returns a value.
     Closure {
         returns: Box<ParamKind>,
+        #[serde(default, skip_serializing_if = "is_zero")]
+        arity: usize,
     },
     /// A type parameter of the type itself (`K`, `V`), filled in when the type is instantiated.
     Generic {
@@ -306,6 +314,10 @@ pub enum ParamKind {
     /// Anything else: recorded with the reason, never silently dropped.
     #[default]
     Unsupported,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// How an instance argument is passed.

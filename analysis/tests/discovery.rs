@@ -15,13 +15,14 @@ fn kind(k: &ParamKind) -> String {
         ParamKind::Slice { elem } => format!("slice({})", kind(elem)),
         ParamKind::Ref { inner } => format!("ref({})", kind(inner)),
         ParamKind::Option { inner } => format!("option({})", kind(inner)),
+        ParamKind::Result { ok } => format!("ok({})", kind(ok)),
         ParamKind::Tuple { elems } => format!(
             "tuple({})",
             elems.iter().map(kind).collect::<Vec<_>>().join(", ")
         ),
         ParamKind::Duration => "duration".into(),
         ParamKind::Instance { passing } => format!("instance({passing:?})"),
-        ParamKind::Closure { returns } => format!("closure({})", kind(returns)),
+        ParamKind::Closure { returns, .. } => format!("closure({})", kind(returns)),
         ParamKind::Generic { name } => format!("generic({name})"),
         ParamKind::Value { path } => format!("value({path})"),
         ParamKind::Unsupported => "unsupported".into(),
@@ -377,6 +378,8 @@ fn wrappers_options_structs_generic_and_trait_methods_are_reached() {
                  where String: std::borrow::Borrow<Q> { false }
              pub fn take<T: From<u8>>(&self) -> Vec<T> { vec![] }
              pub fn read<R: std::io::Read>(&self, r: R) {}
+             pub fn retain(&self, f: impl FnMut(&u64) -> bool) {}
+             pub fn try_get_with<F, E>(&self, init: F) where F: FnOnce() -> Result<u64, E> {}
          }
          impl export::Export for Set { fn export(&self) -> String { String::new() } }",
         "type demo::Set <> debug=false supported
@@ -386,6 +389,8 @@ fn wrappers_options_structs_generic_and_trait_methods_are_reached() {
           method get::<::std::string::String>(q: ref(string))
           method take::<u8>()
           method read(r: unsupported) unsupported: parameter `r`: generic method parameter `R`
+          method retain(f: closure(bool))
+          method try_get_with::<_, u32>(init: closure(ok(u64)))
           method export() [demo::export::Export]
           method size() [demo::export::Export]
           value demo::opts::Flags: Default default(0), Literal Flags(2)

@@ -38,8 +38,9 @@ const EXPECTED: &[(&str, &str, &[&str])] = &[
     ),
     (
         "reach::Interner",
-        "generic methods: `AsRef<str>`, `&Q where String: Borrow<Q>`, a turbofish",
-        &["intern", "get", "take"],
+        "generic methods (`AsRef<str>`, `&Q where String: Borrow<Q>`, a turbofish), closures \
+         with arguments or returning `Result`",
+        &["intern", "get", "take", "retain", "get_or_try"],
     ),
     (
         "reach::Stats",

@@ -97,7 +97,8 @@ impl ValueGen<'_> {
             ParamKind::Option { inner } | ParamKind::Ref { inner } => {
                 self.check_at(inner, depth + 1)
             }
-            ParamKind::Closure { returns } => self.check_at(returns, depth + 1),
+            ParamKind::Result { ok } => self.check_at(ok, depth + 1),
+            ParamKind::Closure { returns, .. } => self.check_at(returns, depth + 1),
             ParamKind::Tuple { elems } => {
                 elems.iter().try_for_each(|e| self.check_at(e, depth + 1))
             }
@@ -160,8 +161,9 @@ impl ValueGen<'_> {
                     Value::Option(Some(Box::new(self.value_at(inner, ctx, rng, depth + 1))))
                 }
             }
-            // The harness passes a reference to the generated value.
+            // The harness passes a reference to the generated value, or `Ok` of it.
             ParamKind::Ref { inner } => self.value_at(inner, ctx, rng, depth + 1),
+            ParamKind::Result { ok } => self.value_at(ok, ctx, rng, depth + 1),
             ParamKind::Tuple { elems } => Value::Tuple(
                 elems
                     .iter()
@@ -172,7 +174,7 @@ impl ValueGen<'_> {
                 Value::Duration(p.durations_us.choose(rng).copied().unwrap_or(1))
             }
             ParamKind::Instance { .. } => Value::Instance(self.instance(ctx, rng)),
-            ParamKind::Closure { returns } => {
+            ParamKind::Closure { returns, .. } => {
                 Value::Closure(Box::new(self.value_at(returns, ctx, rng, depth + 1)))
             }
             ParamKind::Generic { name } => match self.instantiation.get(name) {
@@ -287,7 +289,8 @@ pub(crate) fn takes_instance(kind: &ParamKind) -> bool {
         ParamKind::Instance { .. } => true,
         ParamKind::Vec { elem } | ParamKind::Slice { elem } => takes_instance(elem),
         ParamKind::Option { inner } | ParamKind::Ref { inner } => takes_instance(inner),
-        ParamKind::Closure { returns } => takes_instance(returns),
+        ParamKind::Result { ok } => takes_instance(ok),
+        ParamKind::Closure { returns, .. } => takes_instance(returns),
         ParamKind::Tuple { elems } => elems.iter().any(takes_instance),
         _ => false,
     }
@@ -428,6 +431,7 @@ mod tests {
         check(
             ParamKind::Closure {
                 returns: Box::new(ParamKind::Bool),
+                arity: 0,
             },
             1,
             "Closure(Bool(false)) Closure(Bool(true))",

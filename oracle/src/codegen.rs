@@ -818,10 +818,31 @@ fn argument(param: &Param, i: usize, args_cx: &ArgsCx<'_>) -> (Option<String>, S
             };
             (None, pass)
         }
-        ParamKind::Closure { .. } => (
-            // The value's type is inferred from the closure bound (`impl FnOnce() -> V`).
-            Some(format!("let {var} = {};", args_cx.closure(i))),
-            format!("::covcon_rt::closure({var})"),
+        ParamKind::Closure { arity: 0, returns }
+            if !matches!(**returns, ParamKind::Result { .. }) =>
+        {
+            (
+                // The value's type is inferred from the closure bound (`impl FnOnce() -> V`).
+                Some(format!("let {var} = {};", args_cx.closure(i))),
+                format!("::covcon_rt::closure({var})"),
+            )
+        }
+        ParamKind::Closure { arity, returns } => {
+            // Its arguments' types come from the bound (`impl FnMut(&K) -> bool`).
+            let ignored = vec!["_"; *arity].join(", ");
+            let value = format!("::std::clone::Clone::clone(&{var})");
+            let value = match **returns {
+                ParamKind::Result { .. } => format!("{OK}({value})"),
+                _ => value,
+            };
+            (
+                Some(format!("let {var} = {};", args_cx.closure(i))),
+                format!("move |{ignored}| {value}"),
+            )
+        }
+        ParamKind::Result { .. } => (
+            Some(format!("let {var} = {};", args_cx.decoded(i))),
+            format!("{OK}({var})"),
         ),
         kind => {
             let decoded = args_cx.decoded(i);
@@ -895,6 +916,7 @@ fn owned_type(kind: &ParamKind, substitutions: &BTreeMap<String, String>) -> Str
         }
         ParamKind::Ref { inner } => owned_type(inner, substitutions),
         ParamKind::Option { inner } => format!("Option<{}>", owned_type(inner, substitutions)),
+        ParamKind::Result { ok } => format!("Result<{}, _>", owned_type(ok, substitutions)),
         ParamKind::Tuple { elems } => {
             let elems: Vec<String> = elems.iter().map(|e| owned_type(e, substitutions)).collect();
             if elems.len() == 1 {
@@ -905,7 +927,7 @@ fn owned_type(kind: &ParamKind, substitutions: &BTreeMap<String, String>) -> Str
         }
         ParamKind::Duration => "::std::time::Duration".to_string(),
         ParamKind::Instance { .. } => "CovconSelf".to_string(),
-        ParamKind::Closure { returns } => owned_type(returns, substitutions),
+        ParamKind::Closure { returns, .. } => owned_type(returns, substitutions),
         ParamKind::Generic { name } => substitutions
             .get(name)
             .cloned()
@@ -1014,6 +1036,7 @@ mod tests {
                 "impl FnOnce() -> K",
                 ParamKind::Closure {
                     returns: Box::new(ParamKind::Generic { name: "K".into() }),
+                    arity: 0,
                 },
             ),
             "let a0 = cx.closure_value(call, 0)?; => ::covcon_rt::closure(a0)",

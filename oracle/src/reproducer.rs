@@ -523,12 +523,13 @@ impl Render<'_> {
                     InstancePassing::Value => format!("(*i{k}).clone()"),
                 }
             }
-            ParamKind::Closure { returns } => {
+            ParamKind::Closure { returns, arity } => {
                 let inner = match value {
                     Value::Closure(inner) => inner.as_ref(),
                     other => other,
                 };
-                format!("move || {}", self.value(inner, returns))
+                let ignored = vec!["_"; *arity].join(", ");
+                format!("move |{ignored}| {}", self.value(inner, returns))
             }
             // A literal is a `&'static str`: it fits `&str` and `&'static str` alike.
             ParamKind::Str => self.value(value, &ParamKind::Str),
@@ -552,6 +553,7 @@ impl Render<'_> {
         }
         match (value, kind) {
             (Value::Closure(inner), kind) => self.value(inner, kind),
+            (value, ParamKind::Result { ok }) => format!("Ok({})", self.value(value, ok)),
             (Value::Int(n), ParamKind::Str) => format!("\"{n}\""),
             (Value::Str(s), ParamKind::Str) => format!("{s:?}"),
             (Value::Int(n), ParamKind::String) => format!("String::from(\"{n}\")"),

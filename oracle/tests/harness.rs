@@ -249,6 +249,7 @@ fn model() -> Model {
                             "impl FnOnce() -> u64",
                             ParamKind::Closure {
                                 returns: Box::new(int(false, 64)),
+                                arity: 0,
                             },
                         )],
                     ),

@@ -672,7 +672,8 @@ fn kind_mentions(kind: &ParamKind, path: &str) -> bool {
         ParamKind::Value { path: p } => p == path,
         ParamKind::Vec { elem } | ParamKind::Slice { elem } => kind_mentions(elem, path),
         ParamKind::Ref { inner } | ParamKind::Option { inner } => kind_mentions(inner, path),
-        ParamKind::Closure { returns } => kind_mentions(returns, path),
+        ParamKind::Result { ok } => kind_mentions(ok, path),
+        ParamKind::Closure { returns, .. } => kind_mentions(returns, path),
         ParamKind::Tuple { elems } => elems.iter().any(|e| kind_mentions(e, path)),
         _ => false,
     }
@@ -974,7 +975,8 @@ fn unbuildable_in(kind: &ParamKind, buildable: &HashSet<String>, out: &mut Vec<S
         ParamKind::Ref { inner } | ParamKind::Option { inner } => {
             unbuildable_in(inner, buildable, out)
         }
-        ParamKind::Closure { returns } => unbuildable_in(returns, buildable, out),
+        ParamKind::Result { ok } => unbuildable_in(ok, buildable, out),
+        ParamKind::Closure { returns, .. } => unbuildable_in(returns, buildable, out),
         ParamKind::Tuple { elems } => {
             for e in elems {
                 unbuildable_in(e, buildable, out);

@@ -174,8 +174,20 @@ impl<'a> TyCx<'a> {
                     },
                     ty: "::std::vec::Vec<u8>".into(),
                 }),
+                // `Q: Equivalent<K>` (hashbrown, indexmap, moka, scc) holds for `K` itself.
+                ("Equivalent" | "Comparable", Some(_))
+                    if arg
+                        .and_then(type_name)
+                        .is_some_and(|k| self.type_generics.contains(&k)) =>
+                {
+                    let k = arg.and_then(type_name)?;
+                    Some(Choice {
+                        kind: ParamKind::Generic { name: k.clone() },
+                        ty: k,
+                    })
+                }
                 // `T: From<X>` holds for `X` itself.
-                ("Into" | "From", Some(_)) => {
+                ("Into" | "From" | "Equivalent" | "Comparable", Some(_)) => {
                     let arg = arg?;
                     let kind = self.param_kind(arg).ok()?;
                     Some(Choice {
@@ -349,6 +361,9 @@ impl<'a> TyCx<'a> {
             }),
             "Option" => Ok(ParamKind::Option {
                 inner: Box::new(inner()?),
+            }),
+            "Result" => Ok(ParamKind::Result {
+                ok: Box::new(inner()?),
             }),
             "Arc" => {
                 let arg = first_type_arg(last).ok_or("`Arc` without a type argument")?;
@@ -599,15 +614,16 @@ pub(crate) fn closure_bound(
         let syn::PathArguments::Parenthesized(args) = &last.arguments else {
             continue;
         };
-        if !args.inputs.is_empty() {
-            return Some(Err("a closure that takes arguments".into()));
-        }
+        // Its arguments are ignored: the closure returns a generated value (a predicate
+        // `FnMut(&K) -> bool` answers `true` or `false`).
         let returns = match &args.output {
             syn::ReturnType::Default => Ok(ParamKind::Tuple { elems: vec![] }),
             syn::ReturnType::Type(_, t) => cx.param_kind(t),
         };
+        let arity = args.inputs.len();
         return Some(returns.map(|r| ParamKind::Closure {
             returns: Box::new(r),
+            arity,
         }));
     }
     None

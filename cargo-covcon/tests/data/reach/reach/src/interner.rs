@@ -36,4 +36,20 @@ impl Interner {
     pub fn take<T: From<u32>>(&self, n: u32) -> Vec<T> {
         (0..n.min(3)).map(T::from).collect()
     }
+    /// A closure with an argument.
+    pub fn retain(&self, mut keep: impl FnMut(&str) -> bool) {
+        self.map.write().unwrap().retain(|k, _| keep(k));
+    }
+    /// A closure returning a `Result` whose error type is the method's own parameter.
+    pub fn get_or_try<F, E>(&self, s: &str, init: F) -> Result<u32, E>
+    where
+        F: FnOnce() -> Result<u32, E>,
+    {
+        if let Some(k) = self.get(s) {
+            return Ok(k);
+        }
+        let k = init()?;
+        self.map.write().unwrap().entry(s.to_string()).or_insert(k);
+        Ok(k)
+    }
 }
