@@ -4,38 +4,22 @@
 //! the lock analysis walks ([`FoundType`]: fields, method bodies, statics). What can be built
 //! and called of such a type is the API model's ([`crate::api::describe`]).
 //!
-//! The parallel pass keeps owned [`FileFacts`] per file; [`thread_safe_names`] decides on
+//! The parallel pass keeps owned [`FileFacts`] per file (`facts.rs`); [`thread_safe_names`] decides on
 //! them, by composition to a fixpoint, which types are thread-safe, so only the files that
 //! matter are parsed again for [`discover`].
 
-use crate::api::index::{module_facts, CrateIndex, Def, ModuleFacts};
-use crate::api::macros::{MacroTable, Unread};
+use crate::api::index::{module_facts, CrateIndex, Def};
 use crate::api::syntax::{Decls, TypeDecl};
 use crate::api::types::first_type_arg;
 pub(crate) use crate::api::types::type_name;
 use crate::api::{self, is_ref_self};
+pub(crate) use crate::facts::FieldKind;
+use crate::facts::{field_kind, file_facts, sync_type_in, FileFacts};
 use crate::known::known_sync;
 use crate::model::*;
 use crate::source::SourceFile;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
-
-/// What a field holds, as far as the analysis needs to know.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum FieldKind {
-    /// std or parking_lot/spin `Mutex`-like: `lock()` is exclusive.
-    Mutex,
-    /// `RwLock`-like: `read()` shared, `write()` exclusive.
-    RwLock,
-    Condvar,
-    Atomic,
-    /// A concurrent container (`DashMap`, `SegQueue`, `ArrayQueue`), or another type that
-    /// synchronises internally: each call is atomic.
-    Concurrent,
-    Once,
-    UnsafeCell,
-    Other,
-}
 
 /// A function of an impl block of the type, with or without `self`.
 pub(crate) struct FnDecl<'a> {
@@ -73,205 +57,6 @@ pub(crate) struct FoundType<'a> {
     /// Methods whose bodies a `macro_rules!` template wrote: their spans point into the
     /// macro, so no schedule point goes there.
     pub expanded: HashSet<String>,
-}
-
-/// What the parallel pass keeps of one file: enough to decide which types are thread-safe,
-/// to choose the files worth a second parse, and to resolve names anywhere in the crate.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct FileFacts {
-    pub types: Vec<TypeFact>,
-    pub impls: Vec<ImplFact>,
-    /// Traits declared in the file.
-    pub traits: Vec<String>,
-    pub modules: Vec<ModuleFacts>,
-    pub macros: MacroTable,
-    /// Item macros that were not expanded because their definition was not known yet.
-    pub unknown_macros: Vec<String>,
-    /// Item macros that declare modules covcon could not read.
-    pub unread: Vec<Unread>,
-}
-
-/// A struct or enum, by name, with what its fields hold.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct TypeFact {
-    pub name: String,
-    pub module: Vec<String>,
-    /// Per field: its name, the sync primitive it names (`Mutex`), and every path its type
-    /// mentions (`["Arc"]`, `["inner", "Slots"]`).
-    pub fields: Vec<(String, Option<String>, Vec<Vec<String>>)>,
-    /// Names its generic parameters' defaults and bounds mention (`Key` in `K = Key`,
-    /// `Metric` in `M: Metric`).
-    pub generic_names: Vec<String>,
-}
-
-/// An impl block, by the last segment of its self type.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct ImplFact {
-    pub self_name: String,
-    pub trait_name: Option<String>,
-    pub unsafe_impl: bool,
-    /// Type names in the signatures of its public functions (argument types to build).
-    pub signature_names: Vec<String>,
-}
-
-impl FileFacts {
-    pub(crate) fn merge(&mut self, other: &FileFacts) {
-        self.types.extend(other.types.iter().cloned());
-        self.impls.extend(other.impls.iter().cloned());
-        self.traits.extend(other.traits.iter().cloned());
-        self.modules.extend(other.modules.iter().cloned());
-        self.macros.merge(&other.macros);
-        self.unknown_macros
-            .extend(other.unknown_macros.iter().cloned());
-        self.unread.extend(other.unread.iter().cloned());
-    }
-
-    /// Whether the file declares a type or trait named in `names`, or implements one.
-    pub(crate) fn mentions(&self, names: &HashSet<String>) -> bool {
-        self.types.iter().any(|t| names.contains(&t.name))
-            || self.impls.iter().any(|i| names.contains(&i.self_name))
-            || self.traits.iter().any(|t| names.contains(t))
-    }
-}
-
-/// Collects the owned facts of one parsed (and expanded) file.
-pub(crate) fn file_facts(ast: &syn::File, module: &[String]) -> FileFacts {
-    let mut facts = FileFacts::default();
-    collect_facts(&ast.items, module, &mut facts);
-    module_facts(&ast.items, module, &mut facts.modules);
-    facts.macros.collect(&ast.items);
-    facts
-}
-
-fn collect_facts(items: &[syn::Item], module: &[String], facts: &mut FileFacts) {
-    for item in items {
-        match item {
-            syn::Item::Struct(s) => facts.types.push(type_fact(
-                &s.ident,
-                module,
-                &s.generics,
-                s.fields.iter().enumerate().map(|(i, f)| {
-                    (
-                        f.ident.as_ref().map_or(i.to_string(), |n| n.to_string()),
-                        &f.ty,
-                    )
-                }),
-            )),
-            syn::Item::Enum(e) => facts.types.push(type_fact(
-                &e.ident,
-                module,
-                &e.generics,
-                e.variants.iter().flat_map(|v| {
-                    v.fields.iter().enumerate().map(move |(i, f)| {
-                        (
-                            f.ident
-                                .as_ref()
-                                .map_or(format!("{}.{i}", v.ident), |n| n.to_string()),
-                            &f.ty,
-                        )
-                    })
-                }),
-            )),
-            syn::Item::Impl(i) => {
-                let Some(self_name) = type_name(&i.self_ty) else {
-                    continue;
-                };
-                let mut names = Vec::new();
-                for ii in &i.items {
-                    if let syn::ImplItem::Fn(f) = ii {
-                        if i.trait_.is_some() || matches!(f.vis, syn::Visibility::Public(_)) {
-                            for input in &f.sig.inputs {
-                                if let syn::FnArg::Typed(t) = input {
-                                    mentioned_names(&t.ty, &mut names);
-                                }
-                            }
-                            if let syn::ReturnType::Type(_, t) = &f.sig.output {
-                                mentioned_names(t, &mut names);
-                            }
-                        }
-                    }
-                }
-                facts.impls.push(ImplFact {
-                    self_name,
-                    trait_name: i
-                        .trait_
-                        .as_ref()
-                        .and_then(|t| t.1.segments.last())
-                        .map(|s| s.ident.to_string()),
-                    unsafe_impl: i.unsafety.is_some(),
-                    signature_names: names,
-                });
-            }
-            syn::Item::Trait(t) => facts.traits.push(t.ident.to_string()),
-            syn::Item::Mod(m) => {
-                if let Some((_, inner)) = &m.content {
-                    let mut child = module.to_vec();
-                    child.push(syn::ext::IdentExt::unraw(&m.ident).to_string());
-                    collect_facts(inner, &child, facts);
-                }
-            }
-            _ => {}
-        }
-    }
-}
-
-fn type_fact<'a>(
-    ident: &syn::Ident,
-    module: &[String],
-    generics: &syn::Generics,
-    fields: impl Iterator<Item = (String, &'a syn::Type)>,
-) -> TypeFact {
-    let mut generic_names = Vec::new();
-    for p in generics.type_params() {
-        if let Some(d) = &p.default {
-            mentioned_names(d, &mut generic_names);
-        }
-        for b in &p.bounds {
-            if let syn::TypeParamBound::Trait(t) = b {
-                generic_names.extend(t.path.segments.last().map(|s| s.ident.to_string()));
-            }
-        }
-    }
-    TypeFact {
-        generic_names,
-        name: ident.to_string(),
-        module: module.to_vec(),
-        fields: fields
-            .map(|(name, ty)| {
-                let mut paths = Vec::new();
-                mentioned_paths(ty, &mut paths);
-                (name, sync_type_in(ty), paths)
-            })
-            .collect(),
-    }
-}
-
-/// Every type path a type mentions, generic arguments included, as segments.
-fn mentioned_paths(ty: &syn::Type, out: &mut Vec<Vec<String>>) {
-    use syn::visit::Visit;
-    struct Paths<'o>(&'o mut Vec<Vec<String>>);
-    impl<'ast> Visit<'ast> for Paths<'_> {
-        fn visit_type_path(&mut self, p: &'ast syn::TypePath) {
-            let mut segs: Vec<String> = p
-                .path
-                .segments
-                .iter()
-                .map(|s| s.ident.to_string())
-                .collect();
-            if p.path.leading_colon.is_some() {
-                segs.insert(0, String::new());
-            }
-            self.0.push(segs);
-            syn::visit::visit_type_path(self, p);
-        }
-    }
-    Paths(out).visit_type(ty);
-}
-
-fn mentioned_names(ty: &syn::Type, out: &mut Vec<String>) {
-    let mut paths = Vec::new();
-    mentioned_paths(ty, &mut paths);
-    out.extend(paths.into_iter().filter_map(|p| p.last().cloned()));
 }
 
 /// The thread-safe types of a crate, by (module, name), from the facts of all its files: a
@@ -465,6 +250,76 @@ fn build_type<'a>(
     decls: &Decls<'a>,
     index: &CrateIndex,
 ) -> Option<FoundType<'a>> {
+    let SyncFields {
+        mut fields,
+        mut sync_reasons,
+        inner_fns,
+    } = sync_fields(decl, decls, index);
+    if sync_reasons.is_empty() {
+        sync_reasons.push(composed.clone()?);
+    }
+    let api = api::describe(decl, decls, index);
+    if api.methods.is_empty() {
+        return None;
+    }
+    let mut model = TypeModel {
+        path,
+        package: pkg.name.clone(),
+        name: decl.name.clone(),
+        span: api::span_of(decl.file, decl.ident.span()),
+        generics: api.generics,
+        sync_reasons,
+        implements_debug: api.implements_debug,
+        constructors: api.constructors,
+        methods: api.methods,
+        pairs: vec![],
+        split_points: vec![],
+        values: api.values,
+        supported: true,
+        reason: None,
+    };
+    if let Some(why) = unsupported(&model, decl.is_pub) {
+        model.supported = false;
+        // A type the harness could try is left to it (rustc has the last word on what is
+        // reachable); one it cannot try anyway is called internal here if no re-export of
+        // its private module was seen.
+        model.reason = Some(if decl.is_pub && !reachable {
+            Reason::PrivateModule {
+                also: Some(Box::new(why)),
+            }
+        } else {
+            why
+        });
+    }
+    let (mut fns, expanded) = own_fns(decl, decls);
+    fns.extend(inner_fns);
+    // Global locks: keyed by their name among the fields (statics are UPPER_CASE, fields not).
+    let mut statics = HashSet::new();
+    for (name, ty) in &decls.statics {
+        if sync_type_in(ty).is_some() && !fields.contains_key(name) {
+            fields.insert(name.clone(), field_kind(ty));
+            statics.insert(name.clone());
+        }
+    }
+    Some(FoundType {
+        model,
+        fields,
+        fns,
+        opaque_fields: opaque_fields(decl),
+        statics,
+        expanded,
+    })
+}
+
+/// What a type's fields hold, why it synchronises, and the methods of a local type one of its
+/// fields holds (followed when called as `self.inner.m()`).
+struct SyncFields<'a> {
+    fields: HashMap<String, FieldKind>,
+    sync_reasons: Vec<String>,
+    inner_fns: Vec<FnDecl<'a>>,
+}
+
+fn sync_fields<'a>(decl: &TypeDecl<'a>, decls: &Decls<'a>, index: &CrateIndex) -> SyncFields<'a> {
     let mut sync_reasons = Vec::new();
     let mut fields = HashMap::new();
     let mut inner_fns = Vec::new();
@@ -476,7 +331,6 @@ fn build_type<'a>(
         }
         // One level through a local type: `inner: Arc<Inner>` with `Inner { count: AtomicUsize }`.
         if let Some(inner) = local_inner(ty, decls, &decl.name) {
-            // Its inherent `&self` methods are followed when called as `self.inner.m()`.
             for imp in decls
                 .impls
                 .iter()
@@ -503,13 +357,13 @@ fn build_type<'a>(
             }
         }
     }
-    let impls = decls.impls_of(decl);
     let trait_named = |i: &api::syntax::ImplDecl, n: &str| {
         i.trait_path
             .and_then(|p| p.segments.last())
             .is_some_and(|s| s.ident == n)
     };
-    if impls
+    if decls
+        .impls_of(decl)
         .iter()
         .any(|i| i.unsafe_impl && trait_named(i, "Sync"))
     {
@@ -523,30 +377,16 @@ fn build_type<'a>(
             }
         }
     }
-    if sync_reasons.is_empty() {
-        sync_reasons.push(composed.clone()?);
-    }
-    let api = api::describe(decl, decls, index);
-    if api.methods.is_empty() {
-        return None;
-    }
-    let mut model = TypeModel {
-        path,
-        package: pkg.name.clone(),
-        name: decl.name.clone(),
-        span: api::span_of(decl.file, decl.ident.span()),
-        generics: api.generics,
+    SyncFields {
+        fields,
         sync_reasons,
-        implements_debug: api.implements_debug,
-        constructors: api.constructors,
-        methods: api.methods,
-        pairs: vec![],
-        split_points: vec![],
-        values: api.values,
-        supported: true,
-        reason: None,
-    };
-    let unsupported = if !decl.is_pub {
+        inner_fns,
+    }
+}
+
+/// Why a found type cannot be tested at all, if it cannot.
+fn unsupported(model: &TypeModel, is_pub: bool) -> Option<Reason> {
+    if !is_pub {
         Some(Reason::NotPublic)
     } else if !model.constructors.iter().any(|c| c.supported) {
         Some(if model.constructors.is_empty() {
@@ -558,28 +398,14 @@ fn build_type<'a>(
         Some(Reason::NoCallableMethod)
     } else {
         None
-    };
-    if let Some(why) = unsupported {
-        model.supported = false;
-        // A type the harness could try is left to it (rustc has the last word on what is
-        // reachable); one it cannot try anyway is called internal here if no re-export of
-        // its private module was seen.
-        model.reason = Some(if decl.is_pub && !reachable {
-            Reason::PrivateModule {
-                also: Some(Box::new(why)),
-            }
-        } else {
-            why
-        });
     }
-    let type_generics: Vec<String> = decl
-        .generics
-        .type_params()
-        .map(|t| t.ident.to_string())
-        .collect();
+}
+
+/// The functions of the type's own impl blocks, and the names of those a macro wrote.
+fn own_fns<'a>(decl: &TypeDecl<'a>, decls: &Decls<'a>) -> (Vec<FnDecl<'a>>, HashSet<String>) {
     let mut fns = Vec::new();
     let mut expanded = HashSet::new();
-    for imp in &impls {
+    for imp in &decls.impls_of(decl) {
         for item in &imp.item.items {
             let syn::ImplItem::Fn(f) = item else { continue };
             if imp.expanded || decl.expanded {
@@ -594,32 +420,26 @@ fn build_type<'a>(
             });
         }
     }
-    fns.extend(inner_fns);
-    let mut opaque_fields = HashMap::new();
+    (fns, expanded)
+}
+
+/// Fields whose calls the analysis cannot see into: trait objects and generic parameters.
+fn opaque_fields(decl: &TypeDecl) -> HashMap<String, String> {
+    let type_generics: Vec<String> = decl
+        .generics
+        .type_params()
+        .map(|t| t.ident.to_string())
+        .collect();
+    let mut opaque = HashMap::new();
     for (name, ty) in &decl.fields {
         let held = peel_pointers(ty);
         if matches!(held, syn::Type::TraitObject(_)) {
-            opaque_fields.insert(name.clone(), "a trait object".to_string());
+            opaque.insert(name.clone(), "a trait object".to_string());
         } else if let Some(g) = type_name(held).filter(|n| type_generics.contains(n)) {
-            opaque_fields.insert(name.clone(), format!("of generic type `{g}`"));
+            opaque.insert(name.clone(), format!("of generic type `{g}`"));
         }
     }
-    // Global locks: keyed by their name among the fields (statics are UPPER_CASE, fields not).
-    let mut statics = HashSet::new();
-    for (name, ty) in &decls.statics {
-        if sync_type_in(ty).is_some() && !fields.contains_key(name) {
-            fields.insert(name.clone(), field_kind(ty));
-            statics.insert(name.clone());
-        }
-    }
-    Some(FoundType {
-        model,
-        fields,
-        fns,
-        opaque_fields,
-        statics,
-        expanded,
-    })
+    opaque
 }
 
 /// What a field holds when it is a thread-safe type of the crate or a known one of a
@@ -662,99 +482,6 @@ fn peel_pointers(ty: &syn::Type) -> &syn::Type {
 fn article(what: &str) -> String {
     let vowel = what.starts_with(['A', 'E', 'I', 'O', 'U']);
     format!("{} {what}", if vowel { "an" } else { "a" })
-}
-
-/// The name of a sync primitive somewhere in `ty` (`Mutex`, `AtomicUsize`), if any.
-pub(crate) fn sync_type_in(ty: &syn::Type) -> Option<String> {
-    match ty {
-        syn::Type::Path(p) => {
-            for seg in &p.path.segments {
-                let n = seg.ident.to_string();
-                if is_sync_primitive(&n) {
-                    return Some(n);
-                }
-            }
-            let last = p.path.segments.last()?;
-            if let syn::PathArguments::AngleBracketed(a) = &last.arguments {
-                for g in &a.args {
-                    if let syn::GenericArgument::Type(t) = g {
-                        if let Some(n) = sync_type_in(t) {
-                            return Some(n);
-                        }
-                    }
-                }
-            }
-            None
-        }
-        syn::Type::Array(a) => sync_type_in(&a.elem),
-        syn::Type::Tuple(t) => t.elems.iter().find_map(sync_type_in),
-        syn::Type::Paren(p) => sync_type_in(&p.elem),
-        syn::Type::Group(g) => sync_type_in(&g.elem),
-        _ => None,
-    }
-}
-
-fn is_sync_primitive(n: &str) -> bool {
-    matches!(
-        n,
-        "Mutex"
-            | "RwLock"
-            | "Condvar"
-            | "Once"
-            | "OnceLock"
-            | "LazyLock"
-            | "ReentrantMutex"
-            | "FairMutex"
-            | "ShardedLock"
-            | "AtomicCell"
-            | "ArcSwap"
-            | "ArcSwapOption"
-            | "DashMap"
-            | "SpinMutex"
-            | "DashSet"
-            | "SegQueue"
-            | "ArrayQueue"
-            | "ConcurrentQueue"
-            | "SpinRwLock"
-            | "Barrier"
-    ) || (n.starts_with("Atomic") && n.len() > 6)
-}
-
-/// What a field's type holds at its top (through `Arc`, `Box`, `CachePadded`).
-pub(crate) fn field_kind(ty: &syn::Type) -> FieldKind {
-    let ty = match ty {
-        syn::Type::Array(a) => &*a.elem,
-        other => other,
-    };
-    let syn::Type::Path(p) = ty else {
-        return FieldKind::Other;
-    };
-    let Some(last) = p.path.segments.last() else {
-        return FieldKind::Other;
-    };
-    let n = last.ident.to_string();
-    match n.as_str() {
-        // A collection of locks (`Vec<Mutex<_>>`, segments, shards) counts as one lock.
-        "Arc" | "Box" | "Rc" | "CachePadded" | "Pin" | "Vec" | "VecDeque" => first_type_arg(last)
-            .map(field_kind)
-            .unwrap_or(FieldKind::Other),
-        "Mutex" | "ReentrantMutex" | "FairMutex" | "SpinMutex" => FieldKind::Mutex,
-        "RwLock" | "ShardedLock" | "SpinRwLock" => FieldKind::RwLock,
-        "Condvar" => FieldKind::Condvar,
-        // `LazyLock<Mutex<_>>` derefs to its value: the lock inside is what is called.
-        "LazyLock" | "Lazy" => first_type_arg(last)
-            .map(field_kind)
-            .unwrap_or(FieldKind::Once),
-        "Once" | "OnceLock" => FieldKind::Once,
-        "UnsafeCell" | "SyncUnsafeCell" => FieldKind::UnsafeCell,
-        n if (n.starts_with("Atomic") && n.len() > 6) || n == "ArcSwap" || n == "ArcSwapOption" => {
-            FieldKind::Atomic
-        }
-        "DashMap" | "DashSet" | "SegQueue" | "ArrayQueue" | "ConcurrentQueue" | "Injector" => {
-            FieldKind::Concurrent
-        }
-        _ => FieldKind::Other,
-    }
 }
 
 /// The local struct a field holds through `Arc`/`Box` (or directly), other than the type itself.

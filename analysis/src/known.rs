@@ -3,7 +3,7 @@
 //! internally, and the lock analysis treats each call on such a field as one indivisible
 //! access, as it does for the standard ones it recognises by name (`Mutex`, `AtomicU64`).
 
-use crate::discover::FieldKind;
+use crate::facts::FieldKind;
 
 /// (crate, a module the path must go through or `""`, type name, what it is).
 const KNOWN: &[(&str, &str, &str, FieldKind)] = &[

@@ -15,6 +15,7 @@
 mod access;
 mod api;
 mod discover;
+mod facts;
 mod group;
 mod known;
 pub mod model;
@@ -119,7 +120,7 @@ fn analyze_package(
 ) -> (Vec<TypeModel>, Vec<Diagnostic>, Option<Span>) {
     let loaded = source::load_crate(&pkg.lib_root, cfg);
     let mut diags = loaded.diagnostics.clone();
-    let mut facts = discover::FileFacts::default();
+    let mut facts = facts::FileFacts::default();
     for f in &loaded.files {
         facts.merge(&f.facts);
     }

@@ -12,7 +12,7 @@
 
 use crate::api::cfg::CfgSet;
 use crate::api::macros::{Expander, MacroTable};
-use crate::discover::{file_facts, FileFacts};
+use crate::facts::{file_facts, FileFacts};
 use crate::model::{Diagnostic, Severity, Span};
 use rayon::prelude::*;
 use std::collections::HashSet;
