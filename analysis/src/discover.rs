@@ -14,7 +14,7 @@ use crate::api::types::first_type_arg;
 pub(crate) use crate::api::types::type_name;
 use crate::api::{self, is_ref_self};
 pub(crate) use crate::facts::FieldKind;
-use crate::facts::{field_kind, file_facts, sync_type_in, FileFacts};
+use crate::facts::{field_kind, file_facts, sync_type_in, with_defaults, FileFacts};
 use crate::known::known_sync;
 use crate::model::*;
 use crate::source::SourceFile;
@@ -324,6 +324,7 @@ fn sync_fields<'a>(decl: &TypeDecl<'a>, decls: &Decls<'a>, index: &CrateIndex) -
     let mut fields = HashMap::new();
     let mut inner_fns = Vec::new();
     for (name, ty) in &decl.fields {
+        let ty = &with_defaults(ty, decl.generics);
         fields.insert(name.clone(), field_kind(ty));
         if let Some(what) = sync_type_in(ty) {
             sync_reasons.push(format!("field '{name}' is {}", article(&what)));
@@ -371,7 +372,7 @@ fn sync_fields<'a>(decl: &TypeDecl<'a>, decls: &Decls<'a>, index: &CrateIndex) -
     }
     // Composition deeper than one level, or a dependency's synchronising type.
     for (name, ty) in &decl.fields {
-        if let Some(kind) = composed_kind(ty, &decl.module, index) {
+        if let Some(kind) = composed_kind(&with_defaults(ty, decl.generics), &decl.module, index) {
             if fields.get(name) == Some(&FieldKind::Other) {
                 fields.insert(name.clone(), kind);
             }
@@ -432,6 +433,7 @@ fn opaque_fields(decl: &TypeDecl) -> HashMap<String, String> {
         .collect();
     let mut opaque = HashMap::new();
     for (name, ty) in &decl.fields {
+        let ty = &with_defaults(ty, decl.generics);
         let held = peel_pointers(ty);
         if matches!(held, syn::Type::TraitObject(_)) {
             opaque.insert(name.clone(), "a trait object".to_string());

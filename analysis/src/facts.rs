@@ -190,10 +190,43 @@ fn type_fact<'a>(
             .map(|(name, ty)| {
                 let mut paths = Vec::new();
                 mentioned_paths(ty, &mut paths);
-                (name, sync_type_in(ty), paths)
+                let ty = with_defaults(ty, generics);
+                (name, sync_type_in(&ty), paths)
             })
             .collect(),
     }
+}
+
+/// `ty` with each type parameter that has a default replaced by it: a field `value: Arc<A>`
+/// of `Counter<N = u64, A = AtomicU64>` holds an `Arc<AtomicU64>` as the type is named
+/// unqualified (`Counter`), which is how users and the harness name it.
+pub(crate) fn with_defaults(ty: &syn::Type, generics: &syn::Generics) -> syn::Type {
+    use syn::visit_mut::VisitMut;
+    struct Defaults<'g>(&'g syn::Generics);
+    impl VisitMut for Defaults<'_> {
+        fn visit_type_mut(&mut self, ty: &mut syn::Type) {
+            if let syn::Type::Path(p) = ty {
+                if p.qself.is_none() && p.path.segments.len() == 1 {
+                    let seg = &p.path.segments[0];
+                    let default = self
+                        .0
+                        .type_params()
+                        .find(|t| t.ident == seg.ident)
+                        .and_then(|t| t.default.clone());
+                    if let Some(d) = default {
+                        *ty = d;
+                        return;
+                    }
+                }
+            }
+            syn::visit_mut::visit_type_mut(self, ty);
+        }
+    }
+    let mut ty = ty.clone();
+    if generics.type_params().any(|t| t.default.is_some()) {
+        Defaults(generics).visit_type_mut(&mut ty);
+    }
+    ty
 }
 
 /// Every type path a type mentions, generic arguments included, as segments.
@@ -247,6 +280,7 @@ pub(crate) fn sync_type_in(ty: &syn::Type) -> Option<String> {
             None
         }
         syn::Type::Array(a) => sync_type_in(&a.elem),
+        syn::Type::Slice(a) => sync_type_in(&a.elem),
         syn::Type::Tuple(t) => t.elems.iter().find_map(sync_type_in),
         syn::Type::Paren(p) => sync_type_in(&p.elem),
         syn::Type::Group(g) => sync_type_in(&g.elem),
@@ -284,6 +318,7 @@ fn is_sync_primitive(n: &str) -> bool {
 pub(crate) fn field_kind(ty: &syn::Type) -> FieldKind {
     let ty = match ty {
         syn::Type::Array(a) => &*a.elem,
+        syn::Type::Slice(a) => &*a.elem,
         other => other,
     };
     let syn::Type::Path(p) = ty else {

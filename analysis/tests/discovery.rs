@@ -398,3 +398,30 @@ fn wrappers_options_structs_generic_and_trait_methods_are_reached() {
           value demo::opts::Opts: Function new(1)",
     );
 }
+
+#[test]
+fn locks_in_boxed_slices_defaulted_generic_atomics_and_renamed_imports_make_a_type_thread_safe() {
+    check(
+        "use std::sync::RwLock;
+         mod imp { pub struct Cell { v: std::sync::OnceLock<u8> } impl Cell { pub fn get(&self) -> u8 { 0 } } }
+         use imp::Cell as Imp;
+         pub struct Shards { shards: Box<[RwLock<Vec<u8>>]> }
+         impl Shards { pub fn new() -> Self { todo!() } pub fn len(&self) -> usize { 0 } }
+         pub struct Counter<N = u64, A = std::sync::atomic::AtomicU64> { value: std::sync::Arc<A>, n: std::marker::PhantomData<N> }
+         impl<N, A> Counter<N, A> { pub fn inc(&self) -> N { todo!() } }
+         impl Default for Counter { fn default() -> Self { todo!() } }
+         pub struct Once { inner: Imp }
+         impl Once { pub fn new() -> Self { todo!() } pub fn get(&self) -> u8 { 0 } }",
+        "type demo::Counter <N = u64, A = std::sync::atomic::AtomicU64> debug=false supported
+          ctor default default() -> SelfValue
+          method inc()
+          type demo::Once <> debug=false supported
+          ctor fn new() -> SelfValue
+          method get()
+          type demo::Shards <> debug=false supported
+          ctor fn new() -> SelfValue
+          method len()
+          type demo::imp::Cell <> debug=false unsupported: not reachable from outside its crate: a `pub` type in a private module, not re-exported (no public constructor (`new`-like function, `Default` or builder) was found)
+          method get()",
+    );
+}
