@@ -275,6 +275,7 @@ fn build_type<'a>(
         pairs: vec![],
         split_points: vec![],
         values: api.values,
+        constants: api::constants::size_constants(decl, decls),
         supported: true,
         reason: None,
     };

@@ -99,6 +99,10 @@ pub struct TypeModel {
     /// `with_opts(opts: MeterOpts)`), with their constructors; nested ones included.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub values: Vec<ValueType>,
+    /// Sizes the type's code names (`const BLOCK_CAP: usize = 31`, `with_capacity(16)`),
+    /// sorted: repeat counts worth trying, as boundaries where the type changes shape.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub constants: Vec<u64>,
     /// False when covcon cannot drive the type at all (no usable constructor, ...).
     pub supported: bool,
     /// Why the type is not supported, when it is not.

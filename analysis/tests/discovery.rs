@@ -425,3 +425,22 @@ fn locks_in_boxed_slices_defaulted_generic_atomics_and_renamed_imports_make_a_ty
           method get()",
     );
 }
+
+#[test]
+fn sizes_the_types_code_names_become_its_constants() {
+    let model = analyze_source(
+        "demo",
+        "2021",
+        "use std::sync::Mutex;
+         const BLOCK_CAP: usize = 31;
+         const SHIFT: usize = 1 << 6;
+         const HUGE: usize = 1 << 20;
+         pub struct Queue { blocks: Mutex<Vec<Vec<u64>>> }
+         impl Queue {
+             const LAP: usize = 32 - 1;
+             pub fn new() -> Self { Queue { blocks: Mutex::new(Vec::with_capacity(16)) } }
+             pub fn push(&self, v: u64) { let b = [0u8; 8]; self.blocks.lock().unwrap().reserve(1); }
+         }",
+    );
+    assert_eq!(model.types[0].constants, [8, 16, 31, 64]);
+}

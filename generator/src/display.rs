@@ -154,13 +154,17 @@ impl fmt::Display for Calls<'_> {
             if i > 0 {
                 f.write_str("; ")?;
             }
-            write!(
-                f,
+            let text = format!(
                 "{}.{}({})",
                 instance_name(call.receiver),
                 call.method,
                 Args(&call.args)
-            )?;
+            );
+            if call.times > 1 {
+                write!(f, "for _ in 0..{} {{ {text} }}", call.times)?;
+            } else {
+                f.write_str(&text)?;
+            }
         }
         Ok(())
     }
@@ -175,6 +179,7 @@ mod tests {
             method: method.into(),
             receiver,
             args,
+            times: 1,
         }
     }
 

@@ -34,6 +34,25 @@ pub const MAX_PREFIX_CALLS: usize = 5;
 /// pair's high neighbourhood instead of the alternation's.
 pub(crate) const MIX_PERCENT: u32 = 30;
 
+/// Mixed into the seed of the repeat counts' rng.
+const REPEAT_SEED: u64 = 0x5EED_0F4E_9EA7;
+
+/// The counts a prefix call may be repeated: the pool's, and each size the type's code names
+/// with its neighbours (31 → 30, 31, 32), the boundary and both sides of it.
+fn repeat_counts(pool: &[u32], constants: &[u64]) -> Vec<u32> {
+    let mut counts: BTreeSet<u32> = pool.iter().copied().filter(|&n| n > 1).collect();
+    for &c in constants {
+        if let Ok(c) = u32::try_from(c) {
+            counts.extend(
+                [c.saturating_sub(1), c, c.saturating_add(1)]
+                    .into_iter()
+                    .filter(|&n| n > 1),
+            );
+        }
+    }
+    counts.into_iter().collect()
+}
+
 /// Settings of one type's generator.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct GeneratorConfig {
@@ -59,6 +78,13 @@ pub struct TestGenerator {
     instantiation: BTreeMap<String, ParamKind>,
     /// The type's value types, for arguments built of the crate's own types.
     values: Vec<ValueType>,
+    /// Counts a prefix call may be repeated: the pool's, and the sizes the type's code names
+    /// with their neighbours (drawn half of the time when there are any: a boundary of the
+    /// type's own is likelier to matter than a generic one).
+    repeats: Vec<u32>,
+    own_repeats: Vec<u32>,
+    /// Draws repeat counts; apart from `rng`, so the rest of a seed's tests stay as they were.
+    repeat_rng: StdRng,
     constructor: Constructor,
     /// The usable methods, in declaration order.
     methods: Vec<Method>,
@@ -114,6 +140,9 @@ impl TestGenerator {
             pools: config.pools.clone(),
             instantiation: config.instantiation.clone(),
             values: model.values.clone(),
+            repeats: repeat_counts(&config.pools.repeats, &model.constants),
+            own_repeats: repeat_counts(&[], &model.constants),
+            repeat_rng: StdRng::seed_from_u64(config.seed ^ REPEAT_SEED),
             constructor,
             methods,
             coverage,
@@ -304,13 +333,23 @@ impl TestGenerator {
                 } else {
                     0
                 };
-                self.method_call(
+                let mut call = self.method_call(
                     method,
                     InstanceCtx {
                         instances,
                         receiver,
                     },
-                )
+                );
+                let rng = &mut self.repeat_rng;
+                if !self.repeats.is_empty() && percent(rng, self.pools.repeat_percent) {
+                    let counts = if !self.own_repeats.is_empty() && rng.gen_bool(0.5) {
+                        &self.own_repeats
+                    } else {
+                        &self.repeats
+                    };
+                    call.times = counts[rng.gen_range(0..counts.len())];
+                }
+                call
             })
             .collect();
         let second_receiver =
@@ -380,6 +419,7 @@ impl TestGenerator {
             method: self.methods[method].name.clone(),
             receiver: ctx.receiver,
             args,
+            times: 1,
         }
     }
 
@@ -403,6 +443,7 @@ impl TestGenerator {
             method: self.constructor.name.clone(),
             receiver: 0,
             args,
+            times: 1,
         }
     }
 }
@@ -678,6 +719,30 @@ mod tests {
             assert!((1..=MAX_PREFIX_CALLS).contains(&pair[1].prefix.len()));
         }
         assert_eq!(generator.pairs()[1].tried, 40);
+    }
+
+    #[test]
+    fn some_prefix_calls_repeat_with_counts_from_the_pool_and_the_types_sizes() {
+        let mut with_block = only_a_b();
+        with_block.constants = vec![31];
+        let mut generator = generator(&with_block, Strategy::Bc, 5);
+        let tests = generator.next_batch(400);
+        let prefix_calls: Vec<&Call> = tests.iter().flat_map(|t| &t.prefix).collect();
+        let repeated: Vec<u32> = prefix_calls
+            .iter()
+            .map(|c| c.times)
+            .filter(|&n| n > 1)
+            .collect();
+        let share = repeated.len() * 100 / prefix_calls.len();
+        assert!((10..=30).contains(&share), "{share}% repeated");
+        let pool = repeat_counts(&Pools::default().repeats, &[31]);
+        assert!(repeated.iter().all(|n| pool.contains(n)), "{repeated:?}");
+        assert!([30, 31, 32].iter().all(|n| pool.contains(n)));
+        // Threads never repeat: their calls are what the linearizations interleave.
+        assert!(tests
+            .iter()
+            .flat_map(|t| t.threads.iter().flatten())
+            .all(|c| c.times == 1));
     }
 
     #[test]

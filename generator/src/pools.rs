@@ -40,6 +40,11 @@ pub struct Pools {
     pub other_instance_percent: u32,
     /// Percentage of tests with a second instance in which thread 2 calls on instance 1.
     pub second_receiver_percent: u32,
+    /// Counts a prefix call is repeated (`for _ in 0..n`), besides the sizes the type's code
+    /// names: capacity-like boundaries, where chunked and segmented types change shape.
+    pub repeats: Vec<u32>,
+    /// Percentage of prefix calls that are repeated.
+    pub repeat_percent: u32,
 }
 
 impl Default for Pools {
@@ -57,6 +62,8 @@ impl Default for Pools {
             second_instance_percent: 75,
             other_instance_percent: 75,
             second_receiver_percent: 50,
+            repeats: vec![2, 7, 8, 15, 16, 31, 32, 33, 63, 64, 65, 100, 128, 129],
+            repeat_percent: 20,
         }
     }
 }

@@ -1,7 +1,7 @@
 //! Shrinking of a failing [`TestCase`] to a minimal reproducer, the way Lincheck minimizes a
 //! failing scenario: drop prefix calls, drop suffix calls (each thread keeps at least one),
 //! drop a second instance nothing uses any more, move a thread's first call into the prefix,
-//! and simplify arguments toward the smallest pool values.
+//! repeat a prefix call fewer times, and simplify arguments toward the smallest pool values.
 //!
 //! A step is kept only if the violation still shows: the caller answers that through
 //! [`StillFails`] (the oracle, with real runs). Concurrency bugs are flaky, so a candidate gets
@@ -90,10 +90,11 @@ pub fn shrink(test: &TestCase, config: &ShrinkConfig, check: &mut impl StillFail
     let mut current = test.clone();
     loop {
         let before = current.clone();
-        let passes: [fn(&TestCase) -> Vec<TestCase>; 4] = [
+        let passes: [fn(&TestCase) -> Vec<TestCase>; 5] = [
             drop_unused_instances,
             remove_calls,
             move_first_calls_to_prefix,
+            fewer_repeats,
             simplify_arguments,
         ];
         for pass in passes {
@@ -301,6 +302,22 @@ fn move_first_calls_to_prefix(test: &TestCase) -> Vec<TestCase> {
         .collect()
 }
 
+/// For each repeated prefix call, the test with it made once, half as often, and one time
+/// fewer: the boundary a repeat crosses is often exactly what the bug needs.
+fn fewer_repeats(test: &TestCase) -> Vec<TestCase> {
+    let mut out = Vec::new();
+    for (i, call) in test.prefix.iter().enumerate() {
+        let mut counts = vec![1, call.times / 2, call.times - 1];
+        counts.dedup();
+        for times in counts.into_iter().filter(|&n| n >= 1 && n < call.times) {
+            let mut candidate = test.clone();
+            candidate.prefix[i].times = times;
+            out.push(candidate);
+        }
+    }
+    out
+}
+
 /// For each argument of each call (constructors included), the test with a simpler value,
 /// simplest first.
 fn simplify_arguments(test: &TestCase) -> Vec<TestCase> {
@@ -453,6 +470,7 @@ mod tests {
             method: method.into(),
             receiver,
             args,
+            times: 1,
         }
     }
 
@@ -527,10 +545,11 @@ mod tests {
 
     /// No candidate of any step still fails: the test is a local minimum.
     fn assert_minimal(test: &TestCase, mut fails: impl FnMut(&TestCase) -> bool) {
-        let passes: [fn(&TestCase) -> Vec<TestCase>; 4] = [
+        let passes: [fn(&TestCase) -> Vec<TestCase>; 5] = [
             drop_unused_instances,
             remove_calls,
             move_first_calls_to_prefix,
+            fewer_repeats,
             simplify_arguments,
         ];
         for pass in passes {
@@ -586,6 +605,33 @@ mod tests {
             "a = Counter::new(0); thread 1: a.put(3, \"\") | thread 2: a.put_all([3], None, (false, 'a'), 1µs, 0.0) / steps=18 checks=54 stop=Minimal",
         );
         assert_minimal(&shrunk.shrunk, fails);
+    }
+
+    #[test]
+    fn a_repeated_prefix_call_comes_down_to_the_fewest_repeats_that_still_fail() {
+        let mut original = counter_test();
+        original.prefix[0].times = 129;
+        original.prefix[2].times = 64;
+        // Fails once 31 puts or more ran before the threads (a block boundary crossed).
+        let crossed = |t: &TestCase| {
+            let puts: u32 = t
+                .prefix
+                .iter()
+                .filter(|c| c.method == "put")
+                .map(|c| c.times)
+                .sum();
+            puts >= 31 && both_threads_hit(t)
+        };
+        let shrunk = check(
+            original,
+            ShrinkConfig {
+                max_checks: 1_000,
+                ..ShrinkConfig::default()
+            },
+            crossed,
+            "a = Counter::new(0); prefix: for _ in 0..31 { a.put(0, \"\") }; thread 1: a.hit() | thread 2: a.hit() / steps=17 checks=50 stop=Minimal",
+        );
+        assert_minimal(&shrunk.shrunk, crossed);
     }
 
     #[test]

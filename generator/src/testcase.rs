@@ -34,6 +34,30 @@ pub struct Call {
     #[serde(default)]
     pub receiver: usize,
     pub args: Vec<Value>,
+    /// How many times the call is made in a row (`for _ in 0..times { .. }`); more than one
+    /// only in a prefix, where the calls run sequentially.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub times: u32,
+}
+
+impl Call {
+    /// One call of `method` on instance `receiver`.
+    pub fn new(method: impl Into<String>, receiver: usize, args: Vec<Value>) -> Call {
+        Call {
+            method: method.into(),
+            receiver,
+            args,
+            times: 1,
+        }
+    }
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn is_one(n: &u32) -> bool {
+    *n == 1
 }
 
 /// A concrete argument value.

@@ -126,6 +126,7 @@ fn counter_tests(n: u64) -> Vec<TestCase> {
         method: m.into(),
         receiver: 0,
         args: vec![],
+        times: 1,
     };
     (1..=n)
         .map(|id| TestCase {

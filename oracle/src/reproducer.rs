@@ -176,7 +176,16 @@ fn render(
         );
     }
     for call in &test.prefix {
-        let _ = writeln!(out, "        let _ = {};", cx.invoke(call));
+        if call.times > 1 {
+            let _ = writeln!(
+                out,
+                "        for _ in 0..{} {{\n            let _ = {};\n        }}",
+                call.times,
+                cx.invoke(call)
+            );
+        } else {
+            let _ = writeln!(out, "        let _ = {};", cx.invoke(call));
+        }
     }
     out.push_str(
         "        let ready = Arc::new(AtomicUsize::new(0));\n\
@@ -694,6 +703,7 @@ mod tests {
             method: method.into(),
             receiver: 0,
             args,
+            times: 1,
         }
     }
 

@@ -263,6 +263,7 @@ mod tests {
             method: m.to_string(),
             receiver: 0,
             args: vec![],
+            times: 1,
         };
         TestCase {
             id: 1,

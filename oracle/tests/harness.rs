@@ -523,6 +523,7 @@ fn call(method: &str, args: Vec<Value>) -> Call {
         method: method.into(),
         receiver: 0,
         args,
+        times: 1,
     }
 }
 

@@ -33,6 +33,7 @@ fn test_case(id: u64, script: &str) -> TestCase {
         method: m.to_string(),
         receiver: 0,
         args: vec![],
+        times: 1,
     };
     let (a, b) = script.split_once('|').expect("two threads");
     let calls = |s: &str| s.split_whitespace().map(call).collect::<Vec<_>>();

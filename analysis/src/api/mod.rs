@@ -9,6 +9,7 @@
 //! analysis (access trees, groups, split points) annotates the model afterwards.
 
 pub(crate) mod cfg;
+pub(crate) mod constants;
 pub(crate) mod index;
 pub(crate) mod macros;
 pub(crate) mod render;

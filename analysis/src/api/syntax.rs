@@ -53,6 +53,8 @@ pub(crate) struct Decls<'a> {
     pub(crate) traits: Vec<TraitDecl<'a>>,
     /// `static` items: name and type.
     pub(crate) statics: Vec<(String, &'a syn::Type)>,
+    /// `const` items and the module they are in.
+    pub(crate) consts: Vec<(Vec<String>, &'a syn::ItemConst)>,
 }
 
 impl<'a> Decls<'a> {
@@ -130,6 +132,7 @@ impl<'a> Decls<'a> {
                     }
                 }
                 syn::Item::Static(st) => self.statics.push((st.ident.to_string(), &st.ty)),
+                syn::Item::Const(c) => self.consts.push((module.to_vec(), c)),
                 syn::Item::Trait(t) => self.traits.push(TraitDecl {
                     name: t.ident.to_string(),
                     module: module.to_vec(),

@@ -10,6 +10,7 @@ fn call(method: &str, args: Vec<Value>) -> Call {
         method: method.to_owned(),
         receiver: 0,
         args,
+        times: 1,
     }
 }
 

@@ -60,7 +60,10 @@ pub fn layout(test: &TestCase) -> Layout {
         .enumerate()
         .map(|(i, c)| constructor(i, c, name))
         .collect();
-    setup.extend(test.prefix.iter().map(|c| format!("{};", call(c))));
+    setup.extend(test.prefix.iter().map(|c| match c.times {
+        1 => format!("{};", call(c)),
+        n => format!("for _ in 0..{n} {{ {}; }}", call(c)),
+    }));
     Layout {
         setup,
         threads: [
@@ -89,5 +92,33 @@ mod tests {
         check(Value::Tuple(vec![Value::Bool(true)]), "(true,)");
         check(Value::Closure(Box::new(Value::Float(1.0))), "|| 1.0");
         check(Value::Instance(1), "&c1");
+    }
+
+    #[test]
+    fn a_repeated_prefix_call_is_written_as_the_loop_that_runs() {
+        let mut push = Call::new("push", 0, vec![Value::Int(0)]);
+        push.times = 30;
+        let test = TestCase {
+            id: 1,
+            type_path: "shapes::seg_queue::SegQueue".into(),
+            pair: ["push".into(), "len".into()],
+            instances: vec![Call::new("new", 0, vec![])],
+            prefix: vec![push, Call::new("pop", 0, vec![])],
+            threads: [
+                vec![Call::new("push", 0, vec![Value::Int(1)])],
+                vec![Call::new("len", 0, vec![])],
+            ],
+            noise_seed: 0,
+        };
+        let layout = layout(&test);
+        assert_eq!(
+            layout.setup,
+            [
+                "let c0 = SegQueue::new();",
+                "for _ in 0..30 { c0.push(0); }",
+                "c0.pop();"
+            ]
+        );
+        assert_eq!(layout.threads, [["c0.push(1)"], ["c0.len()"]]);
     }
 }

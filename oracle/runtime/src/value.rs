@@ -39,6 +39,8 @@ pub struct Call {
     pub method: String,
     pub receiver: usize,
     pub args: Vec<Arg>,
+    /// Calls in a row (a prefix's `for _ in 0..times`); at least 1.
+    pub times: u32,
 }
 
 /// A test case (`generator::TestCase`), the parts a worker needs.
@@ -145,12 +147,13 @@ impl<'de> Visitor<'de> for CallVisitor {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Call, A::Error> {
-        let (mut method, mut receiver, mut args) = (None, 0, Vec::new());
+        let (mut method, mut receiver, mut args, mut times) = (None, 0, Vec::new(), 1);
         while let Some(key) = map.next_key::<Key>()? {
             match key {
                 Key::Method => method = Some(map.next_value::<String>()?),
                 Key::Receiver => receiver = map.next_value::<Option<usize>>()?.unwrap_or(0),
                 Key::Args => args = map.next_value::<Option<_>>()?.unwrap_or_default(),
+                Key::Times => times = map.next_value::<u32>()?.max(1),
                 _ => {
                     map.next_value::<IgnoredAny>()?;
                 }
@@ -161,6 +164,7 @@ impl<'de> Visitor<'de> for CallVisitor {
             method,
             receiver,
             args,
+            times,
         })
     }
 }
@@ -299,6 +303,7 @@ pub(crate) enum Key {
     Method,
     Receiver,
     Args,
+    Times,
     // Value kinds.
     Int,
     Bool,
@@ -349,6 +354,7 @@ impl<'de> Deserialize<'de> for Key {
                     "method" => Key::Method,
                     "receiver" => Key::Receiver,
                     "args" => Key::Args,
+                    "times" => Key::Times,
                     "int" => Key::Int,
                     "bool" => Key::Bool,
                     "char" => Key::Char,

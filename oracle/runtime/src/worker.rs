@@ -521,7 +521,8 @@ fn setup<D: Driver>(
     let mut prefix_results = Vec::with_capacity(test.prefix.len());
     for (index, call) in test.prefix.iter().enumerate() {
         match guarded(|| {
-            driver.invoke(
+            invoke_times(
+                driver,
                 call,
                 &Cx {
                     instances: &instances,
@@ -538,6 +539,19 @@ fn setup<D: Driver>(
         }
     }
     Ok((instances, prefix_results))
+}
+
+/// `call.times` calls in a row (a prefix's loop), answering the last one's result.
+fn invoke_times<D: Driver>(
+    driver: &D,
+    call: &Call,
+    cx: &Cx<'_, D::Instance>,
+) -> Result<Option<String>, CallError> {
+    let mut result = driver.invoke(call, cx)?;
+    for _ in 1..call.times {
+        result = driver.invoke(call, cx)?;
+    }
+    Ok(result)
 }
 
 fn setup_failure(thread: Option<u8>, call: u32, method: &str, failure: Failure) -> Answer {
@@ -569,7 +583,7 @@ fn run_thread<D: Driver>(
 ) -> ThreadRun {
     let mut results = Vec::with_capacity(calls.len());
     for (index, call) in calls.iter().enumerate() {
-        match guarded(|| driver.invoke(call, &Cx { instances })) {
+        match guarded(|| invoke_times(driver, call, &Cx { instances })) {
             Ok(result) => results.push(result.map(clip)),
             Err(failure) => {
                 results.resize(calls.len(), None);
@@ -689,7 +703,8 @@ fn run_sequential<D: Driver>(driver: &'static D, test: &TestData, order: &[(u8, 
         };
         set_role(thread, 0);
         let result = guarded(|| {
-            driver.invoke(
+            invoke_times(
+                driver,
                 call,
                 &Cx {
                     instances: &instances,

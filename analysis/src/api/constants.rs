@@ -1,0 +1,122 @@
+//! Sizes a type's code names: the integer constants of its module and impls
+//! (`const BLOCK_CAP: usize = 31`) and the literal capacities its methods allocate with
+//! (`Vec::with_capacity(16)`, `bounded(8)`). A test that repeats a call that many times (and
+//! one more, one less) crosses the boundary a segmented or chunked type changes shape at.
+
+use super::syntax::{Decls, TypeDecl};
+use std::collections::BTreeSet;
+use syn::visit::Visit;
+
+/// Smallest and largest size kept: 0 and 1 are always tried, and a repeat count above a few
+/// thousand calls makes one test slow.
+const RANGE: std::ops::RangeInclusive<u64> = 2..=4096;
+/// Most sizes kept per type, smallest first.
+const MOST: usize = 8;
+
+/// The sizes of `decl`'s module and impl blocks, sorted.
+pub(crate) fn size_constants(decl: &TypeDecl, decls: &Decls) -> Vec<u64> {
+    let mut found = Sizes::default();
+    for (module, c) in &decls.consts {
+        if *module == decl.module {
+            found.visit_item_const(c);
+        }
+    }
+    for imp in decls.impls_of(decl) {
+        found.visit_item_impl(imp.item);
+    }
+    found.0.into_iter().take(MOST).collect()
+}
+
+#[derive(Default)]
+struct Sizes(BTreeSet<u64>);
+
+impl Sizes {
+    fn add(&mut self, expr: &syn::Expr) {
+        if let Some(n) = int_value(expr).filter(|n| RANGE.contains(n)) {
+            self.0.insert(n);
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for Sizes {
+    fn visit_item_const(&mut self, c: &'ast syn::ItemConst) {
+        self.add(&c.expr);
+    }
+
+    fn visit_impl_item_const(&mut self, c: &'ast syn::ImplItemConst) {
+        self.add(&c.expr);
+    }
+
+    fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+        if let syn::Expr::Path(p) = &*call.func {
+            if p.path.segments.last().is_some_and(|s| is_sizing(&s.ident)) {
+                call.args.iter().for_each(|a| self.add(a));
+            }
+        }
+        syn::visit::visit_expr_call(self, call);
+    }
+
+    fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+        if is_sizing(&call.method) {
+            call.args.iter().for_each(|a| self.add(a));
+        }
+        syn::visit::visit_expr_method_call(self, call);
+    }
+
+    fn visit_expr_repeat(&mut self, r: &'ast syn::ExprRepeat) {
+        self.add(&r.len);
+        syn::visit::visit_expr_repeat(self, r);
+    }
+}
+
+/// Calls whose integer argument is a size: `with_capacity`, `bounded`, `reserve`, `resize`.
+fn is_sizing(name: &syn::Ident) -> bool {
+    let name = name.to_string();
+    name.contains("capacity") || matches!(name.as_str(), "bounded" | "reserve" | "resize")
+}
+
+/// The value of an integer expression made of literals: `31`, `1 << 5`, `32 - 1`, `(8 * 4)`.
+fn int_value(expr: &syn::Expr) -> Option<u64> {
+    match expr {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Int(i),
+            ..
+        }) => i.base10_parse().ok(),
+        syn::Expr::Paren(p) => int_value(&p.expr),
+        syn::Expr::Group(g) => int_value(&g.expr),
+        syn::Expr::Binary(b) => {
+            let (l, r) = (int_value(&b.left)?, int_value(&b.right)?);
+            match b.op {
+                syn::BinOp::Add(_) => l.checked_add(r),
+                syn::BinOp::Sub(_) => l.checked_sub(r),
+                syn::BinOp::Mul(_) => l.checked_mul(r),
+                syn::BinOp::Div(_) => l.checked_div(r),
+                syn::BinOp::Shl(_) => u32::try_from(r).ok().and_then(|r| l.checked_shl(r)),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integer_expressions_of_literals_are_evaluated_and_others_are_not() {
+        let cases = [
+            ("31", Some(31)),
+            ("1 << 5", Some(32)),
+            ("(32 - 1)", Some(31)),
+            ("8 * 4 / 2", Some(16)),
+            ("0 - 1", None),
+            ("N + 1", None),
+            ("usize::MAX", None),
+        ];
+        for (text, want) in cases {
+            let expr: syn::Expr = syn::parse_str(text).unwrap();
+            assert_eq!(int_value(&expr), want, "{text}");
+        }
+    }
+}
