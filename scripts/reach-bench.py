@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""Reach on published crates: how much of what users publish covcon tests with no configuration.
+
+A measurement, not part of the build (docs/benchmarks.md, "Reach on published crates"). For each
+crate of scripts/reach-corpus.json (downloaded beforehand into CORPUS/<dir>, e.g. with
+`cargo fetch` in a scratch project and a copy out of ~/.cargo/registry/src; never into this
+repository), it runs
+
+    <covcon> covcon --manifest-path CORPUS/<dir>/Cargo.toml [--features ..] \
+        --time-budget <budget>s --seed 1 --out OUT/<dir> -q
+
+one crate at a time, keeps each report.json and stderr under OUT/<dir>, and judges each
+expected type:
+
+- found: the report lists it (tested or untested), matched by crate and last path segment;
+- tested: it ran tests and at least one method pair ran concurrently;
+- methods: of the type's public `&self` methods in its inherent impls (counted from the source
+  with a brace-matching scan, independent of covcon's analysis), how many appear in a pair
+  that ran concurrently.
+
+Per crate it also says whether the harness built (exit code 3 or a build error means not) and
+lists every violation (pair, kind, message) so that a human reads each one: a violation on
+published code is a false alarm until someone has shown it is a bug.
+
+Usage: scripts/reach-bench.py --corpus DIR --covcon BIN [--budget SECS] [--only a,b]
+                              [--out DIR] [--json FILE] [--no-run]
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def inherent_methods(src_dir, type_name):
+    """Public `&self` methods of `impl .. TypeName<..> { .. }` blocks (not trait impls)."""
+    names = set()
+    head = re.compile(
+        r"impl\s*(<[^{;]*?>)?\s*(?:[\w:]+::)?" + re.escape(type_name) + r"\b(<[^{;]*?>)?\s*(where[^{]*)?\{",
+        re.S,
+    )
+    method = re.compile(r"pub(?:\([^)]*\))?\s+(?:const\s+)?(?:unsafe\s+)?fn\s+(\w+)\s*(?:<[^(]*>)?\s*\(\s*&\s*(?:'\w+\s+)?self\b")
+    for root, _, files in os.walk(src_dir):
+        for f in files:
+            if not f.endswith(".rs"):
+                continue
+            text = open(os.path.join(root, f), encoding="utf-8", errors="replace").read()
+            for m in head.finditer(text):
+                # skip `impl Trait for Type`: the text before `Type` holds ` for `
+                before = text[m.start():m.end()]
+                if re.search(r"\bfor\b", before.split(type_name)[0]):
+                    continue
+                depth, i = 1, m.end()
+                while i < len(text) and depth:
+                    c = text[i]
+                    depth += c == "{"
+                    depth -= c == "}"
+                    i += 1
+                body = text[m.end():i]
+                names.update(method.findall(body))
+    return names
+
+
+def run_crate(args, crate):
+    d = os.path.join(args.corpus, crate["dir"])
+    out = os.path.join(args.out, crate["dir"])
+    os.makedirs(out, exist_ok=True)
+    cmd = [args.covcon, "covcon", "--manifest-path", os.path.join(d, "Cargo.toml"),
+           "--time-budget", f"{args.budget}s", "--seed", "1", "--out", out, "-q"]
+    for f in crate.get("features", []):
+        cmd += ["--features", f]
+    start = time.time()
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.budget + 900,
+                           env=dict(os.environ, NO_COLOR="1"))
+        code, err = p.returncode, p.stderr
+    except subprocess.TimeoutExpired as e:
+        code, err = "timeout", (e.stderr or b"").decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or "")
+    with open(os.path.join(out, "stderr.txt"), "w") as fh:
+        fh.write(err)
+    with open(os.path.join(out, "run.json"), "w") as fh:
+        json.dump({"exit": code, "seconds": round(time.time() - start, 1), "cmd": cmd}, fh)
+
+
+def judge(args, crate):
+    d = os.path.join(args.corpus, crate["dir"])
+    out = os.path.join(args.out, crate["dir"])
+    run = json.load(open(os.path.join(out, "run.json"))) if os.path.exists(os.path.join(out, "run.json")) else {}
+    report_path = os.path.join(out, "report.json")
+    report = json.load(open(report_path)) if os.path.exists(report_path) else {"types": []}
+    crate_name = crate["types"][0].split("::")[0]
+    rows = []
+    for expected in crate["types"]:
+        last = expected.split("::")[-1]
+        match = [t for t in report["types"] if t["path"].split("::")[0] == crate_name and t["path"].split("::")[-1] == last]
+        exact = [t for t in match if t["path"] == expected]
+        t = (exact or match or [None])[0]
+        total = inherent_methods(os.path.join(d, "src"), last)
+        called = set()
+        if t:
+            for p in t.get("pairs", []):
+                if p.get("covered", 0) > 0:
+                    called.update(p["methods"])
+        tested = bool(t) and t.get("tests_run", 0) > 0 and bool(called) and not t.get("untested")
+        why = ""
+        if t is None:
+            why = "not found"
+        elif not tested:
+            why = t.get("untested") or f"{t.get('tests_run', 0)} tests, no pair ran concurrently"
+        rows.append({
+            "type": expected, "reported_as": t["path"] if t else None, "found": t is not None,
+            "tested": tested, "methods_total": len(total), "methods_called": len(called & total) if total else len(called),
+            "extra_called": sorted(called - total), "why": why,
+            "tests": t.get("tests_run", 0) if t else 0,
+        })
+    violations = []
+    for t in report["types"]:
+        for v in t.get("violations", []):
+            violations.append({"type": t["path"], "kind": v.get("kind"), "methods": v.get("methods"),
+                               "message": v.get("message"), "reproducer": v.get("reproducer")})
+    stderr = open(os.path.join(out, "stderr.txt")).read() if os.path.exists(os.path.join(out, "stderr.txt")) else ""
+    built = run.get("exit") not in (3, "timeout", None) and "could not build the harness" not in stderr
+    return {"crate": crate["dir"], "exit": run.get("exit"), "seconds": run.get("seconds"),
+            "built": built, "types": rows, "violations": violations,
+            "reported_types": len(report["types"])}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--corpus", required=True)
+    ap.add_argument("--covcon", default=os.path.join(HERE, "..", "target", "release", "cargo-covcon"))
+    ap.add_argument("--budget", type=int, default=20)
+    ap.add_argument("--only", default="")
+    ap.add_argument("--out", default="target/reach")
+    ap.add_argument("--json")
+    ap.add_argument("--no-run", action="store_true")
+    args = ap.parse_args()
+    corpus = json.load(open(os.path.join(HERE, "reach-corpus.json")))["crates"]
+    only = [o for o in args.only.split(",") if o]
+    crates = [c for c in corpus if not only or any(c["dir"].startswith(o) for o in only)]
+    results = []
+    for c in crates:
+        if not args.no_run:
+            print(f"== {c['dir']}", file=sys.stderr, flush=True)
+            run_crate(args, c)
+        results.append(judge(args, c))
+    tot = {"types": 0, "found": 0, "tested": 0, "methods": 0, "called": 0, "built": 0, "violations": 0}
+    for r in results:
+        print(f"\n{r['crate']}: exit {r['exit']}, {r['seconds']}s, harness {'built' if r['built'] else 'NOT built'}, {r['reported_types']} types reported")
+        for t in r["types"]:
+            mark = "tested" if t["tested"] else ("found " if t["found"] else "MISSED")
+            print(f"  {mark} {t['type']:<55} methods {t['methods_called']}/{t['methods_total']}  tests {t['tests']}  {t['why'][:110]}")
+            tot["types"] += 1
+            tot["found"] += t["found"]
+            tot["tested"] += t["tested"]
+            tot["methods"] += t["methods_total"]
+            tot["called"] += min(t["methods_called"], t["methods_total"])
+        for v in r["violations"]:
+            print(f"  VIOLATION {v['type']}: {v['kind']} {v['methods']}: {str(v['message'])[:150]}")
+        tot["built"] += r["built"]
+        tot["violations"] += len(r["violations"])
+    print(f"\ntypes found {tot['found']}/{tot['types']}, tested {tot['tested']}/{tot['types']}, "
+          f"methods called {tot['called']}/{tot['methods']}, harnesses built {tot['built']}/{len(results)}, "
+          f"violations {tot['violations']}")
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"totals": tot, "crates": results}, fh, indent=1)
+
+
+if __name__ == "__main__":
+    main()
