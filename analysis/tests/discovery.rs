@@ -444,3 +444,31 @@ fn sizes_the_types_code_names_become_its_constants() {
     );
     assert_eq!(model.types[0].constants, [8, 16, 31, 64]);
 }
+
+#[test]
+fn std_types_the_crate_implements_a_bound_for_are_candidates_with_their_arguments_filled() {
+    let model = analyze_source(
+        "demo",
+        "2018",
+        "#![no_std]
+         extern crate alloc;
+         use alloc::{rc::Rc, sync::Arc};
+         use core::sync::atomic::AtomicPtr;
+         pub trait RefCnt {}
+         impl<T> RefCnt for Arc<T> {}
+         impl<T: ?Sized> RefCnt for Rc<T> {}
+         impl<T: RefCnt> RefCnt for Option<T> {}
+         impl<'a, T> RefCnt for &'a [T] where T: Copy {}
+         pub struct Swap<T: RefCnt> { ptr: AtomicPtr<u8>, t: core::marker::PhantomData<T> }
+         impl<T: RefCnt> Swap<T> {
+             pub fn new(v: T) -> Self { todo!() }
+             pub fn load(&self) -> T { todo!() }
+         }",
+    );
+    let t = &model.types[0];
+    assert_eq!(t.path, "demo::Swap");
+    assert_eq!(
+        t.generics[0].candidates,
+        ["::std::sync::Arc<u64>", "::std::rc::Rc<u64>"]
+    );
+}

@@ -12,8 +12,18 @@ pub(crate) struct ModuleFacts {
     pub(crate) path: Vec<String>,
     pub(crate) items: Vec<ItemFact>,
     pub(crate) uses: Vec<UseFact>,
-    /// `impl Trait for Type` blocks: (last segment of the type, last segment of the trait).
-    pub(crate) trait_impls: Vec<(String, String)>,
+    /// `impl Trait for Type` blocks: (last segment of the type, last segment of the trait,
+    /// how the type's generic arguments can be filled).
+    pub(crate) trait_impls: Vec<(String, String, ImplArgs)>,
+}
+
+/// The generic arguments of an implementing type (`Arc<T>` in `impl<T> RefCnt for Arc<T>`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum ImplArgs {
+    /// `n` arguments, each a parameter of the impl without bounds: any type does.
+    Free(usize),
+    /// Arguments covcon cannot fill without solving bounds.
+    Bounded,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -174,7 +184,11 @@ pub(crate) fn module_facts(items: &[syn::Item], module: &[String], out: &mut Vec
                     (&i.trait_, last_segment_of_type(&i.self_ty))
                 {
                     if let Some(t) = trait_path.segments.last() {
-                        facts.trait_impls.push((self_name, t.ident.to_string()));
+                        facts.trait_impls.push((
+                            self_name,
+                            t.ident.to_string(),
+                            impl_args(&i.self_ty, &i.generics),
+                        ));
                     }
                 }
                 continue;
@@ -528,13 +542,14 @@ impl CrateIndex {
         paths
     }
 
-    /// Names of the crate's types that implement a trait named `trait_name` (last segment).
-    pub(crate) fn implementors(&self, trait_name: &str) -> Vec<(Vec<String>, String)> {
+    /// Names of the types that implement a trait named `trait_name` (last segment) in the
+    /// crate, with how their generic arguments can be filled.
+    pub(crate) fn implementors(&self, trait_name: &str) -> Vec<(Vec<String>, String, ImplArgs)> {
         let mut out = Vec::new();
         for m in self.modules.values() {
-            for (ty, tr) in &m.trait_impls {
+            for (ty, tr, args) in &m.trait_impls {
                 if tr == trait_name {
-                    out.push((m.path.clone(), ty.clone()));
+                    out.push((m.path.clone(), ty.clone(), *args));
                 }
             }
         }
@@ -553,6 +568,52 @@ impl CrateIndex {
             .iter()
             .find(|i| &i.name == name && i.kind == *kind)
     }
+}
+
+/// How the generic arguments of an impl's self type can be filled: each a parameter of the
+/// impl with no bound (`impl<T> Tr for Arc<T>`), or not.
+fn impl_args(self_ty: &syn::Type, generics: &syn::Generics) -> ImplArgs {
+    let syn::Type::Path(p) = self_ty else {
+        return ImplArgs::Bounded;
+    };
+    let Some(last) = p.path.segments.last() else {
+        return ImplArgs::Bounded;
+    };
+    let syn::PathArguments::AngleBracketed(a) = &last.arguments else {
+        return ImplArgs::Free(0);
+    };
+    let bounded: Vec<String> = generics
+        .where_clause
+        .iter()
+        .flat_map(|w| &w.predicates)
+        .filter_map(|p| match p {
+            syn::WherePredicate::Type(t) => {
+                Some(quote::ToTokens::to_token_stream(&t.bounded_ty).to_string())
+            }
+            _ => None,
+        })
+        .collect();
+    let free = |t: &syn::Type| {
+        generics.type_params().any(|g| {
+            let name = g.ident.to_string();
+            let only_sized = g.bounds.iter().all(|b| {
+                matches!(b, syn::TypeParamBound::Trait(t)
+                    if matches!(t.modifier, syn::TraitBoundModifier::Maybe(_)))
+            });
+            only_sized
+                && !bounded.contains(&name)
+                && matches!(t, syn::Type::Path(p) if p.path.is_ident(&g.ident))
+        })
+    };
+    let mut n = 0;
+    for arg in &a.args {
+        match arg {
+            syn::GenericArgument::Type(t) if free(t) => n += 1,
+            syn::GenericArgument::Lifetime(_) => {}
+            _ => return ImplArgs::Bounded,
+        }
+    }
+    ImplArgs::Free(n)
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@ pub(crate) mod syntax;
 pub(crate) mod types;
 
 use crate::model::*;
-use index::{CrateIndex, Def, ItemKind};
+use index::{CrateIndex, Def, ImplArgs, ItemKind};
 use render::tokens;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashSet};
@@ -230,21 +230,42 @@ fn bound_candidates(
         let Some(last) = t.path.segments.last() else {
             continue;
         };
-        for (module, ty) in index.implementors(&last.ident.to_string()) {
+        for (module, ty, args) in index.implementors(&last.ident.to_string()) {
             let Some((def, _)) = index.resolve(&module, &[ty]) else {
                 continue;
             };
             if index.item(&def).is_some_and(|i| i.type_params > 0) {
                 continue;
             }
-            if let Some(path) = index.public_path(&def) {
-                if let Some(wanted) = wanted {
-                    wanted.borrow_mut().insert(path.clone(), def.clone());
+            let path = match (&def, args) {
+                // A dependency's or std's type the crate implements its trait for
+                // (`impl<T> RefCnt for Arc<T>`): any argument does, `u64` is one.
+                (Def::External(segs), ImplArgs::Free(n)) => {
+                    let mut segs = segs.clone();
+                    if matches!(segs[0].as_str(), "alloc" | "core") {
+                        segs[0] = "std".into();
+                    }
+                    let args = vec!["u64"; n].join(", ");
+                    let generic = if n > 0 {
+                        format!("<{args}>")
+                    } else {
+                        String::new()
+                    };
+                    format!("::{}{generic}", segs.join("::"))
                 }
-                let path = format!("::{path}");
-                if !out.contains(&path) {
-                    out.push(path);
+                (Def::External(_), ImplArgs::Bounded) => continue,
+                _ => {
+                    let Some(path) = index.public_path(&def) else {
+                        continue;
+                    };
+                    if let Some(wanted) = wanted {
+                        wanted.borrow_mut().insert(path.clone(), def.clone());
+                    }
+                    format!("::{path}")
                 }
+            };
+            if !out.contains(&path) {
+                out.push(path);
             }
         }
     }

@@ -218,11 +218,15 @@ impl<'a> TyCx<'a> {
     /// A public, non-generic type of the crate that implements the trait named `name`.
     fn implementor_of(&self, name: &str) -> Option<Choice> {
         let scope = self.scope?;
-        for (module, ty) in scope.index.implementors(name) {
+        for (module, ty, _) in scope.index.implementors(name) {
             let segs = vec![ty.clone()];
             let Some((def, _)) = scope.index.resolve(&module, &segs) else {
                 continue;
             };
+            // A value of a dependency's type has no constructor covcon knows.
+            if matches!(def, Def::External(_)) {
+                continue;
+            }
             if scope.index.item(&def).is_some_and(|i| i.type_params > 0) {
                 continue;
             }
