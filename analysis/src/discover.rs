@@ -89,7 +89,10 @@ pub(crate) fn thread_safe_names(facts: &FileFacts, index: &CrateIndex) -> Thread
         let mut added = false;
         for t in &facts.types {
             let key = (t.module.clone(), t.name.clone());
-            if safe.contains_key(&key) {
+            // A type declared `Sync` is looked at again: it synchronises for real when a
+            // field holds a synchronising type (`SkipList` with `unsafe impl Sync` and its
+            // atomics in `hot_data: CachePadded<HotData>`), and then its owners do too.
+            if safe.contains_key(&key) && !declared_only.contains(&key) {
                 continue;
             }
             let holds = t.fields.iter().find_map(|(field, _, paths)| {
@@ -117,6 +120,7 @@ pub(crate) fn thread_safe_names(facts: &FileFacts, index: &CrateIndex) -> Thread
                 })
             });
             if let Some(why) = holds {
+                declared_only.remove(&key);
                 safe.insert(key, Some(why));
                 added = true;
             }

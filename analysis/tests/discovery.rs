@@ -472,3 +472,24 @@ fn std_types_the_crate_implements_a_bound_for_are_candidates_with_their_argument
         ["::std::sync::Arc<u64>", "::std::rc::Rc<u64>"]
     );
 }
+
+#[test]
+fn a_type_declared_sync_that_also_holds_atomics_makes_its_wrapper_thread_safe() {
+    check(
+        "mod base {
+             pub struct Padded<T>(T);
+             pub(crate) struct Hot { len: core::sync::atomic::AtomicUsize }
+             pub struct List { head: *mut u8, hot: Padded<Hot> }
+             unsafe impl Sync for List {}
+         }
+         pub struct Raw { p: *mut u8 }
+         unsafe impl Sync for Raw {}
+         pub struct Map { inner: base::List }
+         impl Map { pub fn new() -> Self { todo!() } pub fn len(&self) -> usize { 0 } }
+         pub struct Bucket { raw: Raw }
+         impl Bucket { pub fn new() -> Self { todo!() } pub fn get(&self) -> usize { 0 } }",
+        "type demo::Map <> debug=false supported
+          ctor fn new() -> SelfValue
+          method len()",
+    );
+}
