@@ -152,6 +152,9 @@ pub enum Outcome {
         method: String,
         message: String,
         location: Option<String>,
+        /// In a concurrent run, the other thread's panic when it panicked too (later by clock).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        also: Vec<Outcome>,
     },
     /// The run did not finish: `inside` names the instrumented method each suffix thread was
     /// in (innermost), if any. `blocked_for_good` says how the watchdog knew: every thread

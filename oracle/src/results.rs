@@ -1184,6 +1184,7 @@ runs=1 linearizations=1 ran=[a0 b0]",
             method: "hit".into(),
             message: "overflow".into(),
             location: None,
+            also: vec![],
         };
         check(
             &test,

@@ -21,6 +21,9 @@ pub(crate) enum Failure {
         method: String,
         message: String,
         location: Option<String>,
+        /// The other thread's panic in the same run, if it panicked too (later by clock):
+        /// (thread, call, message, location).
+        also: Vec<(u8, u32, String, Option<String>)>,
     },
     Deadlock {
         inside: [Option<String>; 2],
@@ -41,12 +44,26 @@ impl Failure {
                 method,
                 message,
                 location,
+                also,
             } => Some(Failure::Panic {
                 thread: *thread,
                 call: *call,
                 method: method.clone(),
                 message: message.clone(),
                 location: location.clone(),
+                also: also
+                    .iter()
+                    .filter_map(|o| match o {
+                        Outcome::Panicked {
+                            thread: Some(t),
+                            call,
+                            message,
+                            location,
+                            ..
+                        } => Some((*t, *call, message.clone(), location.clone())),
+                        _ => None,
+                    })
+                    .collect(),
             }),
             Outcome::Deadlocked { inside, .. } => Some(Failure::Deadlock {
                 inside: inside.clone(),
@@ -61,8 +78,9 @@ impl Failure {
     }
 
     /// Whether a run (concurrent or sequential) with this outcome failed the same way: the
-    /// same panic (message up to numbers, and location) at the same call; for a deadlock or a
-    /// crash, any block or crash.
+    /// same panic (message up to numbers, and location) at the same call — the first panic
+    /// of the run, or the other thread's when both panicked; for a deadlock or a crash, any
+    /// block or crash.
     pub(crate) fn is_repeated_by(&self, outcome: &Outcome) -> bool {
         match (self, outcome) {
             (
@@ -71,6 +89,7 @@ impl Failure {
                     call,
                     message,
                     location,
+                    also,
                     ..
                 },
                 Outcome::Panicked {
@@ -81,10 +100,14 @@ impl Failure {
                     ..
                 },
             ) => {
-                thread == t
-                    && call == c
-                    && same_message(message, m)
-                    && (location.is_none() || l.is_none() || location == l)
+                let same = |thread: &u8, call: &u32, message: &str, location: &Option<String>| {
+                    thread == t
+                        && call == c
+                        && same_message(message, m)
+                        && (location.is_none() || l.is_none() || location == l)
+                };
+                same(thread, call, message, location)
+                    || also.iter().any(|(t, c, m, l)| same(t, c, m, l))
             }
             // A run that never ends and a worker that dies are both the end of the worker;
             // a hang the watchdog missed even shows as a crash. Either explains the other.
@@ -143,13 +166,18 @@ const MAX_ORDERS: usize = 5_000;
 fn orders_to_try(test: &TestCase, failure: &Failure) -> Vec<Order> {
     let lens = [test.threads[0].len(), test.threads[1].len()];
     let all = linearizations(lens, MAX_ORDERS);
-    let Failure::Panic { thread, call, .. } = failure else {
+    let Failure::Panic {
+        thread, call, also, ..
+    } = failure
+    else {
         return all;
     };
-    let target = (*thread, *call);
+    let targets: Vec<(u8, u32)> = std::iter::once((*thread, *call))
+        .chain(also.iter().map(|(t, c, ..)| (*t, *c)))
+        .collect();
     let mut cut: Vec<Order> = Vec::new();
     for mut order in all {
-        if let Some(at) = order.iter().position(|&c| c == target) {
+        if let Some(at) = order.iter().position(|c| targets.contains(c)) {
             order.truncate(at + 1);
         }
         if !cut.contains(&order) {
@@ -286,6 +314,7 @@ mod tests {
             method: "m".into(),
             message: message.into(),
             location: Some("src/lib.rs:3:9".into()),
+            also: vec![],
         }
     }
 
@@ -348,6 +377,39 @@ mod tests {
                 _ => panic_at(0, 1, "other"),
             },
             "violation=true tried=3 ran=[a0 a1 | a0 b0 a1 | b0 a0 a1]",
+        );
+    }
+
+    /// Seen on metrics-util's `AtomicSamplingReservoir::new(0)`, whose `record` panics on any
+    /// first sample: thread 1's `record` counted its sample, then paused before panicking;
+    /// thread 0's `record` saw the count and passed, thread 0 reset the count and its next
+    /// `record` panicked first by clock. Thread 1's own panic, later, is the one a sequential
+    /// order repeats (b0 first): not a violation.
+    #[test]
+    fn a_panic_explained_through_the_other_threads_later_panic_is_not_a_violation() {
+        let first_by_clock = panic_at(0, 2, "cannot sample empty range");
+        let mut both = first_by_clock.clone();
+        if let Outcome::Panicked { also, .. } = &mut both {
+            also.push(panic_at(1, 0, "cannot sample empty range"));
+        }
+        // Every order panics at its first sample: a1 or b0 (a0 and a2 take none).
+        let sequential = |order: &[(u8, u32)]| {
+            let first = order.iter().find(|&&(t, c)| t == 1 || c == 1);
+            first.map_or(Outcome::Passed, |&(t, c)| {
+                panic_at(t, c, "cannot sample empty range")
+            })
+        };
+        check_verdict(
+            [3, 1],
+            first_by_clock,
+            sequential,
+            "violation=true tried=4 ran=[a0 a1 a2 | a0 a1 b0 a2 | a0 b0 a1 a2 | b0 a0 a1 a2]",
+        );
+        check_verdict(
+            [3, 1],
+            both,
+            sequential,
+            "violation=false tried=3 ran=[a0 a1 a2 | a0 a1 b0 | a0 b0]",
         );
     }
 
@@ -429,6 +491,7 @@ mod tests {
             method: "new".into(),
             message: "x".into(),
             location: None,
+            also: vec![],
         };
         assert_eq!(Failure::of(&prefix), None);
         assert_eq!(

@@ -587,6 +587,7 @@ fn summary(response: Option<Response>) -> String {
             method,
             message,
             location,
+            ..
         } => format!(
             "panicked {thread:?} #{call} {method}: {message} at {}",
             location

@@ -655,7 +655,10 @@ fn run_concurrent<D: Driver>(
     }
 }
 
-/// The first failure by clock; a call that could not be made wins over a panic.
+/// The first failure by clock; a call that could not be made wins over a panic. When the
+/// other thread panicked too, its panic goes along as `also`: the first panic by clock may
+/// follow from state the other thread's panicking call left half changed (an atomic counted
+/// before the panic), and a sequential order that runs that call first explains the run.
 fn concurrent_outcome(runs: &[ThreadRun; 2]) -> Json {
     let mut first: Option<(u8, &(u32, String, Failure))> = None;
     for (thread, run) in runs.iter().enumerate() {
@@ -678,7 +681,18 @@ fn concurrent_outcome(runs: &[ThreadRun; 2]) -> Json {
     match first {
         None => json!({"kind": "passed"}),
         Some((thread, (call, method, failure))) => {
-            outcome_json(Some(thread), *call, method, failure)
+            let mut outcome = outcome_json(Some(thread), *call, method, failure);
+            let other_thread = 1 - thread;
+            let other = &runs[usize::from(other_thread)];
+            if let (Some((call, method, other @ Failure::Panic { .. })), Json::Object(map)) =
+                (&other.failure, &mut outcome)
+            {
+                if matches!(failure, Failure::Panic { .. }) {
+                    let also = outcome_json(Some(other_thread), *call, method, other);
+                    map.insert("also".into(), Json::Array(vec![also]));
+                }
+            }
+            outcome
         }
     }
 }

@@ -210,6 +210,7 @@ fn panic(thread: u8, call: u32, method: &str) -> Outcome {
         method: method.to_string(),
         message: format!("{method} went wrong"),
         location: Some("src/lib.rs:7:9".into()),
+        also: vec![],
     }
 }
 
