@@ -459,6 +459,7 @@ fn std_types_the_crate_implements_a_bound_for_are_candidates_with_their_argument
          impl<T: ?Sized> RefCnt for Rc<T> {}
          impl<T: RefCnt> RefCnt for Option<T> {}
          impl<'a, T> RefCnt for &'a [T] where T: Copy {}
+         impl RefCnt for f32 {}
          pub struct Swap<T: RefCnt> { ptr: AtomicPtr<u8>, t: core::marker::PhantomData<T> }
          impl<T: RefCnt> Swap<T> {
              pub fn new(v: T) -> Self { todo!() }
@@ -469,8 +470,10 @@ fn std_types_the_crate_implements_a_bound_for_are_candidates_with_their_argument
     assert_eq!(t.path, "demo::Swap");
     assert_eq!(
         t.generics[0].candidates,
-        ["::std::sync::Arc<u64>", "::std::rc::Rc<u64>"]
+        ["::std::sync::Arc<u64>", "::std::rc::Rc<u64>", "f32"]
     );
+    // A primitive is named as it is, and no value type is made of it or of `Arc`.
+    assert!(t.values.is_empty(), "{:?}", t.values);
 }
 
 #[test]

@@ -254,6 +254,8 @@ fn bound_candidates(
                     format!("::{}{generic}", segs.join("::"))
                 }
                 (Def::External(_), ImplArgs::Bounded) => continue,
+                // A primitive (`impl EncodeCounterValue for f32`) is named as it is.
+                (Def::Builtin(name), _) => name.clone(),
                 _ => {
                     let Some(path) = index.public_path(&def) else {
                         continue;

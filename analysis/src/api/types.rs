@@ -223,8 +223,9 @@ impl<'a> TyCx<'a> {
             let Some((def, _)) = scope.index.resolve(&module, &segs) else {
                 continue;
             };
-            // A value of a dependency's type has no constructor covcon knows.
-            if matches!(def, Def::External(_)) {
+            // A value of a dependency's type has no constructor covcon knows, and a primitive
+            // is not a value type of the crate.
+            if !matches!(def, Def::Item { .. }) {
                 continue;
             }
             if scope.index.item(&def).is_some_and(|i| i.type_params > 0) {
