@@ -496,3 +496,33 @@ fn a_type_declared_sync_that_also_holds_atomics_makes_its_wrapper_thread_safe() 
           method len()",
     );
 }
+
+#[test]
+fn arguments_an_inherent_impl_fixes_come_first_among_the_candidates() {
+    let model = analyze_source(
+        "demo",
+        "2021",
+        "use std::sync::Mutex;
+         pub mod storage { pub struct Atomic; pub struct Plain; }
+         use storage::Atomic;
+         pub trait Storage<K> {}
+         impl<K> Storage<K> for storage::Plain {}
+         impl<K> Storage<K> for Atomic {}
+         pub struct Registry<K, S> { map: Mutex<Vec<(K, S)>> }
+         impl Registry<String, Atomic> { pub fn atomic() -> Self { todo!() } }
+         impl<K, S: Storage<K>> Registry<K, S> {
+             pub fn new(s: S) -> Self { todo!() }
+             pub fn len(&self) -> usize { 0 }
+         }",
+    );
+    let t = &model.types[0];
+    let candidates: Vec<&[String]> = t.generics.iter().map(|g| &g.candidates[..]).collect();
+    assert_eq!(
+        candidates,
+        [
+            &["::std::string::String".to_string()][..],
+            // The struct bounds `S` by nothing, so only the fixed argument is a candidate.
+            &["::demo::storage::Atomic".to_string()][..]
+        ]
+    );
+}

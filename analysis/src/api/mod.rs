@@ -95,7 +95,15 @@ pub(crate) fn describe(decl: &TypeDecl, decls: &Decls, index: &CrateIndex) -> Ty
         module: &decl.module,
     };
     let cx = TyCx::new(&decl.name, &type_generics, Some(scope), Some(&wanted));
-    let generics = generic_params(decl.generics, &cx, index);
+    let mut generics = generic_params(decl.generics, &cx, index);
+    concrete_impl_candidates(
+        &impls,
+        &decl.name,
+        &type_generics,
+        index,
+        &wanted,
+        &mut generics,
+    );
 
     let mut methods = Vec::new();
     let mut constructors = Vec::new();
@@ -140,6 +148,55 @@ pub(crate) fn describe(decl: &TypeDecl, decls: &Decls, index: &CrateIndex) -> Ty
     };
     drop_unbuildable(&mut api);
     api
+}
+
+/// The arguments an inherent impl fixes (`impl Registry<Key, AtomicStorage> { pub fn atomic()
+/// -> Self }`) go first among their parameters' candidates: its constructors and methods
+/// exist for that instantiation only, and the crate meant it to be used so.
+fn concrete_impl_candidates(
+    impls: &[&ImplDecl],
+    type_name: &str,
+    type_generics: &[String],
+    index: &CrateIndex,
+    wanted: &RefCell<BTreeMap<String, Def>>,
+    generics: &mut [GenericParam],
+) {
+    for imp in impls.iter().filter(|i| i.trait_path.is_none()) {
+        let syn::Type::Path(p) = &*imp.item.self_ty else {
+            continue;
+        };
+        let Some(syn::PathArguments::AngleBracketed(args)) =
+            p.path.segments.last().map(|s| &s.arguments)
+        else {
+            continue;
+        };
+        let own: Vec<String> = type_param_names(&imp.item.generics);
+        let scope = Scope {
+            index,
+            module: &imp.module,
+        };
+        let icx = TyCx::new(type_name, type_generics, Some(scope), Some(wanted));
+        for (param, arg) in generics.iter_mut().zip(&args.args) {
+            let syn::GenericArgument::Type(ty) = arg else {
+                continue;
+            };
+            if param.kind != GenericKind::Type || param.default.is_some() || mentions(ty, &own) {
+                continue;
+            }
+            if let Ok(q) = icx.qualify(ty) {
+                if !param.candidates.contains(&q) {
+                    param.candidates.insert(0, q);
+                }
+            }
+        }
+    }
+}
+
+/// Whether `ty` names one of `names` (an impl's own type parameters).
+fn mentions(ty: &syn::Type, names: &[String]) -> bool {
+    let text = tokens(ty);
+    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .any(|w| names.iter().any(|n| n == w))
 }
 
 fn type_param_names(generics: &syn::Generics) -> Vec<String> {
