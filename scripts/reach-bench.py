@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
 """Reach on published crates: how much of what users publish covcon tests with no configuration.
 
-A measurement, not part of the build (docs/benchmarks.md, "Reach on published crates"). For each
-crate of scripts/reach-corpus.json (downloaded beforehand into CORPUS/<dir>, e.g. with
-`cargo fetch` in a scratch project and a copy out of ~/.cargo/registry/src; never into this
-repository), it runs
+A measurement, not part of the build (docs/benchmarks.md, "Reach on published crates"). With
+`--fetch`, it first downloads the latest version of each crate of scripts/reach-corpus.json
+into CORPUS (a scratch cargo project depending on all of them, `cargo fetch`, then a copy of
+each crate's source out of ~/.cargo/registry/src, with an empty `[workspace]` table so it
+builds on its own; never into this repository) and says which versions it got: update the
+`dir` names in reach-corpus.json when they moved on. Then, for each crate, it runs
 
     <covcon> covcon --manifest-path CORPUS/<dir>/Cargo.toml [--features ..] \
         --time-budget <budget>s --seed 1 --out OUT/<dir> -q
@@ -16,14 +18,15 @@ expected type:
 - tested: it ran tests and at least one method pair ran concurrently;
 - methods: of the type's public `&self` methods in its inherent impls (counted from the source
   with a brace-matching scan, independent of covcon's analysis), how many appear in a pair
-  that ran concurrently.
+  that ran concurrently;
+- setup failures: of its tests, how many failed before the threads started.
 
 Per crate it also says whether the harness built (exit code 3 or a build error means not) and
 lists every violation (pair, kind, message) so that a human reads each one: a violation on
 published code is a false alarm until someone has shown it is a bug.
 
-Usage: scripts/reach-bench.py --corpus DIR --covcon BIN [--budget SECS] [--only a,b]
-                              [--out DIR] [--json FILE] [--no-run]
+Usage: scripts/reach-bench.py --corpus DIR [--fetch] --covcon BIN [--budget SECS]
+                              [--only a,b] [--out DIR] [--json FILE] [--no-run]
 """
 
 import argparse
@@ -64,6 +67,34 @@ def inherent_methods(src_dir, type_name):
                 body = text[m.end():i]
                 names.update(method.findall(body))
     return names
+
+
+def fetch(corpus_dir, crates):
+    """Downloads the latest version of every crate into corpus_dir/<name>-<version>."""
+    names = sorted({re.sub(r"-\d+\.\d+\.\d+.*$", "", c["dir"]) for c in crates})
+    project = os.path.join(corpus_dir, "fetch")
+    os.makedirs(os.path.join(project, "src"), exist_ok=True)
+    with open(os.path.join(project, "Cargo.toml"), "w") as fh:
+        fh.write('[package]\nname = "fetch"\nversion = "0.0.0"\nedition = "2021"\n[workspace]\n[dependencies]\n')
+        fh.writelines(f'{n} = "*"\n' for n in names)
+    open(os.path.join(project, "src", "lib.rs"), "a").close()
+    subprocess.run(["cargo", "update", "--quiet"], cwd=project, check=True)
+    subprocess.run(["cargo", "fetch", "--quiet"], cwd=project, check=True)
+    meta = json.loads(subprocess.run(["cargo", "metadata", "--format-version", "1"], cwd=project,
+                                     check=True, capture_output=True, text=True).stdout)
+    root = next(p for p in meta["packages"] if p["name"] == "fetch")
+    direct = {d["name"]: d for d in root["dependencies"]}
+    resolved = {n["id"]: n for n in meta["resolve"]["nodes"]}
+    wanted = {dep["pkg"] for dep in resolved[root["id"]]["deps"]}
+    import shutil
+    for p in meta["packages"]:
+        if p["name"] in direct and p["id"] in wanted:
+            dest = os.path.join(corpus_dir, f"{p['name']}-{p['version']}")
+            if not os.path.exists(dest):
+                shutil.copytree(os.path.dirname(p["manifest_path"]), dest)
+                with open(os.path.join(dest, "Cargo.toml"), "a") as fh:
+                    fh.write("\n[workspace]\n")
+            print(f"fetched {p['name']}-{p['version']}", file=sys.stderr)
 
 
 def run_crate(args, crate):
@@ -113,6 +144,7 @@ def judge(args, crate):
         elif not tested:
             why = t.get("untested") or f"{t.get('tests_run', 0)} tests, no pair ran concurrently"
         rows.append({
+            "setup_failures": t.get("setup_failures", 0) if t else 0,
             "type": expected, "reported_as": t["path"] if t else None, "found": t is not None,
             "tested": tested, "methods_total": len(total), "methods_called": len(called & total) if total else len(called),
             "extra_called": sorted(called - total), "why": why,
@@ -139,10 +171,13 @@ def main():
     ap.add_argument("--out", default="target/reach")
     ap.add_argument("--json")
     ap.add_argument("--no-run", action="store_true")
+    ap.add_argument("--fetch", action="store_true")
     args = ap.parse_args()
     corpus = json.load(open(os.path.join(HERE, "reach-corpus.json")))["crates"]
     only = [o for o in args.only.split(",") if o]
     crates = [c for c in corpus if not only or any(c["dir"].startswith(o) for o in only)]
+    if args.fetch:
+        fetch(args.corpus, crates)
     results = []
     for c in crates:
         if not args.no_run:
@@ -154,7 +189,8 @@ def main():
         print(f"\n{r['crate']}: exit {r['exit']}, {r['seconds']}s, harness {'built' if r['built'] else 'NOT built'}, {r['reported_types']} types reported")
         for t in r["types"]:
             mark = "tested" if t["tested"] else ("found " if t["found"] else "MISSED")
-            print(f"  {mark} {t['type']:<55} methods {t['methods_called']}/{t['methods_total']}  tests {t['tests']}  {t['why'][:110]}")
+            setup = f"  setup failures {t['setup_failures']}" if t["setup_failures"] else ""
+            print(f"  {mark} {t['type']:<55} methods {t['methods_called']}/{t['methods_total']}  tests {t['tests']}{setup}  {t['why'][:110]}")
             tot["types"] += 1
             tot["found"] += t["found"]
             tot["tested"] += t["tested"]
