@@ -315,6 +315,13 @@ pub enum ParamKind {
     Value {
         path: String,
     },
+    /// What a no-argument `&self` method of the receiver returns (`&map.guard()` for
+    /// `guard: &Guard<'_>`): a handle the type hands out for its own calls. Passed by
+    /// reference when `by_ref`.
+    FromReceiver {
+        method: String,
+        by_ref: bool,
+    },
     /// Anything else: recorded with the reason, never silently dropped.
     #[default]
     Unsupported,

@@ -25,6 +25,9 @@ fn kind(k: &ParamKind) -> String {
         ParamKind::Closure { returns, .. } => format!("closure({})", kind(returns)),
         ParamKind::Generic { name } => format!("generic({name})"),
         ParamKind::Value { path } => format!("value({path})"),
+        ParamKind::FromReceiver { method, by_ref } => {
+            format!("{}self.{method}()", if *by_ref { "&" } else { "" })
+        }
         ParamKind::Unsupported => "unsupported".into(),
     }
 }
@@ -524,5 +527,27 @@ fn arguments_an_inherent_impl_fixes_come_first_among_the_candidates() {
             // The struct bounds `S` by nothing, so only the fixed argument is a candidate.
             &["::demo::storage::Atomic".to_string()][..]
         ]
+    );
+}
+
+#[test]
+fn a_parameter_of_a_type_the_receiver_hands_out_takes_that_methods_result() {
+    check(
+        "use std::sync::atomic::AtomicUsize;
+         pub struct Guard<'a> { map: &'a Map }
+         pub struct Map { n: AtomicUsize }
+         impl Map {
+             pub fn new() -> Self { todo!() }
+             pub fn guard(&self) -> Guard<'_> { todo!() }
+             pub fn get<'g>(&'g self, key: u8, guard: &'g Guard<'_>) -> Option<&'g u8> { None }
+             pub fn owned(&self, guard: Guard<'_>) {}
+             pub fn mutable(&self, guard: &mut Guard<'_>) {}
+         }",
+        "type demo::Map <> debug=false supported
+          ctor fn new() -> SelfValue
+          method guard()
+          method get(key: u8, guard: &self.guard())
+          method owned(guard: self.guard())
+          method mutable(guard: unsupported) unsupported: parameter `guard`: `&mut Guard<'_>`: a `&mut` argument cannot be shared",
     );
 }

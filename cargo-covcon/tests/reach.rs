@@ -47,6 +47,11 @@ const EXPECTED: &[(&str, &str, &[&str])] = &[
         "a trait method of a trait in another module, and its default method",
         &["hit", "export", "export_len"],
     ),
+    (
+        "reach::Epoch",
+        "methods that take a guard the map hands out (`&map.guard()`)",
+        &["insert", "get", "guard"],
+    ),
     ("old::Tally", "an edition-2015 crate", &["add", "get"]),
     (
         "strict::Gauge",

@@ -54,6 +54,7 @@ impl fmt::Display for Value {
             Value::Instance(i) => f.write_str(&instance_name(*i)),
             Value::Closure(v) => write!(f, "|| {v}"),
             Value::Built(b) => f.write_str(&built_code(b, false, &|_, v| v.to_string())),
+            Value::FromReceiver(method) => write!(f, "&self.{method}()"),
         }
     }
 }
@@ -154,12 +155,16 @@ impl fmt::Display for Calls<'_> {
             if i > 0 {
                 f.write_str("; ")?;
             }
-            let text = format!(
-                "{}.{}({})",
-                instance_name(call.receiver),
-                call.method,
-                Args(&call.args)
-            );
+            let receiver = instance_name(call.receiver);
+            let args: Vec<String> = call
+                .args
+                .iter()
+                .map(|v| match v {
+                    Value::FromReceiver(m) => format!("&{receiver}.{m}()"),
+                    other => other.to_string(),
+                })
+                .collect();
+            let text = format!("{receiver}.{}({})", call.method, args.join(", "));
             if call.times > 1 {
                 write!(f, "for _ in 0..{} {{ {text} }}", call.times)?;
             } else {

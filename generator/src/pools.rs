@@ -128,7 +128,8 @@ impl ValueGen<'_> {
             | ParamKind::String
             | ParamKind::Str
             | ParamKind::Duration
-            | ParamKind::Instance { .. } => Ok(()),
+            | ParamKind::Instance { .. }
+            | ParamKind::FromReceiver { .. } => Ok(()),
         }
     }
 
@@ -189,6 +190,7 @@ impl ValueGen<'_> {
                 _ => Value::Int(self.small_unsigned(rng)),
             },
             ParamKind::Value { path } => self.built(path, ctx, rng, depth),
+            ParamKind::FromReceiver { method, .. } => Value::FromReceiver(method.clone()),
             ParamKind::Unsupported => Value::Int(0),
         }
     }

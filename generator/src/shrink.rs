@@ -231,7 +231,8 @@ fn value_mentions(value: &Value, instance: usize) -> bool {
         | Value::Float(_)
         | Value::Str(_)
         | Value::Option(None)
-        | Value::Duration(_) => false,
+        | Value::Duration(_)
+        | Value::FromReceiver(_) => false,
     }
 }
 
@@ -389,7 +390,7 @@ fn simpler_values(value: &Value) -> Vec<Value> {
             out
         }
         Value::Tuple(items) => simpler_items(items).into_iter().map(Value::Tuple).collect(),
-        Value::Option(None) | Value::Instance(_) => Vec::new(),
+        Value::Option(None) | Value::Instance(_) | Value::FromReceiver(_) => Vec::new(),
         Value::Option(Some(inner)) => std::iter::once(Value::Option(None))
             .chain(
                 simpler_values(inner)
@@ -450,7 +451,7 @@ fn weight(value: &Value) -> u128 {
         Value::Tuple(items) => items
             .iter()
             .fold(0u128, |sum, v| sum.saturating_add(weight(v))),
-        Value::Option(None) | Value::Instance(_) => 0,
+        Value::Option(None) | Value::Instance(_) | Value::FromReceiver(_) => 0,
         Value::Option(Some(inner)) => weight(inner).saturating_add(1),
         Value::Duration(us) => u128::from(*us),
         Value::Closure(inner) => weight(inner),

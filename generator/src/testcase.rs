@@ -81,6 +81,8 @@ pub enum Value {
     Closure(Box<Value>),
     /// A value of one of the type's [`analysis::ValueType`]s, built by a constructor.
     Built(Box<Built>),
+    /// What the named no-argument method of the call's receiver returns (`&c0.guard()`).
+    FromReceiver(String),
 }
 
 /// A value built by calling a constructor of its type (`MeterOpts::new("a", "b")`).

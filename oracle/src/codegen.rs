@@ -844,6 +844,14 @@ fn argument(param: &Param, i: usize, args_cx: &ArgsCx<'_>) -> (Option<String>, S
             Some(format!("let {var} = {};", args_cx.decoded(i))),
             format!("{OK}({var})"),
         ),
+        // Made outside the trace (`untraced`): the test did not choose that call, and it
+        // must not show as one of its own.
+        ParamKind::FromReceiver { method, by_ref } => (
+            Some(format!(
+                "let {var}_recv = cx.receiver(call)?; let {var} = ::covcon_rt::untraced(|| {var}_recv.{method}());"
+            )),
+            if *by_ref { format!("&{var}") } else { var },
+        ),
         kind => {
             let decoded = args_cx.decoded(i);
             let (reference, inner) = strip_reference(ty);
@@ -933,7 +941,7 @@ fn owned_type(kind: &ParamKind, substitutions: &BTreeMap<String, String>) -> Str
             .cloned()
             .unwrap_or_else(|| "_".into()),
         ParamKind::Value { path } => format!("::{path}"),
-        ParamKind::Unsupported => "_".to_string(),
+        ParamKind::FromReceiver { .. } | ParamKind::Unsupported => "_".to_string(),
     }
 }
 

@@ -467,6 +467,14 @@ impl Render<'_> {
             .iter()
             .enumerate()
             .map(|(i, value)| match method.and_then(|m| m.params.get(i)) {
+                Some(Param {
+                    kind: ParamKind::FromReceiver { method, by_ref },
+                    ..
+                }) => format!(
+                    "{}i{}.{method}()",
+                    if *by_ref { "&" } else { "" },
+                    call.receiver
+                ),
                 Some(p) => self.arg(value, &p.kind, &p.ty),
                 None => self.value(value, &ParamKind::Unsupported),
             })
@@ -561,6 +569,8 @@ impl Render<'_> {
             return self.value(value, &concrete_kind(concrete));
         }
         match (value, kind) {
+            // The caller writes it with the call's receiver (`invoke`); a bare one is unused.
+            (Value::FromReceiver(method), _) => format!("self.{method}()"),
             (Value::Closure(inner), kind) => self.value(inner, kind),
             (value, ParamKind::Result { ok }) => format!("Ok({})", self.value(value, ok)),
             (Value::Int(n), ParamKind::Str) => format!("\"{n}\""),

@@ -147,6 +147,9 @@ pub(crate) fn describe(decl: &TypeDecl, decls: &Decls, index: &CrateIndex) -> Ty
         implements_debug,
     };
     drop_unbuildable(&mut api);
+    receiver_arguments(&mut api.methods);
+    // A value type with no constructor is no use to anyone (a guard the receiver hands out).
+    api.values.retain(|v| !v.constructors.is_empty());
     api
 }
 
@@ -197,6 +200,72 @@ fn mentions(ty: &syn::Type, names: &[String]) -> bool {
     let text = tokens(ty);
     text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
         .any(|w| names.iter().any(|n| n == w))
+}
+
+/// Parameters no value can be generated for whose type a no-argument `&self` method of the
+/// type returns (`get(&self, key: &K, guard: &Guard<'_>)` with `guard(&self) -> Guard<'_>`)
+/// take that method's result on the receiver: the crate's own way to get one.
+fn receiver_arguments(methods: &mut [Method]) {
+    let providers: Vec<(String, String)> = methods
+        .iter()
+        .filter(|m| m.supported && m.params.is_empty() && m.generic_args.is_empty())
+        .filter_map(|m| Some((without_lifetimes(m.returns.as_ref()?), m.name.clone())))
+        .collect();
+    for m in methods.iter_mut() {
+        let Some(Reason::Signature { problems }) = &mut m.reason else {
+            continue;
+        };
+        for p in &mut m.params {
+            let named =
+                |pr: &Problem| matches!(pr, Problem::Parameter { name, .. } if *name == p.name);
+            if !problems.iter().any(named) {
+                continue;
+            }
+            let ty = p.ty.trim();
+            let (by_ref, held) = match ty.strip_prefix('&') {
+                Some(rest) => (true, rest),
+                None => (false, ty),
+            };
+            if held.trim_start().starts_with("mut ") {
+                continue;
+            }
+            let held = without_lifetimes(held);
+            if let Some((_, method)) = providers.iter().find(|(t, _)| *t == held) {
+                p.kind = ParamKind::FromReceiver {
+                    method: method.clone(),
+                    by_ref,
+                };
+                problems
+                    .retain(|pr| !matches!(pr, Problem::Parameter { name, .. } if *name == p.name));
+            }
+        }
+        if problems.is_empty() {
+            m.supported = true;
+            m.reason = None;
+        }
+    }
+}
+
+/// A type's text without lifetimes or spaces: `Guard < '_ >` and `'g Guard<'a>` → `Guard`.
+fn without_lifetimes(ty: &str) -> String {
+    let mut out = String::new();
+    let mut chars = ty.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\'' {
+            while chars
+                .peek()
+                .is_some_and(|c| c.is_alphanumeric() || *c == '_')
+            {
+                chars.next();
+            }
+            while chars.peek().is_some_and(|c| *c == ',' || c.is_whitespace()) {
+                chars.next();
+            }
+        } else if !c.is_whitespace() {
+            out.push(c);
+        }
+    }
+    out.replace("<>", "").replace(",>", ">")
 }
 
 fn type_param_names(generics: &syn::Generics) -> Vec<String> {

@@ -4,7 +4,15 @@ use generator::{Call, TestCase, Value};
 
 /// `c0.deposit(5)`: a method call on an instance.
 pub fn call(call: &Call) -> String {
-    format!("c{}.{}({})", call.receiver, call.method, args(&call.args))
+    let args: Vec<String> = call
+        .args
+        .iter()
+        .map(|v| match v {
+            Value::FromReceiver(m) => format!("&c{}.{m}()", call.receiver),
+            other => value(other),
+        })
+        .collect();
+    format!("c{}.{}({})", call.receiver, call.method, args.join(", "))
 }
 
 /// `let c0 = Account::new(1);`: the constructor call of instance `i`.
@@ -39,6 +47,7 @@ pub fn value(value: &Value) -> String {
         Value::Instance(i) => format!("&c{i}"),
         Value::Closure(v) => format!("|| {}", self::value(v)),
         Value::Built(b) => generator::built_code(b, false, &|_, v| self::value(v)),
+        Value::FromReceiver(m) => format!("&self.{m}()"),
     }
 }
 

@@ -117,6 +117,20 @@ fn record(role: u8, type_path: &'static str, method: &'static str, start: bool) 
     });
 }
 
+/// Runs `f` as if the current thread were not a test thread: its calls are not traced and its
+/// schedule points do nothing. For what the driver makes from the receiver before a call (a
+/// guard the method takes), which is not one of the test's calls.
+pub fn untraced<R>(f: impl FnOnce() -> R) -> R {
+    struct Restore(u8);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            ROLE.with(|r| r.set(self.0));
+        }
+    }
+    let _restore = Restore(ROLE.with(|r| r.replace(NO_ROLE)));
+    f()
+}
+
 /// A place where an interleaving matters: with the current run's probabilities, yields, spins
 /// briefly or sleeps briefly (ConTest-style noise). Does nothing on threads that are not a
 /// worker's test threads, or when the run has no noise.

@@ -31,6 +31,8 @@ pub enum Arg {
         ctor: String,
         args: Vec<Arg>,
     },
+    /// Made by the driver from the receiver (`generator::Value::FromReceiver`): the method.
+    FromReceiver(String),
 }
 
 /// A constructor or method call (`generator::Call`).
@@ -200,6 +202,7 @@ impl<'de> Visitor<'de> for ArgVisitor {
             Key::Duration => Arg::Duration(map.next_value()?),
             Key::Instance => Arg::Instance(map.next_value()?),
             Key::Closure => Arg::Closure(map.next_value()?),
+            Key::FromReceiver => Arg::FromReceiver(map.next_value()?),
             Key::Built => {
                 let built = map.next_value::<BuiltArg>()?;
                 Arg::Built {
@@ -317,6 +320,7 @@ pub(crate) enum Key {
     Instance,
     Closure,
     Built,
+    FromReceiver,
     Ctor,
     // Requests.
     Op,
@@ -367,6 +371,7 @@ impl<'de> Deserialize<'de> for Key {
                     "instance" => Key::Instance,
                     "closure" => Key::Closure,
                     "built" => Key::Built,
+                    "from_receiver" => Key::FromReceiver,
                     "ctor" => Key::Ctor,
                     "op" => Key::Op,
                     "test" => Key::Test,

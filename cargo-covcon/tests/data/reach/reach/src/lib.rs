@@ -1,7 +1,8 @@
 //! Thread-safe types behind the obstacles covcon met on published crates: modules declared
 //! inside item macros (`cfg_if!` and a wrapper of the crate's own), a wrapper type whose
 //! synchronisation is two types deep or in a dependency, default type parameters from another
-//! module, a constructor that takes an options struct, generic methods, trait methods.
+//! module, a constructor that takes an options struct, generic methods, trait methods, and
+//! methods that take a guard the type hands out.
 
 /// Declares modules and re-exports everything they define (a wrapper many crates write).
 macro_rules! modules {
@@ -18,7 +19,7 @@ cfg_if::cfg_if! {
     }
 }
 
-modules!(wrapper, meter, pool, interner, stats);
+modules!(wrapper, meter, pool, interner, stats, epoch);
 
 mod keys;
 pub use keys::Key;
