@@ -8,10 +8,10 @@
 //! with `--out FILE`, to FILE, `FILE.json` and `FILE-coverage.csv`.
 
 use crate::cli::BenchArgs;
-use crate::commands::stdout;
 use crate::exit_code::{usage_error, ExitCode};
 use crate::options::{parse_duration, Console};
-use crate::run::{harness_error, prepare_harness, type_configs};
+use crate::output::stdout;
+use crate::prepare::{harness_error, prepare_harness, type_configs};
 use crate::select;
 use crate::workspace::{self, WorkspaceOptions};
 use analysis::{Group, TypeModel};

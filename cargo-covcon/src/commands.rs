@@ -1,18 +1,17 @@
-//! The subcommands other than the campaign itself: `analyze`, `list`, `report --merge` and
-//! `replay`, plus what every command shares: writing reports and deciding the exit code.
+//! The top of the binary: dispatching the subcommands, and those other than the campaign
+//! itself (`analyze`, `list`, `report --merge`, `replay`). Writing reports and the exit code
+//! are `output.rs`'s; the campaign is `run.rs`'s and the benchmark `bench.rs`'s.
 
-use crate::baseline::Baseline;
-use crate::cli::{
-    AnalyzeArgs, AnalyzeFormat, Args, Command, ListArgs, ReplayArgs, ReportArgs, ReportKind,
-};
+use crate::cli::{AnalyzeArgs, AnalyzeFormat, Args, Command, ListArgs, ReplayArgs, ReportArgs};
 use crate::exit_code::{usage_error, ExitCode, OrExit};
 use crate::options::{Console, RunOptions};
-use crate::report::{self, github, html, junit, terminal, Report, UntestedKind};
+use crate::output::{finish, stdout, Gate};
+use crate::report::{self, Report};
 use crate::select;
 use crate::shard::Shard;
 use crate::workspace::{self, Workspace, WorkspaceOptions};
-use anyhow::{Context, Result};
-use std::path::{Path, PathBuf};
+use anyhow::Result;
+use std::path::PathBuf;
 
 pub fn dispatch(args: Args) -> Result<ExitCode> {
     match args.command {
@@ -137,146 +136,4 @@ fn replay(args: &ReplayArgs) -> Result<ExitCode> {
         &WorkspaceOptions::new(&args.workspace),
         &console,
     )
-}
-
-/// What decides the exit code besides the report.
-#[derive(Debug, Clone, Default)]
-pub struct Gate {
-    pub baseline: Option<PathBuf>,
-    pub save_baseline: Option<PathBuf>,
-    pub fail_on_untested: bool,
-}
-
-impl Gate {
-    pub fn new(options: &RunOptions) -> Gate {
-        Gate {
-            baseline: options.baseline.clone(),
-            save_baseline: options.save_baseline.clone(),
-            fail_on_untested: options.fail_on_untested,
-        }
-    }
-}
-
-/// Applies the baseline, writes every report, prints the terminal report and annotations,
-/// and decides the exit code.
-pub fn finish(
-    report: &mut Report,
-    kinds: &[ReportKind],
-    out: &Path,
-    gate: &Gate,
-    console: &Console,
-) -> Result<ExitCode> {
-    if let Some(path) = &gate.baseline {
-        Baseline::load(path).or_exit(ExitCode::Usage)?.apply(report);
-    }
-    write_reports(report, kinds, out, console)?;
-    if let Some(path) = &gate.save_baseline {
-        Baseline::of(report).save(path)?;
-        console.note(format_args!(
-            "covcon: baseline written to {}",
-            path.display()
-        ));
-    }
-    Ok(exit_code(report, gate.fail_on_untested))
-}
-
-/// Writes `report.json` (always) and the files `kinds` ask for under `out`, then prints the
-/// terminal report and, inside GitHub Actions, annotations.
-pub fn write_reports(
-    report: &Report,
-    kinds: &[ReportKind],
-    out: &Path,
-    console: &Console,
-) -> Result<()> {
-    std::fs::create_dir_all(out).with_context(|| format!("cannot create `{}`", out.display()))?;
-    let write = |name: &str, text: String| -> Result<PathBuf> {
-        let path = out.join(name);
-        std::fs::write(&path, text)
-            .with_context(|| format!("cannot write `{}`", path.display()))?;
-        Ok(path)
-    };
-    let json = write("report.json", report.to_json())?;
-    let mut written = vec![json];
-    if kinds.contains(&ReportKind::Html) {
-        let source = |p: &Path| std::fs::read_to_string(p).ok();
-        written.push(write("report.html", html::render(report, &source))?);
-    }
-    if kinds.contains(&ReportKind::Junit) {
-        written.push(write("junit.xml", junit::render(report))?);
-    }
-    stdout(&terminal::render(report, console.stdout_style()));
-    if github::enabled() {
-        stdout(&github::render(report));
-    }
-    for path in written {
-        console.note(format_args!("covcon: wrote {}", path.display()));
-    }
-    Ok(())
-}
-
-/// Writes to stdout; a closed pipe (`cargo covcon list | head`) is not an error, and the
-/// exit code still reflects the run.
-pub fn stdout(text: &str) {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
-}
-
-/// 2 for new violations (or, under `--fail-on-untested`, types covcon could not test: not
-/// those with nothing to test or only their own crate can reach), else 0.
-pub fn exit_code(report: &Report, fail_on_untested: bool) -> ExitCode {
-    let missed = || {
-        report
-            .untested()
-            .any(|t| t.untested_kind().is_some_and(UntestedKind::fails_gate))
-    };
-    if report.new_violations() > 0 || (fail_on_untested && missed()) {
-        ExitCode::Violations
-    } else {
-        ExitCode::Success
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::report::sample;
-
-    fn check(report: Report, fail_on_untested: bool, expect: ExitCode) {
-        assert_eq!(exit_code(&report, fail_on_untested), expect);
-    }
-
-    #[test]
-    fn new_violations_exit_2() {
-        check(sample::report(), false, ExitCode::Violations);
-    }
-
-    #[test]
-    fn known_violations_and_untested_types_exit_0() {
-        let mut report = sample::report();
-        Baseline::of(&report).apply(&mut report);
-        check(report, false, ExitCode::Success);
-    }
-
-    #[test]
-    fn untested_types_exit_2_with_fail_on_untested() {
-        let mut report = sample::report();
-        Baseline::of(&report).apply(&mut report);
-        check(report, true, ExitCode::Violations);
-    }
-
-    #[test]
-    fn only_types_covcon_missed_fail_the_gate_and_older_reports_count_as_missed() {
-        use ExitCode::{Success, Violations};
-        let cases = [
-            (None, Success, Violations),
-            (Some(UntestedKind::Missed), Success, Violations),
-            (Some(UntestedKind::NothingToTest), Success, Success),
-            (Some(UntestedKind::Internal), Success, Success),
-        ];
-        for (kind, without, with) in cases {
-            check(sample::only_untested(kind), false, without);
-            check(sample::only_untested(kind), true, with);
-        }
-    }
 }

@@ -12,6 +12,8 @@ mod commands;
 mod config;
 mod exit_code;
 mod options;
+mod output;
+mod prepare;
 mod progress;
 mod report;
 mod run;

@@ -2,24 +2,22 @@
 //! run the generator against the oracle → reports → exit code. Also `replay`, which needs the
 //! same harness.
 
-use crate::cli::OracleKind;
-use crate::commands::{finish, stdout, Gate};
-use crate::exit_code::{usage_error, ExitCode, Failure, OrExit};
+use crate::exit_code::{usage_error, ExitCode, OrExit};
 use crate::options::{Console, RunOptions};
+use crate::output::{finish, stdout, Gate};
+use crate::prepare::{harness_error, instantiations, oracle_config, prepare_harness, type_configs};
 use crate::progress::Reporter;
 use crate::report::{
     CoveragePoint, Kind, PairReport, Report, Site, TypeReport, UntestedKind, ViolationReport,
 };
-use crate::select::{self, Selection, TypeSettings};
+use crate::select::{self, Selection};
 use crate::workspace::{self, Workspace, WorkspaceOptions};
-use analysis::{Model, ParamKind, Reason, Severity, TypeModel};
+use analysis::{Model, Reason, Severity, TypeModel};
 use anyhow::{Context, Result};
-use generator::{CampaignConfig, Pools, ShrinkConfig, Strategy, TestCase, TypeConfig, TypeResult};
-use oracle::results::ResultsConfig;
-use oracle::{Harness, OracleConfig, OracleError, OracleExecutor, ViolationKind};
-use std::collections::BTreeMap;
+use generator::{CampaignConfig, Strategy, TestCase, TypeResult};
+use oracle::{OracleConfig, OracleExecutor, ViolationKind};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 pub fn run(options: &RunOptions, workspace: &Workspace) -> Result<ExitCode> {
     let start = Instant::now();
@@ -191,126 +189,6 @@ fn campaign(
         reports.push(type_report);
     }
     Ok(reports)
-}
-
-fn oracle_config(options: &RunOptions, workspace: &Workspace) -> OracleConfig {
-    let mut config = OracleConfig::new(&workspace.root);
-    config.out_dir = options.out.clone();
-    if let Some(jobs) = options.jobs {
-        config.jobs = jobs;
-    }
-    config.cargo_args = options.workspace.cargo_args();
-    if let Some(timeout) = options.test_timeout {
-        config.test_timeout = timeout;
-    }
-    if let Some(repeat) = options.repeat {
-        config.repeat = repeat.max(1);
-    }
-    config.verbose = options.console.verbose > 1;
-    if options.oracle == OracleKind::Results {
-        config.results = Some(ResultsConfig::default());
-    }
-    if options.shrink {
-        config.shrink = Some(SHRINK);
-    }
-    config
-}
-
-/// Shrinking runs inside the campaign's time budget, so each new violation gets a few seconds
-/// of it at most.
-const SHRINK: ShrinkConfig = ShrinkConfig {
-    max_checks: 150,
-    time_budget: Duration::from_secs(5),
-    runs_per_candidate: 3,
-};
-
-/// A harness that does not build exits 3; anything else the oracle cannot do is internal.
-pub(crate) fn harness_error(error: OracleError) -> anyhow::Error {
-    let code = match &error {
-        OracleError::Build { .. } => ExitCode::HarnessBuild,
-        _ => ExitCode::Internal,
-    };
-    Failure {
-        code,
-        error: error.into(),
-    }
-    .into()
-}
-
-/// The generic instantiations configured per type (`instantiate = [...]`), by type path.
-fn instantiations(selection: &Selection) -> BTreeMap<String, Vec<String>> {
-    selection
-        .settings
-        .iter()
-        .filter_map(|(path, s)| Some((path.clone(), s.instantiate.clone()?)))
-        .collect()
-}
-
-/// Builds (or reuses) the harness for the selected types, with any configured generic
-/// instantiations; also answers the model restricted to the selection.
-pub(crate) fn prepare_harness(
-    model: &Model,
-    selection: &Selection,
-    config: &OracleConfig,
-) -> Result<(Model, Harness)> {
-    let selected = Model {
-        types: selection.types.clone(),
-        ..model.clone()
-    };
-    let instantiations = instantiations(selection);
-    let harness =
-        oracle::prepare_with(&selected, config, &instantiations).map_err(harness_error)?;
-    Ok((selected, harness))
-}
-
-/// The generator's settings for each type: configured pools and constructor, and the
-/// concrete types the harness chose for its type parameters.
-pub(crate) fn type_configs(
-    types: &[TypeModel],
-    selection: &Selection,
-    harness: &Harness,
-) -> BTreeMap<String, TypeConfig> {
-    types
-        .iter()
-        .map(|t| {
-            let settings = selection.settings.get(&t.path).cloned().unwrap_or_default();
-            let prepared = harness.types.iter().find(|p| p.path == t.path);
-            let instantiation = prepared
-                .map(|p| p.instantiation_kinds(&t.values))
-                .unwrap_or_default();
-            (t.path.clone(), type_config(&settings, instantiation))
-        })
-        .collect()
-}
-
-fn type_config(settings: &TypeSettings, instantiation: BTreeMap<String, ParamKind>) -> TypeConfig {
-    let values = &settings.values;
-    let pools = (!values.int.is_empty()
-        || !values.string.is_empty()
-        || !values.char.is_empty()
-        || !values.float.is_empty())
-    .then(|| {
-        let mut pools = Pools::default();
-        if !values.int.is_empty() {
-            pools.ints = values.int.iter().map(|&i| i128::from(i)).collect();
-            pools.signed_ints.clear();
-        }
-        if !values.string.is_empty() {
-            pools.strings = values.string.clone();
-        }
-        if !values.char.is_empty() {
-            pools.chars = values.char.clone();
-        }
-        if !values.float.is_empty() {
-            pools.floats = values.float.clone();
-        }
-        pools
-    });
-    TypeConfig {
-        constructor: settings.constructor.clone(),
-        instantiation,
-        pools,
-    }
 }
 
 fn untested_report(t: &TypeModel, why: &Reason, root: &Path) -> TypeReport {
@@ -581,24 +459,6 @@ mod tests {
     #[test]
     fn a_panic_in_the_instrumented_copy_points_at_the_users_file() {
         check("/w/target/covcon/copy/src/lib.rs:27:40", "src/lib.rs:27:40");
-    }
-
-    #[test]
-    fn a_harness_that_does_not_build_exits_3_and_other_oracle_errors_70() {
-        let build = OracleError::Build {
-            message: "E0308".into(),
-        };
-        assert_eq!(
-            crate::exit_code::code_of(&harness_error(build)),
-            ExitCode::HarnessBuild
-        );
-        let worker = OracleError::Worker {
-            message: "gone".into(),
-        };
-        assert_eq!(
-            crate::exit_code::code_of(&harness_error(worker)),
-            ExitCode::Internal
-        );
     }
 
     #[test]
