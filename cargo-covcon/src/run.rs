@@ -390,7 +390,7 @@ pub fn replay(
     let test: TestCase = serde_json::from_str(&text)
         .with_context(|| format!("`{}` is not a saved covcon test case", file.display()))
         .or_exit(ExitCode::Usage)?;
-    let workspace = workspace::load(workspace_options)?;
+    let workspace = workspace::load(&replay_workspace(workspace_options, &text))?;
     let model = workspace.analyze();
     let selection = select::select(&model, &workspace, std::slice::from_ref(&test.type_path));
     let Some(t) = selection.types.iter().find(|t| t.path == test.type_path) else {
@@ -443,6 +443,22 @@ pub fn replay(
             Ok(ExitCode::Success)
         }
     }
+}
+
+/// The workspace to replay in: the one given (`--manifest-path`), else the one the file says
+/// the test ran in (`workspace_root`, written since violation files carry it), else the
+/// current directory's.
+fn replay_workspace(given: &WorkspaceOptions, saved: &str) -> WorkspaceOptions {
+    let mut options = given.clone();
+    if options.manifest_path.is_none() {
+        let root = serde_json::from_str::<serde_json::Value>(saved)
+            .ok()
+            .and_then(|v| v.get("workspace_root")?.as_str().map(PathBuf::from));
+        if let Some(root) = root.filter(|r| r.join("Cargo.toml").is_file()) {
+            options.manifest_path = Some(root.join("Cargo.toml"));
+        }
+    }
+    options
 }
 
 #[cfg(test)]

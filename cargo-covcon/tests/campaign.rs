@@ -140,6 +140,26 @@ fn campaigns_on_the_counter_crate_find_the_race_pass_the_twin_and_gate_on_a_base
     }
     let violation = &violations[0];
     assert!(Path::new(violation["reproducer"].as_str().unwrap()).exists());
+
+    // The printed replay line works from any directory: the file knows its workspace. Its
+    // exit code says what it saw: 2 when the violation showed again, 0 when not.
+    let elsewhere = tempfile::TempDir::new().unwrap();
+    let saved = violation["replay"].as_str().unwrap();
+    let replay_line = format!("cargo covcon replay {saved}");
+    assert!(run.stderr.contains(&replay_line) || run.stdout.contains(&replay_line));
+    let replay = sandbox.covcon_in(elsewhere.path(), &["replay", saved, "--runs", "200"]);
+    assert!(
+        [0, 2].contains(&replay.code) && replay.stdout.contains("concurrent runs failed"),
+        "replay from another directory\nstdout:\n{}\nstderr:\n{}",
+        replay.stdout,
+        replay.stderr
+    );
+    assert_eq!(
+        replay.code == 2,
+        replay.stdout.contains("thread-safety violation"),
+        "{}",
+        replay.stdout
+    );
     assert!(sandbox.path("o/report.html").exists() && sandbox.path("o/junit.xml").exists());
 
     // The saved baseline lists exactly the violations of the report.

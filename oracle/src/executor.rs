@@ -562,7 +562,16 @@ impl OracleExecutor {
         let json = self.violations_dir.join(format!("{number}.json"));
         let reproducer = self.violations_dir.join(format!("{number}.rs"));
         let test = violation.shrunk.as_ref().unwrap_or(&violation.test);
-        let test_json = serde_json::to_string_pretty(test).expect("test cases always serialise");
+        // The test case, and the workspace it ran in, so `cargo covcon replay` works from
+        // any directory.
+        let mut saved = serde_json::to_value(test).expect("test cases always serialise");
+        if let serde_json::Value::Object(map) = &mut saved {
+            map.insert(
+                "workspace_root".into(),
+                serde_json::Value::String(self.config.workspace_root.display().to_string()),
+            );
+        }
+        let test_json = serde_json::to_string_pretty(&saved).expect("JSON values serialise");
         let source = self.reproducer_source(violation, allowed);
         for (path, text) in [(&json, test_json), (&reproducer, source)] {
             if let Err(e) = std::fs::write(path, text) {

@@ -62,10 +62,17 @@ impl Sandbox {
 
     /// Runs `cargo-covcon covcon ARGS` in the sandbox; `CARGO_TARGET_DIR` is kept inside it.
     pub fn covcon(&self, args: &[&str]) -> Run {
+        self.covcon_in(self.dir.path(), args)
+    }
+
+    /// Runs `cargo-covcon covcon ARGS` with `cwd` as the current directory (for commands that
+    /// must work from anywhere); `CARGO_TARGET_DIR` is still the sandbox's.
+    #[allow(dead_code)]
+    pub fn covcon_in(&self, cwd: &Path, args: &[&str]) -> Run {
         let output = Command::new(env!("CARGO_BIN_EXE_cargo-covcon"))
             .arg("covcon")
             .args(args)
-            .current_dir(self.dir.path())
+            .current_dir(cwd)
             .env("CARGO_TARGET_DIR", self.path("target"))
             .env_remove("GITHUB_ACTIONS")
             .env_remove("COVCON_SEED")
