@@ -309,7 +309,7 @@ fn matrix(out: &mut String, t: &TypeReport) {
                     };
                     let _ = write!(
                         out,
-                        "<td class=\"{group}\"{style} title=\"{} ‖ {}: {group}, covered {} of {} tests\">{}/{}</td>",
+                        "<td class=\"{group}\"{style} title=\"{} ‖ {}: {group}, overlapped in {} runs, {} tests aimed at it\">{}/{}</td>",
                         esc(&p.methods[0]),
                         esc(&p.methods[1]),
                         p.covered,
@@ -326,9 +326,9 @@ fn matrix(out: &mut String, t: &TypeReport) {
     out.push_str(
         "</table></div>\n<p class=\"legend\"><span class=\"key high\">high</span> high-priority group \
          <span class=\"key low\">low</span> low group <span class=\"key removed\">removed</span> \
-         not worth running together. Each cell: tests in which the two methods overlapped / tests \
-         built for the pair (tests built for other pairs can cover it too); darker = covered in a \
-         larger share of its own tests</p>\n",
+         not worth running together. Each cell: runs (of any test) in which the two methods \
+         overlapped / tests aimed at the pair (a test aimed at another pair can overlap this one \
+         too, so the first can be larger); darker = overlapped in a larger share</p>\n",
     );
 }
 
@@ -516,8 +516,8 @@ mod tests {
     fn the_matrix_marks_groups_and_shows_covered_over_tried() {
         check(
             &[
-                "<td class=\"high\" style=\"background: rgba(33, 113, 181, 0.84)\" title=\"deposit ‖ deposit: high, covered 380 of 400 tests\">380/400</td>",
-                "<td class=\"removed\" title=\"balance ‖ balance: removed, covered 0 of 0 tests\">0/0</td>",
+                "<td class=\"high\" style=\"background: rgba(33, 113, 181, 0.84)\" title=\"deposit ‖ deposit: high, overlapped in 380 runs, 400 tests aimed at it\">380/400</td>",
+                "<td class=\"removed\" title=\"balance ‖ balance: removed, overlapped in 0 runs, 0 tests aimed at it\">0/0</td>",
                 "<code>deposit</code> ‖ <code>deposit</code>: deposit reads `balance` under one lock and writes it under another",
             ],
             &[],

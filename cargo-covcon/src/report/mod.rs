@@ -121,14 +121,15 @@ impl UntestedKind {
     }
 }
 
-/// A pair of methods and how often it was tried and seen running concurrently.
+/// A pair of methods: how many tests were aimed at it, and in how many runs it overlapped.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct PairReport {
     pub methods: [String; 2],
     pub group: Group,
-    /// Tests generated for this pair.
+    /// Tests the generator wrote for this pair: their two threads start with its methods.
     pub tried: u64,
-    /// Tests in which the two methods actually overlapped.
+    /// Runs, of any test of the type, in which a call of each method overlapped in time: a
+    /// test aimed at another pair often overlaps this one too, so this can exceed `tried`.
     pub covered: u64,
     /// The static reasons for the group (from the analysis).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

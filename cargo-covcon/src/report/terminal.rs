@@ -74,8 +74,14 @@ pub fn summary(report: &Report, style: Style) -> String {
             }
         }
     };
+    // The whole run's time includes the harness build; say so when there was one.
+    let build = if report.build_s >= 0.05 {
+        format!(" (harness build {:.1}s)", report.build_s)
+    } else {
+        String::new()
+    };
     let mut line = format!(
-        "{} {found} in {} type{}, {tests} tests, {:.1}s",
+        "{} {found} in {} type{}, {tests} tests, {:.1}s{build}",
         style.bold("covcon:"),
         report.types.len(),
         plural(report.types.len()),
@@ -129,7 +135,7 @@ fn render_type(out: &mut String, t: &TypeReport, style: Style) {
         for p in &t.pairs {
             let _ = writeln!(
                 out,
-                "  {} {} ‖ {}: tried {}, covered {}",
+                "  {} {} ‖ {}: {} tests aimed at it, overlapped in {} runs",
                 style.dim(&format!("{:?}", p.group).to_lowercase()),
                 p.methods[0],
                 p.methods[1],
@@ -271,7 +277,7 @@ locks::Pair  50 tests, 1/1 pairs covered, 1 violation
 odd::Generic  not tested: no constructor covcon can call
 odd::Locked  nothing to test: every method pair was removed by the analysis: no two methods can run concurrently
 odd::inner::Hidden  internal: not reachable from outside its crate: a `pub` type in a private module, not re-exported (struct `Hidden` is private)
-covcon: 2 violations (1 new, 1 in baseline) in 5 types, 1250 tests, 12.5s, 1 untested, 1 with nothing to test, 1 internal; seed 42 (repeat with --seed 42)
+covcon: 2 violations (1 new, 1 in baseline) in 5 types, 1250 tests, 12.5s (harness build 3.2s), 1 untested, 1 with nothing to test, 1 internal; seed 42 (repeat with --seed 42)
 "#,
         );
     }
@@ -291,7 +297,7 @@ covcon: 2 violations (1 new, 1 in baseline) in 5 types, 1250 tests, 12.5s, 1 unt
             let line = summary(&sample::only_untested(kind), Style::default());
             assert_eq!(
                 line,
-                format!("covcon: 2 violations (0 new, 2 in baseline) in 3 types, 1250 tests, 12.5s{expect} seed 42 (repeat with --seed 42)"),
+                format!("covcon: 2 violations (0 new, 2 in baseline) in 3 types, 1250 tests, 12.5s (harness build 3.2s){expect} seed 42 (repeat with --seed 42)"),
                 "{kind:?}"
             );
         }
@@ -320,7 +326,9 @@ covcon: 2 violations (1 new, 1 in baseline) in 5 types, 1250 tests, 12.5s, 1 unt
             },
         );
         assert!(
-            actual.contains("  high deposit ‖ deposit: tried 400, covered 380"),
+            actual.contains(
+                "  high deposit ‖ deposit: 400 tests aimed at it, overlapped in 380 runs"
+            ),
             "{actual}"
         );
         assert!(
