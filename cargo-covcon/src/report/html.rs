@@ -307,9 +307,22 @@ fn matrix(out: &mut String, t: &TypeReport) {
                             0.08 + 0.8 * ratio
                         )
                     };
+                    // A pair a violation was found on is marked, in the cell and its title.
+                    let found = t.violations.iter().any(|v| {
+                        let mut a = [v.methods[0].as_str(), v.methods[1].as_str()];
+                        let mut b = [p.methods[0].as_str(), p.methods[1].as_str()];
+                        a.sort_unstable();
+                        b.sort_unstable();
+                        a == b
+                    });
+                    let (class, mark, says) = if found {
+                        (" violation", " ✗", ", a violation")
+                    } else {
+                        ("", "", "")
+                    };
                     let _ = write!(
                         out,
-                        "<td class=\"{group}\"{style} title=\"{} ‖ {}: {group}, overlapped in {} runs, {} tests aimed at it\">{}/{}</td>",
+                        "<td class=\"{group}{class}\"{style} title=\"{} ‖ {}: {group}, overlapped in {} runs, {} tests aimed at it{says}\">{}/{}{mark}</td>",
                         esc(&p.methods[0]),
                         esc(&p.methods[1]),
                         p.covered,
@@ -433,6 +446,7 @@ table.test td{vertical-align:top;padding:0 .3em .3em 0}
 table.matrix th{font-weight:500;font-family:ui-monospace,Menlo,monospace;font-size:.85em;padding:.2em .5em;text-align:right}
 table.matrix th.col{text-align:center;vertical-align:bottom}
 table.matrix td{width:4.5em;height:2.2em;text-align:center;font-size:.8em;border:1px solid #fff}
+table.matrix td.violation{outline:2px solid #cf222e;outline-offset:-2px;font-weight:600}
 td.high{outline:2px solid #cf222e;outline-offset:-3px}
 td.removed{background:repeating-linear-gradient(45deg,#eee,#eee 4px,#fff 4px,#fff 8px);color:#8c959f}
 td.none{background:transparent}
@@ -516,7 +530,7 @@ mod tests {
     fn the_matrix_marks_groups_and_shows_covered_over_tried() {
         check(
             &[
-                "<td class=\"high\" style=\"background: rgba(33, 113, 181, 0.84)\" title=\"deposit ‖ deposit: high, overlapped in 380 runs, 400 tests aimed at it\">380/400</td>",
+                "<td class=\"high violation\" style=\"background: rgba(33, 113, 181, 0.84)\" title=\"deposit ‖ deposit: high, overlapped in 380 runs, 400 tests aimed at it, a violation\">380/400 ✗</td>",
                 "<td class=\"removed\" title=\"balance ‖ balance: removed, overlapped in 0 runs, 0 tests aimed at it\">0/0</td>",
                 "<code>deposit</code> ‖ <code>deposit</code>: deposit reads `balance` under one lock and writes it under another",
             ],
