@@ -116,6 +116,8 @@ pub enum ReportKind {
     Json,
     Html,
     Junit,
+    /// SARIF 2.1.0, for code scanning (`report.sarif`).
+    Sarif,
 }
 
 #[derive(Debug, Clone, Default, clap::Args)]

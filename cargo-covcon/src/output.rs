@@ -6,7 +6,7 @@ use crate::baseline::Baseline;
 use crate::cli::ReportKind;
 use crate::exit_code::{ExitCode, OrExit};
 use crate::options::{Console, RunOptions};
-use crate::report::{github, html, junit, terminal, Report, UntestedKind};
+use crate::report::{github, html, junit, sarif, terminal, Report, UntestedKind};
 use anyhow::{Context, Result};
 use std::path::{Path, PathBuf};
 
@@ -71,6 +71,9 @@ pub fn write_reports(
     if kinds.contains(&ReportKind::Html) {
         let source = |p: &Path| std::fs::read_to_string(p).ok();
         written.push(write("report.html", html::render(report, &source))?);
+    }
+    if kinds.contains(&ReportKind::Sarif) {
+        written.push(write("report.sarif", sarif::render(report))?);
     }
     if kinds.contains(&ReportKind::Junit) {
         written.push(write("junit.xml", junit::render(report))?);

@@ -52,6 +52,7 @@ pub fn run(options: &RunOptions, workspace: &Workspace) -> Result<ExitCode> {
         ));
     }
     let mut report = Report::new(options.seed, &options.strategy);
+    report.workspace_root = Some(workspace.root.clone());
     report.shards = options.shard.iter().map(ToString::to_string).collect();
     report.diagnostics = selection.warnings.clone();
     report.diagnostics.extend(

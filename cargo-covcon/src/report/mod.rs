@@ -7,6 +7,7 @@
 pub mod github;
 pub mod html;
 pub mod junit;
+pub mod sarif;
 pub mod terminal;
 pub mod text;
 
@@ -32,6 +33,9 @@ pub struct Report {
     pub build_s: f64,
     #[serde(default)]
     pub covcon_version: String,
+    /// The workspace root the types' `file`s are relative to (SARIF's `%SRCROOT%`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workspace_root: Option<std::path::PathBuf>,
     /// `K/N` when the run was one shard; a merged report lists every shard.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub shards: Vec<String>,
