@@ -155,7 +155,9 @@ pub(crate) fn describe(decl: &TypeDecl, decls: &Decls, index: &CrateIndex) -> Ty
 
 /// The arguments an inherent impl fixes (`impl Registry<Key, AtomicStorage> { pub fn atomic()
 /// -> Self }`) go first among their parameters' candidates: its constructors and methods
-/// exist for that instantiation only, and the crate meant it to be used so.
+/// exist for that instantiation only, and the crate meant it to be used so. Only when the
+/// crate fixes one argument for the parameter: impls for a family of arguments
+/// (`impl AtomicCell<bool>`, `impl AtomicCell<u8>`, …) specialise a type meant for any.
 fn concrete_impl_candidates(
     impls: &[&ImplDecl],
     type_name: &str,
@@ -164,6 +166,7 @@ fn concrete_impl_candidates(
     wanted: &RefCell<BTreeMap<String, Def>>,
     generics: &mut [GenericParam],
 ) {
+    let mut fixed: Vec<Vec<String>> = vec![Vec::new(); generics.len()];
     for imp in impls.iter().filter(|i| i.trait_path.is_none()) {
         let syn::Type::Path(p) = &*imp.item.self_ty else {
             continue;
@@ -179,7 +182,7 @@ fn concrete_impl_candidates(
             module: &imp.module,
         };
         let icx = TyCx::new(type_name, type_generics, Some(scope), Some(wanted));
-        for (param, arg) in generics.iter_mut().zip(&args.args) {
+        for ((param, arg), fixed) in generics.iter().zip(&args.args).zip(fixed.iter_mut()) {
             let syn::GenericArgument::Type(ty) = arg else {
                 continue;
             };
@@ -187,10 +190,16 @@ fn concrete_impl_candidates(
                 continue;
             }
             if let Ok(q) = icx.qualify(ty) {
-                if !param.candidates.contains(&q) {
-                    param.candidates.insert(0, q);
+                if !fixed.contains(&q) {
+                    fixed.push(q);
                 }
             }
+        }
+    }
+    for (param, fixed) in generics.iter_mut().zip(fixed) {
+        if let [only] = &fixed[..] {
+            param.candidates.retain(|c| c != only);
+            param.candidates.insert(0, only.clone());
         }
     }
 }
