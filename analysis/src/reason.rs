@@ -33,6 +33,8 @@ pub enum Reason {
     DoesNotCompile {
         error: String,
     },
+    /// The run was interrupted (Ctrl-C, SIGTERM) before the type's turn.
+    Interrupted,
     /// No test could be generated for another reason, which the text gives.
     Other {
         text: String,
@@ -110,6 +112,7 @@ impl fmt::Display for Reason {
                 "every method pair was removed by the analysis: no two methods can run concurrently",
             ),
             Reason::DoesNotCompile { error } => write!(f, "{error}"),
+            Reason::Interrupted => f.write_str("the run was interrupted before its turn"),
             Reason::Other { text } => f.write_str(text),
         }
     }
@@ -161,6 +164,7 @@ enum Untagged {
     DoesNotCompile {
         error: String,
     },
+    Interrupted,
     /// Its text is the `text` every reason carries.
     Other,
 }
@@ -178,6 +182,7 @@ impl From<Reason> for Tagged {
             Reason::Configured => Untagged::Configured,
             Reason::NothingToTest => Untagged::NothingToTest,
             Reason::DoesNotCompile { error } => Untagged::DoesNotCompile { error },
+            Reason::Interrupted => Untagged::Interrupted,
             Reason::Other { .. } => Untagged::Other,
         };
         Tagged { reason, text }
@@ -196,6 +201,7 @@ impl From<Tagged> for Reason {
             Untagged::Configured => Reason::Configured,
             Untagged::NothingToTest => Reason::NothingToTest,
             Untagged::DoesNotCompile { error } => Reason::DoesNotCompile { error },
+            Untagged::Interrupted => Reason::Interrupted,
             Untagged::Other => Reason::Other { text: t.text },
         }
     }

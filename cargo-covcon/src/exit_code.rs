@@ -18,6 +18,9 @@ pub enum ExitCode {
     HarnessBuild = 3,
     /// A bug in covcon (sysexits `EX_SOFTWARE`).
     Internal = 70,
+    /// Interrupted by Ctrl-C or SIGTERM (128 + SIGINT, as shells report it); the report of
+    /// what ran was written.
+    Interrupted = 130,
 }
 
 impl ExitCode {
@@ -33,7 +36,8 @@ Exit codes:
   1   usage or configuration error
   2   violations found (or types covcon could not test, with --fail-on-untested)
   3   the generated harness failed to build
-  70  internal error in covcon";
+  70  internal error in covcon
+  130 interrupted (Ctrl-C, SIGTERM): the report of what ran is written; a second Ctrl-C quits at once";
 
 /// An error that knows which exit code it ends the process with.
 #[derive(Debug)]

@@ -81,13 +81,42 @@ pub fn run(options: &RunOptions, workspace: &Workspace) -> Result<ExitCode> {
     }
     report.types.sort_by(|a, b| a.path.cmp(&b.path));
     report.elapsed_s = start.elapsed().as_secs_f64();
-    finish(
+    let code = finish(
         &mut report,
         &options.reports,
         &options.out,
         &Gate::new(options),
         console,
-    )
+    )?;
+    Ok(if report.interrupted {
+        ExitCode::Interrupted
+    } else {
+        code
+    })
+}
+
+/// The flag Ctrl-C and SIGTERM raise during the campaign: the first ends it after the batch
+/// that is running, with the report of what ran written; a second quits at once. Before the
+/// campaign (while the harness builds) the signals keep their default effect: nothing ran.
+fn interrupt_flag(console: &Console) -> generator::StopFlag {
+    let stop = generator::StopFlag::default();
+    let flag = stop.clone();
+    let quiet = console.quiet;
+    let installed = ctrlc::set_handler(move || {
+        if flag.raise() {
+            oracle::kill_all_workers();
+            std::process::exit(ExitCode::Interrupted.code());
+        }
+        if !quiet {
+            eprintln!(
+                "covcon: interrupted; finishing the running batch and writing the report (again to quit at once)"
+            );
+        }
+    });
+    if let Err(e) = installed {
+        console.warn(format_args!("cannot handle Ctrl-C: {e}"));
+    }
+    stop
 }
 
 /// Keeps the shard's types; untested types are dealt together with tested ones so each
@@ -159,6 +188,7 @@ fn campaign(
         max_tests_per_type: options.max_tests,
         batch_size: options.batch_size.unwrap_or(DEFAULT_BATCH),
         types,
+        stop: interrupt_flag(console),
         ..CampaignConfig::default()
     };
     let mut reporter = Reporter::new(console);
@@ -166,6 +196,7 @@ fn campaign(
         reporter.observe(p)
     });
     reporter.finish();
+    report.interrupted = config.stop.raised();
     let stats = executor.stats();
     if console.verbose > 0 {
         console.note(format_args!(

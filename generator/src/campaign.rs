@@ -32,6 +32,30 @@ pub struct CampaignConfig {
     pub pools: Pools,
     /// Per-type settings, by type path (`krate::module::Type`).
     pub types: BTreeMap<String, TypeConfig>,
+    /// Raised (by a signal handler, say) to end the campaign after the current batch: the
+    /// type running stops as `Interrupted`, the ones after it are skipped as not reached.
+    pub stop: StopFlag,
+}
+
+/// A flag another thread raises to stop a campaign; clones share it.
+#[derive(Debug, Clone, Default)]
+pub struct StopFlag(std::sync::Arc<std::sync::atomic::AtomicBool>);
+
+impl StopFlag {
+    pub fn raise(&self) -> bool {
+        self.0.swap(true, std::sync::atomic::Ordering::SeqCst)
+    }
+
+    pub fn raised(&self) -> bool {
+        self.0.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+/// Two flags are the same flag: configurations compare equal when they share it.
+impl PartialEq for StopFlag {
+    fn eq(&self, other: &StopFlag) -> bool {
+        std::sync::Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 impl Default for CampaignConfig {
@@ -46,6 +70,7 @@ impl Default for CampaignConfig {
             coverage_goal: None,
             pools: Pools::default(),
             types: BTreeMap::new(),
+            stop: StopFlag::default(),
         }
     }
 }
@@ -122,6 +147,8 @@ pub enum StopReason {
     CoverageGoal,
     /// The strategy had no pair left to try.
     Exhausted,
+    /// The campaign's [`StopFlag`] was raised.
+    Interrupted,
 }
 
 /// A violation with the test that showed it.
@@ -163,6 +190,7 @@ pub fn run_campaign<E: Executor>(
     for (index, (model, generator)) in types.iter().zip(prepared).enumerate() {
         let result = match generator {
             Err(reason) => skipped(model, reason),
+            Ok(_) if config.stop.raised() => skipped(model, Reason::Interrupted),
             Ok(mut generator) => {
                 generator.start_ids_at(next_id);
                 let remaining = config.time_budget.saturating_sub(start.elapsed());
@@ -347,7 +375,9 @@ fn stop_reason<V>(
     result: &TypeResult<V>,
     out_of_time: bool,
 ) -> Option<StopReason> {
-    if !result.violations.is_empty() && !config.keep_going {
+    if config.stop.raised() {
+        Some(StopReason::Interrupted)
+    } else if !result.violations.is_empty() && !config.keep_going {
         Some(StopReason::Violation)
     } else if config
         .coverage_goal

@@ -18,7 +18,7 @@ mod strategy;
 
 pub use campaign::{
     run_campaign, type_budget, CampaignConfig, CampaignResult, FoundViolation, HistoryPoint,
-    Progress, StopReason, TypeConfig, TypeResult,
+    Progress, StopFlag, StopReason, TypeConfig, TypeResult,
 };
 pub use coverage::PairCoverage;
 pub use display::built_code;

@@ -33,6 +33,10 @@ pub struct Report {
     pub build_s: f64,
     #[serde(default)]
     pub covcon_version: String,
+    /// The run was interrupted (Ctrl-C, SIGTERM): the report covers what ran, and the types
+    /// not reached are untested.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
     /// The workspace root the types' `file`s are relative to (SARIF's `%SRCROOT%`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub workspace_root: Option<std::path::PathBuf>,

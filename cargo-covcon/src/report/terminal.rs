@@ -98,6 +98,9 @@ pub fn summary(report: &Report, style: Style) -> String {
             let _ = write!(line, ", {n} {label}");
         }
     }
+    if report.interrupted {
+        line.push_str(", interrupted");
+    }
     let _ = write!(
         line,
         "; seed {} (repeat with --seed {})",
