@@ -266,3 +266,77 @@ fn a_global_lock_in_a_static_is_a_lock_like_a_field() {
          count count: low",
     );
 }
+
+/// A `Condvar` wait releases the lock: the emptiness check before it and the pop after it are
+/// two sections, so `take` is not protected against `put` (or another `take`) by one
+/// acquisition, whatever the lock around them says.
+#[test]
+fn a_condvar_wait_between_check_and_act_splits_the_protection() {
+    check(
+        &format!(
+            "{SYNC}use std::collections::VecDeque;
+            pub struct Channel {{ q: Mutex<VecDeque<u32>>, cv: Condvar }}
+            impl Channel {{
+                pub fn new() -> Self {{ todo!() }}
+                pub fn put(&self, x: u32) {{
+                    self.q.lock().unwrap().push_back(x);
+                    self.cv.notify_one();
+                }}
+                pub fn take(&self) -> u32 {{
+                    let mut g = self.q.lock().unwrap();
+                    if g.is_empty() {{ g = self.cv.wait(g).unwrap(); }}
+                    g.pop_front().unwrap()
+                }}
+                pub fn take_looping(&self) -> u32 {{
+                    let mut g = self.q.lock().unwrap();
+                    while g.is_empty() {{ g = self.cv.wait(g).unwrap(); }}
+                    g.pop_front().unwrap()
+                }}
+            }}"
+        ),
+        "put put: removed
+         put take: high
+         put take_looping: high
+         take take: high
+         take take_looping: high
+         take_looping take_looping: high",
+    );
+}
+
+/// Accesses made inside a guard-mapping closure (`MutexGuard::map`, `RwLockReadGuard::map`,
+/// `try_map`, parking_lot's mapped guards) belong to the guard's section: a read-lock lookup
+/// then a write-lock insert is a check-then-act over two acquisitions (high against itself; a
+/// single read section is low against it, as `count ‖ add` is above).
+#[test]
+fn accesses_through_a_guard_mapping_closure_are_attributed() {
+    check(
+        "use parking_lot::{RwLock, RwLockReadGuard, MappedRwLockReadGuard, Mutex, MutexGuard};
+        use std::collections::HashMap;
+        pub struct Cache { m: RwLock<HashMap<u32, u32>>, order: Mutex<Vec<u32>> }
+        impl Cache {
+            pub fn new() -> Self { todo!() }
+            pub fn get_or_insert(&self, k: u32) -> u32 {
+                if let Ok(v) = RwLockReadGuard::try_map(self.m.read(), |m| m.get(&k)) { return *v; }
+                self.m.write().insert(k, 0);
+                0
+            }
+            pub fn get(&self, k: u32) -> Option<MappedRwLockReadGuard<'_, u32>> {
+                RwLockReadGuard::try_map(self.m.read(), |m| m.get(&k)).ok()
+            }
+            pub fn last(&self) -> u32 {
+                *MutexGuard::map(self.order.lock(), |o| o.last_mut().unwrap())
+            }
+            pub fn push(&self, x: u32) { self.order.lock().push(x); }
+        }",
+        "get_or_insert get_or_insert: high
+         get_or_insert get: low
+         get_or_insert last: low
+         get_or_insert push: low
+         get get: low
+         get last: low
+         get push: low
+         last last: removed
+         last push: removed
+         push push: removed",
+    );
+}

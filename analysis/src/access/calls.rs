@@ -4,6 +4,16 @@
 
 use super::*;
 
+/// The associated functions of guard types that map a guard to a part of its data through a
+/// closure (std's `MutexGuard::map`, parking_lot's and lock_api's mapped guards).
+const GUARD_MAPS: &[&str] = &[
+    "map",
+    "try_map",
+    "filter_map",
+    "map_split",
+    "try_map_or_err",
+];
+
 impl Walker<'_> {
     pub(super) fn method_call(&mut self, m: &syn::ExprMethodCall) -> Val {
         let name = m.method.to_string();
@@ -394,6 +404,11 @@ impl Walker<'_> {
                 }
             }
         }
+        if let [.., ty, f] = segs.as_slice() {
+            if ty.ends_with("Guard") && GUARD_MAPS.contains(&f.as_str()) {
+                return self.guard_map(&c.args);
+            }
+        }
         // Guard-taking functions: `MutexGuard::unlocked`, `RwLockWriteGuard::downgrade`...
         let spawn = last.contains("spawn");
         let saved_live = self.live.clone();
@@ -405,9 +420,7 @@ impl Walker<'_> {
             // A guard moved into an unknown function is released there (R12).
             if let syn::Expr::Path(p) = strip_parens(a) {
                 if let Some(name) = p.path.get_ident().map(|i| i.to_string()) {
-                    if self.guard_var(&name).is_some()
-                        && !matches!(last, "downgrade" | "upgrade" | "map" | "try_map")
-                    {
+                    if self.guard_var(&name).is_some() && !matches!(last, "downgrade" | "upgrade") {
                         self.kill_binding(&name);
                         continue;
                     }
@@ -434,6 +447,60 @@ impl Walker<'_> {
             self.live = saved_live;
         }
         Val::default()
+    }
+
+    /// `MutexGuard::map(guard, |data| ..)`, `RwLockReadGuard::try_map(..)` and the like: the
+    /// closure's parameter is the guarded data, so what it touches is accessed in the guard's
+    /// section, and the mapped guard the call returns owns that section as the argument did.
+    fn guard_map(&mut self, args: &syn::punctuated::Punctuated<syn::Expr, syn::Token![,]>) -> Val {
+        let mut args = args.iter();
+        let Some(first) = args.next() else {
+            return Val::default();
+        };
+        let moved_var = match strip_parens(first) {
+            syn::Expr::Path(p) => p
+                .path
+                .get_ident()
+                .map(|i| i.to_string())
+                .filter(|n| self.guard_var(n).is_some()),
+            _ => None,
+        };
+        let v = self.expr(first);
+        let guard = v.fresh_guard.or(match &v.place {
+            Some(Place {
+                base: Base::Guard(id),
+                proj,
+            }) if proj.is_empty() => Some(*id),
+            _ => None,
+        });
+        let Some(id) = guard else {
+            for a in args {
+                self.rvalue(a);
+            }
+            return Val::default();
+        };
+        if let Some(var) = &moved_var {
+            // The guard moves into the mapped one: the section lives on in the result.
+            self.kill_binding_keep(var);
+            self.register_temp(id);
+        }
+        for a in args {
+            if matches!(strip_parens(a), syn::Expr::Closure(_)) {
+                self.closure_param = Some(Place {
+                    base: Base::Guard(id),
+                    proj: vec![],
+                });
+            }
+            self.rvalue(a);
+        }
+        let owned = v.fresh_guard.is_some() || moved_var.is_some();
+        Val {
+            place: Some(Place {
+                base: Base::Guard(id),
+                proj: vec![],
+            }),
+            fresh_guard: owned.then_some(id),
+        }
     }
 
     /// `self.helper(..)`: copies the callee's accesses under the sections held here.

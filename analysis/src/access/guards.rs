@@ -136,9 +136,16 @@ impl Walker<'_> {
             self.diverged = !ends.is_empty();
             return;
         }
-        // The last state wins for bindings: after a loop whose body re-binds `g = cv.wait(g)`,
-        // `g` is the re-acquired guard, held on every path though by different sections.
-        let mut merged = through[through.len() - 1].clone();
+        // The newest guard wins for bindings: after a loop or an `if` whose body re-binds
+        // `g = cv.wait(g)`, `g` may be the re-acquired guard, held on every path though by
+        // different sections. Taking the re-acquired one keeps a check before the wait and an
+        // act after it in two sections, as they are on the path that waited.
+        let newest = |s: &State| s.live.iter().copied().max();
+        let mut merged = through
+            .iter()
+            .max_by_key(|s| newest(s))
+            .map(|s| (*s).clone())
+            .expect("at least one branch falls through");
         let same_binding = |id: usize| -> bool {
             for (si, scope) in merged.scopes.iter().enumerate() {
                 for (li, (_, b)) in scope.locals.iter().enumerate() {
