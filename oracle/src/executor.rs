@@ -11,17 +11,17 @@
 //! execution order; a worker answers `Ping` with test id 0, answers requests in the order it
 //! reads them, and exits at end of input.
 
-use crate::config::{OracleConfig, OracleError};
+use crate::config::{NoiseLevel, OracleConfig, OracleError};
 use crate::harness::{Harness, PreparedType};
 use crate::pool::{Pool, WorkerCommand};
-use crate::protocol::{BatchRun, Outcome, Request, Response};
+use crate::protocol::{BatchRun, Noise, Outcome, Request, Response};
 use crate::reproducer::{render_reproducer, render_results_reproducer};
 use crate::results::{
     allowed_outcomes, check_results, AllowedOutcomes, ResultsVerdict, ResultsViolation,
     SequentialOutcomes,
 };
 use crate::trace;
-use crate::verdict::{self, Failure, Order};
+use crate::verdict::{self, Failure, Order, Pace};
 use analysis::{Model, TypeModel};
 use generator::{Execution, Executor, TestCase};
 use serde::Serialize;
@@ -321,8 +321,9 @@ impl OracleExecutor {
         outcomes: &mut SequentialOutcomes,
     ) -> Option<Violation> {
         if let Some(failure) = Failure::of(&response.outcome) {
-            let verdict =
-                verdict::judge(test, &failure, |order| self.sequential(test, order).outcome);
+            let verdict = verdict::judge(test, &failure, |order, pace| {
+                self.paced_sequential(test, order, pace).outcome
+            });
             if !verdict.violation {
                 return None;
             }
@@ -547,11 +548,27 @@ impl OracleExecutor {
     }
 
     fn sequential(&self, test: &TestCase, order: &[(u8, u32)]) -> Response {
-        self.stats.sequential_runs.fetch_add(1, Ordering::Relaxed);
+        self.paced_sequential(test, order, &Pace::Full)
+    }
+
+    /// A sequential run of `order`; a paced one draws its noise from a seed of its own (a
+    /// shrinking candidate keeps its test's noise seed, and with it the same delays at every
+    /// point, which would judge every candidate alike).
+    fn paced_sequential(&self, test: &TestCase, order: &[(u8, u32)], pace: &Pace) -> Response {
+        let run = self.stats.sequential_runs.fetch_add(1, Ordering::Relaxed);
+        let (noise, paced) = match pace {
+            Pace::Full => (Noise::none(), Vec::new()),
+            Pace::Paced { pass, calls } => (
+                pacing(*pass, mix(test.noise_seed ^ mix(pass ^ run))),
+                calls.clone(),
+            ),
+        };
         self.pool.request(&Request::Sequential {
             test: test.clone(),
             order: order.to_vec(),
             timeout_ms: timeout_ms(&self.config),
+            noise,
+            paced,
         })
     }
 
@@ -726,8 +743,9 @@ impl OracleExecutor {
             result.runs += more;
             result.failures = 1 + repeats;
             result.outcome = outcome;
-            let verdict =
-                verdict::judge(test, &failure, |order| self.sequential(test, order).outcome);
+            let verdict = verdict::judge(test, &failure, |order, pace| {
+                self.paced_sequential(test, order, pace).outcome
+            });
             result.linearizations = verdict.tried;
             result.violation = verdict.violation.then(|| kind_of(&failure));
             result.explained_by = verdict.explained_by.map(|(order, _)| order);
@@ -758,6 +776,30 @@ fn chunk_size(tests: usize, jobs: usize, batch: usize) -> usize {
     tests
         .div_ceil(jobs.max(1) * 4)
         .clamp(1, (2 * batch).max(64))
+}
+
+/// The noise of paced pass `pass`: the high level (the delays a concurrent run meets), then
+/// a sleep at every point. A failure that waiting alone brings on must not slip through
+/// because no draw happened to wait where it matters: the verdict runs on every failing run of
+/// a campaign, and a per-verdict slip of 1 % is a false alarm per campaign.
+fn pacing(pass: u64, seed: u64) -> Noise {
+    if pass == 0 {
+        return NoiseLevel::High.noise(seed);
+    }
+    Noise {
+        seed,
+        yield_p: 0.0,
+        spin_p: 0.0,
+        sleep_p: 1.0,
+    }
+}
+
+/// splitmix64's finaliser: seeds a bit apart become unrelated.
+fn mix(x: u64) -> u64 {
+    let x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    let x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
 }
 
 /// Shrinking time a new violation gets even when its type's time is up.

@@ -31,10 +31,17 @@ pub enum Request {
     },
     /// Build the instances, run the prefix, then the suffix calls one after another on one
     /// thread in the given order: each entry is (thread, index into that thread's calls).
+    /// With `noise`, the calls are paced by it as a concurrent run's are (each call's points
+    /// draw from a seed of its own) — only the calls in `paced`, or every call when it is
+    /// empty: a failure that waiting alone brings on shows here too.
     Sequential {
         test: TestCase,
         order: Vec<(u8, u32)>,
         timeout_ms: u64,
+        #[serde(default = "Noise::none", skip_serializing_if = "Noise::is_none")]
+        noise: Noise,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        paced: Vec<(u8, u32)>,
     },
     /// Answered with a `Passed` response with test id 0; used to check a worker is alive.
     Ping,
@@ -108,6 +115,11 @@ impl Noise {
             spin_p: 0.0,
             sleep_p: 0.0,
         }
+    }
+
+    /// Whether it perturbs nothing.
+    pub fn is_none(&self) -> bool {
+        self.yield_p + self.spin_p + self.sleep_p <= 0.0
     }
 }
 

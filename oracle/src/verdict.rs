@@ -5,6 +5,12 @@
 //! the same prefix, on fresh instances). If one of them fails the same way, the failure is an
 //! ordinary bug or expected behaviour (a blocking call with nothing to wait for); if none does,
 //! it is a thread-safety violation.
+//!
+//! A concurrent run is slower than a sequential one: its calls wait on each other and on the
+//! noise. On a type whose answers depend on the clock (a rate limiter's refill, an expiry),
+//! that waiting alone can make a call fail that a full-speed sequential run never does. So
+//! the orders are run once at full speed and then paced by schedule noise (see [`judge`]); a
+//! paced order that fails the same way explains the run too.
 
 use crate::protocol::Outcome;
 use generator::TestCase;
@@ -123,7 +129,8 @@ impl Failure {
 /// What the sequential runs said about a failure.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Verdict {
-    /// No linearization failed the same way.
+    /// No linearization failed the same way, and every one was run past the prefix (else
+    /// there is no verdict, and no violation).
     pub violation: bool,
     /// Sequential runs made.
     pub tried: u32,
@@ -131,29 +138,134 @@ pub(crate) struct Verdict {
     pub explained_by: Option<(Order, Outcome)>,
 }
 
-/// Judges `failure` of `test` by running linearizations with `run` until one repeats it.
+/// How fast a sequential order runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Pace {
+    /// No noise: each call right after the one before.
+    Full,
+    /// Paced by schedule noise: pass `pass` (each draws its own delays), in the `calls` given
+    /// or, when none are, in every call.
+    Paced { pass: u64, calls: Vec<(u8, u32)> },
+}
+
+/// Paced passes over the orders after the full-speed one, for failures it does not explain.
+pub(crate) const PACED_PASSES: u64 = 2;
+
+/// Runs of one order and pace while its prefix fails.
+const PREFIX_ATTEMPTS: u32 = 4;
+
+/// Judges `failure` of `test` by running linearizations with `run` until one repeats it:
+/// every order at full speed, then, for a panic, every order paced, [`PACED_PASSES`] times.
+///
+/// A paced pass slows down only the calls that failed (a panic's call, and the other
+/// thread's if it panicked too), as the concurrent run was slow there and not in the calls
+/// before, which passed. Pacing every call would make an earlier call fail first where the
+/// failure is a matter of time (a refill overdue at the first `until_next`, not the third),
+/// and costs a delay at every point of every call. Only panics are paced: waiting does not
+/// make two threads block each other for good, and a deadlock's orders are the costly ones.
+/// A run whose prefix panicked as the concurrent run's call did explains it too (see
+/// [`Failure::is_repeated_in_prefix`]); one whose prefix failed otherwise is run again.
 pub(crate) fn judge(
     test: &TestCase,
     failure: &Failure,
-    mut run: impl FnMut(&[(u8, u32)]) -> Outcome,
+    mut run: impl FnMut(&[(u8, u32)], &Pace) -> Outcome,
 ) -> Verdict {
     let mut tried = 0;
-    for order in orders_to_try(test, failure) {
-        let outcome = run(&order);
-        tried += 1;
-        if failure.is_repeated_by(&outcome) {
-            return Verdict {
-                violation: false,
-                tried,
-                explained_by: Some((order, outcome)),
+    let orders = orders_to_try(test, failure);
+    // Whether a run of each order got past the prefix: one whose prefix failed (a clock or
+    // a random number the prefix depends on) says nothing about the suffixes.
+    let mut ran_through = vec![false; orders.len()];
+    let failed = failure.calls();
+    let passes = if matches!(failure, Failure::Panic { .. }) {
+        PACED_PASSES
+    } else {
+        0
+    };
+    let paced = (0..passes).map(|pass| Pace::Paced {
+        pass,
+        calls: failed.clone(),
+    });
+    for pace in std::iter::once(Pace::Full).chain(paced) {
+        for (i, order) in orders.iter().enumerate() {
+            // A run stopped by its prefix is run again, a few times: the concurrent run got
+            // past the prefix, and so can this one.
+            let mut attempts = 0;
+            let outcome = loop {
+                let outcome = run(order, &pace);
+                tried += 1;
+                attempts += 1;
+                if failure.is_repeated_by(&outcome) || failure.is_repeated_in_prefix(&outcome) {
+                    return Verdict {
+                        violation: false,
+                        tried,
+                        explained_by: Some((order.clone(), outcome)),
+                    };
+                }
+                if got_past_prefix(&outcome) || attempts == PREFIX_ATTEMPTS {
+                    break outcome;
+                }
             };
+            ran_through[i] |= got_past_prefix(&outcome);
         }
     }
     Verdict {
-        violation: true,
+        // An order never run past its prefix might have explained the failure: no verdict.
+        violation: ran_through.iter().all(|&through| through),
         tried,
         explained_by: None,
     }
+}
+
+impl Failure {
+    /// Whether a sequential run's prefix panicked as this panic did: the same method, message
+    /// (up to numbers) and location. The concurrent run got past the same prefix, so the
+    /// prefix fails only now and then (it reads a clock, or a random number), and the failure
+    /// is one a single thread meets, without any other.
+    fn is_repeated_in_prefix(&self, outcome: &Outcome) -> bool {
+        match (self, outcome) {
+            (
+                Failure::Panic {
+                    method,
+                    message,
+                    location,
+                    ..
+                },
+                Outcome::Panicked {
+                    thread: None,
+                    method: m,
+                    message: text,
+                    location: at,
+                    ..
+                },
+            ) => {
+                method == m
+                    && same_message(message, text)
+                    && (location.is_none() || at.is_none() || location == at)
+            }
+            _ => false,
+        }
+    }
+
+    /// The calls that failed: a panic's, and the other thread's when it panicked too; none
+    /// for a deadlock or a crash.
+    fn calls(&self) -> Vec<(u8, u32)> {
+        match self {
+            Failure::Panic {
+                thread, call, also, ..
+            } => std::iter::once((*thread, *call))
+                .chain(also.iter().map(|(t, c, ..)| (*t, *c)))
+                .collect(),
+            Failure::Deadlock { .. } | Failure::Crash { .. } => Vec::new(),
+        }
+    }
+}
+
+/// Whether a sequential run got as far as its suffix calls.
+fn got_past_prefix(outcome: &Outcome) -> bool {
+    !matches!(
+        outcome,
+        Outcome::Panicked { thread: None, .. } | Outcome::SetupFailed { .. }
+    )
 }
 
 /// Most linearizations enumerated for one failure; with the generator's suffixes of at most
@@ -166,15 +278,10 @@ const MAX_ORDERS: usize = 5_000;
 fn orders_to_try(test: &TestCase, failure: &Failure) -> Vec<Order> {
     let lens = [test.threads[0].len(), test.threads[1].len()];
     let all = linearizations(lens, MAX_ORDERS);
-    let Failure::Panic {
-        thread, call, also, ..
-    } = failure
-    else {
+    let targets = failure.calls();
+    if targets.is_empty() {
         return all;
-    };
-    let targets: Vec<(u8, u32)> = std::iter::once((*thread, *call))
-        .chain(also.iter().map(|(t, c, ..)| (*t, *c)))
-        .collect();
+    }
     let mut cut: Vec<Order> = Vec::new();
     for mut order in all {
         if let Some(at) = order.iter().position(|c| targets.contains(c)) {
@@ -320,25 +427,146 @@ mod tests {
 
     /// Judges `concurrent` against sequential runs answered by `sequential`, and renders the
     /// verdict with the orders that were run.
+    /// (The orders listed are the full-speed pass's; `paced` counts the paced runs.)
     fn check_verdict(
         lens: [usize; 2],
         concurrent: Outcome,
         sequential: impl Fn(&[(u8, u32)]) -> Outcome,
         expect: &str,
     ) {
+        check_paced_verdict(lens, concurrent, |order, _| sequential(order), expect);
+    }
+
+    fn check_paced_verdict(
+        lens: [usize; 2],
+        concurrent: Outcome,
+        sequential: impl Fn(&[(u8, u32)], &Pace) -> Outcome,
+        expect: &str,
+    ) {
         let failure = Failure::of(&concurrent).expect("a failing outcome");
-        let mut ran = Vec::new();
-        let verdict = judge(&test_case(lens), &failure, |order| {
-            ran.push(order_text(order));
-            sequential(order)
+        let (mut ran, mut paced) = (Vec::new(), 0);
+        let verdict = judge(&test_case(lens), &failure, |order, pace| {
+            match pace {
+                Pace::Full => ran.push(order_text(order)),
+                Pace::Paced { .. } => paced += 1,
+            }
+            sequential(order, pace)
         });
         let got = format!(
-            "violation={} tried={} ran=[{}]",
+            "violation={} tried={} paced={paced} ran=[{}]",
             verdict.violation,
             verdict.tried,
             ran.join(" | ")
         );
         assert_eq!(got, expect);
+    }
+
+    /// A token bucket's `until_next` panics when a refill is overdue: the concurrent run was
+    /// slow enough for that at thread 1's second call, the full-speed orders are not. A pass
+    /// that paces that call repeats it. A paced run that fails at another call (the first,
+    /// its refill overdue too) is not the same failure.
+    #[test]
+    fn a_panic_a_paced_order_repeats_at_its_call_is_not_a_violation() {
+        let overdue = |call| panic_at(1, call, "overflow when subtracting durations");
+        check_paced_verdict(
+            [1, 2],
+            overdue(1),
+            |order, pace| match pace {
+                Pace::Full => Outcome::Passed,
+                Pace::Paced { calls, .. } => match order.iter().find(|c| calls.contains(c)) {
+                    Some(&(_, call)) => overdue(call),
+                    None => Outcome::Passed,
+                },
+            },
+            "violation=false tried=4 paced=1 ran=[a0 b0 b1 | b0 a0 b1 | b0 b1]",
+        );
+        check_paced_verdict(
+            [1, 2],
+            overdue(1),
+            |_, pace| match pace {
+                Pace::Full => Outcome::Passed,
+                Pace::Paced { .. } => overdue(0),
+            },
+            "violation=true tried=9 paced=6 ran=[a0 b0 b1 | b0 a0 b1 | b0 b1]",
+        );
+    }
+
+    /// A prefix that panics now and then as the concurrent run's call did (both read the
+    /// clock) shows the panic needs no second thread.
+    #[test]
+    fn a_prefix_panicking_as_the_run_did_explains_it() {
+        let prefix_panic = |method: &str| Outcome::Panicked {
+            thread: None,
+            call: 1,
+            method: method.into(),
+            message: "boom".into(),
+            location: Some("src/lib.rs:3:9".into()),
+            also: vec![],
+        };
+        check_verdict(
+            [1, 1],
+            panic_at(1, 0, "boom"),
+            |order| {
+                if order.len() == 1 {
+                    prefix_panic("m")
+                } else {
+                    Outcome::Passed
+                }
+            },
+            "violation=false tried=2 paced=0 ran=[a0 b0 | b0]",
+        );
+        check_verdict(
+            [1, 1],
+            panic_at(1, 0, "boom"),
+            |order| {
+                if order.len() == 1 {
+                    prefix_panic("other")
+                } else {
+                    Outcome::Passed
+                }
+            },
+            "violation=false tried=15 paced=10 ran=[a0 b0 | b0 | b0 | b0 | b0]",
+        );
+    }
+
+    /// A prefix that fails now and then (it reads the clock) leaves an order unjudged when it
+    /// fails in every run of it: no violation without a verdict on every order.
+    #[test]
+    fn an_order_whose_prefix_always_fails_leaves_the_failure_unjudged() {
+        let prefix_panic = || Outcome::Panicked {
+            thread: None,
+            call: 1,
+            method: "until_next".into(),
+            message: "overflow when subtracting durations".into(),
+            location: None,
+            also: vec![],
+        };
+        check_verdict(
+            [1, 1],
+            panic_at(1, 0, "boom"),
+            |order| {
+                if order.len() == 1 {
+                    prefix_panic()
+                } else {
+                    Outcome::Passed
+                }
+            },
+            "violation=false tried=15 paced=10 ran=[a0 b0 | b0 | b0 | b0 | b0]",
+        );
+        let runs = std::cell::Cell::new(0);
+        check_verdict(
+            [1, 1],
+            panic_at(1, 0, "boom"),
+            |order| {
+                runs.set(runs.get() + 1);
+                if order.len() == 1 && runs.get() < 7 {
+                    prefix_panic()
+                } else {
+                    Outcome::Passed
+                }
+            },
+            "violation=true tried=9 paced=4 ran=[a0 b0 | b0 | b0 | b0 | b0]",
+        );
     }
 
     #[test]
@@ -347,7 +575,7 @@ mod tests {
             [1, 1],
             panic_at(1, 0, "boom"),
             |_| Outcome::Passed,
-            "violation=true tried=2 ran=[a0 b0 | b0]",
+            "violation=true tried=6 paced=4 ran=[a0 b0 | b0]",
         );
     }
 
@@ -363,7 +591,7 @@ mod tests {
                     Outcome::Passed
                 }
             },
-            "violation=false tried=1 ran=[a0 b0]",
+            "violation=false tried=1 paced=0 ran=[a0 b0]",
         );
     }
 
@@ -376,7 +604,7 @@ mod tests {
                 2 => panic_at(0, 0, "boom"),
                 _ => panic_at(0, 1, "other"),
             },
-            "violation=true tried=3 ran=[a0 a1 | a0 b0 a1 | b0 a0 a1]",
+            "violation=true tried=9 paced=6 ran=[a0 a1 | a0 b0 a1 | b0 a0 a1]",
         );
     }
 
@@ -403,13 +631,13 @@ mod tests {
             [3, 1],
             first_by_clock,
             sequential,
-            "violation=true tried=4 ran=[a0 a1 a2 | a0 a1 b0 a2 | a0 b0 a1 a2 | b0 a0 a1 a2]",
+            "violation=true tried=12 paced=8 ran=[a0 a1 a2 | a0 a1 b0 a2 | a0 b0 a1 a2 | b0 a0 a1 a2]",
         );
         check_verdict(
             [3, 1],
             both,
             sequential,
-            "violation=false tried=3 ran=[a0 a1 a2 | a0 a1 b0 | a0 b0]",
+            "violation=false tried=3 paced=0 ran=[a0 a1 a2 | a0 a1 b0 | a0 b0]",
         );
     }
 
@@ -431,7 +659,7 @@ mod tests {
                     Outcome::Passed
                 }
             },
-            "violation=false tried=1 ran=[a0 b0]",
+            "violation=false tried=1 paced=0 ran=[a0 b0]",
         );
     }
 
@@ -444,7 +672,7 @@ mod tests {
                 blocked_for_good: true,
             },
             |_| panic_at(0, 0, "poisoned"),
-            "violation=true tried=2 ran=[a0 b0 | b0 a0]",
+            "violation=true tried=2 paced=0 ran=[a0 b0 | b0 a0]",
         );
     }
 
@@ -464,7 +692,7 @@ mod tests {
                     Outcome::Passed
                 }
             },
-            "violation=false tried=2 ran=[a0 b0 | b0 a0]",
+            "violation=false tried=2 paced=0 ran=[a0 b0 | b0 a0]",
         );
     }
 
@@ -479,7 +707,7 @@ mod tests {
             |_| Outcome::Crashed {
                 message: "stopped answering".into(),
             },
-            "violation=false tried=1 ran=[a0 b0]",
+            "violation=false tried=1 paced=0 ran=[a0 b0]",
         );
     }
 

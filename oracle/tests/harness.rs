@@ -564,6 +564,8 @@ fn sequential(test: TestCase, order: Vec<(u8, u32)>) -> Request {
         test,
         order,
         timeout_ms: 300,
+        noise: Noise::none(),
+        paced: Vec::new(),
     }
 }
 

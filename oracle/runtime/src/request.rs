@@ -26,6 +26,10 @@ pub(crate) enum Op {
     Sequential {
         test: TestData,
         order: Vec<(u8, u32)>,
+        /// Pacing for the calls (none: full speed)...
+        noise: Noise,
+        /// ...in these calls only, or in every call when empty.
+        paced: Vec<(u8, u32)>,
     },
     Batch {
         runs: Vec<BatchRun>,
@@ -68,6 +72,7 @@ impl<'de> Visitor<'de> for LineVisitor {
         let mut test = None;
         let mut noise = Noise::default();
         let mut order = Vec::new();
+        let mut paced = Vec::new();
         let mut runs = Vec::new();
         let (mut timeout_ms, mut repeat, mut capture) = (10_000, 1, true);
         while let Some(key) = map.next_key::<Key>()? {
@@ -76,6 +81,7 @@ impl<'de> Visitor<'de> for LineVisitor {
                 Key::Test => test = Some(map.next_value::<TestData>()?),
                 Key::Noise => noise = map.next_value()?,
                 Key::Order => order = map.next_value::<Vec<(u8, u32)>>()?,
+                Key::Paced => paced = map.next_value::<Vec<(u8, u32)>>()?,
                 Key::Tests => runs = map.next_value()?,
                 Key::TimeoutMs => timeout_ms = map.next_value()?,
                 Key::Repeat => repeat = map.next_value::<u64>()?.max(1),
@@ -99,6 +105,8 @@ impl<'de> Visitor<'de> for LineVisitor {
             "sequential" => Op::Sequential {
                 test: needed(test)?,
                 order: order.into_iter().map(|(t, i)| (t.min(1), i)).collect(),
+                noise,
+                paced,
             },
             "batch" => Op::Batch { runs, repeat },
             other => return Err(de::Error::custom(format!("unknown request `{other}`"))),
@@ -191,7 +199,15 @@ mod tests {
                         "concurrent {} seed {} p {:?} repeat {repeat}",
                         test.id, noise.seed, noise.p
                     ),
-                    Op::Sequential { test, order } => format!("sequential {} {order:?}", test.id),
+                    Op::Sequential {
+                        test,
+                        order,
+                        noise,
+                        paced,
+                    } => format!(
+                        "sequential {} {order:?} seed {} p {:?} paced {paced:?}",
+                        test.id, noise.seed, noise.p
+                    ),
                     Op::Batch { runs, repeat } => format!(
                         "batch repeat {repeat} {:?}",
                         runs.iter()
@@ -219,7 +235,13 @@ mod tests {
         );
         check(
             &format!(r#"{{"test":{TEST},"order":[[0,0],[3,1]],"timeout_ms":9,"op":"sequential"}}"#),
-            "sequential 7 [(0, 0), (1, 1)]; timeout 9; capture true",
+            "sequential 7 [(0, 0), (1, 1)] seed 0 p [0.0, 0.0, 0.0] paced []; timeout 9; capture true",
+        );
+        check(
+            &format!(
+                r#"{{"op":"sequential","test":{TEST},"order":[[1,0]],"noise":{{"seed":4,"yield_p":0.25,"spin_p":0.25,"sleep_p":0.1}},"paced":[[1,0]]}}"#
+            ),
+            "sequential 7 [(1, 0)] seed 4 p [0.25, 0.25, 0.1] paced [(1, 0)]; timeout 10000; capture true",
         );
         check(
             &format!(

@@ -128,7 +128,11 @@ impl<D: Driver> Registered for D {
     fn run(&'static self, request: &Run) -> Answer {
         match &request.mode {
             Mode::Concurrent { seed, noise } => run_concurrent(self, &request.test, *seed, *noise),
-            Mode::Sequential { order } => run_sequential(self, &request.test, order),
+            Mode::Sequential {
+                order,
+                noise,
+                paced,
+            } => run_sequential(self, &request.test, order, *noise, paced),
         }
     }
 }
@@ -140,8 +144,15 @@ pub struct Run {
 }
 
 enum Mode {
-    Concurrent { seed: u64, noise: [f64; 3] },
-    Sequential { order: Vec<(u8, u32)> },
+    Concurrent {
+        seed: u64,
+        noise: [f64; 3],
+    },
+    Sequential {
+        order: Vec<(u8, u32)>,
+        noise: Noise,
+        paced: Vec<(u8, u32)>,
+    },
 }
 
 impl Mode {
@@ -213,8 +224,18 @@ fn serve(drivers: &[&'static dyn Registered], line: &str, out: &Mutex<Box<dyn Wr
             let answer = answer(drivers, test, Mode::concurrent(noise), repeat, timeout_ms);
             write_line(out, &finish(answer, started));
         }
-        Op::Sequential { test, order } => {
-            let answer = answer(drivers, test, Mode::Sequential { order }, 1, timeout_ms);
+        Op::Sequential {
+            test,
+            order,
+            noise,
+            paced,
+        } => {
+            let mode = Mode::Sequential {
+                order,
+                noise,
+                paced,
+            };
+            let answer = answer(drivers, test, mode, 1, timeout_ms);
             write_line(out, &finish(answer, started));
         }
         Op::Batch { runs, repeat } => {
@@ -697,7 +718,16 @@ fn concurrent_outcome(runs: &[ThreadRun; 2]) -> Json {
     }
 }
 
-fn run_sequential<D: Driver>(driver: &'static D, test: &TestData, order: &[(u8, u32)]) -> Answer {
+/// Runs the suffix calls in `order` on this thread. With `noise`, the schedule points of the
+/// calls in `paced` (of every call when it is empty) are paced as a concurrent run's are,
+/// from a seed of the call's own (the run's seed mixed with the call's index).
+fn run_sequential<D: Driver>(
+    driver: &'static D,
+    test: &TestData,
+    order: &[(u8, u32)],
+    noise: Noise,
+    paced: &[(u8, u32)],
+) -> Answer {
     clear_events();
     set_noise([0.0; 3]);
     let (instances, prefix_results) = match setup(driver, test) {
@@ -715,7 +745,12 @@ fn run_sequential<D: Driver>(driver: &'static D, test: &TestData, order: &[(u8, 
                 "message": format!("thread {thread} has no call {index}")});
             break;
         };
-        set_role(thread, 0);
+        set_role(
+            thread,
+            noise.seed ^ u64::from(index).wrapping_mul(0xD1B5_4A32_D192_ED03),
+        );
+        let pace = paced.is_empty() || paced.contains(&(thread, index));
+        set_noise(if pace { noise.p } else { [0.0; 3] });
         let result = guarded(|| {
             invoke_times(
                 driver,
@@ -734,6 +769,7 @@ fn run_sequential<D: Driver>(driver: &'static D, test: &TestData, order: &[(u8, 
             }
         }
     }
+    set_noise([0.0; 3]);
     let final_state = state_of(driver, &instances);
     quietly(move || drop(instances));
     Answer {
