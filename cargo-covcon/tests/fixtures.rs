@@ -25,10 +25,16 @@ const MAX_TESTS: &str = "10000";
 const TIME_BUDGET: &str = "200s";
 
 /// Panic or deadlock rows that are not found reliably within the budget above: the test
-/// accepts both a miss and a find for them. None now: `ConcurrentHashMap` was one until `bc`
-/// mixed stage-setting calls into its suffixes (docs/generator.md); it has since been found in
-/// 10 of 10 seeds of two bench runs, after 6 to 466 tests.
-const EXPECTED_MISSES: &[(&str, &str)] = &[];
+/// accepts both a miss and a find for them. `ConcurrentHashMap` was one until `bc` mixed
+/// stage-setting calls into its suffixes (docs/generator.md); it has since been found in 10
+/// of 10 seeds of two bench runs, after 6 to 466 tests. `SegQueue` needs 30 pushes in the
+/// prefix and a pop racing a `len`: 10 of 10 seeds within 30,000 tests but up to 8,966 of
+/// them (median 1,809), and at this seed found within 10,000 in 5 of 7 runs (the campaign's
+/// feedback depends on timing, so a seed does not fix the tests).
+const EXPECTED_MISSES: &[(&str, &str)] = &[(
+    "shapes::seg_queue::SegQueue",
+    "needs a repeated prefix and a narrow window; found in 5 of 7 runs at this seed",
+)];
 
 /// One row of `fixtures/expected.json`.
 struct Row {
