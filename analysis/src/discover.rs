@@ -470,7 +470,7 @@ fn composed_kind(ty: &syn::Type, module: &[String], index: &CrateIndex) -> Optio
 }
 
 /// The type behind `Arc`/`Box`/`Rc` (`Box<dyn Fn()>` → `dyn Fn()`).
-fn peel_pointers(ty: &syn::Type) -> &syn::Type {
+pub(crate) fn peel_pointers(ty: &syn::Type) -> &syn::Type {
     if let syn::Type::Path(p) = ty {
         if let Some(last) = p.path.segments.last() {
             if matches!(

@@ -45,9 +45,16 @@ fn classify(na: &str, a: &MethodSummary, nb: &str, b: &MethodSummary) -> (Group,
     if na != nb {
         high.extend(torn_update(nb, b, na, a));
     }
+    high.extend(foreign_lock_order(na, a, nb, b));
+    if na != nb {
+        high.extend(foreign_lock_order(nb, b, na, a));
+    }
+    let mut kept = None;
     if high.is_empty() {
-        if let Some(reason) = removed(na, a, nb, b) {
-            return (Group::Removed, vec![reason]);
+        match removed(na, a, nb, b) {
+            Removal::Removed(reason) => return (Group::Removed, vec![reason]),
+            Removal::Kept(reason) => kept = Some(reason),
+            Removal::No => {}
         }
     }
     let fields: BTreeSet<&str> = a.accesses.iter().map(|x| x.field.as_str()).collect();
@@ -99,19 +106,43 @@ fn classify(na: &str, a: &MethodSummary, nb: &str, b: &MethodSummary) -> (Group,
     if !high.is_empty() {
         return (Group::High, high);
     }
+    let mut reasons: Vec<String> = kept.into_iter().collect();
     if common.is_empty() {
-        return (Group::Low, vec!["no common field".into()]);
+        reasons.push("no common field".into());
+    } else if low.is_empty() {
+        reasons.push(format!(
+            "common fields ({}) are only read",
+            common.join(", ")
+        ));
     }
-    if low.is_empty() {
-        return (
-            Group::Low,
-            vec![format!(
-                "common fields ({}) are only read",
-                common.join(", ")
-            )],
-        );
+    reasons.extend(low);
+    (Group::Low, reasons)
+}
+
+/// Lock-order risk through another object: `a` takes a lock of another object (guarded data's
+/// own lock, a parameter's) while holding `L`, and `b` takes `L`. The other object's code may
+/// hold its lock and call back into `b` (a parent and its child handles): opposite orders.
+fn foreign_lock_order(na: &str, a: &MethodSummary, nb: &str, b: &MethodSummary) -> Vec<String> {
+    let mut out = Vec::new();
+    for u in a.unseen.iter().filter(|u| u.lock) {
+        for &h in &u.sections {
+            let held = &a.sections[h];
+            let taken_by_b = b
+                .sections
+                .iter()
+                .any(|s| !s.atomic && s.lock == held.lock && s.instance == "self");
+            if held.instance == "self" && taken_by_b {
+                let reason = format!(
+                    "lock-order risk: `{na}` takes {} at line {} while holding `{}`, which `{nb}` takes",
+                    u.what, u.line, held.lock
+                );
+                if !out.contains(&reason) {
+                    out.push(reason);
+                }
+            }
+        }
     }
-    (Group::Low, low)
+    out
 }
 
 /// Multi-field atomicity (an invariant spanning fields): `a` writes two fields in separate
@@ -243,13 +274,37 @@ fn lock_name(s: &Section) -> String {
 
 /// Both methods do all their accesses inside one exclusive acquisition of the same lock,
 /// and nothing inside waits on a condvar.
-fn removed(na: &str, a: &MethodSummary, nb: &str, b: &MethodSummary) -> Option<String> {
-    let ca = single_cover(a)?;
-    let cb = single_cover(b)?;
+/// Whether one lock serialises a pair entirely.
+enum Removal {
+    Removed(String),
+    /// It would be, but a method calls code the analysis does not follow while holding it.
+    Kept(String),
+    No,
+}
+
+fn removed(na: &str, a: &MethodSummary, nb: &str, b: &MethodSummary) -> Removal {
+    let (Some(ca), Some(cb)) = (single_cover(a), single_cover(b)) else {
+        return Removal::No;
+    };
     if ca.lock != cb.lock || ca.instance != "self" || cb.instance != "self" {
-        return None;
+        return Removal::No;
     }
-    Some(format!(
+    // Sound only when every call made under the lock was seen.
+    let unseen = |n: &str, s: &MethodSummary, cover: &Section| {
+        s.unseen
+            .iter()
+            .find(|u| u.sections.contains(&cover.id))
+            .map(|u| {
+                format!(
+                    "not removed though `{}` serialises it: `{n}` calls {} at line {} holding it, code the analysis does not follow",
+                    cover.lock, u.what, u.line
+                )
+            })
+    };
+    if let Some(reason) = unseen(na, a, ca).or_else(|| unseen(nb, b, cb)) {
+        return Removal::Kept(reason);
+    }
+    Removal::Removed(format!(
         "both run entirely inside one exclusive acquisition of `{}` (`{na}` locks it at line {}, `{nb}` at line {})",
         ca.lock, ca.line, cb.line
     ))

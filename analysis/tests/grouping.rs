@@ -340,3 +340,84 @@ fn accesses_through_a_guard_mapping_closure_are_attributed() {
          push push: removed",
     );
 }
+
+/// A pair one lock serialises is removed only when the analysis saw every call both methods
+/// make holding it: another type's method (through a generic parameter), a callback, a `Fn`
+/// field may take locks of their own (and call back in). Each kind keeps the pair, low. A
+/// plain trait method on a generic key (`clone`) does not.
+#[test]
+fn a_call_the_analysis_does_not_follow_under_the_lock_keeps_the_pair() {
+    check(
+        &format!(
+            "{SYNC}pub trait Listener {{ fn on_event(&self, x: u32); }}
+            pub struct Child {{ n: Mutex<u32> }}
+            impl Child {{ pub fn new() -> Self {{ todo!() }} }}
+            impl Listener for Child {{ fn on_event(&self, x: u32) {{ *self.n.lock().unwrap() += x; }} }}
+            pub struct Hub<K: Clone> {{
+                items: Mutex<Vec<u32>>,
+                keys: Mutex<Vec<K>>,
+                handler: Box<dyn Fn(u32) + Send + Sync>,
+            }}
+            impl<K: Clone> Hub<K> {{
+                pub fn new() -> Self {{ todo!() }}
+                pub fn plain(&self, x: u32) {{ self.items.lock().unwrap().push(x); }}
+                pub fn with_listener<L: Listener>(&self, l: &L) {{
+                    let g = self.items.lock().unwrap();
+                    l.on_event(g.len() as u32);
+                }}
+                pub fn with_callback(&self, f: impl Fn(u32)) {{
+                    let g = self.items.lock().unwrap();
+                    f(g.len() as u32);
+                }}
+                pub fn with_handler(&self) {{
+                    let g = self.items.lock().unwrap();
+                    (self.handler)(g.len() as u32);
+                }}
+                pub fn keep(&self, k: &K) {{ self.keys.lock().unwrap().push(k.clone()); }}
+            }}"
+        ),
+        "on_event on_event: removed
+         plain plain: removed
+         plain with_listener: low
+         plain with_callback: low
+         plain with_handler: low
+         plain keep: low
+         with_listener with_listener: low
+         with_listener with_callback: low
+         with_listener with_handler: low
+         with_listener keep: low
+         with_callback with_callback: low
+         with_callback with_handler: low
+         with_callback keep: low
+         with_handler with_handler: low
+         with_handler keep: low
+         keep keep: removed",
+    );
+}
+
+/// A parent that locks its state and then, inside, a child's own lock, while a child can
+/// lock itself and then call back into the parent: the second lock is another object's, taken
+/// holding the first, so every pair with a method taking the parent's lock is high.
+#[test]
+fn another_objects_lock_taken_holding_ours_is_a_lock_order_risk() {
+    check(
+        &format!(
+            "{SYNC}pub struct ChildState {{ ticks: u32 }}
+            pub struct State {{ children: Vec<Arc<Mutex<ChildState>>>, lines: Vec<String> }}
+            pub struct Display {{ state: Mutex<State> }}
+            impl Display {{
+                pub fn new() -> Self {{ todo!() }}
+                pub fn render(&self) {{
+                    let g = self.state.lock().unwrap();
+                    for c in g.children.iter() {{
+                        let _t = c.lock().unwrap().ticks;
+                    }}
+                }}
+                pub fn println(&self, s: String) {{ self.state.lock().unwrap().lines.push(s); }}
+            }}"
+        ),
+        "render render: high
+         render println: high
+         println println: removed",
+    );
+}

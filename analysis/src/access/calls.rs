@@ -4,6 +4,35 @@
 
 use super::*;
 
+/// A blocking acquisition by its name and argument count (`lock()`, `read()`, `write()`).
+fn blocking_lock(name: &str, args: usize) -> bool {
+    args == 0
+        && matches!(
+            name,
+            "lock"
+                | "lock_arc"
+                | "write"
+                | "write_arc"
+                | "read"
+                | "read_arc"
+                | "read_recursive"
+                | "upgradable_read"
+        )
+}
+
+/// The variable an expression starts from: `child` for `child.state.lock()`.
+fn root_ident(e: &syn::Expr) -> Option<String> {
+    match strip_parens(e) {
+        syn::Expr::Path(p) => p.path.get_ident().map(|i| i.to_string()),
+        syn::Expr::Field(f) => root_ident(&f.base),
+        syn::Expr::MethodCall(m) => root_ident(&m.receiver),
+        syn::Expr::Index(i) => root_ident(&i.expr),
+        syn::Expr::Reference(r) => root_ident(&r.expr),
+        syn::Expr::Unary(u) => root_ident(&u.expr),
+        _ => None,
+    }
+}
+
 /// The associated functions of guard types that map a guard to a part of its data through a
 /// closure (std's `MutexGuard::map`, parking_lot's and lock_api's mapped guards).
 const GUARD_MAPS: &[&str] = &[
@@ -55,8 +84,23 @@ impl Walker<'_> {
             for a in &m.args {
                 self.rvalue(a);
             }
+            // Another object's lock (a local's, a loop variable's, a parameter's), or a
+            // parameter's method (`child.tick()`).
+            let root = root_ident(&m.receiver);
+            if blocking_lock(&name, m.args.len()) {
+                let whose = root.map_or("another object".to_string(), |r| format!("`{r}`"));
+                self.unseen(format!("{whose}'s lock (`{name}()`)"), line, true);
+            } else if let Some(root) = root.filter(|r| self.foreign.contains(r)) {
+                if !PLAIN_TRAIT_METHODS.contains(&name.as_str()) {
+                    self.unseen(format!("`{root}.{name}()`"), line, false);
+                }
+            }
             return Val::default();
         };
+        // A lock inside guarded data (`g.children[i].lock()`): another object's.
+        if matches!(place.base, Base::Guard(_)) && blocking_lock(&name, m.args.len()) {
+            self.unseen(format!("a lock in guarded data (`{name}()`)"), line, true);
+        }
         if let Base::Field { instance, path } = &place.base {
             if place.proj.is_empty() {
                 if path.is_empty() {
@@ -105,6 +149,9 @@ impl Walker<'_> {
                 let note = format!("calls `{name}()` on `self.{path}` ({what}) at line {line}: what it locks is unknown");
                 if !self.notes.iter().any(|(n, _)| *n == note) {
                     self.notes.push((note, line));
+                }
+                if !PLAIN_TRAIT_METHODS.contains(&name.as_str()) {
+                    self.unseen(format!("`self.{path}.{name}()`"), line, false);
                 }
             }
         }
@@ -359,6 +406,7 @@ impl Walker<'_> {
                         ),
                         line,
                     ));
+                    self.unseen(format!("`self.{path}`"), line, false);
                 }
             }
         }
@@ -375,6 +423,12 @@ impl Walker<'_> {
         let segs = func_path.unwrap_or_default();
         let last = segs.last().map(String::as_str).unwrap_or("");
         let line = line_of(&*c.func);
+        // Calling a closure or callback parameter (`f(x)`).
+        if let [f] = segs.as_slice() {
+            if self.foreign.contains(f) {
+                self.unseen(format!("`{f}(..)`"), line, false);
+            }
+        }
         if matches!(last, "drop") && c.args.len() == 1 {
             if let syn::Expr::Path(p) = strip_parens(&c.args[0]) {
                 if let Some(name) = p.path.get_ident() {
@@ -537,6 +591,9 @@ impl Walker<'_> {
                     format!("call to `{name}` at line {line} is not a method of the type (a trait or Deref method?); its locks are unknown"),
                     line,
                 ));
+                if !PLAIN_TRAIT_METHODS.contains(&name) {
+                    self.unseen(format!("`{name}()`, not a method of the type"), line, false);
+                }
             }
             return Val::default();
         };
@@ -589,6 +646,15 @@ impl Walker<'_> {
         }
         for (a, b) in &callee.order {
             self.out.order.push((map[a], map[b]));
+        }
+        for u in &callee.unseen {
+            let mut sections = self.held();
+            sections.extend(u.sections.iter().map(|s| map[s]));
+            self.out.unseen.push(Unseen {
+                what: format!("{} {via}", u.what),
+                sections,
+                ..u.clone()
+            });
         }
         for a in &callee.accesses {
             let mut sections = self.live.clone();

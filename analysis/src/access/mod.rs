@@ -96,6 +96,20 @@ pub(crate) struct Access {
     pub via: Option<String>,
 }
 
+/// A call made while a lock is held into code the analysis does not follow (another type's
+/// method, a trait object, a closure or callback), or a lock of another object taken there.
+#[derive(Debug, Clone)]
+pub(crate) struct Unseen {
+    /// What is called (`child.tick()`, `self.handler`), or the lock taken.
+    pub what: String,
+    pub line: u32,
+    /// A lock of another object (`entry.lock()` on guarded data, a parameter's lock).
+    pub lock: bool,
+    /// The non-atomic sections held at the call (none: it matters only where a caller holds
+    /// one).
+    pub sections: Vec<usize>,
+}
+
 /// Everything the analysis learnt about one method's body.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct MethodSummary {
@@ -112,6 +126,8 @@ pub(crate) struct MethodSummary {
     pub returns_guard: Option<(String, Mode)>,
     /// The field a helper hands back a reference to (`fn segment(&self) -> &Mutex<..>`).
     pub returns_field: Option<String>,
+    /// Calls into code not followed, and locks of other objects taken, with the locks held.
+    pub unseen: Vec<Unseen>,
 }
 
 /// Builds the summaries of every `&self` method of a type, callees before callers.
@@ -183,6 +199,102 @@ fn instance_params(sig: &syn::Signature, type_name: &str) -> Vec<String> {
         })
         .collect()
 }
+
+/// Parameters whose calls run code the analysis does not see: a trait object, an `impl
+/// Trait`, a generic parameter or a type other than the standard library's plain values (a
+/// handle of another type, a callback). Guards and instances of the type itself are followed.
+fn foreign_params(sig: &syn::Signature, type_name: &str) -> Vec<String> {
+    let typed = sig.inputs.iter().filter_map(|a| match a {
+        syn::FnArg::Typed(t) => Some(t),
+        syn::FnArg::Receiver(_) => None,
+    });
+    typed
+        .filter(|t| !mentions_self_type(&t.ty, type_name) && runs_unseen_code(&t.ty))
+        .filter_map(|t| match &*t.pat {
+            syn::Pat::Ident(id) => Some(id.ident.to_string()),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether calls on a value of this type may run code of another type: anything but the
+/// standard library's plain values and guards.
+fn runs_unseen_code(ty: &syn::Type) -> bool {
+    const PLAIN: &[&str] = &[
+        "str",
+        "String",
+        "Vec",
+        "VecDeque",
+        "Option",
+        "Result",
+        "HashMap",
+        "HashSet",
+        "BTreeMap",
+        "BTreeSet",
+        "Duration",
+        "Instant",
+        "SystemTime",
+        "Path",
+        "PathBuf",
+        "OsStr",
+        "OsString",
+        "Cow",
+        "Ordering",
+        "Range",
+        "bool",
+        "char",
+        "u8",
+        "u16",
+        "u32",
+        "u64",
+        "u128",
+        "usize",
+        "i8",
+        "i16",
+        "i32",
+        "i64",
+        "i128",
+        "isize",
+        "f32",
+        "f64",
+    ];
+    if let syn::Type::Reference(r) = ty {
+        return runs_unseen_code(&r.elem);
+    }
+    let held = crate::discover::peel_pointers(ty);
+    match held {
+        syn::Type::TraitObject(_) | syn::Type::ImplTrait(_) => true,
+        syn::Type::Path(_) => crate::api::types::type_name(held)
+            .is_some_and(|n| !PLAIN.contains(&n.as_str()) && !n.ends_with("Guard")),
+        syn::Type::Slice(s) => runs_unseen_code(&s.elem),
+        syn::Type::Array(a) => runs_unseen_code(&a.elem),
+        _ => false,
+    }
+}
+
+/// Methods of the standard traits whose user implementations do not take locks of their own
+/// as a rule (a `Clone` or `Hash` of a key): calls of them are not counted as unseen.
+const PLAIN_TRAIT_METHODS: &[&str] = &[
+    "clone",
+    "eq",
+    "ne",
+    "cmp",
+    "partial_cmp",
+    "hash",
+    "borrow",
+    "as_ref",
+    "into",
+    "to_string",
+    "to_owned",
+    "fmt",
+    "len",
+    "is_empty",
+    "iter",
+    "get",
+    "contains",
+    "contains_key",
+    "as_str",
+];
 
 /// Names of methods called on `self` or on another instance (`other.len()`).
 /// Inside a field's method (`field` set), `self.m()` is `field::m`; `self.inner.m()` is
@@ -363,6 +475,9 @@ struct Walker<'a> {
     cur_stmt: (u32, u32),
     /// Parameters holding another instance of the type.
     instances: Vec<String>,
+    /// Parameters whose methods (or which, called) run code the analysis does not follow:
+    /// trait objects, `impl Trait` and generic parameters, other types.
+    foreign: Vec<String>,
     /// What could not be followed, with its line.
     notes: Vec<(String, u32)>,
     depth: usize,
@@ -404,6 +519,7 @@ impl<'a> Walker<'a> {
             diverged: false,
             cur_stmt: (0, 0),
             instances: vec!["self".into()],
+            foreign: Vec::new(),
             notes: Vec::new(),
             depth: 0,
             last_wait_val: None,
@@ -417,6 +533,7 @@ impl<'a> Walker<'a> {
     pub(super) fn instances_from(&mut self, sig: &syn::Signature) {
         self.instances
             .extend(instance_params(sig, &self.ty.model.name));
+        self.foreign = foreign_params(sig, &self.ty.model.name);
         // Guards handed in by the caller: held from the start, under a placeholder lock that a
         // call site maps to the caller's section (precision trap 6).
         let typed = sig.inputs.iter().filter_map(|a| match a {
@@ -451,6 +568,27 @@ impl<'a> Walker<'a> {
     }
 
     // ----- scopes and sections -------------------------------------------------------------
+
+    /// The non-atomic sections held now.
+    pub(super) fn held(&self) -> Vec<usize> {
+        self.live
+            .iter()
+            .copied()
+            .filter(|&s| !self.out.sections[s].atomic)
+            .collect()
+    }
+
+    /// Records a call into code not followed (or another object's lock), with the locks held
+    /// (none here may still be some where a caller calls this method).
+    pub(super) fn unseen(&mut self, what: String, line: u32, lock: bool) {
+        let sections = self.held();
+        self.out.unseen.push(Unseen {
+            what,
+            line,
+            lock,
+            sections,
+        });
+    }
 
     pub(super) fn record(&mut self, place: &Place, kind: AccessKind, what: &str, line: u32) {
         let (field, instance) = match &place.base {
