@@ -237,18 +237,7 @@ impl Walker<'_> {
                     }
                     _ => return Some(Val::default()),
                 };
-                let id =
-                    self.new_section(Section::atomic(format!("atomic {path}"), instance, line));
-                self.live.push(id);
-                let place = Place {
-                    base: Base::Field {
-                        instance: instance.to_string(),
-                        path: path.to_string(),
-                    },
-                    proj: vec![],
-                };
-                self.record_atomic(&place, access, name, line);
-                self.release(id);
+                self.indivisible(format!("atomic {path}"), instance, path, access, name, line);
                 Some(Val::default())
             }
             Some(FieldKind::Concurrent) => {
@@ -301,17 +290,7 @@ impl Walker<'_> {
                     "set" | "take" => AccessKind::Write,
                     _ => AccessKind::Update,
                 };
-                let id = self.new_section(Section::atomic(format!("once {path}"), instance, line));
-                self.live.push(id);
-                let place = Place {
-                    base: Base::Field {
-                        instance: instance.to_string(),
-                        path: path.to_string(),
-                    },
-                    proj: vec![],
-                };
-                self.record_atomic(&place, access, name, line);
-                self.release(id);
+                self.indivisible(format!("once {path}"), instance, path, access, name, line);
                 Some(Val::default())
             }
             _ => None,
@@ -332,6 +311,30 @@ impl Walker<'_> {
             what: what.to_string(),
             via: None,
         });
+    }
+
+    /// One indivisible operation on the field at `path` (an atomic's, a `Once`'s): a section
+    /// of its own around the access.
+    fn indivisible(
+        &mut self,
+        section: String,
+        instance: &str,
+        path: &str,
+        access: AccessKind,
+        name: &str,
+        line: u32,
+    ) {
+        let id = self.new_section(Section::atomic(section, instance, line));
+        self.live.push(id);
+        let place = Place {
+            base: Base::Field {
+                instance: instance.to_string(),
+                path: path.to_string(),
+            },
+            proj: vec![],
+        };
+        self.record_atomic(&place, access, name, line);
+        self.release(id);
     }
 
     /// `g = cv.wait(g)` (std, by value) or `cv.wait(&mut g)` (parking_lot): the lock is released
