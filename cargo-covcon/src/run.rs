@@ -12,10 +12,11 @@ use crate::report::{
 };
 use crate::select::{self, Selection};
 use crate::workspace::{self, Workspace, WorkspaceOptions};
-use analysis::{Model, Reason, Severity, TypeModel};
+use analysis::{ConstructorKind, Model, Reason, Severity, TypeModel};
 use anyhow::{Context, Result};
 use generator::{CampaignConfig, Strategy, TestCase, TypeResult};
 use oracle::{OracleConfig, OracleExecutor, ViolationKind};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -374,7 +375,21 @@ pub fn type_report(
             })
             .collect(),
         setup_failures: 0,
+        builders: builders(t),
     }
+}
+
+/// The type's builder constructors as the report renders them (`TypeReport::builders`).
+fn builders(t: &TypeModel) -> BTreeMap<String, Vec<(String, usize)>> {
+    t.constructors
+        .iter()
+        .filter(|c| c.kind == ConstructorKind::Builder)
+        .map(|c| {
+            let first = (c.name.clone(), c.params.len());
+            let rest = c.chain.iter().map(|l| (l.name.clone(), l.params.len()));
+            (c.name.clone(), std::iter::once(first).chain(rest).collect())
+        })
+        .collect()
 }
 
 /// `<copy>/src/lib.rs:27:40` → `src/lib.rs:27:40`; other locations are kept.

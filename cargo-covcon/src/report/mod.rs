@@ -15,6 +15,7 @@ use analysis::Group;
 use anyhow::{Context, Result};
 use generator::TestCase;
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 /// Version of the JSON shape of [`Report`].
@@ -87,6 +88,11 @@ pub struct TypeReport {
     /// ran.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub setup_failures: u64,
+    /// The builder constructors, by their first function's name: each call of the chain
+    /// (the first function's included) with how many of the constructor's arguments it takes,
+    /// so that a test's constructor reads as the chain it runs.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub builders: BTreeMap<String, Vec<(String, usize)>>,
 }
 
 fn is_zero(n: &u64) -> bool {

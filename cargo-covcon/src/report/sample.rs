@@ -122,6 +122,7 @@ pub(crate) fn report() -> Report {
                 },
             ],
             setup_failures: 0,
+            builders: Default::default(),
         },
         TypeReport {
             path: "locks::Pair".into(),
@@ -159,6 +160,7 @@ pub(crate) fn report() -> Report {
             untested_kind: None,
             coverage: vec![],
             setup_failures: 0,
+            builders: Default::default(),
         },
         TypeReport {
             path: "odd::Generic".into(),

@@ -132,7 +132,7 @@ fn render_type(out: &mut String, t: &TypeReport, style: Style) {
         t.pairs_worth()
     );
     for v in &t.violations {
-        render_violation(out, v, style);
+        render_violation(out, v, &t.builders, style);
     }
     if style.verbosity > 0 {
         for p in &t.pairs {
@@ -158,7 +158,12 @@ fn render_type(out: &mut String, t: &TypeReport, style: Style) {
     }
 }
 
-fn render_violation(out: &mut String, v: &ViolationReport, style: Style) {
+fn render_violation(
+    out: &mut String,
+    v: &ViolationReport,
+    builders: &text::Builders,
+    style: Style,
+) {
     let known = if v.known { " (known, in baseline)" } else { "" };
     let head = format!(
         "{} {} ‖ {}",
@@ -193,7 +198,7 @@ fn render_violation(out: &mut String, v: &ViolationReport, style: Style) {
         let _ = writeln!(out, "    {}", style.dim(&evidence.join("; ")));
     }
     if let Some(test) = &v.test {
-        let layout = text::layout(test);
+        let layout = text::layout(test, builders);
         for line in &layout.setup {
             let _ = writeln!(out, "    {line}");
         }

@@ -15,14 +15,29 @@ pub fn call(call: &Call) -> String {
     format!("c{}.{}({})", call.receiver, call.method, args.join(", "))
 }
 
-/// `let c0 = Account::new(1);`: the constructor call of instance `i`.
-pub fn constructor(index: usize, call: &Call, type_name: &str) -> String {
-    format!(
-        "let c{index} = {type_name}::{}({});",
-        call.method,
-        args(&call.args)
-    )
+/// `let c0 = Account::new(1);`: the constructor call of instance `i`; a builder's reads as its
+/// chain (`Limiter::builder(3).burst(0).build()`), `builders` giving each call's arguments.
+pub fn constructor(index: usize, call: &Call, type_name: &str, builders: &Builders) -> String {
+    let code = match builders.get(&call.method) {
+        Some(chain) if chain.iter().map(|(_, n)| n).sum::<usize>() == call.args.len() => {
+            let mut rest = call.args.as_slice();
+            let links: Vec<String> = chain
+                .iter()
+                .map(|(name, n)| {
+                    let (mine, after) = rest.split_at(*n);
+                    rest = after;
+                    format!("{name}({})", args(mine))
+                })
+                .collect();
+            links.join(".")
+        }
+        _ => format!("{}({})", call.method, args(&call.args)),
+    };
+    format!("let c{index} = {type_name}::{code};")
 }
+
+/// `TypeReport::builders`.
+pub type Builders = std::collections::BTreeMap<String, Vec<(String, usize)>>;
 
 fn args(values: &[Value]) -> String {
     values.iter().map(value).collect::<Vec<_>>().join(", ")
@@ -57,7 +72,7 @@ pub struct Layout {
     pub threads: [Vec<String>; 2],
 }
 
-pub fn layout(test: &TestCase) -> Layout {
+pub fn layout(test: &TestCase, builders: &Builders) -> Layout {
     let name = test
         .type_path
         .rsplit("::")
@@ -67,7 +82,7 @@ pub fn layout(test: &TestCase) -> Layout {
         .instances
         .iter()
         .enumerate()
-        .map(|(i, c)| constructor(i, c, name))
+        .map(|(i, c)| constructor(i, c, name, builders))
         .collect();
     setup.extend(test.prefix.iter().map(|c| match c.times {
         1 => format!("{};", call(c)),
@@ -119,7 +134,7 @@ mod tests {
             ],
             noise_seed: 0,
         };
-        let layout = layout(&test);
+        let layout = layout(&test, &Builders::new());
         assert_eq!(
             layout.setup,
             [
@@ -129,5 +144,34 @@ mod tests {
             ]
         );
         assert_eq!(layout.threads, [["c0.push(1)"], ["c0.len()"]]);
+    }
+
+    /// A builder constructor reads as the chain it runs, each call with its own arguments;
+    /// one whose arguments do not add up (an older report) is written as a plain call.
+    #[test]
+    fn a_builder_constructor_is_written_as_its_chain() {
+        let builders: Builders = [(
+            "builder".to_string(),
+            vec![
+                ("builder".to_string(), 2),
+                ("max_tokens".to_string(), 1),
+                ("build".to_string(), 0),
+            ],
+        )]
+        .into();
+        let call = Call::new(
+            "builder",
+            0,
+            vec![Value::Int(0), Value::Duration(1), Value::Int(3)],
+        );
+        assert_eq!(
+            constructor(0, &call, "Limiter", &builders),
+            "let c0 = Limiter::builder(0, Duration::from_micros(1)).max_tokens(3).build();"
+        );
+        let short = Call::new("builder", 0, vec![Value::Int(0)]);
+        assert_eq!(
+            constructor(1, &short, "Limiter", &builders),
+            "let c1 = Limiter::builder(0);"
+        );
     }
 }
