@@ -20,7 +20,7 @@ use analysis::{
 };
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use std::collections::{BTreeMap, BTreeSet, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, HashSet, VecDeque};
 
 /// Suffix length for a pair's first [`SHORT_TESTS`] tests.
 pub const SHORT_SUFFIX: usize = 2;
@@ -98,6 +98,8 @@ pub struct TestGenerator {
     next_id: u64,
     /// Tests handed out whose execution was not recorded yet.
     outstanding: BTreeSet<u64>,
+    /// Calls (method and arguments) that hung when run alone: not written again.
+    hung: HashSet<(String, String)>,
     diagnostics: Vec<Diagnostic>,
 }
 
@@ -151,6 +153,7 @@ impl TestGenerator {
             pending: VecDeque::new(),
             next_id: config.first_test_id,
             outstanding: BTreeSet::new(),
+            hung: HashSet::new(),
             diagnostics,
         })
     }
@@ -179,6 +182,7 @@ impl TestGenerator {
         if self.outstanding.remove(&execution.test_id) {
             self.coverage.record(&execution.covered);
         }
+        self.hung.extend(execution.hung.iter().map(hang_key));
     }
 
     /// P with R and C, in declaration order.
@@ -416,17 +420,25 @@ impl TestGenerator {
             values: &self.values,
         };
         let rng = &mut self.rng;
-        let args = self.methods[method]
-            .params
-            .iter()
-            .map(|p| values.value(&p.kind, ctx, rng))
-            .collect();
-        Call {
+        let mut call = Call {
             method: self.methods[method].name.clone(),
             receiver: ctx.receiver,
-            args,
+            args: Vec::new(),
             times: 1,
+        };
+        // Arguments that made this method hang alone are drawn again (a few times: a method
+        // whose every argument hangs is still called).
+        for _ in 0..HUNG_REDRAWS {
+            call.args = self.methods[method]
+                .params
+                .iter()
+                .map(|p| values.value(&p.kind, ctx, rng))
+                .collect();
+            if self.hung.is_empty() || !self.hung.contains(&hang_key(&call)) {
+                break;
+            }
         }
+        call
     }
 
     /// A constructor call; builder chains' arguments follow the first function's, in order.
@@ -455,6 +467,15 @@ impl TestGenerator {
 }
 
 /// l_max for the next test of a pair tried `tried` times before.
+/// Draws of a method's arguments before one that hung alone is kept anyway.
+const HUNG_REDRAWS: usize = 8;
+
+/// A call as the set of calls that hung knows it: method and arguments (receiver and
+/// repetitions aside).
+fn hang_key(call: &Call) -> (String, String) {
+    (call.method.clone(), format!("{:?}", call.args))
+}
+
 pub(crate) fn suffix_length(tried: u64) -> usize {
     if tried < SHORT_TESTS {
         SHORT_SUFFIX
@@ -791,6 +812,7 @@ mod tests {
                         test_id: test.id,
                         covered,
                         violation: None,
+                        hung: Vec::new(),
                     });
                 }
                 all.extend(batch);
@@ -970,11 +992,60 @@ mod tests {
                 test_id: id,
                 covered: covered.clone(),
                 violation: None,
+                hung: Vec::new(),
             });
         }
         assert_eq!(generator.pairs()[1].covered, 1);
         assert_eq!(generator.pairs_covered(), 1);
         assert!(generator.coverage_goal_reached(1));
         assert!(!generator.coverage_goal_reached(2));
+    }
+
+    /// A call that hung alone (`reserve(usize::MAX)`) is not written again: its arguments are
+    /// drawn anew. The method itself is still called.
+    #[test]
+    fn a_call_that_hung_alone_is_not_written_again() {
+        let model = model(
+            vec![method(
+                "reserve",
+                vec![ParamKind::Int {
+                    bits: 64,
+                    signed: false,
+                }],
+            )],
+            &[("reserve", "reserve", Group::High)],
+        );
+        let calls = |generator: &mut TestGenerator| -> Vec<Call> {
+            let tests = generator.next_batch(200);
+            let all: Vec<Call> = tests
+                .iter()
+                .flat_map(|t| t.threads.iter().flatten().cloned())
+                .collect();
+            for t in &tests {
+                generator.record::<()>(&Execution {
+                    test_id: t.id,
+                    covered: vec![],
+                    violation: None,
+                    hung: Vec::new(),
+                });
+            }
+            all
+        };
+        let mut generator = generator(&model, Strategy::Bc, 5);
+        let before = calls(&mut generator);
+        let max = Call::new("reserve", 0, vec![Value::Int(u64::MAX.into())]);
+        assert!(
+            before.iter().any(|c| c.args == max.args),
+            "the pool draws u64::MAX"
+        );
+        generator.record::<()>(&Execution {
+            test_id: 0,
+            covered: vec![],
+            violation: None,
+            hung: vec![max.clone()],
+        });
+        let after = calls(&mut generator);
+        assert!(after.iter().all(|c| c.args != max.args));
+        assert!(after.iter().filter(|c| c.method == "reserve").count() > 100);
     }
 }

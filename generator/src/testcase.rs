@@ -127,6 +127,9 @@ pub struct Execution<V> {
     pub covered: Vec<[String; 2]>,
     /// A confirmed thread-safety violation, if the run showed one.
     pub violation: Option<V>,
+    /// Calls that hung when run alone (a sequential order blocked in them, which explained
+    /// the run's deadlock): each costs a timeout, so the generator does not write them again.
+    pub hung: Vec<Call>,
 }
 
 /// The oracle as the generator sees it.

@@ -76,6 +76,7 @@ impl FakeExecutor {
             test_id: test.id,
             covered,
             violation,
+            hung: Vec::new(),
         }
     }
 }

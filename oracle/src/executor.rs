@@ -17,13 +17,13 @@ use crate::pool::{Pool, WorkerCommand};
 use crate::protocol::{BatchRun, Noise, Outcome, Request, Response};
 use crate::reproducer::{render_reproducer, render_results_reproducer};
 use crate::results::{
-    allowed_outcomes, check_results, AllowedOutcomes, ResultsVerdict, ResultsViolation,
+    allowed_outcomes, check_results, stuck_call, AllowedOutcomes, ResultsVerdict, ResultsViolation,
     SequentialOutcomes,
 };
 use crate::trace;
 use crate::verdict::{self, Failure, Order, Pace};
 use analysis::{Model, TypeModel};
-use generator::{Execution, Executor, TestCase};
+use generator::{Call, Execution, Executor, TestCase};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -275,8 +275,9 @@ impl OracleExecutor {
         }
         self.note_type_run(test, &response.outcome, setup_failed);
         let mut outcomes = SequentialOutcomes::new();
+        let mut hung = Vec::new();
         let violation = self
-            .violation_in(test, response, &mut outcomes)
+            .violation_in(test, response, &mut outcomes, &mut hung)
             .and_then(|violation| self.record(violation, &mut outcomes));
         match (&violation, failed) {
             (Some(_), _) => count(&self.stats.violations),
@@ -290,6 +291,7 @@ impl OracleExecutor {
             test_id: test.id,
             covered,
             violation,
+            hung,
         }
     }
 
@@ -313,18 +315,36 @@ impl OracleExecutor {
 
     /// The violation a run of `test` shows, judged but not yet confirmed or written: a
     /// failure no linearization repeats, or (with the results oracle on) a passing run whose
-    /// results no linearization gives. `outcomes` keeps the sequential runs of `test`.
+    /// results no linearization gives. `outcomes` keeps the sequential runs of `test`; `hung`
+    /// gets the call a sequential order blocked in when that explained a failure (a call
+    /// that hangs alone, such as `reserve(usize::MAX)`: not worth generating again).
     fn violation_in(
         &self,
         test: &TestCase,
         response: Response,
         outcomes: &mut SequentialOutcomes,
+        hung: &mut Vec<Call>,
     ) -> Option<Violation> {
         if let Some(failure) = Failure::of(&response.outcome) {
+            let mut last = None;
             let verdict = verdict::judge(test, &failure, |order, pace| {
-                self.paced_sequential(test, order, pace).outcome
+                let response = self.paced_sequential(test, order, pace);
+                let outcome = response.outcome.clone();
+                last = Some(response);
+                outcome
             });
             if !verdict.violation {
+                // The run that explained the failure is the last one made.
+                if let (Some((order, Outcome::Deadlocked { .. })), Some(last)) =
+                    (&verdict.explained_by, &last)
+                {
+                    let at = stuck_call(test, order, &last.events);
+                    let call = at.and_then(|at| {
+                        let (thread, index) = order[at];
+                        test.threads[thread as usize].get(index as usize)
+                    });
+                    hung.extend(call.cloned());
+                }
                 return None;
             }
             let mut violation = describe(test, &failure, response, verdict.tried);
@@ -387,7 +407,7 @@ impl OracleExecutor {
                     // (the results oracle's evidence runs), so what varies between runs of the
                     // same calls is left out; one more check, as a confirmation makes, adds
                     // runs of the closest order before the candidate is kept.
-                    self.violation_in(candidate, response, &mut outcomes)
+                    self.violation_in(candidate, response, &mut outcomes, &mut Vec::new())
                         .is_some_and(|found| {
                             self.violation_key(&found) == key
                                 && (found.kind != ViolationKind::WrongResult
@@ -728,7 +748,9 @@ impl OracleExecutor {
                     return result;
                 }
                 // With the results oracle on, a passing run may still be a violation.
-                if let Some(violation) = self.violation_in(test, response, &mut outcomes) {
+                if let Some(violation) =
+                    self.violation_in(test, response, &mut outcomes, &mut Vec::new())
+                {
                     let (repeats, more) = self.confirm(&violation, &mut outcomes, runs - run);
                     result.runs += more;
                     result.failures = 1 + repeats;

@@ -793,7 +793,7 @@ fn stopped_at(
 
 /// The position in `order` of the call a blocked sequential run was in: its outermost
 /// suffix calls, in clock order, must be `order`'s, and the last one must not have ended.
-fn stuck_call(test: &TestCase, order: &[(u8, u32)], events: &[Event]) -> Option<usize> {
+pub(crate) fn stuck_call(test: &TestCase, order: &[(u8, u32)], events: &[Event]) -> Option<usize> {
     let mut events: Vec<&Event> = events.iter().filter(|e| e.thread < 2).collect();
     events.sort_by_key(|e| e.clock);
     let mut depth = 0usize;

@@ -139,6 +139,26 @@ fn a_blocking_take_on_an_empty_queue_is_not_reported() {
     check(1, &["take | put"], "[put+take]; none");
 }
 
+/// The call a sequential order blocked in, when that explained a run's deadlock, comes back
+/// as `hung` for the generator to avoid; a deadlock no order explains gives none.
+#[test]
+fn the_call_a_sequential_order_hung_in_comes_back_to_the_generator() {
+    let out = tempfile::tempdir().unwrap();
+    let config = OracleConfig {
+        out_dir: out.path().to_path_buf(),
+        ..config(Path::new("unused"), 1)
+    };
+    let mut executor =
+        OracleExecutor::with_worker(Path::new(FAKE), &config, &Model::default()).unwrap();
+    let tests = [test_case(1, "ok_a take | put"), test_case(2, "lock | lock")];
+    let hung: Vec<Vec<String>> = executor
+        .execute(&tests)
+        .iter()
+        .map(|e| e.hung.iter().map(|c| c.method.clone()).collect())
+        .collect();
+    assert_eq!(hung, [vec!["take".to_string()], vec![]]);
+}
+
 #[test]
 fn aborts_and_exits_do_not_stop_the_run() {
     check(

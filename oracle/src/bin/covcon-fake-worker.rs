@@ -154,8 +154,21 @@ fn sequential(test: &generator::TestCase, order: &[(u8, u32)]) -> Response {
     let mut counter = 0u64;
     let [a, b] = &test.threads;
     let mut results = [vec![None; a.len()], vec![None; b.len()]];
+    // Each call's start and end, as the instrumented calls record them (a blocked call has
+    // no end).
+    let mut events = Vec::new();
+    let mut event = |thread: u8, method: &str, start: bool| {
+        events.push(Event {
+            clock: events.len() as u64 + 1,
+            thread,
+            type_path: test.type_path.clone(),
+            method: method.to_string(),
+            start,
+        });
+    };
     for &(t, i) in order {
         let name = test.threads[t as usize][i as usize].method.as_str();
+        event(t, name, true);
         let outcome = match name {
             "buggy" => panic(t, i, name),
             "put" => {
@@ -169,8 +182,9 @@ fn sequential(test: &generator::TestCase, order: &[(u8, u32)]) -> Response {
             _ => misbehave(name, false),
         };
         if outcome != Outcome::Passed {
-            return response(test.id, outcome, Vec::new());
+            return response(test.id, outcome, events);
         }
+        event(t, name, false);
         results[t as usize][i as usize] = Some(if name == "hit" || name == "lost" {
             counter += 1;
             counter.to_string()
@@ -178,7 +192,7 @@ fn sequential(test: &generator::TestCase, order: &[(u8, u32)]) -> Response {
             "()".to_string()
         });
     }
-    let mut answer = response(test.id, Outcome::Passed, Vec::new());
+    let mut answer = response(test.id, Outcome::Passed, events);
     answer.results = results;
     answer.final_state = Some(format!("Counter {{ n: {counter} }}"));
     answer
