@@ -254,18 +254,15 @@ impl Walker<'_> {
                 } else {
                     AccessKind::Read
                 };
-                let id =
-                    self.new_section(Section::atomic(format!("container {path}"), instance, line));
-                self.live.push(id);
-                let place = Place {
-                    base: Base::Field {
-                        instance: instance.to_string(),
-                        path: path.to_string(),
-                    },
-                    proj: vec![],
-                };
-                self.record_atomic(&place, access, &format!("{name}()"), line);
-                self.release(id);
+                let what = format!("{name}()");
+                self.indivisible(
+                    format!("container {path}"),
+                    instance,
+                    path,
+                    access,
+                    &what,
+                    line,
+                );
                 Some(Val::default())
             }
             Some(FieldKind::Condvar) => {
@@ -313,8 +310,8 @@ impl Walker<'_> {
         });
     }
 
-    /// One indivisible operation on the field at `path` (an atomic's, a `Once`'s): a section
-    /// of its own around the access.
+    /// One indivisible operation on the field at `path` (an atomic's, a `Once`'s, a
+    /// concurrent container's): a section of its own around the access.
     fn indivisible(
         &mut self,
         section: String,
