@@ -562,3 +562,30 @@ fn a_parameter_of_a_type_the_receiver_hands_out_takes_that_methods_result() {
           method mutable(guard: unsupported) unsupported: parameter `guard`: `&mut Guard<'_>`: a `&mut` argument cannot be shared",
     );
 }
+
+/// papaya's `get(&self, key: &Q, guard: &impl Guard)` with `guard(&self) -> LocalGuard<'_>`: an
+/// `impl Trait` parameter takes the result of a method whose type is named after the trait.
+#[test]
+fn an_impl_trait_parameter_takes_a_receiver_method_named_after_the_trait() {
+    check(
+        "use std::sync::atomic::AtomicUsize;
+         pub trait Guard {}
+         pub struct LocalGuard<'a> { map: &'a Map }
+         impl Guard for LocalGuard<'_> {}
+         pub struct Map { n: AtomicUsize }
+         impl Map {
+             pub fn new() -> Self { todo!() }
+             pub fn guard(&self) -> LocalGuard<'_> { todo!() }
+             pub fn len(&self) -> usize { 0 }
+             pub fn get<'g>(&self, key: u8, guard: &'g impl Guard) -> Option<&'g u8> { None }
+             pub fn visit(&self, v: &impl Visitor) {}
+         }
+         pub trait Visitor {}",
+        "type demo::Map <> debug=false supported
+          ctor fn new() -> SelfValue
+          method guard()
+          method len()
+          method get(key: u8, guard: &self.guard())
+          method visit(v: unsupported) unsupported: parameter `v`: `impl Visitor`: covcon has no value for this trait",
+    );
+}

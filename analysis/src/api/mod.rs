@@ -239,7 +239,17 @@ fn receiver_arguments(methods: &mut [Method]) {
                 continue;
             }
             let held = without_lifetimes(held);
-            if let Some((_, method)) = providers.iter().find(|(t, _)| *t == held) {
+            // `&impl Guard`: a provider whose type is named after the trait (`LocalGuard`);
+            // a wrong guess fails the harness build and the method is dropped, as any call
+            // that does not compile is.
+            let wanted = |t: &String| match held.strip_prefix("impl") {
+                Some(bound) => {
+                    let trait_name = base_name(bound.split('+').next().unwrap_or(bound));
+                    !trait_name.is_empty() && base_name(t).ends_with(&trait_name)
+                }
+                None => *t == held,
+            };
+            if let Some((_, method)) = providers.iter().find(|(t, _)| wanted(t)) {
                 p.kind = ParamKind::FromReceiver {
                     method: method.clone(),
                     by_ref,
@@ -253,6 +263,13 @@ fn receiver_arguments(methods: &mut [Method]) {
             m.reason = None;
         }
     }
+}
+
+/// The last path segment of a type's text, without generic arguments: `a::LocalGuard<>` →
+/// `LocalGuard`.
+fn base_name(ty: &str) -> String {
+    let head = ty.split('<').next().unwrap_or(ty);
+    head.rsplit("::").next().unwrap_or(head).trim().to_string()
 }
 
 /// A type's text without lifetimes or spaces: `Guard < '_ >` and `'g Guard<'a>` → `Guard`.
