@@ -520,14 +520,7 @@ impl Walker<'_> {
             _ => None,
         };
         let v = self.expr(first);
-        let guard = v.fresh_guard.or(match &v.place {
-            Some(Place {
-                base: Base::Guard(id),
-                proj,
-            }) if proj.is_empty() => Some(*id),
-            _ => None,
-        });
-        let Some(id) = guard else {
+        let Some(id) = v.guard() else {
             for a in args {
                 self.rvalue(a);
             }

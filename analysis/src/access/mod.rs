@@ -381,6 +381,18 @@ impl Val {
             fresh_guard: None,
         }
     }
+
+    /// The guard the value is: one it created, or one it names (a guard variable, not a
+    /// place inside the guarded data).
+    fn guard(&self) -> Option<usize> {
+        self.fresh_guard.or(match &self.place {
+            Some(Place {
+                base: Base::Guard(id),
+                proj,
+            }) if proj.is_empty() => Some(*id),
+            _ => None,
+        })
+    }
 }
 
 #[derive(Debug, Clone)]

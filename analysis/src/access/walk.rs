@@ -11,14 +11,12 @@ impl Walker<'_> {
         }
         let v = self.block_inner(block, true);
         let tail_is_path = matches!(block.stmts.last(), Some(syn::Stmt::Expr(e, None)) if matches!(strip_parens(e), syn::Expr::Path(_)));
-        if let Some(id) = v.fresh_guard.or(match v.place {
-            _ if !tail_is_path => None,
-            Some(Place {
-                base: Base::Guard(id),
-                ref proj,
-            }) if proj.is_empty() => Some(id),
-            _ => None,
-        }) {
+        let guard = if tail_is_path {
+            v.guard()
+        } else {
+            v.fresh_guard
+        };
+        if let Some(id) = guard {
             let s = &self.out.sections[id];
             self.out.returns_guard = Some((s.lock.clone(), s.mode));
         } else if let Some(Place {
@@ -516,14 +514,7 @@ impl Walker<'_> {
     fn return_expr(&mut self, r: &syn::ExprReturn) -> Val {
         if let Some(v) = &r.expr {
             let val = self.expr(v);
-            let guard = val.fresh_guard.or(match &val.place {
-                Some(Place {
-                    base: Base::Guard(id),
-                    proj,
-                }) if proj.is_empty() => Some(*id),
-                _ => None,
-            });
-            match guard {
+            match val.guard() {
                 Some(id) => {
                     let s = &self.out.sections[id];
                     self.out.returns_guard = Some((s.lock.clone(), s.mode));
