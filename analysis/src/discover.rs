@@ -14,7 +14,7 @@ use crate::api::types::first_type_arg;
 pub(crate) use crate::api::types::type_name;
 use crate::api::{self, is_ref_self};
 pub(crate) use crate::facts::FieldKind;
-use crate::facts::{field_kind, file_facts, sync_type_in, with_defaults, FileFacts};
+use crate::facts::{field_kind, file_facts, lock_type, sync_type_in, with_defaults, FileFacts};
 use crate::known::known_sync;
 use crate::model::*;
 use crate::source::SourceFile;
@@ -48,6 +48,8 @@ pub(crate) struct FoundType<'a> {
     pub model: TypeModel,
     /// Field paths from `self` (`count`, `inner.map`) and what they hold.
     pub fields: HashMap<String, FieldKind>,
+    /// The lock type each lock field holds (`state` → `Mutex<State>`).
+    pub lock_types: HashMap<String, String>,
     /// Fields whose calls the analysis cannot see into: trait objects and generic parameters
     /// (`handler` → `a trait object`).
     pub opaque_fields: HashMap<String, String>,
@@ -256,6 +258,7 @@ fn build_type<'a>(
 ) -> Option<FoundType<'a>> {
     let SyncFields {
         mut fields,
+        lock_types,
         mut sync_reasons,
         inner_fns,
     } = sync_fields(decl, decls, index);
@@ -309,6 +312,7 @@ fn build_type<'a>(
     Some(FoundType {
         model,
         fields,
+        lock_types,
         fns,
         opaque_fields: opaque_fields(decl),
         statics,
@@ -320,6 +324,7 @@ fn build_type<'a>(
 /// fields holds (followed when called as `self.inner.m()`).
 struct SyncFields<'a> {
     fields: HashMap<String, FieldKind>,
+    lock_types: HashMap<String, String>,
     sync_reasons: Vec<String>,
     inner_fns: Vec<FnDecl<'a>>,
 }
@@ -327,10 +332,12 @@ struct SyncFields<'a> {
 fn sync_fields<'a>(decl: &TypeDecl<'a>, decls: &Decls<'a>, index: &CrateIndex) -> SyncFields<'a> {
     let mut sync_reasons = Vec::new();
     let mut fields = HashMap::new();
+    let mut lock_types = HashMap::new();
     let mut inner_fns = Vec::new();
     for (name, ty) in &decl.fields {
         let ty = &with_defaults(ty, decl.generics);
         fields.insert(name.clone(), field_kind(ty));
+        lock_types.extend(lock_type(ty).map(|t| (name.clone(), t)));
         if let Some(what) = sync_type_in(ty) {
             sync_reasons.push(format!("field '{name}' is {}", article(&what)));
             continue;
@@ -357,6 +364,7 @@ fn sync_fields<'a>(decl: &TypeDecl<'a>, decls: &Decls<'a>, index: &CrateIndex) -
             }
             for (iname, ity) in &inner.fields {
                 fields.insert(format!("{name}.{iname}"), field_kind(ity));
+                lock_types.extend(lock_type(ity).map(|t| (format!("{name}.{iname}"), t)));
                 if let Some(what) = sync_type_in(ity) {
                     sync_reasons.push(format!("field '{name}.{iname}' is {}", article(&what)));
                 }
@@ -385,6 +393,7 @@ fn sync_fields<'a>(decl: &TypeDecl<'a>, decls: &Decls<'a>, index: &CrateIndex) -
     }
     SyncFields {
         fields,
+        lock_types,
         sync_reasons,
         inner_fns,
     }

@@ -314,6 +314,30 @@ fn is_sync_primitive(n: &str) -> bool {
     ) || (n.starts_with("Atomic") && n.len() > 6)
 }
 
+/// The lock type a field holds, as written without spaces (`Mutex<State>`,
+/// `RwLock<Vec<u8>>`), through the wrappers [`field_kind`] looks through: what two types'
+/// locks are matched by when the analysis looks for a lock order across types.
+pub(crate) fn lock_type(ty: &syn::Type) -> Option<String> {
+    let ty = match ty {
+        syn::Type::Array(a) => &*a.elem,
+        syn::Type::Slice(a) => &*a.elem,
+        other => other,
+    };
+    let syn::Type::Path(p) = ty else { return None };
+    let last = p.path.segments.last()?;
+    match last.ident.to_string().as_str() {
+        "Arc" | "Box" | "Rc" | "CachePadded" | "Pin" | "Vec" | "VecDeque" | "LazyLock" | "Lazy" => {
+            lock_type(first_type_arg(last)?)
+        }
+        "Mutex" | "ReentrantMutex" | "FairMutex" | "SpinMutex" | "RwLock" | "ShardedLock"
+        | "SpinRwLock" => {
+            let text = quote::quote!(#last).to_string();
+            Some(text.chars().filter(|c| !c.is_whitespace()).collect())
+        }
+        _ => None,
+    }
+}
+
 /// What a field's type holds at its top (through `Arc`, `Box`, `CachePadded`).
 pub(crate) fn field_kind(ty: &syn::Type) -> FieldKind {
     let ty = match ty {

@@ -14,6 +14,7 @@
 
 mod access;
 mod api;
+mod cross;
 mod discover;
 mod facts;
 mod group;
@@ -147,24 +148,21 @@ fn analyze_files(
 ) -> Vec<TypeModel> {
     // syn trees are tied to this thread (proc-macro2 spans), so types are analysed in turn.
     let found = discover::discover(files, index, pkg, filter);
-    let results: Vec<(TypeModel, Vec<Diagnostic>)> = found
-        .into_iter()
-        .map(|t| {
-            let mut d = Vec::new();
-            let mut model = t.model.clone();
-            let summaries = access::analyze_type(&t, edition, &mut d);
-            model.pairs = group::group_pairs(&model, &summaries);
-            model.split_points = split::split_points(&t, &summaries);
-            model
-                .split_points
-                .retain(|s| !t.expanded.contains(&s.method));
-            (model, d)
-        })
-        .collect();
     let mut types = Vec::new();
-    for (t, d) in results {
-        types.push(t);
+    let mut facts = Vec::new();
+    for t in found {
+        let mut d = Vec::new();
+        let mut model = t.model.clone();
+        let summaries = access::analyze_type(&t, edition, &mut d);
+        model.pairs = group::group_pairs(&model, &summaries);
+        model.split_points = split::split_points(&t, &summaries);
+        model
+            .split_points
+            .retain(|s| !t.expanded.contains(&s.method));
+        facts.push(cross::lock_facts(&t, &summaries));
+        types.push(model);
         diags.extend(d);
     }
+    cross::add_handles(&mut types, &facts);
     types
 }

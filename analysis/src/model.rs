@@ -235,10 +235,36 @@ pub struct Method {
     /// start/end guard in the instrumented copy.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub body_start: Option<Span>,
+    /// For a method of a handle the type hands out (`Handle::tick`, where `Display::add`
+    /// returns a `Handle`): where the handle comes from. Such a method is called on a handle
+    /// a test binds before its prefix, and paired with the type's own methods.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub via: Option<Via>,
     /// Whether covcon can call it from a generated test.
     pub supported: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<Reason>,
+}
+
+/// Where a handle method's receiver comes from: a method of the type under test that returns
+/// another thread-safe type of the crate.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Via {
+    /// The handle type's public path (`krate::display::Handle`).
+    pub ty: String,
+    /// The method of the type under test that returns it (`add`).
+    pub from: String,
+    /// How `from` returns it (`Handle`, `Arc<Handle>`, `Option<Handle>`, `Result<Handle, E>`).
+    pub shape: ReturnShape,
+}
+
+impl Method {
+    /// The handle type's bare name and the method's own name, for a handle method
+    /// (`Handle::tick` → `("Handle", "tick")`).
+    pub fn handle_parts(&self) -> Option<(&str, &str)> {
+        self.via.as_ref()?;
+        self.name.split_once("::")
+    }
 }
 
 /// A parameter of a constructor or method.

@@ -35,6 +35,11 @@ pub enum Reason {
     },
     /// The run was interrupted (Ctrl-C, SIGTERM) before the type's turn.
     Interrupted,
+    /// A handle other types hand out (`Owner::method`, each), with no constructor of its
+    /// own: its methods are tested in those types' tests, on the handles they return.
+    Handle {
+        owners: Vec<String>,
+    },
     /// No test could be generated for another reason, which the text gives.
     Other {
         text: String,
@@ -113,6 +118,14 @@ impl fmt::Display for Reason {
             ),
             Reason::DoesNotCompile { error } => write!(f, "{error}"),
             Reason::Interrupted => f.write_str("the run was interrupted before its turn"),
+            Reason::Handle { owners } => {
+                let owners: Vec<String> = owners.iter().map(|o| format!("`{o}`")).collect();
+                write!(
+                    f,
+                    "handed out by {}, whose tests call its methods on the handles they return",
+                    owners.join(", ")
+                )
+            }
             Reason::Other { text } => f.write_str(text),
         }
     }
@@ -165,6 +178,9 @@ enum Untagged {
         error: String,
     },
     Interrupted,
+    Handle {
+        owners: Vec<String>,
+    },
     /// Its text is the `text` every reason carries.
     Other,
 }
@@ -183,6 +199,7 @@ impl From<Reason> for Tagged {
             Reason::NothingToTest => Untagged::NothingToTest,
             Reason::DoesNotCompile { error } => Untagged::DoesNotCompile { error },
             Reason::Interrupted => Untagged::Interrupted,
+            Reason::Handle { owners } => Untagged::Handle { owners },
             Reason::Other { .. } => Untagged::Other,
         };
         Tagged { reason, text }
@@ -202,6 +219,7 @@ impl From<Tagged> for Reason {
             Untagged::NothingToTest => Reason::NothingToTest,
             Untagged::DoesNotCompile { error } => Reason::DoesNotCompile { error },
             Untagged::Interrupted => Reason::Interrupted,
+            Untagged::Handle { owners } => Reason::Handle { owners },
             Untagged::Other => Reason::Other { text: t.text },
         }
     }

@@ -421,3 +421,104 @@ fn another_objects_lock_taken_holding_ours_is_a_lock_order_risk() {
          println println: removed",
     );
 }
+
+/// A display and the bars it hands out (`add` returns a `Bar` sharing its state). `Display`'s
+/// tests get the bar's methods as `Bar::…`, paired with its own. `render` holds the display's
+/// `Mutex<Shared>` while it locks each bar (another object's lock); `inc` holds its bar's
+/// `Mutex<BarState>` while it takes a `Mutex<Shared>`: a lock order across types, high. The
+/// fixed `inc` takes them in `render`'s order: low. No pair across types is removed, and a
+/// pair the bar's own lock would remove is low on handles.
+const DISPLAY: &str = "
+    #[derive(Default)] struct BarState { pos: u64 }
+    #[derive(Default)] struct Shared { bars: Vec<Arc<Mutex<BarState>>>, redraws: u64 }
+    #[derive(Default)] pub struct Display { shared: Arc<Mutex<Shared>> }
+    pub struct Bar { state: Arc<Mutex<BarState>>, shared: Arc<Mutex<Shared>> }
+    impl Display {
+        pub fn new() -> Self { Self::default() }
+        pub fn add(&self) -> Bar {
+            let state = Arc::new(Mutex::new(BarState::default()));
+            self.shared.lock().unwrap().bars.push(state.clone());
+            Bar { state, shared: self.shared.clone() }
+        }
+        pub fn render(&self) -> u64 {
+            let shared = self.shared.lock().unwrap();
+            shared.bars.iter().map(|b| b.lock().unwrap().pos).sum()
+        }
+    }";
+
+#[test]
+fn a_handle_a_method_returns_joins_the_owners_pairs_and_a_lock_order_across_types_is_high() {
+    let buggy = format!(
+        "{SYNC}{DISPLAY}
+        impl Bar {{
+            pub fn inc(&self) {{
+                let mut state = self.state.lock().unwrap();
+                state.pos += 1;
+                self.shared.lock().unwrap().redraws += 1;
+            }}
+        }}"
+    );
+    check(
+        &buggy,
+        "inc inc: removed
+         add add: removed
+         add render: high
+         render render: high
+         add Bar::inc: low
+         render Bar::inc: high
+         Bar::inc Bar::inc: low",
+    );
+    let model = analyze_source("fixture", "2021", &buggy);
+    let display = model.types.iter().find(|t| t.name == "Display").unwrap();
+    let inc = display
+        .methods
+        .iter()
+        .find(|m| m.name == "Bar::inc")
+        .unwrap();
+    let via = inc
+        .via
+        .as_ref()
+        .expect("a handle method says where its handle comes from");
+    assert_eq!(
+        (via.ty.as_str(), via.from.as_str()),
+        ("fixture::Bar", "add")
+    );
+    let pair = display
+        .pairs
+        .iter()
+        .find(|p| p.methods == ["render", "Bar::inc"])
+        .unwrap();
+    assert!(
+        pair.reasons[0]
+            .starts_with("lock order across types: `render` takes another object's lock"),
+        "{:?}",
+        pair.reasons
+    );
+    let bar = model.types.iter().find(|t| t.name == "Bar").unwrap();
+    assert_eq!(
+        bar.reason.as_ref().map(ToString::to_string).as_deref(),
+        Some(
+            "handed out by `Display::add`, whose tests call its methods on the handles they return"
+        )
+    );
+    let fixed = format!(
+        "{SYNC}{DISPLAY}
+        impl Bar {{
+            pub fn inc(&self) {{
+                let mut shared = self.shared.lock().unwrap();
+                self.state.lock().unwrap().pos += 1;
+                shared.redraws += 1;
+            }}
+        }}"
+    );
+    check(
+        &fixed,
+        "inc inc: removed
+         add add: removed
+         add render: high
+         render render: high
+         add Bar::inc: low
+         render Bar::inc: low
+         Bar::inc Bar::inc: low",
+    );
+}

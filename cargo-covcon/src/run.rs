@@ -242,6 +242,7 @@ fn untested_report(t: &TypeModel, why: &Reason, root: &Path) -> TypeReport {
 fn untested_kind(why: &Reason) -> UntestedKind {
     match why {
         Reason::NothingToTest => UntestedKind::NothingToTest,
+        Reason::Handle { .. } => UntestedKind::Handle,
         why if why.is_internal() => UntestedKind::Internal,
         _ => UntestedKind::Missed,
     }

@@ -24,6 +24,14 @@ impl fmt::Display for TestCase {
                 Args(&constructor.args)
             )?;
         }
+        for (k, call) in self.handles.iter().enumerate() {
+            write!(
+                f,
+                "{} = {}; ",
+                handle_name(k),
+                Calls(std::slice::from_ref(call))
+            )?;
+        }
         if !self.prefix.is_empty() {
             write!(f, "prefix: {}; ", Calls(&self.prefix))?;
         }
@@ -130,6 +138,20 @@ fn instance_name(index: usize) -> String {
     }
 }
 
+/// `h0`, `h1`, …: the handles a test keeps.
+pub fn handle_name(index: usize) -> String {
+    format!("h{index}")
+}
+
+/// The receiver's name and the method's own name: `h0` and `tick` for a handle method
+/// (`Bar::tick`), the instance's name and the method otherwise.
+pub fn receiver_and_method(call: &Call) -> (String, &str) {
+    match call.method.split_once("::") {
+        Some((_, own)) => (handle_name(call.receiver), own),
+        None => (instance_name(call.receiver), &call.method),
+    }
+}
+
 struct Args<'a>(&'a [Value]);
 
 impl fmt::Display for Args<'_> {
@@ -155,7 +177,7 @@ impl fmt::Display for Calls<'_> {
             if i > 0 {
                 f.write_str("; ")?;
             }
-            let receiver = instance_name(call.receiver);
+            let (receiver, method) = receiver_and_method(call);
             let args: Vec<String> = call
                 .args
                 .iter()
@@ -164,7 +186,7 @@ impl fmt::Display for Calls<'_> {
                     other => other.to_string(),
                 })
                 .collect();
-            let text = format!("{receiver}.{}({})", call.method, args.join(", "));
+            let text = format!("{receiver}.{method}({})", args.join(", "));
             if call.times > 1 {
                 write!(f, "for _ in 0..{} {{ {text} }}", call.times)?;
             } else {
@@ -198,6 +220,7 @@ mod tests {
             type_path: "cache::lru::Cache".into(),
             pair: ["get".into(), "put".into()],
             instances,
+            handles: vec![],
             prefix,
             threads,
             noise_seed: 0,

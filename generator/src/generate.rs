@@ -88,6 +88,9 @@ pub struct TestGenerator {
     constructor: Constructor,
     /// The usable methods, in declaration order.
     methods: Vec<Method>,
+    /// For each method that is a handle's (`Bar::tick`), the index of the method that
+    /// returns the handle (`add`).
+    handle_from: Vec<Option<usize>>,
     coverage: Coverage,
     /// For each method, the methods it shares a high pair with (by index).
     high_partners: Vec<Vec<usize>>,
@@ -134,6 +137,15 @@ impl TestGenerator {
             return Err(Reason::NothingToTest);
         }
         let high_partners = high_partners(&coverage, methods.len());
+        let handle_from = methods
+            .iter()
+            .map(|m| {
+                let via = m.via.as_ref()?;
+                methods
+                    .iter()
+                    .position(|f| f.name == via.from && f.via.is_none())
+            })
+            .collect();
         Ok(TestGenerator {
             type_path: model.path.clone(),
             strategy: config.strategy,
@@ -147,6 +159,7 @@ impl TestGenerator {
             repeat_rng: StdRng::seed_from_u64(config.seed ^ REPEAT_SEED),
             constructor,
             methods,
+            handle_from,
             coverage,
             high_partners,
             focused_shapes: config.strategy == Strategy::Bc,
@@ -329,6 +342,7 @@ impl TestGenerator {
             1
         };
         let instance_calls: Vec<Call> = (0..instances).map(|_| self.constructor_call()).collect();
+        let mut handles = Handles::default();
         let prefix: Vec<Call> = (0..extra_calls)
             .map(|_| {
                 let method = self.rng.gen_range(0..self.methods.len());
@@ -343,6 +357,7 @@ impl TestGenerator {
                         instances,
                         receiver,
                     },
+                    &mut handles,
                 );
                 let rng = &mut self.repeat_rng;
                 // A type whose code names sizes has boundaries worth crossing: twice as often.
@@ -379,6 +394,7 @@ impl TestGenerator {
                             instances,
                             receiver: 0,
                         },
+                        &mut handles,
                     )
                 })
                 .collect(),
@@ -391,6 +407,7 @@ impl TestGenerator {
                             instances,
                             receiver: second_receiver,
                         },
+                        &mut handles,
                     )
                 })
                 .collect(),
@@ -400,6 +417,7 @@ impl TestGenerator {
             type_path: self.type_path.clone(),
             pair: members.map(|m| self.methods[m].name.clone()),
             instances: instance_calls,
+            handles: handles.calls,
             prefix,
             threads,
             noise_seed: self.rng.gen(),
@@ -413,7 +431,34 @@ impl TestGenerator {
             .any(|p| takes_instance(&p.kind))
     }
 
-    fn method_call(&mut self, method: usize, ctx: InstanceCtx) -> Call {
+    /// A call of `method` with drawn arguments; a handle method's is made on a handle of the
+    /// test, kept from a call of the method that returns it (a new one the first time, and
+    /// a second one now and then, so that two handles meet).
+    fn method_call(&mut self, method: usize, ctx: InstanceCtx, handles: &mut Handles) -> Call {
+        let receiver = match self.handle_from[method] {
+            None => ctx.receiver,
+            Some(from) => {
+                let kept = handles.by_from.get(&from).map_or(0, Vec::len);
+                if kept == 0 || (kept < MAX_HANDLES && percent(&mut self.rng, 25)) {
+                    let call = self.method_call(
+                        from,
+                        InstanceCtx {
+                            instances: ctx.instances,
+                            receiver: 0,
+                        },
+                        handles,
+                    );
+                    handles.calls.push(call);
+                    let k = handles.calls.len() - 1;
+                    handles.by_from.entry(from).or_default().push(k);
+                    k
+                } else {
+                    let of_from = &handles.by_from[&from];
+                    of_from[self.rng.gen_range(0..of_from.len())]
+                }
+            }
+        };
+        let ctx = InstanceCtx { receiver, ..ctx };
         let values = ValueGen {
             pools: &self.pools,
             instantiation: &self.instantiation,
@@ -466,7 +511,17 @@ impl TestGenerator {
     }
 }
 
-/// l_max for the next test of a pair tried `tried` times before.
+/// The handles a test keeps, as its calls are written.
+#[derive(Default)]
+struct Handles {
+    calls: Vec<Call>,
+    /// By the method that returns them (index), the handles it returned.
+    by_from: BTreeMap<usize, Vec<usize>>,
+}
+
+/// Handles a test keeps from one method at most.
+const MAX_HANDLES: usize = 2;
+
 /// Draws of a method's arguments before one that hung alone is kept anyway.
 const HUNG_REDRAWS: usize = 8;
 
@@ -476,6 +531,7 @@ fn hang_key(call: &Call) -> (String, String) {
     (call.method.clone(), format!("{:?}", call.args))
 }
 
+/// l_max for the next test of a pair tried `tried` times before.
 pub(crate) fn suffix_length(tried: u64) -> usize {
     if tried < SHORT_TESTS {
         SHORT_SUFFIX
@@ -575,6 +631,25 @@ fn usable_methods(
             )),
         }
     }
+    // A handle method needs the method that returns its handle.
+    let callable: HashSet<String> = usable
+        .iter()
+        .filter(|m| m.via.is_none())
+        .map(|m| m.name.clone())
+        .collect();
+    usable.retain(|m| match &m.via {
+        Some(via) if !callable.contains(&via.from) => {
+            diagnostics.push(warning(
+                format!(
+                    "{}::{} is not tested: `{}`, which returns its handle, cannot be called",
+                    model.path, m.name, via.from
+                ),
+                Some(m.span.clone()),
+            ));
+            false
+        }
+        _ => true,
+    });
     usable
 }
 
@@ -963,6 +1038,66 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A handle method (`Bar::tick`, from `add`) is called on a handle the test keeps from
+    /// `add`, made on instance 0: one per test that calls it, sometimes two, never more, and
+    /// none in a test that does not need one. Without a callable `add`, it is not called.
+    #[test]
+    fn handle_methods_are_called_on_handles_kept_from_the_method_that_returns_them() {
+        let tick = Method {
+            via: Some(analysis::Via {
+                ty: "m::Bar".into(),
+                from: "add".into(),
+                shape: analysis::ReturnShape::SelfValue,
+            }),
+            ..method("Bar::tick", vec![])
+        };
+        let int = ParamKind::Int {
+            signed: false,
+            bits: 64,
+        };
+        let pairs = [("render", "Bar::tick", Group::High)];
+        let unusable = model(
+            vec![
+                method("add", vec![ParamKind::Unsupported]),
+                method("render", vec![]),
+                tick.clone(),
+            ],
+            &pairs,
+        );
+        let usable = model(
+            vec![method("add", vec![int]), method("render", vec![]), tick],
+            &pairs,
+        );
+        let tests = generator(&usable, Strategy::Bc, 5).next_batch(300);
+        let mut kept = [0; 3];
+        for test in &tests {
+            let calls: Vec<&Call> = test
+                .prefix
+                .iter()
+                .chain(test.threads.iter().flatten())
+                .collect();
+            let needs = calls.iter().any(|c| c.method == "Bar::tick");
+            assert_eq!(needs, !test.handles.is_empty(), "{test}");
+            kept[test.handles.len()] += 1;
+            for handle in &test.handles {
+                assert_eq!((handle.method.as_str(), handle.receiver), ("add", 0));
+                assert_eq!(handle.args.len(), 1);
+            }
+            for call in calls.iter().filter(|c| c.on_handle()) {
+                assert!(call.receiver < test.handles.len(), "{test}");
+            }
+        }
+        assert!(
+            kept[1] > 0 && kept[2] > 0,
+            "tests keeping 0, 1, 2 handles: {kept:?}"
+        );
+        let without = generator(&unusable, Strategy::Bc, 5);
+        assert!(without.methods.iter().all(|m| m.name != "Bar::tick"));
+        assert!(without.diagnostics().iter().any(|d| d
+            .message
+            .contains("`add`, which returns its handle, cannot be called")));
     }
 
     #[test]

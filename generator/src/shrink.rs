@@ -90,8 +90,9 @@ pub fn shrink(test: &TestCase, config: &ShrinkConfig, check: &mut impl StillFail
     let mut current = test.clone();
     loop {
         let before = current.clone();
-        let passes: [fn(&TestCase) -> Vec<TestCase>; 5] = [
+        let passes: [fn(&TestCase) -> Vec<TestCase>; 6] = [
             drop_unused_instances,
+            drop_unused_handles,
             remove_calls,
             move_first_calls_to_prefix,
             fewer_repeats,
@@ -190,7 +191,22 @@ fn attempt_seed(seed: u64, attempt: u32) -> u64 {
 
 /// What identifies a candidate: its calls, not its id or noise seed.
 fn calls_key(test: &TestCase) -> String {
-    serde_json::to_string(&(&test.instances, &test.prefix, &test.threads)).unwrap_or_default()
+    serde_json::to_string(&(&test.instances, &test.handles, &test.prefix, &test.threads))
+        .unwrap_or_default()
+}
+
+/// Without the last handle, when no call is made on it.
+fn drop_unused_handles(test: &TestCase) -> Vec<TestCase> {
+    let Some(last) = test.handles.len().checked_sub(1) else {
+        return Vec::new();
+    };
+    let mut calls = test.prefix.iter().chain(test.threads.iter().flatten());
+    if calls.any(|c| c.on_handle() && c.receiver == last) {
+        return Vec::new();
+    }
+    let mut smaller = test.clone();
+    smaller.handles.pop();
+    vec![smaller]
 }
 
 /// Without the last instance, when no call names it.
@@ -208,10 +224,15 @@ fn mentions_instance(test: &TestCase, instance: usize) -> bool {
     let calls = test
         .instances
         .iter()
+        .chain(&test.handles)
         .chain(&test.prefix)
         .chain(test.threads.iter().flatten());
-    let mut method_calls = test.prefix.iter().chain(test.threads.iter().flatten());
-    method_calls.any(|c| c.receiver == instance)
+    let mut method_calls = test
+        .handles
+        .iter()
+        .chain(&test.prefix)
+        .chain(test.threads.iter().flatten());
+    method_calls.any(|c| !c.on_handle() && c.receiver == instance)
         || calls
             .flat_map(|c| &c.args)
             .any(|v| value_mentions(v, instance))
@@ -339,20 +360,27 @@ fn simplify_arguments(test: &TestCase) -> Vec<TestCase> {
 #[derive(Debug, Clone, Copy)]
 enum Place {
     Instance(usize),
+    Handle(usize),
     Prefix(usize),
     Thread(usize, usize),
 }
 
 fn call_places(test: &TestCase) -> Vec<Place> {
     let instances = (0..test.instances.len()).map(Place::Instance);
+    let handles = (0..test.handles.len()).map(Place::Handle);
     let prefix = (0..test.prefix.len()).map(Place::Prefix);
     let threads = (0..2).flat_map(|t| (0..test.threads[t].len()).map(move |i| Place::Thread(t, i)));
-    instances.chain(prefix).chain(threads).collect()
+    instances
+        .chain(handles)
+        .chain(prefix)
+        .chain(threads)
+        .collect()
 }
 
 fn call_at(test: &TestCase, at: Place) -> &Call {
     match at {
         Place::Instance(i) => &test.instances[i],
+        Place::Handle(i) => &test.handles[i],
         Place::Prefix(i) => &test.prefix[i],
         Place::Thread(t, i) => &test.threads[t][i],
     }
@@ -361,6 +389,7 @@ fn call_at(test: &TestCase, at: Place) -> &Call {
 fn call_at_mut(test: &mut TestCase, at: Place) -> &mut Call {
     match at {
         Place::Instance(i) => &mut test.instances[i],
+        Place::Handle(i) => &mut test.handles[i],
         Place::Prefix(i) => &mut test.prefix[i],
         Place::Thread(t, i) => &mut test.threads[t][i],
     }
@@ -490,6 +519,7 @@ mod tests {
             type_path: "fixtures::counter::Counter".into(),
             pair: ["hit".into(), "get".into()],
             instances: vec![call(0, "new", vec![int(3)]), call(0, "new", vec![int(2)])],
+            handles: vec![],
             prefix: vec![
                 call(0, "put", vec![int(2), text("ab")]),
                 call(1, "put", vec![int(1), text("a")]),

@@ -18,6 +18,12 @@ pub struct TestCase {
     /// One constructor call per instance. Instance 0 is the shared instance under test;
     /// instance 1, when present, is a second instance for calls that take one.
     pub instances: Vec<Call>,
+    /// Calls of methods that return a handle (another thread-safe type of the crate), each on
+    /// the instance its `receiver` names, run after the instances are built; handle `k` is
+    /// what the `k`th returned. A handle method's call (`Bar::tick`) names its handle by
+    /// `receiver`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub handles: Vec<Call>,
     /// Calls run sequentially, on one thread, before the two threads start.
     pub prefix: Vec<Call>,
     /// The two suffixes, run concurrently, one per thread.
@@ -41,6 +47,12 @@ pub struct Call {
 }
 
 impl Call {
+    /// Whether the call is a handle method's (`Bar::tick`), made on a handle rather than an
+    /// instance: Rust method names never hold `::`.
+    pub fn on_handle(&self) -> bool {
+        self.method.contains("::")
+    }
+
     /// One call of `method` on instance `receiver`.
     pub fn new(method: impl Into<String>, receiver: usize, args: Vec<Value>) -> Call {
         Call {

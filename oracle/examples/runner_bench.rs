@@ -134,6 +134,7 @@ fn counter_tests(n: u64) -> Vec<TestCase> {
             type_path: "tsafe::Counter".into(),
             pair: ["get".into(), "incr".into()],
             instances: vec![call("new")],
+            handles: vec![],
             prefix: vec![],
             threads: [vec![call("incr")], vec![call("get")]],
             noise_seed: id,

@@ -8,7 +8,7 @@
 
 use analysis::{
     Constructor, ConstructorKind, GenericKind, GenericParam, InstancePassing, Param, ParamKind,
-    ReturnShape, TypeModel,
+    ReturnShape, TypeModel, Via,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -42,6 +42,9 @@ pub(crate) enum Target {
     Type(usize),
     Constructor(usize, String),
     Method(usize, String),
+    /// The arm keeping a handle from the named method: errors there drop the handle methods
+    /// that come from it.
+    Handle(usize, String),
     /// A constructor of a value type: (plan, value type path, constructor).
     Value(usize, String, String),
 }
@@ -483,6 +486,9 @@ fn driver(w: &mut Writer, index: usize, plan: &TypePlan<'_>) {
         let start = w.next_line();
         w.line(&format!("            {:?} => {{", method.name));
         w.line(&globs);
+        if let Some(via) = &method.via {
+            w.line(&globs_of(&via.ty));
+        }
         if let Some(tr) = &method.trait_name {
             w.line(&format!(
                 "                #[allow(unused_imports)] use ::{tr} as _;"
@@ -502,9 +508,15 @@ fn driver(w: &mut Writer, index: usize, plan: &TypePlan<'_>) {
                 ty.path, method.name
             ));
         }
+        let (receiver, name) = match (&method.via, method.handle_parts()) {
+            (Some(via), Some((_, own))) => {
+                (format!("cx.handle::<{}>(call)?", handle_type(via)), own)
+            }
+            _ => ("cx.receiver(call)?".to_string(), method.name.as_str()),
+        };
         w.line(&format!(
-            "                let r = cx.receiver(call)?.{}{}({});",
-            method.name,
+            "                let r = {receiver}.{}{}({});",
+            name,
             turbofish(&method.generic_args, &substitutions),
             args.join(", ")
         ));
@@ -519,9 +531,124 @@ fn driver(w: &mut Writer, index: usize, plan: &TypePlan<'_>) {
     w.line("            other => Err(CallError::new(format!(\"no method `{other}`\"))),");
     w.line("        }");
     w.line("    }");
+    w.entries.push(((end, w.line), Target::Type(index)));
+    handle_fn(w, index, plan, &globs, &args_cx);
+    let end = w.next_line();
     w.line("}");
     w.entries.push(((end, w.line), Target::Type(index)));
     value_builders(w, index, plan, &values, &substitutions, &globs);
+}
+
+/// The type a handle is kept as: what its method returns, `Option` and `Result` unwrapped.
+fn handle_type(via: &Via) -> String {
+    match via.shape {
+        ReturnShape::ArcSelf => format!("{ARC}<::{}>", via.ty),
+        _ => format!("::{}", via.ty),
+    }
+}
+
+/// The imports of a handle type's arms: its crate root and module, so its trait methods
+/// resolve.
+fn globs_of(type_path: &str) -> String {
+    let uses: Vec<String> = glob_modules(type_path)
+        .iter()
+        .map(|m| format!("use ::{m}::*;"))
+        .collect();
+    format!(
+        "                #[allow(unused_imports)] {}",
+        uses.join(" ")
+    )
+}
+
+/// The driver's `handle`: one arm per method of the type whose result a test keeps as a
+/// handle (the `from` of a handle method the plan still calls), unwrapping `Option` and
+/// `Result`. Nothing is written when the type hands out no handles.
+fn handle_fn(w: &mut Writer, index: usize, plan: &TypePlan<'_>, globs: &str, args_cx: &ArgsCx<'_>) {
+    let ty = plan.model;
+    let mut froms: Vec<(&analysis::Method, &Via)> = Vec::new();
+    for m in ty
+        .methods
+        .iter()
+        .filter(|m| m.supported && !plan.skip_methods.contains(&m.name))
+    {
+        let Some(via) = &m.via else { continue };
+        if froms.iter().any(|(_, v)| v.from == via.from) {
+            continue;
+        }
+        if let Some(from) = ty
+            .methods
+            .iter()
+            .find(|f| f.name == via.from && f.via.is_none())
+        {
+            froms.push((from, via));
+        }
+    }
+    if froms.is_empty() {
+        return;
+    }
+    let head = w.next_line();
+    w.line(
+        "    fn handle(&self, call: &Call, cx: &Cx<'_, CovconSelf>) -> Result<::covcon_rt::Handle, CallError> {",
+    );
+    w.line("        match call.method.as_str() {");
+    w.entries.push(((head, w.line), Target::Type(index)));
+    for (from, via) in froms {
+        let start = w.next_line();
+        w.line(&format!("            {:?} => {{", from.name));
+        w.line(globs);
+        if let Some(tr) = &from.trait_name {
+            w.line(&format!(
+                "                #[allow(unused_imports)] use ::{tr} as _;"
+            ));
+        }
+        let mut next_arg = 0;
+        let (lets, args) = arguments(&from.params, &mut next_arg, args_cx);
+        for line in lets {
+            w.line(&format!("                {line}"));
+        }
+        w.line(&format!(
+            "                let r = cx.receiver(call)?.{}{}({});",
+            from.name,
+            turbofish(&from.generic_args, args_cx.substitutions),
+            args.join(", ")
+        ));
+        let kept = handle_type(via);
+        let name = &from.name;
+        match via.shape {
+            ReturnShape::SelfValue | ReturnShape::ArcSelf => {
+                w.line(&format!("                let r: {kept} = r;"));
+                w.line(&format!("                {OK}(::std::boxed::Box::new(r))"));
+            }
+            ReturnShape::OptionSelf => {
+                w.line("                match r {");
+                w.line(&format!(
+                    "                    {SOME}(r) => {{ let r: {kept} = r; {OK}(::std::boxed::Box::new(r)) }}"
+                ));
+                w.line(&format!(
+                    "                    {NONE} => {ERR}({CALL_ERROR}(\"`{name}` returned None\")),"
+                ));
+                w.line("                }");
+            }
+            ReturnShape::ResultSelf => {
+                w.line("                match r {");
+                w.line(&format!(
+                    "                    {OK}(r) => {{ let r: {kept} = r; {OK}(::std::boxed::Box::new(r)) }}"
+                ));
+                w.line(&format!(
+                    "                    {ERR}(e) => {ERR}({CALL_ERROR}(::std::format!(\"`{name}` returned Err({{}})\", ::covcon_rt::debug_text!(e).unwrap_or_default()))),"
+                ));
+                w.line("                }");
+            }
+        }
+        w.line("            }");
+        w.entries
+            .push(((start, w.line), Target::Handle(index, from.name.clone())));
+    }
+    let end = w.next_line();
+    w.line("            other => Err(CallError::new(format!(\"no handle method `{other}`\"))),");
+    w.line("        }");
+    w.line("    }");
+    w.entries.push(((end, w.line), Target::Type(index)));
 }
 
 /// One function per value type of the plan (`fn v0(arg: &Arg) -> Result<::k::Opts, CallError>`)

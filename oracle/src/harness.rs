@@ -810,7 +810,8 @@ impl<'o> State<'o> {
                 let target = match target {
                     // A private module in the path breaks every arm's import too.
                     Target::Constructor(plan, _) | Target::Method(plan, _)
-                        if error.message.contains("is private") =>
+                        if error.message.contains("is private")
+                            && !matches!(&target, Target::Method(_, m) if m.contains("::")) =>
                     {
                         Target::Type(plan)
                     }
@@ -833,6 +834,16 @@ impl<'o> State<'o> {
                         progress |= self.skip_methods[index]
                             .insert(name, error.message.clone())
                             .is_none();
+                    }
+                    Target::Handle(plan, from) => {
+                        let index = self.planned[plan];
+                        for m in types[index].methods.iter() {
+                            if m.via.as_ref().is_some_and(|v| v.from == from) {
+                                progress |= self.skip_methods[index]
+                                    .insert(m.name.clone(), error.message.clone())
+                                    .is_none();
+                            }
+                        }
                     }
                     Target::Value(plan, path, name) => {
                         let index = self.planned[plan];

@@ -123,8 +123,9 @@ fn render(
     let _ = writeln!(out, "#[allow(unused_imports)]\nuse {krate}::*;");
     // The traits of trait methods the test calls, wherever they live.
     let mut traits: Vec<&str> = test
-        .prefix
+        .handles
         .iter()
+        .chain(&test.prefix)
         .chain(test.threads.iter().flatten())
         .filter_map(|c| ty.methods.iter().find(|m| m.name == c.method))
         .filter_map(|m| m.trait_name.as_deref())
@@ -175,6 +176,9 @@ fn render(
             cx.construct(call)
         );
     }
+    for (k, call) in test.handles.iter().enumerate() {
+        let _ = writeln!(out, "        {}", cx.keep_handle(k, call));
+    }
     for call in &test.prefix {
         if call.times > 1 {
             let _ = writeln!(
@@ -195,6 +199,9 @@ fn render(
         let _ = writeln!(out, "        let t{thread} = {{");
         for index in 0..test.instances.len() {
             let _ = writeln!(out, "            let i{index} = Arc::clone(&i{index});");
+        }
+        for k in 0..test.handles.len() {
+            let _ = writeln!(out, "            let h{k} = Arc::clone(&h{k});");
         }
         out.push_str("            let (ready, done) = (Arc::clone(&ready), done.clone());\n");
         let _ = writeln!(
@@ -490,12 +497,35 @@ impl Render<'_> {
             }
             _ => String::new(),
         };
-        format!(
-            "i{}.{}{turbofish}({})",
-            call.receiver,
-            call.method,
-            args.join(", ")
-        )
+        let receiver = match method.and_then(|m| m.handle_parts()) {
+            Some((_, own)) => format!("h{}.{own}", call.receiver),
+            None => format!("i{}.{}", call.receiver, call.method),
+        };
+        format!("{receiver}{turbofish}({})", args.join(", "))
+    }
+
+    /// The statement keeping handle `k` (`let h0 = Arc::new(i0.add(3));`), `Option` and
+    /// `Result` unwrapped as the harness does.
+    fn keep_handle(&self, k: usize, call: &Call) -> String {
+        let shape = self
+            .ty
+            .methods
+            .iter()
+            .filter_map(|m| m.via.as_ref())
+            .find(|v| v.from == call.method)
+            .map_or(ReturnShape::SelfValue, |v| v.shape);
+        let expr = self.invoke(call);
+        let kept = match shape {
+            ReturnShape::SelfValue | ReturnShape::ArcSelf => expr,
+            ReturnShape::OptionSelf => {
+                format!("{expr}.expect(\"`{}` returns a handle\")", call.method)
+            }
+            ReturnShape::ResultSelf => format!(
+                "{expr}.unwrap_or_else(|_| panic!(\"`{}` returns a handle\"))",
+                call.method
+            ),
+        };
+        format!("let h{k} = Arc::new({kept});")
     }
 
     /// A value built by a constructor of one of the type's value types, as Rust, its
@@ -724,6 +754,7 @@ mod tests {
             type_path: "k::Counter".into(),
             pair: ["add".into(), "get".into()],
             instances: vec![call("new", vec![])],
+            handles: vec![],
             prefix: vec![call("add", vec![Value::Int(1)])],
             threads: [
                 vec![

@@ -162,6 +162,7 @@ pub struct SequentialOutcomes {
 #[derive(Debug, Clone, PartialEq)]
 struct TestCalls {
     instances: Vec<Call>,
+    handles: Vec<Call>,
     prefix: Vec<Call>,
     threads: [Vec<Call>; 2],
 }
@@ -184,6 +185,7 @@ impl SequentialOutcomes {
     fn for_test(&mut self, test: &TestCase) {
         let calls = TestCalls {
             instances: test.instances.clone(),
+            handles: test.handles.clone(),
             prefix: test.prefix.clone(),
             threads: test.threads.clone(),
         };
@@ -905,6 +907,7 @@ mod tests {
             type_path: format!("fixtures::{type_name}"),
             pair: [threads[0][0].into(), threads[1][0].into()],
             instances: calls(&["new"]),
+            handles: vec![],
             prefix: calls(prefix),
             threads: [calls(threads[0]), calls(threads[1])],
             noise_seed: 0,

@@ -405,6 +405,7 @@ mod tests {
             type_path: "k::T".into(),
             pair: ["a".into(), "b".into()],
             instances: vec![call("new")],
+            handles: vec![],
             prefix: vec![],
             threads: [
                 (0..lens[0]).map(|_| call("a")).collect(),

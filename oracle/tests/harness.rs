@@ -543,6 +543,7 @@ fn test(
         type_path: format!("tsafe::{type_path}"),
         pair: [String::new(), String::new()],
         instances,
+        handles: vec![],
         prefix,
         threads,
         noise_seed: 1,

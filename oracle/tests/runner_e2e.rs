@@ -190,6 +190,7 @@ fn tests(name: &str, instances: usize, threads: [Vec<Call>; 2], copies: u64) -> 
             type_path: format!("tsafe::{name}"),
             pair: [first(&threads[0]), first(&threads[1])],
             instances: (0..instances).map(|_| call("new", vec![])).collect(),
+            handles: vec![],
             prefix: vec![],
             threads: threads.clone(),
             noise_seed: id,

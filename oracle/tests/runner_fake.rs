@@ -47,6 +47,7 @@ fn test_case(id: u64, script: &str) -> TestCase {
         type_path: "fake::T".into(),
         pair,
         instances: vec![call(ctor)],
+        handles: vec![],
         prefix: vec![],
         threads,
         noise_seed: id,

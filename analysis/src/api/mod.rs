@@ -598,6 +598,7 @@ fn method(
         generic_args,
         span: span_of(file, sig.ident.span()),
         body_start,
+        via: None,
         supported: problems.is_empty(),
         reason: Reason::signature(problems),
     }

@@ -40,7 +40,7 @@ fn cases(t: &TypeReport) -> usize {
 fn suite(out: &mut String, t: &TypeReport, seed: u64) {
     let failures = t.violations.iter().filter(|v| !v.known).count();
     let skipped = match t.untested_kind() {
-        Some(UntestedKind::NothingToTest) => 0,
+        Some(UntestedKind::NothingToTest | UntestedKind::Handle) => 0,
         Some(_) => 1,
         None => t.pairs.iter().filter(|p| p.group == Group::Removed).count(),
     };
@@ -58,7 +58,7 @@ fn suite(out: &mut String, t: &TypeReport, seed: u64) {
     if let (Some(why), Some(kind)) = (&t.untested, t.untested_kind()) {
         let body = match kind {
             UntestedKind::Missed => format!("<skipped message=\"{}\"/>", esc(why)),
-            UntestedKind::NothingToTest => {
+            UntestedKind::NothingToTest | UntestedKind::Handle => {
                 format!("<system-out>{}: {}</system-out>", kind.label(), esc(why))
             }
             UntestedKind::Internal => {

@@ -116,6 +116,9 @@ pub enum UntestedKind {
     /// that is not re-exported): only its own crate can call it, through its public types.
     /// Testing it directly could report misuse the public API prevents.
     Internal,
+    /// A handle another type hands out and no code outside the crate builds: its methods
+    /// run in that type's tests, on the handles it returns (the reason names them).
+    Handle,
 }
 
 impl UntestedKind {
@@ -126,6 +129,7 @@ impl UntestedKind {
             UntestedKind::Missed => "not tested",
             UntestedKind::NothingToTest => "nothing to test",
             UntestedKind::Internal => "internal",
+            UntestedKind::Handle => "tested as a handle",
         }
     }
 

@@ -81,6 +81,7 @@ pub(crate) fn report() -> Report {
                     type_path: "bank::Account".into(),
                     pair: ["deposit".into(), "deposit".into()],
                     instances: vec![call("new", vec![])],
+                    handles: vec![],
                     prefix: vec![call("deposit", vec![Value::Int(5)])],
                     threads: [
                         vec![

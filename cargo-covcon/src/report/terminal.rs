@@ -92,6 +92,7 @@ pub fn summary(report: &Report, style: Style) -> String {
         (UntestedKind::Missed, "untested"),
         (UntestedKind::NothingToTest, "with nothing to test"),
         (UntestedKind::Internal, "internal"),
+        (UntestedKind::Handle, "tested as handles"),
     ] {
         let n = report.untested_of(kind).count();
         if n > 0 {
@@ -114,7 +115,9 @@ fn render_type(out: &mut String, t: &TypeReport, style: Style) {
         let label = format!("{}:", kind.label());
         let label = match kind {
             UntestedKind::Missed => style.yellow(&label),
-            UntestedKind::NothingToTest | UntestedKind::Internal => style.dim(&label),
+            UntestedKind::NothingToTest | UntestedKind::Internal | UntestedKind::Handle => {
+                style.dim(&label)
+            }
         };
         let _ = writeln!(out, "{}  {label} {why}", style.bold(&t.path));
         return;

@@ -2,7 +2,7 @@
 
 use generator::{Call, TestCase, Value};
 
-/// `c0.deposit(5)`: a method call on an instance.
+/// `c0.deposit(5)`: a method call on an instance; `h0.tick()` on a handle the test keeps.
 pub fn call(call: &Call) -> String {
     let args: Vec<String> = call
         .args
@@ -12,7 +12,10 @@ pub fn call(call: &Call) -> String {
             other => value(other),
         })
         .collect();
-    format!("c{}.{}({})", call.receiver, call.method, args.join(", "))
+    match call.method.split_once("::") {
+        Some((_, own)) => format!("h{}.{own}({})", call.receiver, args.join(", ")),
+        None => format!("c{}.{}({})", call.receiver, call.method, args.join(", ")),
+    }
 }
 
 /// `let c0 = Account::new(1);`: the constructor call of instance `i`; a builder's reads as its
@@ -84,6 +87,12 @@ pub fn layout(test: &TestCase, builders: &Builders) -> Layout {
         .enumerate()
         .map(|(i, c)| constructor(i, c, name, builders))
         .collect();
+    setup.extend(
+        test.handles
+            .iter()
+            .enumerate()
+            .map(|(k, c)| format!("let h{k} = {};", call(c))),
+    );
     setup.extend(test.prefix.iter().map(|c| match c.times {
         1 => format!("{};", call(c)),
         n => format!("for _ in 0..{n} {{ {}; }}", call(c)),
@@ -127,6 +136,7 @@ mod tests {
             type_path: "shapes::seg_queue::SegQueue".into(),
             pair: ["push".into(), "len".into()],
             instances: vec![Call::new("new", 0, vec![])],
+            handles: vec![],
             prefix: vec![push, Call::new("pop", 0, vec![])],
             threads: [
                 vec![Call::new("push", 0, vec![Value::Int(1)])],
@@ -144,6 +154,34 @@ mod tests {
             ]
         );
         assert_eq!(layout.threads, [["c0.push(1)"], ["c0.len()"]]);
+    }
+
+    /// A handle is kept from its owner's call, and its methods are called on it by name.
+    #[test]
+    fn handles_are_kept_in_the_setup_and_their_methods_called_on_them() {
+        let test = TestCase {
+            id: 1,
+            type_path: "handles::multi_bar::MultiBar".into(),
+            pair: ["render".into(), "Bar::tick".into()],
+            instances: vec![Call::new("new", 0, vec![])],
+            handles: vec![Call::new("add", 0, vec![Value::Int(3)])],
+            prefix: vec![Call::new("Bar::inc", 0, vec![Value::Int(1)])],
+            threads: [
+                vec![Call::new("render", 0, vec![])],
+                vec![Call::new("Bar::tick", 0, vec![])],
+            ],
+            noise_seed: 0,
+        };
+        let layout = layout(&test, &Builders::new());
+        assert_eq!(
+            layout.setup,
+            [
+                "let c0 = MultiBar::new();",
+                "let h0 = c0.add(3);",
+                "h0.inc(1);"
+            ]
+        );
+        assert_eq!(layout.threads, [["c0.render()"], ["h0.tick()"]]);
     }
 
     /// A builder constructor reads as the chain it runs, each call with its own arguments;

@@ -51,6 +51,9 @@ pub struct TestData {
     pub id: u64,
     pub type_path: String,
     pub instances: Vec<Call>,
+    /// Calls on instances whose results the test keeps as handles (`let h0 = c0.add(3)`);
+    /// a handle method's call names its handle by `receiver`.
+    pub handles: Vec<Call>,
     pub prefix: Vec<Call>,
     pub threads: [Vec<Call>; 2],
 }
@@ -80,6 +83,7 @@ impl<'de> Visitor<'de> for TestDataVisitor {
             id: 0,
             type_path: String::new(),
             instances: Vec::new(),
+            handles: Vec::new(),
             prefix: Vec::new(),
             threads: [Vec::new(), Vec::new()],
         };
@@ -94,6 +98,7 @@ impl<'de> Visitor<'de> for TestDataVisitor {
                 Key::Instances => {
                     test.instances = map.next_value::<Option<_>>()?.unwrap_or_default()
                 }
+                Key::Handles => test.handles = map.next_value::<Option<_>>()?.unwrap_or_default(),
                 Key::Prefix => test.prefix = map.next_value::<Option<_>>()?.unwrap_or_default(),
                 Key::Threads => {
                     test.threads = map.next_value::<ThreadCalls>()?.0;
@@ -299,6 +304,7 @@ pub(crate) enum Key {
     Id,
     TypePath,
     Instances,
+    Handles,
     Prefix,
     Threads,
     Pair,
@@ -352,6 +358,7 @@ impl<'de> Deserialize<'de> for Key {
                     "id" => Key::Id,
                     "type_path" => Key::TypePath,
                     "instances" => Key::Instances,
+                    "handles" => Key::Handles,
                     "prefix" => Key::Prefix,
                     "threads" => Key::Threads,
                     "pair" => Key::Pair,

@@ -41,7 +41,16 @@ pub trait Driver: Sync + 'static {
 
     /// `Debug` text of an instance, when its type has `Debug`.
     fn state(&self, instance: &Self::Instance) -> Option<String>;
+
+    /// Runs a call whose result the test keeps as a handle (`let h0 = c0.add(3)`): a method
+    /// of the instance that returns another thread-safe type. The default knows none.
+    fn handle(&self, call: &Call, _cx: &Cx<'_, Self::Instance>) -> Result<Handle, CallError> {
+        Err(CallError(format!("no handle method `{}`", call.method)))
+    }
 }
+
+/// A handle a test keeps: what a handle method returned, of a type the driver knows.
+pub type Handle = Box<dyn std::any::Any + Send + Sync>;
 
 /// A call that could not be made: unknown method, an argument that does not decode, a
 /// constructor that returned `Err` or `None`. Answered as `setup_failed`.
@@ -54,9 +63,10 @@ impl CallError {
     }
 }
 
-/// What a driver's call can see: the instances of the current test.
+/// What a driver's call can see: the instances and handles of the current test.
 pub struct Cx<'a, T> {
     instances: &'a [Arc<T>],
+    handles: &'a [Handle],
 }
 
 impl<'a, T> Cx<'a, T> {
@@ -106,6 +116,16 @@ impl<'a, T> Cx<'a, T> {
     /// The instance `call` is made on.
     pub fn receiver(&self, call: &Call) -> Result<&'a Arc<T>, CallError> {
         self.nth(call.receiver)
+    }
+
+    /// The handle a handle method's `call` is made on, as the type it was kept as.
+    pub fn handle<H: 'static>(&self, call: &Call) -> Result<&'a H, CallError> {
+        let k = call.receiver;
+        self.handles
+            .get(k)
+            .ok_or_else(|| CallError(format!("handle {k} does not exist (yet)")))?
+            .downcast_ref::<H>()
+            .ok_or_else(|| CallError(format!("handle {k} is not what `{}` takes", call.method)))
     }
 
     fn nth(&self, k: usize) -> Result<&'a Arc<T>, CallError> {
@@ -508,27 +528,39 @@ fn guarded<R>(f: impl FnOnce() -> Result<R, CallError>) -> Result<R, Failure> {
     }
 }
 
-/// The instances and the prefix's results, ready for the suffixes.
-type Ready<T> = (Vec<Arc<T>>, Vec<Option<String>>);
+/// What a test's setup built: its instances and the handles kept from them. Handles drop
+/// first (a handle may hold a share of its instance).
+struct Built<T> {
+    handles: Vec<Handle>,
+    instances: Vec<Arc<T>>,
+}
 
-/// Builds the instances and runs the prefix, on the calling thread as role 2.
+impl<T> Built<T> {
+    fn cx(&self) -> Cx<'_, T> {
+        Cx {
+            instances: &self.instances,
+            handles: &self.handles,
+        }
+    }
+}
+
+/// The instances and handles, and the prefix's results, ready for the suffixes.
+type Ready<T> = (Built<T>, Vec<Option<String>>);
+
+/// Builds the instances and handles and runs the prefix, on the calling thread as role 2.
+/// Setup calls are numbered in that order (instances, handles, prefix) in a failure.
 fn setup<D: Driver>(
     driver: &'static D,
     test: &TestData,
 ) -> Result<Ready<D::Instance>, Box<Answer>> {
     set_role(2, 0);
-    let mut instances: Vec<Arc<D::Instance>> = Vec::new();
+    let mut built = Built {
+        handles: Vec::new(),
+        instances: Vec::new(),
+    };
     for (index, call) in test.instances.iter().enumerate() {
-        let built = guarded(|| {
-            driver.construct(
-                call,
-                &Cx {
-                    instances: &instances,
-                },
-            )
-        });
-        match built {
-            Ok(instance) => instances.push(instance),
+        match guarded(|| driver.construct(call, &built.cx())) {
+            Ok(instance) => built.instances.push(instance),
             Err(failure) => {
                 return Err(Box::new(setup_failure(
                     None,
@@ -539,27 +571,30 @@ fn setup<D: Driver>(
             }
         }
     }
-    let mut prefix_results = Vec::with_capacity(test.prefix.len());
-    for (index, call) in test.prefix.iter().enumerate() {
-        match guarded(|| {
-            invoke_times(
-                driver,
-                call,
-                &Cx {
-                    instances: &instances,
-                },
-            )
-        }) {
-            Ok(result) => prefix_results.push(result.map(clip)),
+    for (index, call) in test.handles.iter().enumerate() {
+        match guarded(|| driver.handle(call, &built.cx())) {
+            Ok(handle) => built.handles.push(handle),
             Err(failure) => {
                 let call_index = (test.instances.len() + index) as u32;
+                let answer = setup_failure(None, call_index, &call.method, failure);
+                quietly(move || drop(built));
+                return Err(Box::new(answer));
+            }
+        }
+    }
+    let mut prefix_results = Vec::with_capacity(test.prefix.len());
+    for (index, call) in test.prefix.iter().enumerate() {
+        match guarded(|| invoke_times(driver, call, &built.cx())) {
+            Ok(result) => prefix_results.push(result.map(clip)),
+            Err(failure) => {
+                let call_index = (test.instances.len() + test.handles.len() + index) as u32;
                 let mut answer = setup_failure(None, call_index, &call.method, failure);
                 answer.prefix_results = prefix_results;
                 return Err(Box::new(answer));
             }
         }
     }
-    Ok((instances, prefix_results))
+    Ok((built, prefix_results))
 }
 
 /// `call.times` calls in a row (a prefix's loop), answering the last one's result.
@@ -599,12 +634,12 @@ fn outcome_json(thread: Option<u8>, call: u32, method: &str, failure: &Failure) 
 
 fn run_thread<D: Driver>(
     driver: &'static D,
-    instances: &[Arc<D::Instance>],
+    built: &Built<D::Instance>,
     calls: &[Call],
 ) -> ThreadRun {
     let mut results = Vec::with_capacity(calls.len());
     for (index, call) in calls.iter().enumerate() {
-        match guarded(|| invoke_times(driver, call, &Cx { instances })) {
+        match guarded(|| invoke_times(driver, call, &built.cx())) {
             Ok(result) => results.push(result.map(clip)),
             Err(failure) => {
                 results.resize(calls.len(), None);
@@ -629,17 +664,17 @@ fn run_concurrent<D: Driver>(
 ) -> Answer {
     clear_events();
     set_noise([0.0; 3]);
-    let (instances, prefix_results) = match setup(driver, test) {
+    let (built, prefix_results) = match setup(driver, test) {
         Ok(ready) => ready,
         Err(answer) => return *answer,
     };
-    let instances = Arc::new(instances);
+    let built = Arc::new(built);
     let slot: Arc<Mutex<Option<ThreadRun>>> = Arc::new(Mutex::new(None));
     let job: Job = {
-        let (instances, test, slot) = (instances.clone(), test.clone(), slot.clone());
+        let (built, test, slot) = (built.clone(), test.clone(), slot.clone());
         Box::new(move || {
             set_role(1, seed);
-            let run = run_thread(driver, &instances, &test.threads[1]);
+            let run = run_thread(driver, &built, &test.threads[1]);
             *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(run);
             set_role(NO_ROLE, 0);
         })
@@ -647,7 +682,7 @@ fn run_concurrent<D: Driver>(
     set_noise(noise);
     set_role(0, seed);
     let generation = launch(job);
-    let mine = run_thread(driver, &instances, &test.threads[0]);
+    let mine = run_thread(driver, &built, &test.threads[0]);
     set_role(NO_ROLE, 0);
     wait_done(generation);
     set_noise([0.0; 3]);
@@ -659,11 +694,11 @@ fn run_concurrent<D: Driver>(
             results: vec![None; test.threads[1].len()],
             failure: None,
         });
-    let final_state = state_of(driver, &instances);
+    let final_state = state_of(driver, &built.instances);
     let runs = [mine, theirs];
     let outcome = concurrent_outcome(&runs);
     let [mine, theirs] = runs;
-    quietly(move || drop(instances));
+    quietly(move || drop(built));
     let events = drain_events();
     Answer {
         outcome,
@@ -730,7 +765,7 @@ fn run_sequential<D: Driver>(
 ) -> Answer {
     clear_events();
     set_noise([0.0; 3]);
-    let (instances, prefix_results) = match setup(driver, test) {
+    let (built, prefix_results) = match setup(driver, test) {
         Ok(ready) => ready,
         Err(answer) => return *answer,
     };
@@ -751,15 +786,7 @@ fn run_sequential<D: Driver>(
         );
         let pace = paced.is_empty() || paced.contains(&(thread, index));
         set_noise(if pace { noise.p } else { [0.0; 3] });
-        let result = guarded(|| {
-            invoke_times(
-                driver,
-                call,
-                &Cx {
-                    instances: &instances,
-                },
-            )
-        });
+        let result = guarded(|| invoke_times(driver, call, &built.cx()));
         set_role(NO_ROLE, 0);
         match result {
             Ok(result) => results[thread as usize][index as usize] = result.map(clip),
@@ -770,8 +797,8 @@ fn run_sequential<D: Driver>(
         }
     }
     set_noise([0.0; 3]);
-    let final_state = state_of(driver, &instances);
-    quietly(move || drop(instances));
+    let final_state = state_of(driver, &built.instances);
+    quietly(move || drop(built));
     Answer {
         outcome,
         covered: None,

@@ -1,0 +1,325 @@
+//! Handles and pairs across types. A type whose method returns another thread-safe type of the
+//! crate (`Display::add(&self) -> Handle`) hands out handles that share its state; the bugs
+//! between them (a lock-order inversion between the display's `render` and a handle's `tick`)
+//! live in pairs that span the two types. Each such method's result becomes a *handle* of
+//! the tests of the type that returns it: the handle type's methods join that type's methods
+//! as `Handle::tick`, paired with its own, and the pairs across the two are grouped by the
+//! locks each side takes, matched by lock type (`Mutex<State>` held by the display and taken
+//! by the handle is, as far as a static analysis can tell, the same lock).
+//!
+//! A cross pair is never removed: the analysis cannot see that a handle's lock is the one its
+//! owner serialises on. It is high when the two methods take two lock types in opposite
+//! orders (or one takes a lock of another object, or calls out, holding the lock type the
+//! other takes holding a second one): a lock-order risk across types; low otherwise.
+
+use crate::access::MethodSummary;
+use crate::discover::FoundType;
+use crate::model::*;
+use std::collections::{BTreeSet, HashMap};
+
+/// What a method's locking looks like by lock type: the types it takes, and each acquisition
+/// made holding another (`(held, taken, line)`; `None` when the taken lock is another object's
+/// or a call the analysis does not follow, which may take any lock).
+#[derive(Debug, Clone, Default)]
+pub(crate) struct LockFacts {
+    takes: BTreeSet<String>,
+    orders: Vec<(String, Option<String>, u32)>,
+}
+
+/// The lock facts of every method of a type, by method name.
+pub(crate) fn lock_facts(
+    ty: &FoundType,
+    summaries: &HashMap<String, MethodSummary>,
+) -> HashMap<String, LockFacts> {
+    summaries
+        .iter()
+        .filter(|(name, _)| !name.contains("::"))
+        .map(|(name, s)| {
+            let type_of = |id: usize| {
+                let section = s.sections.iter().find(|x| x.id == id)?;
+                if section.atomic || section.instance != "self" {
+                    return None;
+                }
+                ty.lock_types.get(&section.lock).cloned()
+            };
+            let mut facts = LockFacts::default();
+            for section in &s.sections {
+                facts.takes.extend(type_of(section.id));
+            }
+            for &(held, taken) in &s.order {
+                if let Some(h) = type_of(held) {
+                    let line = s
+                        .sections
+                        .iter()
+                        .find(|x| x.id == taken)
+                        .map_or(0, |x| x.line);
+                    facts.orders.push((h, type_of(taken), line));
+                }
+            }
+            for unseen in &s.unseen {
+                for &held in &unseen.sections {
+                    if let Some(h) = type_of(held) {
+                        facts.orders.push((h, None, unseen.line));
+                    }
+                }
+            }
+            (name.clone(), facts)
+        })
+        .collect()
+}
+
+/// Adds to each type the methods of the handles its methods return, with their pairs and
+/// split points. `facts[i]` are the lock facts of `types[i]`.
+pub(crate) fn add_handles(types: &mut [TypeModel], facts: &[HashMap<String, LockFacts>]) {
+    let before: Vec<TypeModel> = types.to_vec();
+    let mut handed_out: Vec<(usize, String)> = Vec::new();
+    for (i, owner) in types.iter_mut().enumerate() {
+        if !owner.supported {
+            continue;
+        }
+        let mut seen_handles = BTreeSet::new();
+        let mut added: Vec<(usize, Method)> = Vec::new();
+        for from in owner
+            .methods
+            .iter()
+            .filter(|m| m.supported && m.via.is_none())
+        {
+            let Some((name, shape)) = from.returns.as_deref().and_then(returned_name) else {
+                continue;
+            };
+            let Some(h) = handle_type(&before, i, &name) else {
+                continue;
+            };
+            if !seen_handles.insert(h) {
+                continue;
+            }
+            let handle = &before[h];
+            for m in handle
+                .methods
+                .iter()
+                .filter(|m| m.supported && m.via.is_none())
+            {
+                if m.params.iter().any(|p| !callable_on_handle(&p.kind)) {
+                    continue;
+                }
+                added.push((
+                    h,
+                    Method {
+                        name: format!("{}::{}", handle.name, m.name),
+                        body_start: None,
+                        via: Some(Via {
+                            ty: handle.path.clone(),
+                            from: from.name.clone(),
+                            shape,
+                        }),
+                        ..m.clone()
+                    },
+                ));
+            }
+        }
+        if added.is_empty() {
+            continue;
+        }
+        for &h in &seen_handles {
+            let handle = &before[h];
+            for value in &handle.values {
+                if !owner.values.iter().any(|v| v.path == value.path) {
+                    owner.values.push(value.clone());
+                }
+            }
+            for point in &handle.split_points {
+                owner.split_points.push(SplitPoint {
+                    method: format!("{}::{}", handle.name, point.method),
+                    ..point.clone()
+                });
+            }
+        }
+        let own: Vec<String> = owner
+            .methods
+            .iter()
+            .filter(|m| m.supported && m.via.is_none())
+            .map(|m| m.name.clone())
+            .collect();
+        for a in &own {
+            for (h, b) in &added {
+                let (handle_name, method) = b.name.split_once("::").unwrap_or_default();
+                let (group, reasons) = classify(
+                    (a, facts[i].get(a.as_str())),
+                    (&b.name, facts[*h].get(method)),
+                    handle_name,
+                    &b.via.as_ref().map(|v| v.from.clone()).unwrap_or_default(),
+                );
+                owner.pairs.push(Pair {
+                    methods: [a.clone(), b.name.clone()],
+                    group,
+                    reasons,
+                });
+            }
+        }
+        for (x, (h, a)) in added.iter().enumerate() {
+            for (_, b) in &added[x..] {
+                let own_name =
+                    |m: &Method| m.name.split_once("::").unwrap_or_default().1.to_string();
+                let (na, nb) = (own_name(a), own_name(b));
+                let in_handle = before[*h].pairs.iter().find(|p| {
+                    p.methods == [na.clone(), nb.clone()] || p.methods == [nb.clone(), na.clone()]
+                });
+                let (group, reasons) = match in_handle {
+                    // Two calls on one handle conflict as the handle type's own pair does,
+                    // but a removal there trusted the handle's lock alone: keep it low here.
+                    Some(p) if p.group == Group::Removed => (
+                        Group::Low,
+                        vec![format!(
+                            "on handles from one owner; alone, `{}` would remove it: {}",
+                            before[*h].name,
+                            p.reasons.join("; ")
+                        )],
+                    ),
+                    Some(p) => (p.group, p.reasons.clone()),
+                    None => (Group::Low, vec!["two handle methods".to_string()]),
+                };
+                owner.pairs.push(Pair {
+                    methods: [a.name.clone(), b.name.clone()],
+                    group,
+                    reasons,
+                });
+            }
+        }
+        for &h in &seen_handles {
+            let from = added
+                .iter()
+                .find(|(x, _)| *x == h)
+                .and_then(|(_, m)| m.via.as_ref())
+                .map_or_else(String::new, |v| v.from.clone());
+            handed_out.push((h, format!("{}::{from}", owner.name)));
+        }
+        owner.methods.extend(added.into_iter().map(|(_, m)| m));
+    }
+    // A handle nothing outside the crate builds is tested through its owners.
+    for (h, owner) in handed_out {
+        let handle = &mut types[h];
+        if handle.supported {
+            continue;
+        }
+        match &mut handle.reason {
+            Some(Reason::Handle { owners }) => owners.push(owner),
+            Some(Reason::NoConstructor | Reason::NoUsableConstructor) | None => {
+                handle.reason = Some(Reason::Handle {
+                    owners: vec![owner],
+                })
+            }
+            Some(_) => {}
+        }
+    }
+}
+
+/// The bare name of the type a method returns and how it is returned (`Arc<Handle>` →
+/// `("Handle", ArcSelf)`), for the shapes a handle can be kept in.
+fn returned_name(returns: &str) -> Option<(String, ReturnShape)> {
+    let ty: syn::Type = syn::parse_str(returns).ok()?;
+    let (last, shape) = {
+        let syn::Type::Path(p) = &ty else { return None };
+        let last = p.path.segments.last()?;
+        let shape = match last.ident.to_string().as_str() {
+            "Arc" => ReturnShape::ArcSelf,
+            "Option" => ReturnShape::OptionSelf,
+            "Result" => ReturnShape::ResultSelf,
+            _ => {
+                return Some((last.ident.to_string(), ReturnShape::SelfValue))
+                    .filter(|_| last.arguments.is_empty())
+            }
+        };
+        (last, shape)
+    };
+    let inner = crate::api::types::first_type_arg(last)?;
+    let syn::Type::Path(p) = inner else {
+        return None;
+    };
+    let seg = p.path.segments.last()?;
+    seg.arguments
+        .is_empty()
+        .then(|| (seg.ident.to_string(), shape))
+}
+
+/// The one other type of the crate named `name` that can be a handle: public, not generic.
+fn handle_type(types: &[TypeModel], owner: usize, name: &str) -> Option<usize> {
+    let mut candidates = types
+        .iter()
+        .enumerate()
+        .filter(|(j, t)| *j != owner && t.name == name);
+    let (j, t) = candidates.next()?;
+    if candidates.next().is_some()
+        || !t.generics.is_empty()
+        || t.reason.as_ref().is_some_and(Reason::is_internal)
+    {
+        return None;
+    }
+    Some(j)
+}
+
+/// Whether a handle method's parameter can be generated in its owner's tests: not one that
+/// names the handle type's instances, receiver or type parameters.
+fn callable_on_handle(kind: &ParamKind) -> bool {
+    match kind {
+        ParamKind::Instance { .. } | ParamKind::FromReceiver { .. } | ParamKind::Generic { .. } => {
+            false
+        }
+        ParamKind::Vec { elem } | ParamKind::Slice { elem } => callable_on_handle(elem),
+        ParamKind::Ref { inner } | ParamKind::Option { inner } => callable_on_handle(inner),
+        ParamKind::Result { ok } => callable_on_handle(ok),
+        ParamKind::Closure { returns, .. } => callable_on_handle(returns),
+        ParamKind::Tuple { elems } => elems.iter().all(callable_on_handle),
+        _ => true,
+    }
+}
+
+/// The group of a pair across types: high on a lock-order risk between the two, low
+/// otherwise, never removed.
+fn classify(
+    (a, fa): (&str, Option<&LockFacts>),
+    (b, fb): (&str, Option<&LockFacts>),
+    handle: &str,
+    from: &str,
+) -> (Group, Vec<String>) {
+    let empty = LockFacts::default();
+    let (fa, fb) = (fa.unwrap_or(&empty), fb.unwrap_or(&empty));
+    let mut high = inversions((a, fa), (b, fb));
+    high.extend(inversions((b, fb), (a, fa)));
+    if !high.is_empty() {
+        return (Group::High, high);
+    }
+    let common: Vec<&String> = fa.takes.intersection(&fb.takes).collect();
+    let reason = if common.is_empty() {
+        format!("across types (`{handle}` from `{from}`): no lock type in common")
+    } else {
+        format!(
+            "across types (`{handle}` from `{from}`): both take a `{}`, which may be one lock",
+            common[0]
+        )
+    };
+    (Group::Low, vec![reason])
+}
+
+/// `a` holding `X` takes `Y` (or something unseen), while `b` takes `X` holding `Y`.
+fn inversions((a, fa): (&str, &LockFacts), (b, fb): (&str, &LockFacts)) -> Vec<String> {
+    let mut out = Vec::new();
+    for (x, y, la) in &fa.orders {
+        for (z, w, lb) in &fb.orders {
+            if w.as_ref() != Some(x) || z == x {
+                continue;
+            }
+            let taken = match y {
+                Some(y) if y == z => format!("a `{y}`"),
+                Some(_) => continue,
+                None => "another object's lock or unseen code".to_string(),
+            };
+            let reason = format!(
+                "lock order across types: `{a}` takes {taken} holding a `{x}` (line {la}); `{b}` takes a `{x}` holding a `{z}` (line {lb})"
+            );
+            if !out.contains(&reason) {
+                out.push(reason);
+            }
+        }
+    }
+    out
+}
