@@ -213,6 +213,95 @@ pub(crate) fn add_handles(types: &mut [TypeModel], facts: &[HashMap<String, Lock
     }
 }
 
+/// Gives a parameter `&Handle` of a type's method, where `Handle` is a type one of its methods
+/// returns, a kept handle for its argument (`insert_after(&self, at: &Bar, ..)`), so that the
+/// method is called. Runs before the pairs are grouped, since it makes methods callable.
+pub(crate) fn take_handles(types: &mut [TypeModel]) {
+    let before: Vec<TypeModel> = types.to_vec();
+    for (i, owner) in types.iter_mut().enumerate() {
+        if !owner.supported {
+            continue;
+        }
+        let mut handles: Vec<(String, String, ReturnShape)> = Vec::new();
+        for from in owner
+            .methods
+            .iter()
+            .filter(|m| m.supported && m.via.is_none())
+        {
+            let Some((name, shape)) = from.returns.as_deref().and_then(returned_name) else {
+                continue;
+            };
+            if let Some(h) = handle_type(&before, i, &name) {
+                if !handles.iter().any(|(n, _, _)| *n == name) {
+                    handles.push((name, before[h].path.clone(), shape));
+                }
+            }
+        }
+        if handles.is_empty() {
+            continue;
+        }
+        for m in owner.methods.iter_mut().filter(|m| m.via.is_none()) {
+            let mut problems = match &m.reason {
+                Some(Reason::Signature { problems }) => problems.clone(),
+                _ if m.supported => Vec::new(),
+                _ => continue,
+            };
+            for p in m.params.iter_mut() {
+                // What the API model made of it: nothing, a value it cannot build, or a
+                // fresh one from a method of the receiver, where a kept handle can do.
+                let failed = problems
+                    .iter()
+                    .any(|pr| matches!(pr, Problem::Parameter { name, .. } if *name == p.name));
+                let replace = match &p.kind {
+                    ParamKind::Unsupported => failed,
+                    ParamKind::Ref { inner } => {
+                        failed && matches!(**inner, ParamKind::Value { .. })
+                    }
+                    ParamKind::FromReceiver { by_ref: true, .. } => true,
+                    _ => false,
+                };
+                if !replace {
+                    continue;
+                }
+                let Some(name) = referenced_name(&p.ty) else {
+                    continue;
+                };
+                if let Some((_, ty, shape)) = handles.iter().find(|(n, _, _)| *n == name) {
+                    p.kind = ParamKind::Handle {
+                        ty: ty.clone(),
+                        shape: *shape,
+                    };
+                    problems.retain(
+                        |pr| !matches!(pr, Problem::Parameter { name, .. } if *name == p.name),
+                    );
+                }
+            }
+            if problems.is_empty() {
+                m.supported = true;
+                m.reason = None;
+            } else {
+                m.reason = Reason::signature(problems);
+            }
+        }
+    }
+}
+
+/// The bare name of the type a shared reference names (`&Bar`, `&'a Bar` → `Bar`).
+fn referenced_name(ty: &str) -> Option<String> {
+    let ty: syn::Type = syn::parse_str(ty).ok()?;
+    let syn::Type::Reference(r) = ty else {
+        return None;
+    };
+    if r.mutability.is_some() {
+        return None;
+    }
+    let syn::Type::Path(p) = &*r.elem else {
+        return None;
+    };
+    let seg = p.path.segments.last()?;
+    seg.arguments.is_empty().then(|| seg.ident.to_string())
+}
+
 /// The bare name of the type a method returns and how it is returned (`Arc<Handle>` →
 /// `("Handle", ArcSelf)`), for the shapes a handle can be kept in.
 fn returned_name(returns: &str) -> Option<(String, ReturnShape)> {

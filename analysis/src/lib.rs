@@ -148,19 +148,18 @@ fn analyze_files(
 ) -> Vec<TypeModel> {
     // syn trees are tied to this thread (proc-macro2 spans), so types are analysed in turn.
     let found = discover::discover(files, index, pkg, filter);
-    let mut types = Vec::new();
+    let mut types: Vec<TypeModel> = found.iter().map(|t| t.model.clone()).collect();
+    cross::take_handles(&mut types);
     let mut facts = Vec::new();
-    for t in found {
+    for (t, model) in found.iter().zip(types.iter_mut()) {
         let mut d = Vec::new();
-        let mut model = t.model.clone();
-        let summaries = access::analyze_type(&t, edition, &mut d);
-        model.pairs = group::group_pairs(&model, &summaries);
-        model.split_points = split::split_points(&t, &summaries);
+        let summaries = access::analyze_type(t, edition, &mut d);
+        model.pairs = group::group_pairs(model, &summaries);
+        model.split_points = split::split_points(t, &summaries);
         model
             .split_points
             .retain(|s| !t.expanded.contains(&s.method));
-        facts.push(cross::lock_facts(&t, &summaries));
-        types.push(model);
+        facts.push(cross::lock_facts(t, &summaries));
         diags.extend(d);
     }
     cross::add_handles(&mut types, &facts);

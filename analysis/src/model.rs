@@ -348,6 +348,13 @@ pub enum ParamKind {
         method: String,
         by_ref: bool,
     },
+    /// `&Handle`, where `Handle` is a type the type under test hands out (a method of it
+    /// returns one, `Method::via`): a handle the test keeps, by its type's path, and how the
+    /// method returns it (how the harness keeps it).
+    Handle {
+        ty: String,
+        shape: ReturnShape,
+    },
     /// Anything else: recorded with the reason, never silently dropped.
     #[default]
     Unsupported,

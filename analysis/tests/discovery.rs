@@ -28,6 +28,7 @@ fn kind(k: &ParamKind) -> String {
         ParamKind::FromReceiver { method, by_ref } => {
             format!("{}self.{method}()", if *by_ref { "&" } else { "" })
         }
+        ParamKind::Handle { ty, .. } => format!("handle({ty})"),
         ParamKind::Unsupported => "unsupported".into(),
     }
 }

@@ -522,3 +522,36 @@ fn a_handle_a_method_returns_joins_the_owners_pairs_and_a_lock_order_across_type
          Bar::inc Bar::inc: low",
     );
 }
+
+/// A parameter `&Bar` of the owner's method, where `Bar` is a handle the owner hands out,
+/// takes a kept handle: the method is callable and paired like any other.
+#[test]
+fn a_parameter_of_a_handle_type_takes_a_kept_handle() {
+    let source = format!(
+        "{SYNC}{DISPLAY}
+        impl Display {{
+            pub fn remove(&self, bar: &Bar) -> bool {{
+                let mut shared = self.shared.lock().unwrap();
+                let before = shared.bars.len();
+                shared.bars.retain(|b| !Arc::ptr_eq(b, &bar.state));
+                shared.bars.len() < before
+            }}
+        }}
+        impl Bar {{ pub fn get(&self) -> u64 {{ self.state.lock().unwrap().pos }} }}"
+    );
+    let model = analyze_source("fixture", "2021", &source);
+    let display = model.types.iter().find(|t| t.name == "Display").unwrap();
+    let remove = display.methods.iter().find(|m| m.name == "remove").unwrap();
+    assert!(remove.supported, "{:?}", remove.reason);
+    assert_eq!(
+        remove.params[0].kind,
+        analysis::ParamKind::Handle {
+            ty: "fixture::Bar".into(),
+            shape: analysis::ReturnShape::SelfValue,
+        }
+    );
+    assert!(display
+        .pairs
+        .iter()
+        .any(|p| p.methods == ["remove", "Bar::get"]));
+}

@@ -63,6 +63,7 @@ impl fmt::Display for Value {
             Value::Closure(v) => write!(f, "|| {v}"),
             Value::Built(b) => f.write_str(&built_code(b, false, &|_, v| v.to_string())),
             Value::FromReceiver(method) => write!(f, "&self.{method}()"),
+            Value::Handle(k) => write!(f, "&{}", handle_name(*k)),
         }
     }
 }

@@ -13,7 +13,7 @@
 use crate::coverage::{Coverage, PairCoverage};
 use crate::pools::{percent, takes_instance, InstanceCtx, Pools, ValueGen};
 use crate::strategy::{Selector, Strategy};
-use crate::testcase::{Call, Execution, TestCase};
+use crate::testcase::{Call, Execution, TestCase, Value};
 use analysis::{
     Constructor, ConstructorKind, Diagnostic, Group, Method, ParamKind, Reason, Severity,
     TypeModel, ValueType,
@@ -91,6 +91,8 @@ pub struct TestGenerator {
     /// For each method that is a handle's (`Bar::tick`), the index of the method that
     /// returns the handle (`add`).
     handle_from: Vec<Option<usize>>,
+    /// For each handle type (by path), the index of a method that returns one.
+    handle_sources: BTreeMap<String, usize>,
     coverage: Coverage,
     /// For each method, the methods it shares a high pair with (by index).
     high_partners: Vec<Vec<usize>>,
@@ -137,7 +139,7 @@ impl TestGenerator {
             return Err(Reason::NothingToTest);
         }
         let high_partners = high_partners(&coverage, methods.len());
-        let handle_from = methods
+        let handle_from: Vec<Option<usize>> = methods
             .iter()
             .map(|m| {
                 let via = m.via.as_ref()?;
@@ -146,6 +148,12 @@ impl TestGenerator {
                     .position(|f| f.name == via.from && f.via.is_none())
             })
             .collect();
+        let mut handle_sources: BTreeMap<String, usize> = BTreeMap::new();
+        for (m, from) in methods.iter().zip(&handle_from) {
+            if let (Some(via), Some(from)) = (&m.via, from) {
+                handle_sources.entry(via.ty.clone()).or_insert(*from);
+            }
+        }
         Ok(TestGenerator {
             type_path: model.path.clone(),
             strategy: config.strategy,
@@ -160,6 +168,7 @@ impl TestGenerator {
             constructor,
             methods,
             handle_from,
+            handle_sources,
             coverage,
             high_partners,
             focused_shapes: config.strategy == Strategy::Bc,
@@ -437,26 +446,7 @@ impl TestGenerator {
     fn method_call(&mut self, method: usize, ctx: InstanceCtx, handles: &mut Handles) -> Call {
         let receiver = match self.handle_from[method] {
             None => ctx.receiver,
-            Some(from) => {
-                let kept = handles.by_from.get(&from).map_or(0, Vec::len);
-                if kept == 0 || (kept < MAX_HANDLES && percent(&mut self.rng, 25)) {
-                    let call = self.method_call(
-                        from,
-                        InstanceCtx {
-                            instances: ctx.instances,
-                            receiver: 0,
-                        },
-                        handles,
-                    );
-                    handles.calls.push(call);
-                    let k = handles.calls.len() - 1;
-                    handles.by_from.entry(from).or_default().push(k);
-                    k
-                } else {
-                    let of_from = &handles.by_from[&from];
-                    of_from[self.rng.gen_range(0..of_from.len())]
-                }
-            }
+            Some(from) => self.handle(from, ctx, handles),
         };
         let ctx = InstanceCtx { receiver, ..ctx };
         let values = ValueGen {
@@ -483,7 +473,38 @@ impl TestGenerator {
                 break;
             }
         }
+        // Handle arguments name a handle of the test (kept now if there is none yet).
+        for (i, param) in self.methods[method].params.clone().iter().enumerate() {
+            if let ParamKind::Handle { ty, .. } = &param.kind {
+                if let Some(&from) = self.handle_sources.get(ty) {
+                    call.args[i] = Value::Handle(self.handle(from, ctx, handles));
+                }
+            }
+        }
         call
+    }
+
+    /// A handle from method `from` for the next call: a new one kept the first time, and
+    /// now and then a second one, so that two handles meet.
+    fn handle(&mut self, from: usize, ctx: InstanceCtx, handles: &mut Handles) -> usize {
+        let kept = handles.by_from.get(&from).map_or(0, Vec::len);
+        if kept == 0 || (kept < MAX_HANDLES && percent(&mut self.rng, 25)) {
+            let call = self.method_call(
+                from,
+                InstanceCtx {
+                    instances: ctx.instances,
+                    receiver: 0,
+                },
+                handles,
+            );
+            handles.calls.push(call);
+            let k = handles.calls.len() - 1;
+            handles.by_from.entry(from).or_default().push(k);
+            k
+        } else {
+            let of_from = &handles.by_from[&from];
+            of_from[self.rng.gen_range(0..of_from.len())]
+        }
     }
 
     /// A constructor call; builder chains' arguments follow the first function's, in order.
@@ -631,12 +652,35 @@ fn usable_methods(
             )),
         }
     }
-    // A handle method needs the method that returns its handle.
+    // A handle method needs the method that returns its handle; a handle argument, a
+    // handle method of its type (whose `from` returns one).
     let callable: HashSet<String> = usable
         .iter()
         .filter(|m| m.via.is_none())
         .map(|m| m.name.clone())
         .collect();
+    let kept: HashSet<String> = usable
+        .iter()
+        .filter_map(|m| m.via.as_ref())
+        .filter(|v| callable.contains(&v.from))
+        .map(|v| v.ty.clone())
+        .collect();
+    usable.retain(|m| {
+        let missing = m.params.iter().find_map(|p| match &p.kind {
+            ParamKind::Handle { ty, .. } if !kept.contains(ty) => Some(ty),
+            _ => None,
+        });
+        if let Some(ty) = missing {
+            diagnostics.push(warning(
+                format!(
+                    "{}::{} is not tested: no callable method returns the `{ty}` it takes",
+                    model.path, m.name
+                ),
+                Some(m.span.clone()),
+            ));
+        }
+        missing.is_none()
+    });
     usable.retain(|m| match &m.via {
         Some(via) if !callable.contains(&via.from) => {
             diagnostics.push(warning(
@@ -1057,17 +1101,33 @@ mod tests {
             signed: false,
             bits: 64,
         };
-        let pairs = [("render", "Bar::tick", Group::High)];
+        let pairs = [
+            ("render", "Bar::tick", Group::High),
+            ("remove", "Bar::tick", Group::High),
+        ];
+        let remove = method(
+            "remove",
+            vec![ParamKind::Handle {
+                ty: "m::Bar".into(),
+                shape: analysis::ReturnShape::SelfValue,
+            }],
+        );
         let unusable = model(
             vec![
                 method("add", vec![ParamKind::Unsupported]),
                 method("render", vec![]),
+                remove.clone(),
                 tick.clone(),
             ],
             &pairs,
         );
         let usable = model(
-            vec![method("add", vec![int]), method("render", vec![]), tick],
+            vec![
+                method("add", vec![int]),
+                method("render", vec![]),
+                remove,
+                tick,
+            ],
             &pairs,
         );
         let tests = generator(&usable, Strategy::Bc, 5).next_batch(300);
@@ -1078,7 +1138,9 @@ mod tests {
                 .iter()
                 .chain(test.threads.iter().flatten())
                 .collect();
-            let needs = calls.iter().any(|c| c.method == "Bar::tick");
+            let needs = calls
+                .iter()
+                .any(|c| c.method == "Bar::tick" || c.method == "remove");
             assert_eq!(needs, !test.handles.is_empty(), "{test}");
             kept[test.handles.len()] += 1;
             for handle in &test.handles {
@@ -1088,13 +1150,22 @@ mod tests {
             for call in calls.iter().filter(|c| c.on_handle()) {
                 assert!(call.receiver < test.handles.len(), "{test}");
             }
+            for call in calls.iter().filter(|c| c.method == "remove") {
+                assert!(
+                    matches!(call.args[..], [Value::Handle(k)] if k < test.handles.len()),
+                    "{test}"
+                );
+            }
         }
         assert!(
             kept[1] > 0 && kept[2] > 0,
             "tests keeping 0, 1, 2 handles: {kept:?}"
         );
         let without = generator(&unusable, Strategy::Bc, 5);
-        assert!(without.methods.iter().all(|m| m.name != "Bar::tick"));
+        assert!(without
+            .methods
+            .iter()
+            .all(|m| m.name != "Bar::tick" && m.name != "remove"));
         assert!(without.diagnostics().iter().any(|d| d
             .message
             .contains("`add`, which returns its handle, cannot be called")));

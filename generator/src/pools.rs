@@ -129,7 +129,8 @@ impl ValueGen<'_> {
             | ParamKind::Str
             | ParamKind::Duration
             | ParamKind::Instance { .. }
-            | ParamKind::FromReceiver { .. } => Ok(()),
+            | ParamKind::FromReceiver { .. }
+            | ParamKind::Handle { .. } => Ok(()),
         }
     }
 
@@ -191,6 +192,8 @@ impl ValueGen<'_> {
             },
             ParamKind::Value { path } => self.built(path, ctx, rng, depth),
             ParamKind::FromReceiver { method, .. } => Value::FromReceiver(method.clone()),
+            // Which handle is the test's to say (`TestGenerator::method_call`).
+            ParamKind::Handle { .. } => Value::Handle(0),
             ParamKind::Unsupported => Value::Int(0),
         }
     }

@@ -200,8 +200,15 @@ fn drop_unused_handles(test: &TestCase) -> Vec<TestCase> {
     let Some(last) = test.handles.len().checked_sub(1) else {
         return Vec::new();
     };
-    let mut calls = test.prefix.iter().chain(test.threads.iter().flatten());
-    if calls.any(|c| c.on_handle() && c.receiver == last) {
+    let mut calls = test
+        .handles
+        .iter()
+        .chain(&test.prefix)
+        .chain(test.threads.iter().flatten());
+    if calls.any(|c| {
+        (c.on_handle() && c.receiver == last)
+            || c.args.iter().any(|v| value_mentions_handle(v, last))
+    }) {
         return Vec::new();
     }
     let mut smaller = test.clone();
@@ -253,7 +260,21 @@ fn value_mentions(value: &Value, instance: usize) -> bool {
         | Value::Str(_)
         | Value::Option(None)
         | Value::Duration(_)
-        | Value::FromReceiver(_) => false,
+        | Value::FromReceiver(_)
+        | Value::Handle(_) => false,
+    }
+}
+
+/// Whether a value passes handle `k`.
+fn value_mentions_handle(value: &Value, k: usize) -> bool {
+    match value {
+        Value::Handle(h) => *h == k,
+        Value::List(items) | Value::Tuple(items) => {
+            items.iter().any(|v| value_mentions_handle(v, k))
+        }
+        Value::Option(Some(inner)) | Value::Closure(inner) => value_mentions_handle(inner, k),
+        Value::Built(b) => b.args.iter().any(|v| value_mentions_handle(v, k)),
+        _ => false,
     }
 }
 
@@ -419,7 +440,9 @@ fn simpler_values(value: &Value) -> Vec<Value> {
             out
         }
         Value::Tuple(items) => simpler_items(items).into_iter().map(Value::Tuple).collect(),
-        Value::Option(None) | Value::Instance(_) | Value::FromReceiver(_) => Vec::new(),
+        Value::Option(None) | Value::Instance(_) | Value::FromReceiver(_) | Value::Handle(_) => {
+            Vec::new()
+        }
         Value::Option(Some(inner)) => std::iter::once(Value::Option(None))
             .chain(
                 simpler_values(inner)
@@ -480,7 +503,7 @@ fn weight(value: &Value) -> u128 {
         Value::Tuple(items) => items
             .iter()
             .fold(0u128, |sum, v| sum.saturating_add(weight(v))),
-        Value::Option(None) | Value::Instance(_) | Value::FromReceiver(_) => 0,
+        Value::Option(None) | Value::Instance(_) | Value::FromReceiver(_) | Value::Handle(_) => 0,
         Value::Option(Some(inner)) => weight(inner).saturating_add(1),
         Value::Duration(us) => u128::from(*us),
         Value::Closure(inner) => weight(inner),

@@ -95,6 +95,8 @@ pub enum Value {
     Built(Box<Built>),
     /// What the named no-argument method of the call's receiver returns (`&c0.guard()`).
     FromReceiver(String),
+    /// A handle the test keeps (see [`TestCase::handles`]), passed by reference (`&h0`).
+    Handle(usize),
 }
 
 /// A value built by calling a constructor of its type (`MeterOpts::new("a", "b")`).

@@ -541,9 +541,13 @@ fn driver(w: &mut Writer, index: usize, plan: &TypePlan<'_>) {
 
 /// The type a handle is kept as: what its method returns, `Option` and `Result` unwrapped.
 fn handle_type(via: &Via) -> String {
-    match via.shape {
-        ReturnShape::ArcSelf => format!("{ARC}<::{}>", via.ty),
-        _ => format!("::{}", via.ty),
+    kept_type(&via.ty, via.shape)
+}
+
+fn kept_type(ty: &str, shape: ReturnShape) -> String {
+    match shape {
+        ReturnShape::ArcSelf => format!("{ARC}<::{ty}>"),
+        _ => format!("::{ty}"),
     }
 }
 
@@ -971,6 +975,14 @@ fn argument(param: &Param, i: usize, args_cx: &ArgsCx<'_>) -> (Option<String>, S
             Some(format!("let {var} = {};", args_cx.decoded(i))),
             format!("{OK}({var})"),
         ),
+        // A kept handle, by reference (`&Arc<Bar>` coerces to `&Bar`).
+        ParamKind::Handle { ty, shape } => (
+            Some(format!(
+                "let {var} = cx.handle_arg::<{}>(call, {i})?;",
+                kept_type(ty, *shape)
+            )),
+            var,
+        ),
         // Made outside the trace (`untraced`): the test did not choose that call, and it
         // must not show as one of its own.
         ParamKind::FromReceiver { method, by_ref } => (
@@ -1068,6 +1080,7 @@ fn owned_type(kind: &ParamKind, substitutions: &BTreeMap<String, String>) -> Str
             .cloned()
             .unwrap_or_else(|| "_".into()),
         ParamKind::Value { path } => format!("::{path}"),
+        ParamKind::Handle { ty, .. } => format!("::{ty}"),
         ParamKind::FromReceiver { .. } | ParamKind::Unsupported => "_".to_string(),
     }
 }

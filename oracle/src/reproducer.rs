@@ -559,6 +559,11 @@ impl Render<'_> {
     fn arg(&self, value: &Value, kind: &ParamKind, written: &str) -> String {
         let written = written.trim();
         match kind {
+            // `&Arc<Bar>` (or `&Arc<Arc<Bar>>`) coerces to the `&Bar` the method takes.
+            ParamKind::Handle { .. } => match value {
+                Value::Handle(k) => format!("&h{k}"),
+                _ => "&h0".to_string(),
+            },
             ParamKind::Instance { passing } => {
                 let k = match value {
                     Value::Instance(k) => *k,
@@ -601,6 +606,7 @@ impl Render<'_> {
         match (value, kind) {
             // The caller writes it with the call's receiver (`invoke`); a bare one is unused.
             (Value::FromReceiver(method), _) => format!("self.{method}()"),
+            (Value::Handle(k), _) => format!("h{k}"),
             (Value::Closure(inner), kind) => self.value(inner, kind),
             (value, ParamKind::Result { ok }) => format!("Ok({})", self.value(value, ok)),
             (Value::Int(n), ParamKind::Str) => format!("\"{n}\""),

@@ -66,6 +66,7 @@ pub fn value(value: &Value) -> String {
         Value::Closure(v) => format!("|| {}", self::value(v)),
         Value::Built(b) => generator::built_code(b, false, &|_, v| self::value(v)),
         Value::FromReceiver(m) => format!("&self.{m}()"),
+        Value::Handle(k) => format!("&h{k}"),
     }
 }
 

@@ -33,6 +33,8 @@ pub enum Arg {
     },
     /// Made by the driver from the receiver (`generator::Value::FromReceiver`): the method.
     FromReceiver(String),
+    /// A handle the test keeps (`generator::Value::Handle`), by index.
+    Handle(usize),
 }
 
 /// A constructor or method call (`generator::Call`).
@@ -208,6 +210,7 @@ impl<'de> Visitor<'de> for ArgVisitor {
             Key::Instance => Arg::Instance(map.next_value()?),
             Key::Closure => Arg::Closure(map.next_value()?),
             Key::FromReceiver => Arg::FromReceiver(map.next_value()?),
+            Key::Handle => Arg::Handle(map.next_value()?),
             Key::Built => {
                 let built = map.next_value::<BuiltArg>()?;
                 Arg::Built {
@@ -327,6 +330,7 @@ pub(crate) enum Key {
     Closure,
     Built,
     FromReceiver,
+    Handle,
     Ctor,
     // Requests.
     Op,
@@ -380,6 +384,7 @@ impl<'de> Deserialize<'de> for Key {
                     "closure" => Key::Closure,
                     "built" => Key::Built,
                     "from_receiver" => Key::FromReceiver,
+                    "handle" => Key::Handle,
                     "ctor" => Key::Ctor,
                     "op" => Key::Op,
                     "test" => Key::Test,

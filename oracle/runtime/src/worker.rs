@@ -120,7 +120,21 @@ impl<'a, T> Cx<'a, T> {
 
     /// The handle a handle method's `call` is made on, as the type it was kept as.
     pub fn handle<H: 'static>(&self, call: &Call) -> Result<&'a H, CallError> {
-        let k = call.receiver;
+        self.kept(call, call.receiver)
+    }
+
+    /// The handle argument `i` of `call` names, as the type it was kept as.
+    pub fn handle_arg<H: 'static>(&self, call: &Call, i: usize) -> Result<&'a H, CallError> {
+        match call.args.get(i) {
+            Some(Arg::Handle(k)) => self.kept(call, *k),
+            _ => Err(CallError(format!(
+                "argument {i} of `{}` is not a handle",
+                call.method
+            ))),
+        }
+    }
+
+    fn kept<H: 'static>(&self, call: &Call, k: usize) -> Result<&'a H, CallError> {
         self.handles
             .get(k)
             .ok_or_else(|| CallError(format!("handle {k} does not exist (yet)")))?
