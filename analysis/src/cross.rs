@@ -306,6 +306,16 @@ fn referenced_name(ty: &str) -> Option<String> {
 /// `("Handle", ArcSelf)`), for the shapes a handle can be kept in.
 fn returned_name(returns: &str) -> Option<(String, ReturnShape)> {
     let ty: syn::Type = syn::parse_str(returns).ok()?;
+    if let syn::Type::Reference(r) = &ty {
+        // `&Unparker`: kept as a clone (a handle type that is not `Clone` does not compile,
+        // and its methods are dropped).
+        let syn::Type::Path(p) = &*r.elem else {
+            return None;
+        };
+        let seg = p.path.segments.last()?;
+        return (r.mutability.is_none() && seg.arguments.is_empty())
+            .then(|| (seg.ident.to_string(), ReturnShape::RefClone));
+    }
     let (last, shape) = {
         let syn::Type::Path(p) = &ty else { return None };
         let last = p.path.segments.last()?;

@@ -211,6 +211,9 @@ pub enum ReturnShape {
     ArcSelf,
     ResultSelf,
     OptionSelf,
+    /// `&Self`: only for a handle a method returns by reference (`fn unparker(&self) ->
+    /// &Unparker`), which the harness keeps as a clone.
+    RefClone,
 }
 
 /// A public `&self` method (or any method the analysis records, with `supported` false).

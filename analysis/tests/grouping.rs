@@ -555,3 +555,32 @@ fn a_parameter_of_a_handle_type_takes_a_kept_handle() {
         .iter()
         .any(|p| p.methods == ["remove", "Bar::get"]));
 }
+
+/// A handle returned by reference (`fn unparker(&self) -> &Unparker`, crossbeam's `Parker`)
+/// is kept as a clone.
+#[test]
+fn a_handle_returned_by_reference_is_kept_as_a_clone() {
+    let source = format!(
+        "{SYNC}
+        #[derive(Clone, Default)] pub struct Unparker {{ state: Arc<AtomicUsize> }}
+        impl Unparker {{ pub fn unpark(&self) {{ self.state.store(1, Ordering::SeqCst); }} }}
+        #[derive(Default)] pub struct Parker {{ unparker: Unparker, lock: Mutex<u32> }}
+        impl Parker {{
+            pub fn new() -> Self {{ Self::default() }}
+            pub fn park(&self) {{ *self.lock.lock().unwrap() += 1; }}
+            pub fn unparker(&self) -> &Unparker {{ &self.unparker }}
+        }}"
+    );
+    let model = analyze_source("fixture", "2021", &source);
+    let parker = model.types.iter().find(|t| t.name == "Parker").unwrap();
+    let unpark = parker
+        .methods
+        .iter()
+        .find(|m| m.name == "Unparker::unpark")
+        .expect("the handle's method joins the owner's");
+    let via = unpark.via.as_ref().unwrap();
+    assert_eq!(
+        (via.from.as_str(), via.shape),
+        ("unparker", analysis::ReturnShape::RefClone)
+    );
+}

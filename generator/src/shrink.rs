@@ -195,25 +195,51 @@ fn calls_key(test: &TestCase) -> String {
         .unwrap_or_default()
 }
 
-/// Without the last handle, when no call is made on it.
+/// Without one handle no call uses (the later ones renumbered), last first.
 fn drop_unused_handles(test: &TestCase) -> Vec<TestCase> {
-    let Some(last) = test.handles.len().checked_sub(1) else {
-        return Vec::new();
+    let uses = |k: usize| {
+        let mut calls = test
+            .handles
+            .iter()
+            .chain(&test.prefix)
+            .chain(test.threads.iter().flatten());
+        calls.any(|c| {
+            (c.on_handle() && c.receiver == k) || c.args.iter().any(|v| value_mentions_handle(v, k))
+        })
     };
-    let mut calls = test
-        .handles
-        .iter()
-        .chain(&test.prefix)
-        .chain(test.threads.iter().flatten());
-    if calls.any(|c| {
-        (c.on_handle() && c.receiver == last)
-            || c.args.iter().any(|v| value_mentions_handle(v, last))
-    }) {
-        return Vec::new();
+    (0..test.handles.len())
+        .rev()
+        .filter(|&k| !uses(k))
+        .map(|k| {
+            let mut smaller = test.clone();
+            smaller.handles.remove(k);
+            for call in smaller
+                .handles
+                .iter_mut()
+                .chain(&mut smaller.prefix)
+                .chain(smaller.threads.iter_mut().flatten())
+            {
+                if call.on_handle() && call.receiver > k {
+                    call.receiver -= 1;
+                }
+                call.args.iter_mut().for_each(|v| renumber_handles(v, k));
+            }
+            smaller
+        })
+        .collect()
+}
+
+/// Handle numbers above `removed` one lower.
+fn renumber_handles(value: &mut Value, removed: usize) {
+    match value {
+        Value::Handle(h) if *h > removed => *h -= 1,
+        Value::List(items) | Value::Tuple(items) => {
+            items.iter_mut().for_each(|v| renumber_handles(v, removed))
+        }
+        Value::Option(Some(inner)) | Value::Closure(inner) => renumber_handles(inner, removed),
+        Value::Built(b) => b.args.iter_mut().for_each(|v| renumber_handles(v, removed)),
+        _ => {}
     }
-    let mut smaller = test.clone();
-    smaller.handles.pop();
-    vec![smaller]
 }
 
 /// Without the last instance, when no call names it.
@@ -599,8 +625,9 @@ mod tests {
 
     /// No candidate of any step still fails: the test is a local minimum.
     fn assert_minimal(test: &TestCase, mut fails: impl FnMut(&TestCase) -> bool) {
-        let passes: [fn(&TestCase) -> Vec<TestCase>; 5] = [
+        let passes: [fn(&TestCase) -> Vec<TestCase>; 6] = [
             drop_unused_instances,
+            drop_unused_handles,
             remove_calls,
             move_first_calls_to_prefix,
             fewer_repeats,
@@ -626,6 +653,38 @@ mod tests {
         assert_eq!(method_calls(&shrunk.shrunk), 2);
         assert_eq!(shrunk.shrunk.id, 7);
         assert_eq!(shrunk.shrunk.pair, ["hit", "get"]);
+    }
+
+    /// A display's test with two bars: it fails while one thread renders and the other ticks
+    /// a bar. The bar no call is left on goes, the other is renumbered.
+    #[test]
+    fn a_handle_no_call_uses_is_dropped_and_the_others_renumbered() {
+        let original = TestCase {
+            id: 3,
+            type_path: "handles::multi_bar::MultiBar".into(),
+            pair: ["render".into(), "Bar::tick".into()],
+            instances: vec![call(0, "new", vec![])],
+            handles: vec![call(0, "add", vec![int(3)]), call(0, "add", vec![int(2)])],
+            prefix: vec![call(0, "Bar::inc", vec![int(1)])],
+            threads: [
+                vec![
+                    call(0, "render", vec![]),
+                    call(0, "remove", vec![Value::Handle(0)]),
+                ],
+                vec![call(0, "Bar::tick", vec![]), call(1, "Bar::tick", vec![])],
+            ],
+            noise_seed: 0,
+        };
+        let fails = |t: &TestCase| {
+            t.threads[0].iter().any(|c| c.method == "render")
+                && t.threads[1].iter().any(|c| c.method == "Bar::tick")
+        };
+        check(
+            original,
+            ShrinkConfig::default(),
+            fails,
+            "a = MultiBar::new(); h0 = a.add(0); thread 1: a.render() | thread 2: h0.tick() / steps=6 checks=9 stop=Minimal",
+        );
     }
 
     #[test]

@@ -438,6 +438,9 @@ fn driver(w: &mut Writer, index: usize, plan: &TypePlan<'_>) {
         let name = &constructor.name;
         match constructor.returns {
             ReturnShape::SelfValue => w.line(&format!("                {OK}({ARC}::new(built))")),
+            ReturnShape::RefClone => w.line(&format!(
+                "                {OK}({ARC}::new(::std::clone::Clone::clone(built)))"
+            )),
             ReturnShape::ArcSelf => w.line(&format!("                {OK}(built)")),
             ReturnShape::ResultSelf => {
                 w.line("                match built {");
@@ -623,6 +626,12 @@ fn handle_fn(w: &mut Writer, index: usize, plan: &TypePlan<'_>, globs: &str, arg
                 w.line(&format!("                let r: {kept} = r;"));
                 w.line(&format!("                {OK}(::std::boxed::Box::new(r))"));
             }
+            ReturnShape::RefClone => {
+                w.line(&format!(
+                    "                let r: {kept} = ::std::clone::Clone::clone(r);"
+                ));
+                w.line(&format!("                {OK}(::std::boxed::Box::new(r))"));
+            }
             ReturnShape::OptionSelf => {
                 w.line("                match r {");
                 w.line(&format!(
@@ -697,6 +706,9 @@ fn value_builders(
                 ReturnShape::SelfValue | ReturnShape::ArcSelf => {
                     w.line(&format!("            {OK}({built})"))
                 }
+                ReturnShape::RefClone => w.line(&format!(
+                    "            {OK}(::std::clone::Clone::clone({built}))"
+                )),
                 ReturnShape::ResultSelf => w.line(&format!(
                     "            {built}.map_err(|e| {CALL_ERROR}(::std::format!(\"`{name}` returned Err({{}})\", ::covcon_rt::debug_text!(e).unwrap_or_default())))"
                 )),

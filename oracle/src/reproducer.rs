@@ -460,6 +460,7 @@ impl Render<'_> {
         }
         match constructor.returns {
             ReturnShape::SelfValue => format!("Arc::new({expr})"),
+            ReturnShape::RefClone => format!("Arc::new({expr}.clone())"),
             ReturnShape::ArcSelf => expr,
             ReturnShape::ResultSelf | ReturnShape::OptionSelf => {
                 format!("Arc::new({expr}.unwrap())")
@@ -517,6 +518,7 @@ impl Render<'_> {
         let expr = self.invoke(call);
         let kept = match shape {
             ReturnShape::SelfValue | ReturnShape::ArcSelf => expr,
+            ReturnShape::RefClone => format!("{expr}.clone()"),
             ReturnShape::OptionSelf => {
                 format!("{expr}.expect(\"`{}` returns a handle\")", call.method)
             }
@@ -551,6 +553,7 @@ impl Render<'_> {
         });
         match constructor.map(|c| c.returns) {
             Some(ReturnShape::ResultSelf | ReturnShape::OptionSelf) => format!("{code}.unwrap()"),
+            Some(ReturnShape::RefClone) => format!("{code}.clone()"),
             _ => code,
         }
     }
