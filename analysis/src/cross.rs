@@ -237,7 +237,26 @@ pub(crate) fn take_handles(types: &mut [TypeModel]) {
                 }
             }
         }
-        if handles.is_empty() {
+        // What the type's own methods return, unwrapped: a parameter of that type nothing
+        // else builds takes a value kept from one of them.
+        // Makers first (`insert(v) -> Key`): a getter with no arguments returning an `Option`
+        // (`first() -> Option<Key>`) answers `None` on a fresh instance, and is no source.
+        let mut returned: Vec<(String, String, ReturnShape)> = Vec::new();
+        let mut sources: Vec<&Method> = owner
+            .methods
+            .iter()
+            .filter(|m| m.supported && m.via.is_none())
+            .collect();
+        sources.sort_by_key(|m| m.params.is_empty());
+        for from in sources {
+            if let Some((ty, shape)) = from.returns.as_deref().and_then(returned_value) {
+                let getter = from.params.is_empty() && shape != ReturnShape::SelfValue;
+                if !getter && !returned.iter().any(|(t, _, _)| *t == ty) {
+                    returned.push((ty, from.name.clone(), shape));
+                }
+            }
+        }
+        if handles.is_empty() && returned.is_empty() {
             continue;
         }
         for m in owner.methods.iter_mut().filter(|m| m.via.is_none()) {
@@ -253,7 +272,7 @@ pub(crate) fn take_handles(types: &mut [TypeModel]) {
                     .iter()
                     .any(|pr| matches!(pr, Problem::Parameter { name, .. } if *name == p.name));
                 let replace = match &p.kind {
-                    ParamKind::Unsupported => failed,
+                    ParamKind::Unsupported | ParamKind::Value { .. } => failed,
                     ParamKind::Ref { inner } => {
                         failed && matches!(**inner, ParamKind::Value { .. })
                     }
@@ -262,6 +281,37 @@ pub(crate) fn take_handles(types: &mut [TypeModel]) {
                 };
                 if !replace {
                     continue;
+                }
+                let (by_ref, written) = match p.ty.trim().strip_prefix('&') {
+                    Some(inner) if !inner.trim_start().starts_with("mut ") => (true, inner),
+                    Some(_) => continue,
+                    None => (false, p.ty.trim()),
+                };
+                let written = normalized(written);
+                let a_handle =
+                    referenced_name(&p.ty).is_some_and(|n| handles.iter().any(|(h, _, _)| *h == n));
+                // Only the crate's own types: a standard one (`NonZeroUsize`) is no key.
+                let own_type = match &p.kind {
+                    ParamKind::Value { .. } => true,
+                    ParamKind::Ref { inner } => matches!(**inner, ParamKind::Value { .. }),
+                    _ => false,
+                };
+                if let Some((ty, from, shape)) = returned
+                    .iter()
+                    .find(|(t, from, _)| *t == written && *from != m.name && !a_handle)
+                {
+                    if own_type {
+                        p.kind = ParamKind::Returned {
+                            from: from.clone(),
+                            ty: ty.clone(),
+                            shape: *shape,
+                            by_ref,
+                        };
+                        problems.retain(
+                            |pr| !matches!(pr, Problem::Parameter { name, .. } if *name == p.name),
+                        );
+                        continue;
+                    }
                 }
                 let Some(name) = referenced_name(&p.ty) else {
                     continue;
@@ -284,6 +334,75 @@ pub(crate) fn take_handles(types: &mut [TypeModel]) {
             }
         }
     }
+}
+
+/// A type's text without spaces, for comparing what two signatures write.
+fn normalized(ty: &str) -> String {
+    ty.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// The value type a method returns, `Option`/`Result` unwrapped, when it can be a key: not
+/// `()`, a reference, a primitive, a string, a collection, a guard or anything generic over a
+/// lifetime (standard types have generators of their own, and a borrowed value cannot be kept).
+fn returned_value(returns: &str) -> Option<(String, ReturnShape)> {
+    let ty: syn::Type = syn::parse_str(returns).ok()?;
+    let syn::Type::Path(p) = &ty else { return None };
+    let last = p.path.segments.last()?;
+    let (inner, shape) = match last.ident.to_string().as_str() {
+        "Option" => (
+            crate::api::types::first_type_arg(last)?,
+            ReturnShape::OptionSelf,
+        ),
+        "Result" => (
+            crate::api::types::first_type_arg(last)?,
+            ReturnShape::ResultSelf,
+        ),
+        _ => (&ty, ReturnShape::SelfValue),
+    };
+    let syn::Type::Path(ip) = inner else {
+        return None;
+    };
+    let seg = ip.path.segments.last()?;
+    let name = seg.ident.to_string();
+    let std_like = matches!(
+        name.as_str(),
+        "bool"
+            | "char"
+            | "f32"
+            | "f64"
+            | "String"
+            | "str"
+            | "Vec"
+            | "Box"
+            | "Arc"
+            | "Rc"
+            | "Option"
+            | "Result"
+            | "HashMap"
+            | "HashSet"
+            | "BTreeMap"
+            | "BTreeSet"
+            | "VecDeque"
+            | "Duration"
+            | "Instant"
+            | "Self"
+    ) || matches!(
+        name.as_str(),
+        "u8" | "u16"
+            | "u32"
+            | "u64"
+            | "u128"
+            | "usize"
+            | "i8"
+            | "i16"
+            | "i32"
+            | "i64"
+            | "i128"
+            | "isize"
+    ) || name.ends_with("Guard")
+        || name.len() == 1;
+    let borrowed = crate::api::render::tokens(inner).contains('\'');
+    (!std_like && !borrowed).then(|| (normalized(&crate::api::render::tokens(inner)), shape))
 }
 
 /// The bare name of the type a shared reference names (`&Bar`, `&'a Bar` → `Bar`).

@@ -358,6 +358,17 @@ pub enum ParamKind {
         ty: String,
         shape: ReturnShape,
     },
+    /// A value of a type only the type's own methods make (an opaque key: `Key` from
+    /// `insert(&self, ..) -> Key`), for a parameter nothing else can build: a value the test
+    /// keeps from a call of `from` (`TestCase::handles`), `Option`/`Result` unwrapped as
+    /// `shape` says, cloned, or passed by reference when `by_ref`. `ty` is the type as the
+    /// parameter writes it.
+    Returned {
+        from: String,
+        ty: String,
+        shape: ReturnShape,
+        by_ref: bool,
+    },
     /// Anything else: recorded with the reason, never silently dropped.
     #[default]
     Unsupported,

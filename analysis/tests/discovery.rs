@@ -29,6 +29,7 @@ fn kind(k: &ParamKind) -> String {
             format!("{}self.{method}()", if *by_ref { "&" } else { "" })
         }
         ParamKind::Handle { ty, .. } => format!("handle({ty})"),
+        ParamKind::Returned { from, .. } => format!("returned({from})"),
         ParamKind::Unsupported => "unsupported".into(),
     }
 }

@@ -584,3 +584,43 @@ fn a_handle_returned_by_reference_is_kept_as_a_clone() {
         ("unparker", analysis::ReturnShape::RefClone)
     );
 }
+
+/// A parameter of a type only the type's own methods make (an opaque key from `insert`)
+/// takes a value kept from that method, by reference or by value (a clone); a plain value
+/// type the generator can build is left alone.
+#[test]
+fn an_opaque_key_parameter_takes_a_value_kept_from_the_method_that_returns_it() {
+    let source = format!(
+        "{SYNC}
+        #[derive(Clone, Copy, Debug)] pub struct Key {{ index: usize }}
+        #[derive(Default)] pub struct Map {{ slots: Mutex<Vec<Option<u32>>> }}
+        impl Map {{
+            pub fn new() -> Self {{ Self::default() }}
+            pub fn insert(&self, v: u32) -> Option<Key> {{
+                let mut s = self.slots.lock().unwrap();
+                s.push(Some(v));
+                Some(Key {{ index: s.len() - 1 }})
+            }}
+            pub fn get(&self, key: &Key) -> Option<u32> {{ self.slots.lock().unwrap()[key.index] }}
+            pub fn take(&self, key: Key) -> Option<u32> {{ self.slots.lock().unwrap()[key.index].take() }}
+            pub fn len(&self) -> usize {{ self.slots.lock().unwrap().len() }}
+            pub fn at(&self, index: usize) -> Option<u32> {{ self.slots.lock().unwrap()[index] }}
+        }}"
+    );
+    let model = analyze_source("fixture", "2021", &source);
+    let map = model.types.iter().find(|t| t.name == "Map").unwrap();
+    let kind = |method: &str| {
+        let m = map.methods.iter().find(|m| m.name == method).unwrap();
+        assert!(m.supported, "{method}: {:?}", m.reason);
+        m.params[0].kind.clone()
+    };
+    let returned = |by_ref| analysis::ParamKind::Returned {
+        from: "insert".into(),
+        ty: "Key".into(),
+        shape: analysis::ReturnShape::OptionSelf,
+        by_ref,
+    };
+    assert_eq!(kind("get"), returned(true));
+    assert_eq!(kind("take"), returned(false));
+    assert!(matches!(kind("at"), analysis::ParamKind::Int { .. }));
+}

@@ -473,12 +473,19 @@ impl TestGenerator {
                 break;
             }
         }
-        // Handle arguments name a handle of the test (kept now if there is none yet).
+        // Handle arguments, and values only the type's methods return, name a value the
+        // test keeps (kept now if there is none yet).
         for (i, param) in self.methods[method].params.clone().iter().enumerate() {
-            if let ParamKind::Handle { ty, .. } = &param.kind {
-                if let Some(&from) = self.handle_sources.get(ty) {
-                    call.args[i] = Value::Handle(self.handle(from, ctx, handles));
-                }
+            let from = match &param.kind {
+                ParamKind::Handle { ty, .. } => self.handle_sources.get(ty).copied(),
+                ParamKind::Returned { from, .. } => self
+                    .methods
+                    .iter()
+                    .position(|m| m.name == *from && m.via.is_none()),
+                _ => None,
+            };
+            if let Some(from) = from {
+                call.args[i] = Value::Handle(self.handle(from, ctx, handles));
             }
         }
         call
@@ -668,6 +675,7 @@ fn usable_methods(
     usable.retain(|m| {
         let missing = m.params.iter().find_map(|p| match &p.kind {
             ParamKind::Handle { ty, .. } if !kept.contains(ty) => Some(ty),
+            ParamKind::Returned { from, ty, .. } if !callable.contains(from) => Some(ty),
             _ => None,
         });
         if let Some(ty) = missing {
@@ -1169,6 +1177,39 @@ mod tests {
         assert!(without.diagnostics().iter().any(|d| d
             .message
             .contains("`add`, which returns its handle, cannot be called")));
+    }
+
+    /// A parameter only `insert`'s result can fill (an opaque key) names a value the test
+    /// keeps from `insert`.
+    #[test]
+    fn an_opaque_key_argument_is_a_value_kept_from_the_method_that_returns_it() {
+        let key = ParamKind::Returned {
+            from: "insert".into(),
+            ty: "Key".into(),
+            shape: analysis::ReturnShape::SelfValue,
+            by_ref: true,
+        };
+        let model = model(
+            vec![
+                method("insert", vec![ParamKind::Bool]),
+                method("remove", vec![key]),
+            ],
+            &[("remove", "remove", Group::High)],
+        );
+        let tests = generator(&model, Strategy::Bc, 2).next_batch(50);
+        assert!(tests.iter().any(|t| !t.handles.is_empty()));
+        for test in &tests {
+            let calls = test.prefix.iter().chain(test.threads.iter().flatten());
+            let removes: Vec<&Call> = calls.filter(|c| c.method == "remove").collect();
+            assert_eq!(removes.is_empty(), test.handles.is_empty(), "{test}");
+            assert!(test.handles.iter().all(|h| h.method == "insert"));
+            for call in removes {
+                assert!(
+                    matches!(call.args[..], [Value::Handle(k)] if k < test.handles.len()),
+                    "{test}"
+                );
+            }
+        }
     }
 
     #[test]

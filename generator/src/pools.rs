@@ -130,7 +130,8 @@ impl ValueGen<'_> {
             | ParamKind::Duration
             | ParamKind::Instance { .. }
             | ParamKind::FromReceiver { .. }
-            | ParamKind::Handle { .. } => Ok(()),
+            | ParamKind::Handle { .. }
+            | ParamKind::Returned { .. } => Ok(()),
         }
     }
 
@@ -193,7 +194,7 @@ impl ValueGen<'_> {
             ParamKind::Value { path } => self.built(path, ctx, rng, depth),
             ParamKind::FromReceiver { method, .. } => Value::FromReceiver(method.clone()),
             // Which handle is the test's to say (`TestGenerator::method_call`).
-            ParamKind::Handle { .. } => Value::Handle(0),
+            ParamKind::Handle { .. } | ParamKind::Returned { .. } => Value::Handle(0),
             ParamKind::Unsupported => Value::Int(0),
         }
     }

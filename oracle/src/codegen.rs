@@ -572,22 +572,39 @@ fn globs_of(type_path: &str) -> String {
 /// `Result`. Nothing is written when the type hands out no handles.
 fn handle_fn(w: &mut Writer, index: usize, plan: &TypePlan<'_>, globs: &str, args_cx: &ArgsCx<'_>) {
     let ty = plan.model;
-    let mut froms: Vec<(&analysis::Method, &Via)> = Vec::new();
+    // Each method a kept value comes from, with the type it is kept as and how it returns it.
+    let mut froms: Vec<(&analysis::Method, String, ReturnShape)> = Vec::new();
     for m in ty
         .methods
         .iter()
         .filter(|m| m.supported && !plan.skip_methods.contains(&m.name))
     {
-        let Some(via) = &m.via else { continue };
-        if froms.iter().any(|(_, v)| v.from == via.from) {
-            continue;
+        let mut wanted: Vec<(&str, String, ReturnShape)> = Vec::new();
+        if let Some(via) = &m.via {
+            wanted.push((&via.from, handle_type(via), via.shape));
         }
-        if let Some(from) = ty
-            .methods
-            .iter()
-            .find(|f| f.name == via.from && f.via.is_none())
-        {
-            froms.push((from, via));
+        for p in &m.params {
+            if let ParamKind::Returned {
+                from,
+                ty: kept,
+                shape,
+                ..
+            } = &p.kind
+            {
+                wanted.push((from, substitute(kept, args_cx.substitutions), *shape));
+            }
+        }
+        for (from_name, kept, shape) in wanted {
+            if froms.iter().any(|(f, _, _)| f.name == from_name) {
+                continue;
+            }
+            if let Some(from) = ty
+                .methods
+                .iter()
+                .find(|f| f.name == from_name && f.via.is_none())
+            {
+                froms.push((from, kept, shape));
+            }
         }
     }
     if froms.is_empty() {
@@ -599,7 +616,7 @@ fn handle_fn(w: &mut Writer, index: usize, plan: &TypePlan<'_>, globs: &str, arg
     );
     w.line("        match call.method.as_str() {");
     w.entries.push(((head, w.line), Target::Type(index)));
-    for (from, via) in froms {
+    for (from, kept, shape) in froms {
         let start = w.next_line();
         w.line(&format!("            {:?} => {{", from.name));
         w.line(globs);
@@ -619,9 +636,8 @@ fn handle_fn(w: &mut Writer, index: usize, plan: &TypePlan<'_>, globs: &str, arg
             turbofish(&from.generic_args, args_cx.substitutions),
             args.join(", ")
         ));
-        let kept = handle_type(via);
         let name = &from.name;
-        match via.shape {
+        match shape {
             ReturnShape::SelfValue | ReturnShape::ArcSelf => {
                 w.line(&format!("                let r: {kept} = r;"));
                 w.line(&format!("                {OK}(::std::boxed::Box::new(r))"));
@@ -987,6 +1003,20 @@ fn argument(param: &Param, i: usize, args_cx: &ArgsCx<'_>) -> (Option<String>, S
             Some(format!("let {var} = {};", args_cx.decoded(i))),
             format!("{OK}({var})"),
         ),
+        // A kept value of the type's own making: a clone, or a reference.
+        ParamKind::Returned {
+            ty: kept, by_ref, ..
+        } => (
+            Some(format!(
+                "let {var} = cx.handle_arg::<{}>(call, {i})?;",
+                substitute(kept, substitutions)
+            )),
+            if *by_ref {
+                var
+            } else {
+                format!("::std::clone::Clone::clone({var})")
+            },
+        ),
         // A kept handle, by reference (`&Arc<Bar>` coerces to `&Bar`).
         ParamKind::Handle { ty, shape } => (
             Some(format!(
@@ -1093,6 +1123,7 @@ fn owned_type(kind: &ParamKind, substitutions: &BTreeMap<String, String>) -> Str
             .unwrap_or_else(|| "_".into()),
         ParamKind::Value { path } => format!("::{path}"),
         ParamKind::Handle { ty, .. } => format!("::{ty}"),
+        ParamKind::Returned { ty, .. } => substitute(ty, substitutions),
         ParamKind::FromReceiver { .. } | ParamKind::Unsupported => "_".to_string(),
     }
 }

@@ -838,7 +838,10 @@ impl<'o> State<'o> {
                     Target::Handle(plan, from) => {
                         let index = self.planned[plan];
                         for m in types[index].methods.iter() {
-                            if m.via.as_ref().is_some_and(|v| v.from == from) {
+                            let kept_from_it = m.params.iter().any(|p| {
+                                matches!(&p.kind, ParamKind::Returned { from: f, .. } if *f == from)
+                            });
+                            if kept_from_it || m.via.as_ref().is_some_and(|v| v.from == from) {
                                 progress |= self.skip_methods[index]
                                     .insert(m.name.clone(), error.message.clone())
                                     .is_none();

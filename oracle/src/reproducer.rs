@@ -508,13 +508,24 @@ impl Render<'_> {
     /// The statement keeping handle `k` (`let h0 = Arc::new(i0.add(3));`), `Option` and
     /// `Result` unwrapped as the harness does.
     fn keep_handle(&self, k: usize, call: &Call) -> String {
+        let returned = self
+            .ty
+            .methods
+            .iter()
+            .flat_map(|m| &m.params)
+            .find_map(|p| match &p.kind {
+                ParamKind::Returned { from, shape, .. } if *from == call.method => Some(*shape),
+                _ => None,
+            });
         let shape = self
             .ty
             .methods
             .iter()
             .filter_map(|m| m.via.as_ref())
             .find(|v| v.from == call.method)
-            .map_or(ReturnShape::SelfValue, |v| v.shape);
+            .map(|v| v.shape)
+            .or(returned)
+            .unwrap_or(ReturnShape::SelfValue);
         let expr = self.invoke(call);
         let kept = match shape {
             ReturnShape::SelfValue | ReturnShape::ArcSelf => expr,
@@ -567,6 +578,17 @@ impl Render<'_> {
                 Value::Handle(k) => format!("&h{k}"),
                 _ => "&h0".to_string(),
             },
+            ParamKind::Returned { by_ref, .. } => {
+                let k = match value {
+                    Value::Handle(k) => *k,
+                    _ => 0,
+                };
+                if *by_ref {
+                    format!("&*h{k}")
+                } else {
+                    format!("(*h{k}).clone()")
+                }
+            }
             ParamKind::Instance { passing } => {
                 let k = match value {
                     Value::Instance(k) => *k,
