@@ -17,8 +17,8 @@ use tempfile::TempDir;
 
 /// The seed of the campaign; any seed should do, this one is the one measured.
 const SEED: &str = "1";
-/// Tests per type at most, and the time for all 39 types together (the harness build is not
-/// counted). A type stops at its first violation; on the 2-core dev machine the campaign
+/// Tests per type at most, and the time for all the fixture types together (the harness build
+/// is not counted). A type stops at its first violation; on the 2-core dev machine the campaign
 /// takes about two minutes, most of it in correct types that run their 10,000 tests (the
 /// timed-queue twin waits out its timeouts) and in the blocking and hostile types.
 const MAX_TESTS: &str = "10000";
