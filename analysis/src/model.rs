@@ -232,6 +232,10 @@ pub struct Method {
     /// turbofish); empty when it has none.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub generic_args: Vec<String>,
+    /// An `async fn`: the harness runs its future to completion on the calling thread
+    /// (`covcon_rt::block_on`), so a test calls it like any other method.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub is_async: bool,
     /// Where the method is declared.
     pub span: Span,
     /// The position just after the `{` of the body: where the oracle inserts its
@@ -376,6 +380,10 @@ pub enum ParamKind {
 
 fn is_zero(n: &usize) -> bool {
     *n == 0
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// How an instance argument is passed.

@@ -106,8 +106,9 @@ fn render(model: &Model) -> String {
             } else {
                 format!("::<{}>", m.generic_args.join(", "))
             };
+            let asyncness = if m.is_async { "async " } else { "" };
             out.push_str(&format!(
-                "  method {}{turbofish}({}){tr}{why}\n",
+                "  method {asyncness}{}{turbofish}({}){tr}{why}\n",
                 m.name,
                 params.join(", ")
             ));
@@ -214,7 +215,7 @@ fn parameter_types_map_to_kinds_and_the_rest_is_unsupported_with_a_reason() {
           method mutable(v: unsupported) unsupported: parameter `v`: `&mut Vec<u8>`: a `&mut` argument cannot be shared
           method method_generic(q: unsupported) unsupported: parameter `q`: generic method parameter `Q`
           method unknown(m: unsupported) unsupported: parameter `m`: `std::collections::HashMap<u8, u8>`: covcon has no generator for this type
-          method later() unsupported: `async fn`: covcon calls methods synchronously",
+          method async later()",
     );
 }
 

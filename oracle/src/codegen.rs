@@ -517,11 +517,15 @@ fn driver(w: &mut Writer, index: usize, plan: &TypePlan<'_>) {
             }
             _ => ("cx.receiver(call)?".to_string(), method.name.as_str()),
         };
-        w.line(&format!(
-            "                let r = {receiver}.{}{}({});",
+        let call_expr = format!(
+            "{receiver}.{}{}({})",
             name,
             turbofish(&method.generic_args, &substitutions),
             args.join(", ")
+        );
+        w.line(&format!(
+            "                let r = {};",
+            awaited(&call_expr, method.is_async)
         ));
         w.line(&format!(
             "                {OK}(::covcon_rt::result_text!(r))"
@@ -540,6 +544,15 @@ fn driver(w: &mut Writer, index: usize, plan: &TypePlan<'_>) {
     w.line("}");
     w.entries.push(((end, w.line), Target::Type(index)));
     value_builders(w, index, plan, &values, &substitutions, &globs);
+}
+
+/// A call's expression, its future run to completion for an `async fn`.
+fn awaited(call: &str, is_async: bool) -> String {
+    if is_async {
+        format!("::covcon_rt::block_on({call})")
+    } else {
+        call.to_string()
+    }
 }
 
 /// The type a handle is kept as: what its method returns, `Option` and `Result` unwrapped.
@@ -630,11 +643,15 @@ fn handle_fn(w: &mut Writer, index: usize, plan: &TypePlan<'_>, globs: &str, arg
         for line in lets {
             w.line(&format!("                {line}"));
         }
-        w.line(&format!(
-            "                let r = cx.receiver(call)?.{}{}({});",
+        let call_expr = format!(
+            "cx.receiver(call)?.{}{}({})",
             from.name,
             turbofish(&from.generic_args, args_cx.substitutions),
             args.join(", ")
+        );
+        w.line(&format!(
+            "                let r = {};",
+            awaited(&call_expr, from.is_async)
         ));
         let name = &from.name;
         match shape {

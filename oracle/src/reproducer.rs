@@ -153,6 +153,15 @@ fn render(
          }\n\n",
     );
     out.push_str(NOISE);
+    let calls = test
+        .handles
+        .iter()
+        .chain(&test.prefix)
+        .chain(test.threads.iter().flatten());
+    let mut methods = calls.filter_map(|c| ty.methods.iter().find(|m| m.name == c.method));
+    if methods.any(|m| m.is_async) {
+        out.push_str(BLOCK_ON);
+    }
     if let Some(allowed) = allowed {
         render_allowed(&mut out, test, allowed);
     }
@@ -282,6 +291,30 @@ fn render(
     );
     out
 }
+
+/// The reproducer's executor for `async fn` calls, std only: polls the future on the calling
+/// thread and parks it while the future is pending.
+const BLOCK_ON: &str = "\
+/// Runs a future to completion on this thread (the methods under test are `async fn`s).
+fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    struct Unpark(std::thread::Thread);
+    impl std::task::Wake for Unpark {
+        fn wake(self: Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    let mut future = std::pin::pin!(future);
+    let waker = std::task::Waker::from(Arc::new(Unpark(std::thread::current())));
+    let mut cx = std::task::Context::from_waker(&waker);
+    loop {
+        if let std::task::Poll::Ready(output) = future.as_mut().poll(&mut cx) {
+            return output;
+        }
+        std::thread::park();
+    }
+}
+
+";
 
 /// The reproducer's schedule noise, the same text in every reproducer: what it draws changes
 /// with the run, its shape does not. Measured on the fixtures, noise in every run made many
@@ -502,7 +535,12 @@ impl Render<'_> {
             Some((_, own)) => format!("h{}.{own}", call.receiver),
             None => format!("i{}.{}", call.receiver, call.method),
         };
-        format!("{receiver}{turbofish}({})", args.join(", "))
+        let expr = format!("{receiver}{turbofish}({})", args.join(", "));
+        if method.is_some_and(|m| m.is_async) {
+            format!("block_on({expr})")
+        } else {
+            expr
+        }
     }
 
     /// The statement keeping handle `k` (`let h0 = Arc::new(i0.add(3));`), `Option` and
@@ -722,8 +760,9 @@ mod tests {
     use crate::results::AllowedOutcome;
     use analysis::{Constructor, Method};
 
-    /// Renders `test` for a `k::Counter` with methods `add(n: u32)` and `get()` (as a wrong
-    /// result's reproducer when `allowed` is given) and checks how often each text occurs.
+    /// Renders `test` for a `k::Counter` with methods `add(n: u32)`, `get()` and `async
+    /// later()` (as a wrong result's reproducer when `allowed` is given) and checks how often
+    /// each text occurs.
     fn check(test: &TestCase, allowed: Option<&AllowedOutcomes>, expect: &[(&str, usize)]) {
         let ty = TypeModel {
             path: "k::Counter".into(),
@@ -734,10 +773,11 @@ mod tests {
                 supported: true,
                 ..Constructor::default()
             }],
-            methods: ["add", "get"]
+            methods: ["add", "get", "later"]
                 .into_iter()
                 .map(|name| Method {
                     name: name.into(),
+                    is_async: name == "later",
                     params: match name {
                         "add" => vec![Param {
                             name: "n".into(),
@@ -869,6 +909,24 @@ mod tests {
                 ("check_outcome(&observed, runs);", 1),
                 ("wrong result in run {runs}: no sequential order", 1),
             ],
+        );
+    }
+
+    /// An `async fn` call runs through the reproducer's own `block_on`, written only when a
+    /// call needs it.
+    #[test]
+    fn an_async_call_runs_through_a_block_on_of_its_own() {
+        check(
+            &two_adds_and_a_get(),
+            None,
+            &[("fn block_on<", 0), ("block_on(", 0)],
+        );
+        let mut test = two_adds_and_a_get();
+        test.threads[1].push(call("later", vec![]));
+        check(
+            &test,
+            None,
+            &[("fn block_on<", 1), ("let _ = block_on(i0.later());", 1)],
         );
     }
 

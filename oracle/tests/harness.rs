@@ -142,6 +142,7 @@ fn ty(
                 name: m.into(),
                 params,
                 body_start: Some(body_start),
+                is_async: source.contains(&format!("pub async fn {m}(")),
                 supported: true,
                 ..Default::default()
             }
@@ -208,6 +209,7 @@ fn model() -> Model {
                 ],
                 vec![
                     ("incr", vec![]),
+                    ("incr_later", vec![]),
                     ("get", vec![]),
                     ("add", vec![p("u32", int(false, 32))]),
                     (
@@ -860,6 +862,22 @@ fn every_kind_of_argument_and_constructor_is_decoded() {
 setup failed: `checked` returned Err("negative start -1") | prefix [] | [] [] |
 setup failed: no method `nope` | prefix [] | [-] [] |
 passed | prefix [] | [3,Some(0),-] [] | t0[+size -size +acquire -acquire +spare -spare]"#,
+    );
+}
+
+/// An `async fn` runs to completion on the calling thread (`covcon_rt::block_on`), through a
+/// future that is pending once.
+#[test]
+fn an_async_method_is_called_like_any_other() {
+    let later = || call("incr_later", vec![]);
+    check(
+        vec![concurrent(test(
+            "Counter",
+            vec![call("new", vec![])],
+            vec![],
+            [vec![later(), later()], vec![]],
+        ))],
+        "passed | prefix [] | [1,2] [] | t0[+incr_later +incr -incr -incr_later +incr_later +incr -incr -incr_later]",
     );
 }
 

@@ -574,9 +574,6 @@ fn method(
     cx: &TyCx,
 ) -> Method {
     let mut problems = Vec::new();
-    if sig.asyncness.is_some() {
-        problems.push(Problem::Async);
-    }
     if sig.unsafety.is_some() {
         problems.push(Problem::Unsafe);
     }
@@ -598,6 +595,7 @@ fn method(
         generic_args,
         span: span_of(file, sig.ident.span()),
         body_start,
+        is_async: sig.asyncness.is_some(),
         via: None,
         supported: problems.is_empty(),
         reason: Reason::signature(problems),

@@ -304,6 +304,31 @@ macro_rules! try_clone {
     }};
 }
 
+/// Runs a future to completion on the calling thread, parking it while the future is pending
+/// (an `async fn` under test is called like any other method). A future that never wakes
+/// parks the thread for good, which the worker treats as it treats a blocked call.
+pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
+    use std::task::{Context, Poll, Wake, Waker};
+    struct Unpark(std::thread::Thread);
+    impl Wake for Unpark {
+        fn wake(self: std::sync::Arc<Self>) {
+            self.0.unpark();
+        }
+        fn wake_by_ref(self: &std::sync::Arc<Self>) {
+            self.0.unpark();
+        }
+    }
+    let mut future = std::pin::pin!(future);
+    let waker = Waker::from(std::sync::Arc::new(Unpark(std::thread::current())));
+    let mut cx = Context::from_waker(&waker);
+    loop {
+        match future.as_mut().poll(&mut cx) {
+            Poll::Ready(output) => return output,
+            Poll::Pending => std::thread::park(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -33,6 +33,11 @@ impl Counter {
     pub fn incr(&self) -> u64 {
         self.n.fetch_add(1, Ordering::SeqCst) + 1
     }
+    /// `incr` after the future has been pending once (it wakes itself).
+    pub async fn incr_later(&self) -> u64 {
+        PendingOnce(false).await;
+        self.incr()
+    }
     pub fn get(&self) -> u64 {
         self.n.load(Ordering::SeqCst)
     }
@@ -369,5 +374,23 @@ mod hidden {
         pub fn peek(&self) -> u32 {
             *self.v.lock().unwrap()
         }
+    }
+}
+
+/// A future that is pending once, waking its task, then ready.
+struct PendingOnce(bool);
+
+impl std::future::Future for PendingOnce {
+    type Output = ();
+    fn poll(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<()> {
+        if self.0 {
+            return std::task::Poll::Ready(());
+        }
+        self.0 = true;
+        cx.waker().wake_by_ref();
+        std::task::Poll::Pending
     }
 }
