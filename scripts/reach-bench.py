@@ -48,7 +48,8 @@ def inherent_methods(src_dir, type_name):
         r"impl\s*(<[^{;]*?>)?\s*(?:[\w:]+::)?" + re.escape(type_name) + r"\b(<[^{;]*?>)?\s*(where[^{]*)?\{",
         re.S,
     )
-    method = re.compile(r"pub(?:\([^)]*\))?\s+(?:const\s+)?(?:unsafe\s+)?fn\s+(\w+)\s*(?:<[^(]*>)?\s*\(\s*&\s*(?:'\w+\s+)?self\b")
+    # `pub` only: `pub(crate)` and `pub(super)` methods are not part of what users call.
+    method = re.compile(r"\bpub\s+(?:const\s+)?(?:async\s+)?(?:unsafe\s+)?fn\s+(\w+)\s*(?:<[^(]*>)?\s*\(\s*&\s*(?:'\w+\s+)?self\b")
     for root, _, files in os.walk(src_dir):
         for f in files:
             if not f.endswith(".rs"):
@@ -159,7 +160,7 @@ def judge(args, crate):
             "setup_failures": t.get("setup_failures", 0) if t else 0,
             "type": expected, "reported_as": t["path"] if t else None, "found": t is not None,
             "tested": tested, "methods_total": len(total), "methods_called": len(called & total) if total else len(called),
-            "extra_called": sorted(called - total), "why": why,
+            "extra_called": sorted(called - total), "missing": sorted(total - called), "why": why,
             "tests": tests,
         })
     violations = []

@@ -483,7 +483,9 @@ fn callable_on_handle(kind: &ParamKind) -> bool {
             false
         }
         ParamKind::Vec { elem } | ParamKind::Slice { elem } => callable_on_handle(elem),
-        ParamKind::Ref { inner } | ParamKind::Option { inner } => callable_on_handle(inner),
+        ParamKind::Ref { inner }
+        | ParamKind::Option { inner }
+        | ParamKind::Pointer { inner, .. } => callable_on_handle(inner),
         ParamKind::Result { ok } => callable_on_handle(ok),
         ParamKind::Closure { returns, .. } => callable_on_handle(returns),
         ParamKind::Tuple { elems } => elems.iter().all(callable_on_handle),

@@ -328,6 +328,17 @@ pub enum ParamKind {
     },
     /// `std::time::Duration`.
     Duration,
+    /// `NonZeroU32`, `NonZeroUsize`, `NonZero<u8>`, …: a non-zero integer (zero becomes one).
+    NonZero {
+        signed: bool,
+        bits: u16,
+    },
+    /// `Box<T>` or `Arc<T>` of a generable `T` (not of the type under test: that is an
+    /// [`ParamKind::Instance`]).
+    Pointer {
+        pointer: Pointer,
+        inner: Box<ParamKind>,
+    },
     /// Another instance of the type under test, or the shared instance itself.
     Instance {
         passing: InstancePassing,
@@ -384,6 +395,25 @@ fn is_zero(n: &usize) -> bool {
 
 fn is_false(b: &bool) -> bool {
     !*b
+}
+
+/// The owning pointer of a [`ParamKind::Pointer`] argument.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Pointer {
+    #[default]
+    Box,
+    Arc,
+}
+
+impl Pointer {
+    /// The pointer's path from anywhere (`::std::sync::Arc`).
+    pub fn path(self) -> &'static str {
+        match self {
+            Pointer::Box => "::std::boxed::Box",
+            Pointer::Arc => "::std::sync::Arc",
+        }
+    }
 }
 
 /// How an instance argument is passed.

@@ -21,6 +21,10 @@ fn kind(k: &ParamKind) -> String {
             elems.iter().map(kind).collect::<Vec<_>>().join(", ")
         ),
         ParamKind::Duration => "duration".into(),
+        ParamKind::NonZero { signed, bits } => {
+            format!("nonzero({}{bits})", if *signed { "i" } else { "u" })
+        }
+        ParamKind::Pointer { pointer, inner } => format!("{pointer:?}({})", kind(inner)),
         ParamKind::Instance { passing } => format!("instance({passing:?})"),
         ParamKind::Closure { returns, .. } => format!("closure({})", kind(returns)),
         ParamKind::Generic { name } => format!("generic({name})"),
@@ -590,5 +594,26 @@ fn an_impl_trait_parameter_takes_a_receiver_method_named_after_the_trait() {
           method len()
           method get(key: u8, guard: &self.guard())
           method visit(v: unsupported) unsupported: parameter `v`: `impl Visitor`: covcon has no value for this trait",
+    );
+}
+
+#[test]
+fn boxed_shared_and_non_zero_arguments_and_to_owned_keys_are_generated() {
+    check(
+        "use std::sync::{Arc, Mutex}; use std::num::NonZeroUsize; use std::hash::Hash;
+        pub struct Cache<K, V> { map: Mutex<Vec<(K, V)>> }
+        impl<K: Clone, V: Clone> Cache<K, V> {
+            pub fn new(cap: NonZeroUsize) -> Self { todo!() }
+            pub fn boxed(&self, v: Box<V>, s: Arc<String>, o: Option<Box<u8>>) {}
+            pub fn limits(&self, a: std::num::NonZero<u32>, b: core::num::NonZeroI8) {}
+            pub fn by_ref<Q>(&self, key: &Q) -> Option<V> where Q: Hash + Eq + ToOwned<Owned = K> + ?Sized { None }
+            pub fn shared_self(&self, other: Box<Self>) {}
+        }",
+        "type demo::Cache <K, V> debug=false supported
+          ctor fn new(cap: nonzero(u64)) -> SelfValue
+          method boxed(v: Box(generic(V)), s: Arc(string), o: option(Box(u8)))
+          method limits(a: nonzero(u32), b: nonzero(i8))
+          method by_ref::<K>(key: ref(generic(K)))
+          method shared_self(other: unsupported) unsupported: parameter `other`: `Box<Self>`: covcon passes the instance as `&Self` or `Arc<Self>` only",
     );
 }

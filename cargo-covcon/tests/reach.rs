@@ -52,6 +52,12 @@ const EXPECTED: &[(&str, &str, &[&str])] = &[
         "methods that take a guard the map hands out (`&map.guard()`)",
         &["insert", "get", "guard"],
     ),
+    (
+        "reach::Slots",
+        "`Box<K>`, `Arc<String>` and `NonZeroUsize` arguments, a key `&Q` where \
+         `Q: ToOwned<Owned = K>`",
+        &["put", "get_by_ref", "shrink"],
+    ),
     ("old::Tally", "an edition-2015 crate", &["add", "get"]),
     (
         "strict::Gauge",

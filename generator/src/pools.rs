@@ -101,9 +101,9 @@ impl ValueGen<'_> {
         match kind {
             ParamKind::Unsupported => Err("a parameter type has no value generator".to_string()),
             ParamKind::Vec { elem } | ParamKind::Slice { elem } => self.check_at(elem, depth + 1),
-            ParamKind::Option { inner } | ParamKind::Ref { inner } => {
-                self.check_at(inner, depth + 1)
-            }
+            ParamKind::Option { inner }
+            | ParamKind::Ref { inner }
+            | ParamKind::Pointer { inner, .. } => self.check_at(inner, depth + 1),
             ParamKind::Result { ok } => self.check_at(ok, depth + 1),
             ParamKind::Closure { returns, .. } => self.check_at(returns, depth + 1),
             ParamKind::Tuple { elems } => {
@@ -128,6 +128,7 @@ impl ValueGen<'_> {
             | ParamKind::String
             | ParamKind::Str
             | ParamKind::Duration
+            | ParamKind::NonZero { .. }
             | ParamKind::Instance { .. }
             | ParamKind::FromReceiver { .. }
             | ParamKind::Handle { .. }
@@ -150,6 +151,11 @@ impl ValueGen<'_> {
         let p = self.pools;
         match kind {
             ParamKind::Int { signed, bits } => Value::Int(self.int(*signed, *bits, rng)),
+            // Zero would be made one by the harness; drawing one keeps the test honest.
+            ParamKind::NonZero { signed, bits } => match self.int(*signed, *bits, rng) {
+                0 => Value::Int(1),
+                n => Value::Int(n),
+            },
             ParamKind::Bool => Value::Bool(rng.gen()),
             ParamKind::Char => Value::Char(p.chars.choose(rng).copied().unwrap_or('a')),
             ParamKind::Float { .. } => Value::Float(p.floats.choose(rng).copied().unwrap_or(0.0)),
@@ -171,8 +177,11 @@ impl ValueGen<'_> {
                     Value::Option(Some(Box::new(self.value_at(inner, ctx, rng, depth + 1))))
                 }
             }
-            // The harness passes a reference to the generated value, or `Ok` of it.
-            ParamKind::Ref { inner } => self.value_at(inner, ctx, rng, depth + 1),
+            // The harness passes a reference to the generated value, `Ok` of it, or a
+            // pointer to it.
+            ParamKind::Ref { inner } | ParamKind::Pointer { inner, .. } => {
+                self.value_at(inner, ctx, rng, depth + 1)
+            }
             ParamKind::Result { ok } => self.value_at(ok, ctx, rng, depth + 1),
             ParamKind::Tuple { elems } => Value::Tuple(
                 elems
@@ -301,7 +310,9 @@ pub(crate) fn takes_instance(kind: &ParamKind) -> bool {
     match kind {
         ParamKind::Instance { .. } => true,
         ParamKind::Vec { elem } | ParamKind::Slice { elem } => takes_instance(elem),
-        ParamKind::Option { inner } | ParamKind::Ref { inner } => takes_instance(inner),
+        ParamKind::Option { inner }
+        | ParamKind::Ref { inner }
+        | ParamKind::Pointer { inner, .. } => takes_instance(inner),
         ParamKind::Result { ok } => takes_instance(ok),
         ParamKind::Closure { returns, .. } => takes_instance(returns),
         ParamKind::Tuple { elems } => elems.iter().any(takes_instance),

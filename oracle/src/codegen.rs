@@ -8,7 +8,7 @@
 
 use analysis::{
     Constructor, ConstructorKind, GenericKind, GenericParam, InstancePassing, Param, ParamKind,
-    ReturnShape, TypeModel, Via,
+    Pointer, ReturnShape, TypeModel, Via,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -941,6 +941,10 @@ fn built_expr(kind: &ParamKind, raw: &str, args_cx: &ArgsCx<'_>) -> Option<Strin
             let f = values.0.get(ty.trim_start_matches("::"))?;
             Some(format!("{f}({raw})?"))
         }
+        ParamKind::Pointer { pointer, inner } => {
+            let inner = built_expr(inner, raw, args_cx)?;
+            Some(format!("{}::new({inner})", pointer.path()))
+        }
         ParamKind::Option { inner } => {
             let inner = built_expr(inner, "a", args_cx)?;
             Some(format!(
@@ -1109,6 +1113,47 @@ fn strip_reference(ty: &str) -> (&'static str, &str) {
     }
 }
 
+/// The kind of a concrete type a generic parameter is instantiated with (`u32`,
+/// `::std::string::String`, `::std::sync::Arc<u64>`); `None` for one covcon does not generate
+/// by itself (a value type of the crate, say).
+pub(crate) fn kind_of_type(ty: &str) -> Option<ParamKind> {
+    let int = |signed, bits| Some(ParamKind::Int { signed, bits });
+    let ty = ty.trim();
+    for pointer in [Pointer::Box, Pointer::Arc] {
+        let path = pointer.path();
+        let short = path.rsplit("::").next().unwrap_or(path);
+        let inner = [path, &path[2..], short]
+            .iter()
+            .find_map(|p| ty.strip_prefix(p)?.strip_prefix('<')?.strip_suffix('>'));
+        if let Some(inner) = inner {
+            return Some(ParamKind::Pointer {
+                pointer,
+                inner: Box::new(kind_of_type(inner)?),
+            });
+        }
+    }
+    match ty {
+        "u8" => int(false, 8),
+        "u16" => int(false, 16),
+        "u32" => int(false, 32),
+        "u64" | "usize" => int(false, 64),
+        "i8" => int(true, 8),
+        "i16" => int(true, 16),
+        "i32" => int(true, 32),
+        "i64" | "isize" => int(true, 64),
+        "bool" => Some(ParamKind::Bool),
+        "char" => Some(ParamKind::Char),
+        "String" | "::std::string::String" => Some(ParamKind::String),
+        "Vec<u8>" | "::std::vec::Vec<u8>" => Some(ParamKind::Vec {
+            elem: Box::new(ParamKind::Int {
+                signed: false,
+                bits: 8,
+            }),
+        }),
+        _ => None,
+    }
+}
+
 /// The owned Rust type covcon generates for a kind.
 fn owned_type(kind: &ParamKind, substitutions: &BTreeMap<String, String>) -> String {
     match kind {
@@ -1132,6 +1177,15 @@ fn owned_type(kind: &ParamKind, substitutions: &BTreeMap<String, String>) -> Str
             }
         }
         ParamKind::Duration => "::std::time::Duration".to_string(),
+        ParamKind::NonZero { signed, bits } => {
+            format!(
+                "::std::num::NonZero<{}{bits}>",
+                if *signed { 'i' } else { 'u' }
+            )
+        }
+        ParamKind::Pointer { pointer, inner } => {
+            format!("{}<{}>", pointer.path(), owned_type(inner, substitutions))
+        }
         ParamKind::Instance { .. } => "CovconSelf".to_string(),
         ParamKind::Closure { returns, .. } => owned_type(returns, substitutions),
         ParamKind::Generic { name } => substitutions

@@ -82,7 +82,7 @@ impl PreparedType {
         self.instantiation
             .iter()
             .filter_map(|(name, ty)| {
-                let kind = kind_of(ty).or_else(|| {
+                let kind = codegen::kind_of_type(ty).or_else(|| {
                     let path = ty.trim_start_matches("::");
                     values
                         .iter()
@@ -593,35 +593,6 @@ fn declared_features(manifest: &Path) -> Vec<String> {
         .and_then(toml::Value::as_table)
         .map(|t| t.keys().cloned().collect())
         .unwrap_or_default()
-}
-
-fn kind_of(ty: &str) -> Option<ParamKind> {
-    let int = |signed, bits| Some(ParamKind::Int { signed, bits });
-    let ty = match ty {
-        "::std::string::String" => "String",
-        "::std::vec::Vec<u8>" => "Vec<u8>",
-        other => other,
-    };
-    match ty {
-        "u8" => int(false, 8),
-        "u16" => int(false, 16),
-        "u32" => int(false, 32),
-        "u64" | "usize" => int(false, 64),
-        "i8" => int(true, 8),
-        "i16" => int(true, 16),
-        "i32" => int(true, 32),
-        "i64" | "isize" => int(true, 64),
-        "bool" => Some(ParamKind::Bool),
-        "char" => Some(ParamKind::Char),
-        "String" => Some(ParamKind::String),
-        "Vec<u8>" => Some(ParamKind::Vec {
-            elem: Box::new(ParamKind::Int {
-                signed: false,
-                bits: 8,
-            }),
-        }),
-        _ => None,
-    }
 }
 
 // ---------------------------------------------------------------------------------------------

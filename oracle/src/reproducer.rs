@@ -664,7 +664,11 @@ impl Render<'_> {
     fn value(&self, value: &Value, kind: &ParamKind) -> String {
         if let ParamKind::Generic { name } = kind {
             let concrete = self.instantiation.get(name).map_or("u32", String::as_str);
-            return self.value(value, &concrete_kind(concrete));
+            let kind = crate::codegen::kind_of_type(concrete).unwrap_or(ParamKind::Int {
+                signed: false,
+                bits: 32,
+            });
+            return self.value(value, &kind);
         }
         match (value, kind) {
             // The caller writes it with the call's receiver (`invoke`); a bare one is unused.
@@ -672,6 +676,16 @@ impl Render<'_> {
             (Value::Handle(k), _) => format!("h{k}"),
             (Value::Closure(inner), kind) => self.value(inner, kind),
             (value, ParamKind::Result { ok }) => format!("Ok({})", self.value(value, ok)),
+            (value, ParamKind::Pointer { pointer, inner }) => {
+                format!("{}::new({})", pointer.path(), self.value(value, inner))
+            }
+            (Value::Int(n), ParamKind::NonZero { signed, bits }) => {
+                let t = format!("{}{bits}", if *signed { 'i' } else { 'u' });
+                // The generator draws in the type's range and never zero; the harness makes a
+                // zero one, and so does this.
+                let n = if *n == 0 { 1 } else { *n };
+                format!("::std::num::NonZero::<{t}>::new({n}).unwrap()")
+            }
             (Value::Int(n), ParamKind::Str) => format!("\"{n}\""),
             (Value::Str(s), ParamKind::Str) => format!("{s:?}"),
             (Value::Int(n), ParamKind::String) => format!("String::from(\"{n}\")"),
@@ -735,25 +749,6 @@ impl Render<'_> {
     }
 }
 
-/// The parameter kind of a concrete type the harness instantiates generics with.
-fn concrete_kind(ty: &str) -> ParamKind {
-    match ty {
-        "String" => ParamKind::String,
-        "Vec<u8>" => ParamKind::Vec {
-            elem: Box::new(ParamKind::Int {
-                signed: false,
-                bits: 8,
-            }),
-        },
-        "bool" => ParamKind::Bool,
-        "char" => ParamKind::Char,
-        _ => ParamKind::Int {
-            signed: false,
-            bits: 32,
-        },
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -773,7 +768,7 @@ mod tests {
                 supported: true,
                 ..Constructor::default()
             }],
-            methods: ["add", "get", "later"]
+            methods: ["add", "get", "later", "put"]
                 .into_iter()
                 .map(|name| Method {
                     name: name.into(),
@@ -787,6 +782,27 @@ mod tests {
                                 bits: 32,
                             },
                         }],
+                        "put" => vec![
+                            Param {
+                                name: "v".into(),
+                                ty: "Box<u32>".into(),
+                                kind: ParamKind::Pointer {
+                                    pointer: analysis::Pointer::Box,
+                                    inner: Box::new(ParamKind::Int {
+                                        signed: false,
+                                        bits: 32,
+                                    }),
+                                },
+                            },
+                            Param {
+                                name: "n".into(),
+                                ty: "NonZeroU8".into(),
+                                kind: ParamKind::NonZero {
+                                    signed: false,
+                                    bits: 8,
+                                },
+                            },
+                        ],
                         _ => vec![],
                     },
                     supported: true,
@@ -927,6 +943,20 @@ mod tests {
             &test,
             None,
             &[("fn block_on<", 1), ("let _ = block_on(i0.later());", 1)],
+        );
+    }
+
+    #[test]
+    fn boxed_and_non_zero_arguments_are_written_as_the_harness_decodes_them() {
+        let mut test = two_adds_and_a_get();
+        test.threads[1] = vec![call("put", vec![Value::Int(5), Value::Int(0)])];
+        check(
+            &test,
+            None,
+            &[(
+                "i0.put(::std::boxed::Box::new(5), ::std::num::NonZero::<u8>::new(1).unwrap())",
+                1,
+            )],
         );
     }
 

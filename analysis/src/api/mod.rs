@@ -846,7 +846,9 @@ fn kind_mentions(kind: &ParamKind, path: &str) -> bool {
     match kind {
         ParamKind::Value { path: p } => p == path,
         ParamKind::Vec { elem } | ParamKind::Slice { elem } => kind_mentions(elem, path),
-        ParamKind::Ref { inner } | ParamKind::Option { inner } => kind_mentions(inner, path),
+        ParamKind::Ref { inner }
+        | ParamKind::Option { inner }
+        | ParamKind::Pointer { inner, .. } => kind_mentions(inner, path),
         ParamKind::Result { ok } => kind_mentions(ok, path),
         ParamKind::Closure { returns, .. } => kind_mentions(returns, path),
         ParamKind::Tuple { elems } => elems.iter().any(|e| kind_mentions(e, path)),
@@ -1147,9 +1149,9 @@ fn unbuildable_in(kind: &ParamKind, buildable: &HashSet<String>, out: &mut Vec<S
     match kind {
         ParamKind::Value { path } if !buildable.contains(path) => out.push(path.clone()),
         ParamKind::Vec { elem } | ParamKind::Slice { elem } => unbuildable_in(elem, buildable, out),
-        ParamKind::Ref { inner } | ParamKind::Option { inner } => {
-            unbuildable_in(inner, buildable, out)
-        }
+        ParamKind::Ref { inner }
+        | ParamKind::Option { inner }
+        | ParamKind::Pointer { inner, .. } => unbuildable_in(inner, buildable, out),
         ParamKind::Result { ok } => unbuildable_in(ok, buildable, out),
         ParamKind::Closure { returns, .. } => unbuildable_in(returns, buildable, out),
         ParamKind::Tuple { elems } => {

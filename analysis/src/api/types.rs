@@ -10,7 +10,7 @@
 
 use super::index::{CrateIndex, Def, ItemKind};
 use super::render::tokens;
-use crate::model::{InstancePassing, ParamKind};
+use crate::model::{InstancePassing, ParamKind, Pointer};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use syn::visit_mut::VisitMut;
@@ -174,27 +174,14 @@ impl<'a> TyCx<'a> {
                     },
                     ty: "::std::vec::Vec<u8>".into(),
                 }),
-                // `Q: Equivalent<K>` (hashbrown, indexmap, moka, scc) holds for `K` itself.
-                ("Equivalent" | "Comparable", Some(_))
-                    if arg
-                        .and_then(type_name)
-                        .is_some_and(|k| self.type_generics.contains(&k)) =>
-                {
-                    let k = arg.and_then(type_name)?;
-                    Some(Choice {
-                        kind: ParamKind::Generic { name: k.clone() },
-                        ty: k,
-                    })
-                }
-                // `T: From<X>` holds for `X` itself.
-                ("Into" | "From" | "Equivalent" | "Comparable", Some(_)) => {
-                    let arg = arg?;
-                    let kind = self.param_kind(arg).ok()?;
-                    Some(Choice {
-                        kind,
-                        ty: self.qualify(arg).ok()?,
-                    })
-                }
+                // `Q: Equivalent<K>` (hashbrown, indexmap, moka, scc) holds for `K` itself, and
+                // `T: From<X>` for `X`.
+                ("Equivalent" | "Comparable" | "Into" | "From", Some(_)) => self.same_as(arg?),
+                // `Q: ToOwned<Owned = K>` (moka, quick_cache): `K` itself, when it is `Clone`.
+                ("ToOwned", _) => match assoc_binding(bound, "Owned") {
+                    Some(owned) => self.same_as(owned),
+                    None => continue,
+                },
                 (n, _) if MARKER_TRAITS.contains(&n) => None,
                 (n, _) => self.implementor_of(n),
             };
@@ -213,6 +200,20 @@ impl<'a> TyCx<'a> {
             },
             ty: "u32".into(),
         }))
+    }
+
+    /// `ty` itself as the choice: a type parameter of the type stays generic.
+    fn same_as(&self, ty: &syn::Type) -> Option<Choice> {
+        if let Some(k) = type_name(ty).filter(|k| self.type_generics.contains(k)) {
+            return Some(Choice {
+                kind: ParamKind::Generic { name: k.clone() },
+                ty: k,
+            });
+        }
+        Some(Choice {
+            kind: self.param_kind(ty).ok()?,
+            ty: self.qualify(ty).ok()?,
+        })
     }
 
     /// A public, non-generic type of the crate that implements the trait named `name`.
@@ -319,7 +320,6 @@ impl<'a> TyCx<'a> {
                 first_type_arg(last).ok_or_else(|| format!("`{name}` without a type argument"))?;
             self.param_kind(arg)
         };
-        let int = |signed: bool, bits: u16| Ok(ParamKind::Int { signed, bits });
         let single = p.path.segments.len() == 1;
         if single && self.type_generics.contains(&name) {
             return Ok(ParamKind::Generic { name });
@@ -342,19 +342,10 @@ impl<'a> TyCx<'a> {
         if let Some(kind) = self.local_kind(p)? {
             return Ok(kind);
         }
+        if let Some(kind) = int_kind(&name) {
+            return Ok(kind);
+        }
         match name.as_str() {
-            "u8" => int(false, 8),
-            "u16" => int(false, 16),
-            "u32" => int(false, 32),
-            "u64" => int(false, 64),
-            "u128" => int(false, 128),
-            "usize" => int(false, 64),
-            "i8" => int(true, 8),
-            "i16" => int(true, 16),
-            "i32" => int(true, 32),
-            "i64" => int(true, 64),
-            "i128" => int(true, 128),
-            "isize" => int(true, 64),
             "bool" => Ok(ParamKind::Bool),
             "char" => Ok(ParamKind::Char),
             "f32" => Ok(ParamKind::Float { bits: 32 }),
@@ -370,19 +361,44 @@ impl<'a> TyCx<'a> {
             "Result" => Ok(ParamKind::Result {
                 ok: Box::new(inner()?),
             }),
-            "Arc" => {
-                let arg = first_type_arg(last).ok_or("`Arc` without a type argument")?;
-                if is_self_type(arg, self.self_name) {
-                    Ok(ParamKind::Instance {
+            "Arc" | "Box" => {
+                let arg = first_type_arg(last)
+                    .ok_or_else(|| format!("`{name}` without a type argument"))?;
+                if name == "Arc" && is_self_type(arg, self.self_name) {
+                    return Ok(ParamKind::Instance {
                         passing: InstancePassing::Arc,
-                    })
+                    });
+                }
+                let pointer = if name == "Arc" {
+                    Pointer::Arc
                 } else {
-                    Err(format!(
-                        "`Arc<{}>`: covcon only passes `Arc<Self>`",
-                        tokens(arg)
-                    ))
+                    Pointer::Box
+                };
+                match self.param_kind(arg)? {
+                    ParamKind::Instance { .. } => Err(format!(
+                        "`{}`: covcon passes the instance as `&Self` or `Arc<Self>` only",
+                        tokens(p)
+                    )),
+                    inner => Ok(ParamKind::Pointer {
+                        pointer,
+                        inner: Box::new(inner),
+                    }),
                 }
             }
+            "NonZero" => match inner()? {
+                ParamKind::Int { signed, bits } => Ok(ParamKind::NonZero { signed, bits }),
+                _ => Err(format!(
+                    "`{}`: covcon has no generator for this type",
+                    tokens(p)
+                )),
+            },
+            n if n.starts_with("NonZero") => match int_kind(&n["NonZero".len()..].to_lowercase()) {
+                Some(ParamKind::Int { signed, bits }) => Ok(ParamKind::NonZero { signed, bits }),
+                _ => Err(format!(
+                    "`{}`: covcon has no generator for this type",
+                    tokens(p)
+                )),
+            },
             "PathBuf" | "Path" | "Instant" | "SystemTime" => {
                 let path = match name.as_str() {
                     "PathBuf" => "std::path::PathBuf",
@@ -592,6 +608,39 @@ fn string_choice() -> Choice {
         kind: ParamKind::String,
         ty: "::std::string::String".into(),
     }
+}
+
+/// The kind of a primitive integer type's name (`usize` is generated as 64 bits).
+fn int_kind(name: &str) -> Option<ParamKind> {
+    let (signed, bits) = match name {
+        "u8" => (false, 8),
+        "u16" => (false, 16),
+        "u32" => (false, 32),
+        "u64" | "usize" => (false, 64),
+        "u128" => (false, 128),
+        "i8" => (true, 8),
+        "i16" => (true, 16),
+        "i32" => (true, 32),
+        "i64" | "isize" => (true, 64),
+        "i128" => (true, 128),
+        _ => return None,
+    };
+    Some(ParamKind::Int { signed, bits })
+}
+
+/// The type an associated type binding of a trait bound names: `K` for `Owned` in
+/// `ToOwned<Owned = K>`.
+fn assoc_binding<'b>(b: &'b syn::TypeParamBound, name: &str) -> Option<&'b syn::Type> {
+    let syn::TypeParamBound::Trait(t) = b else {
+        return None;
+    };
+    let syn::PathArguments::AngleBracketed(a) = &t.path.segments.last()?.arguments else {
+        return None;
+    };
+    a.args.iter().find_map(|g| match g {
+        syn::GenericArgument::AssocType(at) if at.ident == name => Some(&at.ty),
+        _ => None,
+    })
 }
 
 /// `Name<Arg>` of a trait bound: the trait's last segment and its first type argument.

@@ -602,6 +602,28 @@ impl<T: FromArg> FromArg for Box<T> {
     }
 }
 
+impl<T: FromArg> FromArg for std::sync::Arc<T> {
+    fn from_arg(arg: &Arg) -> Result<std::sync::Arc<T>, String> {
+        T::from_arg(arg).map(std::sync::Arc::new)
+    }
+}
+
+macro_rules! non_zero {
+    ($($t:ty),*) => {$(
+        /// Zero (after the integer's wrapping) becomes one, as the generator draws it.
+        impl FromArg for std::num::NonZero<$t> {
+            fn from_arg(arg: &Arg) -> Result<std::num::NonZero<$t>, String> {
+                let n = match <$t>::from_arg(arg)? {
+                    0 => 1,
+                    n => n,
+                };
+                std::num::NonZero::new(n).ok_or_else(|| format!("{n} is zero"))
+            }
+        }
+    )*};
+}
+non_zero!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize);
+
 impl<T: FromArg> FromArg for Option<T> {
     fn from_arg(arg: &Arg) -> Result<Option<T>, String> {
         match arg {
@@ -699,6 +721,29 @@ mod tests {
             <(u32, Option<String>)>::from_arg(&Arg::Tuple(vec![Arg::Int(1), Arg::Option(None)]))
                 .unwrap(),
             (1, None)
+        );
+    }
+
+    #[test]
+    fn pointers_wrap_their_value_and_a_zero_non_zero_becomes_one() {
+        assert_eq!(*std::sync::Arc::<u64>::from_arg(&Arg::Int(7)).unwrap(), 7);
+        assert_eq!(
+            *Box::<String>::from_arg(&Arg::Str("a".into())).unwrap(),
+            "a"
+        );
+        assert_eq!(
+            std::num::NonZeroUsize::from_arg(&Arg::Int(0))
+                .unwrap()
+                .get(),
+            1
+        );
+        assert_eq!(
+            std::num::NonZeroU8::from_arg(&Arg::Int(256)).unwrap().get(),
+            1
+        );
+        assert_eq!(
+            std::num::NonZeroI32::from_arg(&Arg::Int(-3)).unwrap().get(),
+            -3
         );
     }
 }

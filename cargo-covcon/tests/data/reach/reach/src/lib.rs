@@ -19,7 +19,7 @@ cfg_if::cfg_if! {
     }
 }
 
-modules!(wrapper, meter, pool, interner, stats, epoch);
+modules!(wrapper, meter, pool, interner, stats, epoch, slots);
 
 mod keys;
 pub use keys::Key;
