@@ -134,6 +134,24 @@ pub(crate) fn thread_safe_names(facts: &FileFacts, index: &CrateIndex) -> Thread
     safe
 }
 
+/// The thread-safe types that cannot be shared between threads themselves (a `Cell`, a raw
+/// pointer, … without `unsafe impl Sync`): they synchronise for their owners (`Single` inside
+/// `ConcurrentQueue`), but no test can share one.
+pub(crate) fn not_shareable(facts: &FileFacts) -> HashSet<(Vec<String>, String)> {
+    let unsafe_sync: HashSet<&str> = facts
+        .impls
+        .iter()
+        .filter(|i| i.unsafe_impl && i.trait_name.as_deref() == Some("Sync"))
+        .map(|i| i.self_name.as_str())
+        .collect();
+    facts
+        .types
+        .iter()
+        .filter(|t| t.not_sync && !unsafe_sync.contains(t.name.as_str()))
+        .map(|t| (t.module.clone(), t.name.clone()))
+        .collect()
+}
+
 /// Type names worth a second parse: the thread-safe types, the types their fields and their
 /// public signatures name (two levels, for argument values), the traits they implement, and
 /// builders.
@@ -207,10 +225,12 @@ pub(crate) fn discover<'a>(
         facts.merge(&file_facts(&f.ast, &f.module));
     }
     let safe = thread_safe_names(&facts, index);
+    let not_shareable = not_shareable(&facts);
     let decls = Decls::of(files);
     let mut found = Vec::new();
     for decl in &decls.types {
-        let Some(composed) = safe.get(&(decl.module.clone(), decl.name.clone())) else {
+        let key = (decl.module.clone(), decl.name.clone());
+        let Some(composed) = safe.get(&key).filter(|_| !not_shareable.contains(&key)) else {
             continue;
         };
         let def = Def::Item {

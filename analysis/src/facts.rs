@@ -52,6 +52,10 @@ pub(crate) struct TypeFact {
     /// Names its generic parameters' defaults and bounds mention (`Key` in `K = Key`,
     /// `Metric` in `M: Metric`).
     pub generic_names: Vec<String>,
+    /// A field is plainly not `Sync` (a raw pointer, `NonNull`, `Cell`, `RefCell`,
+    /// `UnsafeCell` or `Rc`, not inside a lock): without `unsafe impl Sync`, the type cannot
+    /// be shared between threads at all.
+    pub not_sync: bool,
 }
 
 /// An impl block, by the last segment of its self type.
@@ -182,6 +186,7 @@ fn type_fact<'a>(
             }
         }
     }
+    let mut not_sync = false;
     TypeFact {
         generic_names,
         name: ident.to_string(),
@@ -190,10 +195,45 @@ fn type_fact<'a>(
             .map(|(name, ty)| {
                 let mut paths = Vec::new();
                 mentioned_paths(ty, &mut paths);
+                not_sync |= plainly_not_sync(ty);
                 let ty = with_defaults(ty, generics);
                 (name, sync_type_in(&ty), paths)
             })
             .collect(),
+        not_sync,
+    }
+}
+
+/// Whether a field of this type makes its struct `!Sync` for certain: the type, through the
+/// wrappers that keep `Sync` as it is (`Arc`, `Box`, `Vec`, `Option`, arrays, tuples,
+/// `PhantomData`), is a raw pointer, `NonNull`, `Cell`, `RefCell`, `UnsafeCell` or `Rc`. What
+/// sits inside a lock or an atomic is not looked at (`Mutex<Cell<u8>>` is `Sync`).
+fn plainly_not_sync(ty: &syn::Type) -> bool {
+    match ty {
+        syn::Type::Ptr(_) => true,
+        syn::Type::Array(a) => plainly_not_sync(&a.elem),
+        syn::Type::Slice(s) => plainly_not_sync(&s.elem),
+        syn::Type::Tuple(t) => t.elems.iter().any(plainly_not_sync),
+        syn::Type::Paren(p) => plainly_not_sync(&p.elem),
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let Some(last) = p.path.segments.last() else {
+                return false;
+            };
+            match last.ident.to_string().as_str() {
+                "NonNull" | "Cell" | "RefCell" | "UnsafeCell" | "Rc" => true,
+                "Arc" | "Box" | "Vec" | "Option" | "PhantomData" | "CachePadded" => {
+                    let syn::PathArguments::AngleBracketed(a) = &last.arguments else {
+                        return false;
+                    };
+                    a.args.iter().any(|g| match g {
+                        syn::GenericArgument::Type(t) => plainly_not_sync(t),
+                        _ => false,
+                    })
+                }
+                _ => false,
+            }
+        }
+        _ => false,
     }
 }
 

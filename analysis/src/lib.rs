@@ -17,6 +17,7 @@ mod api;
 mod cross;
 mod discover;
 mod facts;
+mod foreign;
 mod group;
 mod known;
 pub mod model;
@@ -61,8 +62,7 @@ pub fn analyze(packages: &[PackageInfo], config: &Config) -> Model {
                 .edition
                 .clone()
                 .unwrap_or_else(|| pkg.edition.clone());
-            let cfg = target.with_features(&pkg.features);
-            analyze_package(pkg, &edition, &cfg, &config.types)
+            analyze_package(pkg, &edition, &target, &config.types)
         })
         .collect();
     for (package, (types, diags, first_item)) in model.packages.iter_mut().zip(per_package) {
@@ -116,26 +116,172 @@ pub fn analyze_source(crate_name: &str, edition: &str, source: &str) -> Model {
 fn analyze_package(
     pkg: &PackageInfo,
     edition: &str,
-    cfg: &CfgSet,
+    target: &CfgSet,
     filter: &[String],
 ) -> (Vec<TypeModel>, Vec<Diagnostic>, Option<Span>) {
-    let loaded = source::load_crate(&pkg.lib_root, cfg);
+    let cfg = target.with_features(&pkg.features);
+    let externs = pkg.dependencies.iter().map(|d| d.extern_name.clone());
+    let (loaded, facts, index) = load_package(&pkg.lib_root, &pkg.lib_name, edition, externs, &cfg);
     let mut diags = loaded.diagnostics.clone();
+    let safe = discover::thread_safe_names(&facts, &index);
+    let names = discover::relevant_names(&facts, &safe);
+    let files = source::parse_relevant(&loaded, &cfg, |f| f.facts.mentions(&names));
+    let mut types = analyze_files(&files, Some(&index), pkg, edition, filter, &mut diags);
+    types.extend(foreign_types(pkg, &index, target, filter, &mut diags));
+    (types, diags, loaded.first_item.clone())
+}
+
+/// A crate's files (loaded in parallel), their joined facts and its name index.
+fn load_package(
+    lib_root: &std::path::Path,
+    lib_name: &str,
+    edition: &str,
+    externs: impl IntoIterator<Item = String>,
+    cfg: &CfgSet,
+) -> (
+    source::LoadedCrate,
+    facts::FileFacts,
+    api::index::CrateIndex,
+) {
+    let loaded = source::load_crate(lib_root, cfg);
     let mut facts = facts::FileFacts::default();
     for f in &loaded.files {
         facts.merge(&f.facts);
     }
-    let index = api::index::CrateIndex::new(
-        &pkg.lib_name,
-        edition,
-        facts.modules.clone(),
-        pkg.dependencies.iter().map(|d| d.extern_name.clone()),
-    );
-    let safe = discover::thread_safe_names(&facts, &index);
-    let names = discover::relevant_names(&facts, &safe);
-    let files = source::parse_relevant(&loaded, cfg, |f| f.facts.mentions(&names));
-    let types = analyze_files(&files, Some(&index), pkg, edition, filter, &mut diags);
-    (types, diags, loaded.first_item.clone())
+    let index = api::index::CrateIndex::new(lib_name, edition, facts.modules.clone(), externs);
+    (loaded, facts, index)
+}
+
+/// The thread-safe types of dependencies that `pkg` re-exports or aliases (`pub use
+/// sdd::Queue`, `pub type Mutex<T> = lock_api::Mutex<RawMutex, T>`), analysed in their own
+/// crate and presented under `pkg`'s paths ([`foreign`]).
+fn foreign_types(
+    pkg: &PackageInfo,
+    index: &api::index::CrateIndex,
+    target: &CfgSet,
+    filter: &[String],
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<TypeModel> {
+    let wanted: Vec<foreign::Foreign> = foreign::foreign_types(index, &pkg.dependencies)
+        .into_iter()
+        .filter(|f| {
+            let name = f.public_path.rsplit("::").next().unwrap_or_default();
+            filter.is_empty() || filter.iter().any(|t| t == name || *t == f.public_path)
+        })
+        .collect();
+    let mut out = Vec::new();
+    let mut unread = Vec::new();
+    let mut krates: Vec<&str> = wanted.iter().map(|f| f.krate.as_str()).collect();
+    krates.sort();
+    krates.dedup();
+    for krate in krates {
+        let Some(dep) = pkg.dependencies.iter().find(|d| d.extern_name == krate) else {
+            continue;
+        };
+        let Some(lib_root) = dep.lib_root.as_ref().filter(|r| r.is_file()) else {
+            unread.push(dep.package.clone());
+            continue;
+        };
+        let cfg = target.with_features(&dep.features);
+        let lib_name = if dep.lib_name.is_empty() {
+            krate
+        } else {
+            &dep.lib_name
+        };
+        let edition = if dep.edition.is_empty() {
+            "2021"
+        } else {
+            &dep.edition
+        };
+        let (loaded, facts, dep_index) = load_package(
+            lib_root,
+            lib_name,
+            edition,
+            dep.externs.iter().cloned(),
+            &cfg,
+        );
+        let safe = discover::thread_safe_names(&facts, &dep_index);
+        let not_shareable = discover::not_shareable(&facts);
+        // The dependency's own thread-safe types the package makes public, by definition.
+        let mut defs: Vec<(&foreign::Foreign, api::index::Def)> = Vec::new();
+        for f in wanted.iter().filter(|f| f.krate == krate) {
+            let Some((def, used)) = dep_index.resolve(&[], &f.inner) else {
+                continue;
+            };
+            if let api::index::Def::Item { module, name, .. } = &def {
+                let key = (module.clone(), name.clone());
+                if used == f.inner.len() && safe.contains_key(&key) && !not_shareable.contains(&key)
+                {
+                    defs.push((f, def));
+                }
+            }
+        }
+        if defs.is_empty() {
+            continue;
+        }
+        let dep_pkg = PackageInfo {
+            name: dep.package.clone(),
+            lib_name: lib_name.to_string(),
+            lib_root: lib_root.clone(),
+            edition: edition.to_string(),
+            features: dep.features.clone(),
+            dependencies: dep
+                .externs
+                .iter()
+                .map(|e| Dependency {
+                    extern_name: e.clone(),
+                    ..Dependency::default()
+                })
+                .collect(),
+            ..PackageInfo::default()
+        };
+        let names: std::collections::HashSet<String> = defs
+            .iter()
+            .filter_map(|(_, d)| match d {
+                api::index::Def::Item { name, .. } => Some(name.clone()),
+                _ => None,
+            })
+            .collect();
+        let relevant = discover::relevant_names(&facts, &safe)
+            .into_iter()
+            .collect::<std::collections::HashSet<_>>();
+        let files = source::parse_relevant(&loaded, &cfg, |f| f.facts.mentions(&relevant));
+        let filter: Vec<String> = names.into_iter().collect();
+        let mut dep_diags = Vec::new();
+        let models = analyze_files(
+            &files,
+            Some(&dep_index),
+            &dep_pkg,
+            edition,
+            &filter,
+            &mut dep_diags,
+        );
+        for (f, def) in &defs {
+            let Some(path) = dep_index.public_path(def) else {
+                continue;
+            };
+            // One the package's users cannot build either (a guard the dependency hands
+            // out) is no type of the package's to report.
+            match models.iter().find(|m| m.path == path) {
+                Some(model) if model.supported => {
+                    out.push(foreign::graft(model.clone(), f, &pkg.name, dep))
+                }
+                _ => {}
+            }
+        }
+    }
+    if !unread.is_empty() {
+        diags.push(Diagnostic {
+            severity: Severity::Note,
+            message: format!(
+                "{} re-exports types of {} whose source covcon could not find; they are not tested",
+                pkg.name,
+                unread.join(", ")
+            ),
+            span: None,
+        });
+    }
+    out
 }
 
 fn analyze_files(

@@ -68,6 +68,26 @@ pub struct Dependency {
     /// For a path dependency: its directory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub path: Option<PathBuf>,
+    /// Its library target's root file (from `cargo metadata`, in the registry's sources for a
+    /// registry dependency): read when the package re-exports or aliases one of its types.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lib_root: Option<PathBuf>,
+    /// Its library crate name as its own code names it (`lock_api`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub lib_name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub edition: String,
+    /// The features enabled for it in this build.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub features: Vec<String>,
+    /// The crate names its own code can name (its normal dependencies).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub externs: Vec<String>,
+    /// Part of the same project as the package: a path dependency, or one with an author,
+    /// the repository or the repository's owner in common (lock_api for parking_lot, sdd for
+    /// scc). Only a companion's re-exported types are tested as the package's own.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub companion: bool,
 }
 
 /// A type whose `&self` methods synchronise internally.

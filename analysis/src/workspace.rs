@@ -2,7 +2,7 @@
 //! following cargo's own `-p` / `--workspace` / `--exclude` rules. Pure: the caller runs cargo.
 
 use crate::model::{Dependency, PackageInfo};
-use cargo_metadata::{DependencyKind, Metadata, Package, Target, TargetKind};
+use cargo_metadata::{DependencyKind, Metadata, Node, NodeDep, Package, Target, TargetKind};
 
 /// Which packages the user asked for, as on cargo's command line.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -98,38 +98,35 @@ fn lib_target(pkg: &Package) -> Option<&Target> {
 
 fn package_info(meta: &Metadata, pkg: &Package) -> Option<PackageInfo> {
     let lib = lib_target(pkg)?;
-    let node = meta
-        .resolve
-        .as_ref()
-        .and_then(|r| r.nodes.iter().find(|n| n.id == pkg.id));
-    let features = node
-        .map(|n| n.features.iter().map(|f| f.to_string()).collect())
-        .unwrap_or_default();
-    let dependencies = node
-        .map(|n| {
-            n.deps
-                .iter()
-                .filter(|d| d.dep_kinds.iter().any(|k| k.kind == DependencyKind::Normal))
-                .filter_map(|d| {
-                    let p = meta.packages.iter().find(|p| p.id == d.pkg)?;
-                    Some(Dependency {
-                        extern_name: d.name.clone(),
-                        package: p.name.to_string(),
-                        version: p.version.to_string(),
-                        path: p
-                            .source
-                            .is_none()
-                            .then(|| {
-                                p.manifest_path
-                                    .parent()
-                                    .map(|d| d.as_std_path().to_path_buf())
-                            })
-                            .flatten(),
+    let node = resolve_node(meta, pkg);
+    let features = features_of(node);
+    let dependencies = normal_deps(node)
+        .filter_map(|d| {
+            let p = meta.packages.iter().find(|p| p.id == d.pkg)?;
+            let dep_node = resolve_node(meta, p);
+            let lib = lib_target(p);
+            Some(Dependency {
+                extern_name: d.name.clone(),
+                package: p.name.to_string(),
+                version: p.version.to_string(),
+                path: p
+                    .source
+                    .is_none()
+                    .then(|| {
+                        p.manifest_path
+                            .parent()
+                            .map(|d| d.as_std_path().to_path_buf())
                     })
-                })
-                .collect()
+                    .flatten(),
+                lib_root: lib.map(|l| l.src_path.clone().into_std_path_buf()),
+                lib_name: lib.map(|l| l.name.replace('-', "_")).unwrap_or_default(),
+                edition: p.edition.as_str().to_string(),
+                features: features_of(dep_node),
+                externs: normal_deps(dep_node).map(|d| d.name.clone()).collect(),
+                companion: p.source.is_none() || companions(pkg, p),
+            })
         })
-        .unwrap_or_default();
+        .collect();
     Some(PackageInfo {
         name: pkg.name.to_string(),
         lib_name: lib.name.replace('-', "_"),
@@ -140,4 +137,42 @@ fn package_info(meta: &Metadata, pkg: &Package) -> Option<PackageInfo> {
         dependencies,
         first_item: None,
     })
+}
+
+fn resolve_node<'m>(meta: &'m Metadata, pkg: &Package) -> Option<&'m Node> {
+    meta.resolve
+        .as_ref()
+        .and_then(|r| r.nodes.iter().find(|n| n.id == pkg.id))
+}
+
+fn features_of(node: Option<&Node>) -> Vec<String> {
+    node.map(|n| n.features.iter().map(|f| f.to_string()).collect())
+        .unwrap_or_default()
+}
+
+/// A resolved package's normal (not dev, not build) dependencies.
+fn normal_deps(node: Option<&Node>) -> impl Iterator<Item = &NodeDep> {
+    node.into_iter().flat_map(|n| {
+        n.deps
+            .iter()
+            .filter(|d| d.dep_kinds.iter().any(|k| k.kind == DependencyKind::Normal))
+    })
+}
+
+/// Whether two packages come from one project: an author, the repository or the
+/// repository's owner (`github.com/Amanieu`) in common.
+fn companions(a: &Package, b: &Package) -> bool {
+    if a.authors.iter().any(|x| b.authors.contains(x)) {
+        return true;
+    }
+    let owner = |p: &Package| {
+        let repo = p.repository.as_deref()?.trim().to_lowercase();
+        let repo = repo.trim_end_matches('/').trim_end_matches(".git");
+        let rest = repo.split_once("://").map_or(repo, |(_, r)| r);
+        let mut parts = rest.split('/');
+        let host = parts.next()?;
+        let owner = parts.next()?;
+        Some(format!("{host}/{owner}"))
+    };
+    owner(a).is_some_and(|o| Some(o) == owner(b))
 }

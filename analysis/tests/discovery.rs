@@ -617,3 +617,26 @@ fn boxed_shared_and_non_zero_arguments_and_to_owned_keys_are_generated() {
           method shared_self(other: unsupported) unsupported: parameter `other`: `Box<Self>`: covcon passes the instance as `&Self` or `Arc<Self>` only",
     );
 }
+
+#[test]
+fn a_type_that_cannot_be_shared_is_not_tested_but_still_makes_its_owner_thread_safe() {
+    check(
+        "use std::cell::{Cell, UnsafeCell}; use std::sync::atomic::AtomicUsize;
+        use std::sync::Mutex; use std::marker::PhantomData;
+        pub struct Slot { state: AtomicUsize, value: UnsafeCell<u64> }
+        impl Slot { pub fn new() -> Self { todo!() } pub fn get(&self) -> u64 { 0 } }
+        pub struct Queue { slot: Slot }
+        unsafe impl Sync for Queue {}
+        impl Queue { pub fn new() -> Self { todo!() } pub fn get(&self) -> u64 { 0 } }
+        pub struct Parker { n: AtomicUsize, _marker: PhantomData<*const ()> }
+        impl Parker { pub fn new() -> Self { todo!() } pub fn park(&self) {} }
+        pub struct Guarded { cells: Mutex<Cell<u8>> }
+        impl Guarded { pub fn new() -> Self { todo!() } pub fn bump(&self) {} }",
+        "type demo::Guarded <> debug=false supported
+          ctor fn new() -> SelfValue
+          method bump()
+        type demo::Queue <> debug=false supported
+          ctor fn new() -> SelfValue
+          method get()",
+    );
+}

@@ -36,6 +36,8 @@ pub(crate) struct ItemFact {
     /// type parameters it has.
     pub(crate) alias_of: Option<String>,
     pub(crate) type_params: usize,
+    /// For a type alias: its type parameters' names, in order (`T` of `type Mutex<T> = ..`).
+    pub(crate) alias_params: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -200,12 +202,17 @@ pub(crate) fn module_facts(items: &[syn::Item], module: &[String], out: &mut Vec
             _ => None,
         };
         let type_params = generics.map_or(0, |g| g.type_params().count());
+        let alias_params = match item {
+            syn::Item::Type(t) => t.generics.type_params().map(|p| unraw(&p.ident)).collect(),
+            _ => Vec::new(),
+        };
         facts.items.push(ItemFact {
             name: unraw(name),
             kind,
             public: is_pub(vis),
             alias_of,
             type_params,
+            alias_params,
         });
     }
     out.push(facts);
@@ -266,6 +273,14 @@ fn use_tree(
             }
         }
     }
+}
+
+/// What [`CrateIndex::foreign_names`] finds.
+pub(crate) struct ForeignNames {
+    /// (The path into the other crate, the crate's public path for it.)
+    pub(crate) reexports: Vec<(Vec<String>, String)>,
+    /// (A public type alias, its public path.)
+    pub(crate) aliases: Vec<(Def, String)>,
 }
 
 /// The joined facts of one crate, with name resolution and public paths.
@@ -540,6 +555,32 @@ impl CrateIndex {
             }
         }
         paths
+    }
+
+    /// What the crate makes public of other crates' items: each `pub use dep::a::Item`
+    /// reachable from outside, as (the path into the other crate, the crate's public path),
+    /// and each public type alias (`pub type Mutex<T> = dep::Mutex<Raw, T>`), as (its
+    /// definition, the public path). Sorted by public path.
+    pub(crate) fn foreign_names(&self) -> ForeignNames {
+        let mut reexports = Vec::new();
+        let mut aliases = Vec::new();
+        for (def, at) in &self.public_paths {
+            let public = std::iter::once(self.krate.clone())
+                .chain(at.iter().cloned())
+                .collect::<Vec<_>>()
+                .join("::");
+            match def {
+                Def::External(path) if path.len() > 1 => reexports.push((path.clone(), public)),
+                Def::Item {
+                    kind: ItemKind::Alias,
+                    ..
+                } => aliases.push((def.clone(), public)),
+                _ => {}
+            }
+        }
+        reexports.sort_by(|a, b| a.1.cmp(&b.1));
+        aliases.sort_by(|a, b| a.1.cmp(&b.1));
+        ForeignNames { reexports, aliases }
     }
 
     /// Names of the types that implement a trait named `trait_name` (last segment) in the

@@ -332,7 +332,7 @@ fn generic_params(generics: &syn::Generics, cx: &TyCx, index: &CrateIndex) -> Ve
                 name: c.ident.to_string(),
                 kind: GenericKind::Const,
                 written,
-                default: c.default.as_ref().map(tokens),
+                default: c.default.as_ref().and_then(|d| const_default(d, cx)),
                 candidates: vec![],
             },
             syn::GenericParam::Type(t) => {
@@ -365,6 +365,27 @@ fn generic_params(generics: &syn::Generics, cx: &TyCx, index: &CrateIndex) -> Ve
         out.push(param);
     }
     out
+}
+
+/// A const parameter's default as code outside the crate writes it: a literal as it is, a
+/// named constant by its public path. `None` for a private constant (sdd's `Bag<T, const
+/// ARRAY_LEN: usize = DEFAULT_ARRAY_LEN>`): the harness then picks a small value of its own.
+fn const_default(default: &syn::Expr, cx: &TyCx) -> Option<String> {
+    match default {
+        syn::Expr::Lit(_) => Some(tokens(default)),
+        syn::Expr::Path(p) if p.qself.is_none() => {
+            let ty = syn::Type::Path(syn::TypePath {
+                qself: None,
+                path: p.path.clone(),
+            });
+            cx.qualify(&ty).ok()
+        }
+        syn::Expr::Block(b) => match b.block.stmts.as_slice() {
+            [syn::Stmt::Expr(e, None)] => const_default(e, cx),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// Public, non-generic types of the crate implementing a trait of these bounds (each
