@@ -99,7 +99,7 @@ pub(crate) fn add_handles(types: &mut [TypeModel], facts: &[HashMap<String, Lock
                 .iter()
                 .filter(|m| m.supported && m.via.is_none())
             {
-                if m.params.iter().any(|p| !callable_on_handle(&p.kind)) {
+                if m.params.iter().any(|p| !callable_on_handle(&p.kind, false)) {
                     continue;
                 }
                 added.push((
@@ -111,12 +111,14 @@ pub(crate) fn add_handles(types: &mut [TypeModel], facts: &[HashMap<String, Lock
                             ty: handle.path.clone(),
                             from: from.name.clone(),
                             shape,
+                            kept: None,
                         }),
                         ..m.clone()
                     },
                 ));
             }
         }
+        added.extend(tuple_handles(&before, i, &mut seen_handles));
         if added.is_empty() {
             continue;
         }
@@ -476,21 +478,152 @@ fn handle_type(types: &[TypeModel], owner: usize, name: &str) -> Option<usize> {
 }
 
 /// Whether a handle method's parameter can be generated in its owner's tests: not one that
-/// names the handle type's instances, receiver or type parameters.
-fn callable_on_handle(kind: &ParamKind) -> bool {
+/// names the handle type's instances, receiver or (unless `generic_ok`: they were renamed to
+/// the owner's) type parameters.
+fn callable_on_handle(kind: &ParamKind, generic_ok: bool) -> bool {
+    let again = |k: &ParamKind| callable_on_handle(k, generic_ok);
     match kind {
-        ParamKind::Instance { .. } | ParamKind::FromReceiver { .. } | ParamKind::Generic { .. } => {
-            false
-        }
-        ParamKind::Vec { elem } | ParamKind::Slice { elem } => callable_on_handle(elem),
+        ParamKind::Generic { .. } => generic_ok,
+        ParamKind::Instance { .. } | ParamKind::FromReceiver { .. } => false,
+        ParamKind::Vec { elem } | ParamKind::Slice { elem } => again(elem),
         ParamKind::Ref { inner }
         | ParamKind::Option { inner }
-        | ParamKind::Pointer { inner, .. } => callable_on_handle(inner),
-        ParamKind::Result { ok } => callable_on_handle(ok),
-        ParamKind::Closure { returns, .. } => callable_on_handle(returns),
-        ParamKind::Tuple { elems } => elems.iter().all(callable_on_handle),
+        | ParamKind::Pointer { inner, .. } => again(inner),
+        ParamKind::Result { ok } => again(ok),
+        ParamKind::Closure { returns, .. } => again(returns),
+        ParamKind::Tuple { elems } => elems.iter().all(again),
         _ => true,
     }
+}
+
+/// The handle methods of the other elements of the tuples the owner's constructors return
+/// (`bounded(cap) -> (Sender<T>, Receiver<T>)`: a `Sender`'s tests keep the `Receiver` as
+/// handle `#1` and call `Receiver::recv` on it). The element's type arguments are the owner's
+/// parameters; the handle type's parameters are renamed to them, and a method whose
+/// parameter names one that cannot be is left out.
+fn tuple_handles(
+    types: &[TypeModel],
+    owner: usize,
+    seen: &mut BTreeSet<usize>,
+) -> Vec<(usize, Method)> {
+    let mut added = Vec::new();
+    for c in types[owner].constructors.iter().filter(|c| c.supported) {
+        let Some(tuple) = &c.tuple else { continue };
+        for (k, element) in tuple.elements.iter().enumerate() {
+            if k == tuple.index {
+                continue;
+            }
+            let Ok(syn::Type::Path(p)) = syn::parse_str::<syn::Type>(element) else {
+                continue;
+            };
+            let path: Vec<String> = p
+                .path
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect();
+            let Some(h) = types
+                .iter()
+                .position(|t| t.path.split("::").eq(path.iter().map(String::as_str)))
+                .filter(|&h| h != owner)
+            else {
+                continue;
+            };
+            if !seen.insert(h) {
+                continue;
+            }
+            let handle = &types[h];
+            let args: Vec<Option<String>> = match &p.path.segments.last().map(|s| &s.arguments) {
+                Some(syn::PathArguments::AngleBracketed(a)) => a
+                    .args
+                    .iter()
+                    .filter_map(|g| match g {
+                        syn::GenericArgument::Type(t) => Some(crate::api::types::type_name(t)),
+                        _ => None,
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            };
+            let params: Vec<&str> = handle
+                .generics
+                .iter()
+                .filter(|g| g.kind == GenericKind::Type)
+                .map(|g| g.name.as_str())
+                .collect();
+            let rename = |kind: &ParamKind| renamed(kind, &params, &args);
+            for m in handle
+                .methods
+                .iter()
+                .filter(|m| m.supported && m.via.is_none())
+            {
+                let Some(kinds) = m
+                    .params
+                    .iter()
+                    .map(|p| rename(&p.kind))
+                    .collect::<Option<Vec<_>>>()
+                else {
+                    continue;
+                };
+                if kinds.iter().any(|k| !callable_on_handle(k, true)) {
+                    continue;
+                }
+                let mut method = Method {
+                    name: format!("{}::{}", handle.name, m.name),
+                    body_start: None,
+                    via: Some(Via {
+                        ty: handle.path.clone(),
+                        from: format!("#{k}"),
+                        shape: ReturnShape::SelfValue,
+                        kept: Some(element.clone()),
+                    }),
+                    ..m.clone()
+                };
+                for (p, kind) in method.params.iter_mut().zip(kinds) {
+                    p.kind = kind;
+                }
+                added.push((h, method));
+            }
+        }
+    }
+    added
+}
+
+/// `kind` with the handle type's parameters (`params`) renamed to the owner's (`args`, by
+/// position); `None` when it names one the owner has no name for.
+fn renamed(kind: &ParamKind, params: &[&str], args: &[Option<String>]) -> Option<ParamKind> {
+    let again = |k: &ParamKind| renamed(k, params, args).map(Box::new);
+    Some(match kind {
+        ParamKind::Generic { name } => {
+            let at = params.iter().position(|p| p == name)?;
+            ParamKind::Generic {
+                name: args.get(at)?.clone()?,
+            }
+        }
+        ParamKind::Vec { elem } => ParamKind::Vec { elem: again(elem)? },
+        ParamKind::Slice { elem } => ParamKind::Slice { elem: again(elem)? },
+        ParamKind::Ref { inner } => ParamKind::Ref {
+            inner: again(inner)?,
+        },
+        ParamKind::Option { inner } => ParamKind::Option {
+            inner: again(inner)?,
+        },
+        ParamKind::Pointer { pointer, inner } => ParamKind::Pointer {
+            pointer: *pointer,
+            inner: again(inner)?,
+        },
+        ParamKind::Result { ok } => ParamKind::Result { ok: again(ok)? },
+        ParamKind::Closure { returns, arity } => ParamKind::Closure {
+            returns: again(returns)?,
+            arity: *arity,
+        },
+        ParamKind::Tuple { elems } => ParamKind::Tuple {
+            elems: elems
+                .iter()
+                .map(|e| renamed(e, params, args))
+                .collect::<Option<_>>()?,
+        },
+        other => other.clone(),
+    })
 }
 
 /// The group of a pair across types: high on a lock-order risk between the two, low

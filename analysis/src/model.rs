@@ -192,9 +192,27 @@ pub struct Constructor {
     /// `PoolBuilder`): that type's public path.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub owner: Option<String>,
+    /// For a free function (`crossbeam_channel::bounded`): its public path. It is called by
+    /// that path, with the type's parameters as its turbofish.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub function: Option<String>,
+    /// For a function returning a tuple (`bounded(cap) -> (Sender<T>, Receiver<T>)`): which
+    /// element is the instance, and every element's type. The others are kept as handles of
+    /// the test (`Via::from` `#1`), so a channel's receiving half lives beside its sender.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tuple: Option<TupleReturn>,
     pub supported: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<Reason>,
+}
+
+/// Which element of a constructor's tuple is the instance.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TupleReturn {
+    pub index: usize,
+    /// Each element's type, fully qualified, in terms of the type's own parameters
+    /// (`::crossbeam_channel::Receiver<T>`).
+    pub elements: Vec<String>,
 }
 
 /// One call after the first in a builder chain.
@@ -279,10 +297,22 @@ pub struct Method {
 pub struct Via {
     /// The handle type's public path (`krate::display::Handle`).
     pub ty: String,
-    /// The method of the type under test that returns it (`add`).
+    /// The method of the type under test that returns it (`add`), or `#k` for element `k` of
+    /// the tuple the instance's constructor returned ([`Constructor::tuple`]).
     pub from: String,
     /// How `from` returns it (`Handle`, `Arc<Handle>`, `Option<Handle>`, `Result<Handle, E>`).
     pub shape: ReturnShape,
+    /// The type the handle is kept as, in terms of the type's own parameters, when the
+    /// handle type is generic (`::crossbeam_channel::Receiver<T>`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kept: Option<String>,
+}
+
+impl Via {
+    /// For a handle from the constructor's tuple (`#1`): the element's index.
+    pub fn tuple_element(&self) -> Option<usize> {
+        self.from.strip_prefix('#')?.parse().ok()
+    }
 }
 
 impl Method {

@@ -377,7 +377,21 @@ pub fn type_report(
             .collect(),
         setup_failures: 0,
         builders: builders(t),
+        functions: functions(t),
     }
+}
+
+/// The type's free-function constructors as the report renders them
+/// (`TypeReport::functions`).
+fn functions(t: &TypeModel) -> BTreeMap<String, crate::report::FreeFunction> {
+    t.constructors
+        .iter()
+        .filter_map(|c| {
+            let path = c.function.clone()?;
+            let tuple = c.tuple.as_ref().map(|t| [t.index, t.elements.len()]);
+            Some((c.name.clone(), crate::report::FreeFunction { path, tuple }))
+        })
+        .collect()
 }
 
 /// The type's builder constructors as the report renders them (`TypeReport::builders`).

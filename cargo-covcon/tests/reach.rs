@@ -59,6 +59,17 @@ const EXPECTED: &[(&str, &str, &[&str])] = &[
         &["put", "get_by_ref", "shrink"],
     ),
     (
+        "reach::Tx",
+        "built only by a free function returning a tuple (`channel(cap) -> (Tx<T>, Rx<T>)`); \
+         the receiving half is kept as a handle",
+        &["send", "len", "Rx::try_recv", "Rx::recv_timeout"],
+    ),
+    (
+        "reach::Rx",
+        "the tuple's second element, with the sending half kept as a handle",
+        &["try_recv", "recv_timeout", "Tx::send", "Tx::len"],
+    ),
+    (
         "facade::Queue",
         "a companion crate's type the crate re-exports (`pub use engine::Queue`)",
         &["push", "pop", "len"],

@@ -88,11 +88,11 @@ pub struct TestGenerator {
     constructor: Constructor,
     /// The usable methods, in declaration order.
     methods: Vec<Method>,
-    /// For each method that is a handle's (`Bar::tick`), the index of the method that
-    /// returns the handle (`add`).
-    handle_from: Vec<Option<usize>>,
-    /// For each handle type (by path), the index of a method that returns one.
-    handle_sources: BTreeMap<String, usize>,
+    /// For each method that is a handle's (`Bar::tick`), where the handle comes from: the
+    /// method that returns it (`add`), or an element of the constructor's tuple.
+    handle_from: Vec<Option<Source>>,
+    /// For each handle type (by path), where one comes from.
+    handle_sources: BTreeMap<String, Source>,
     coverage: Coverage,
     /// For each method, the methods it shares a high pair with (by index).
     high_partners: Vec<Vec<usize>>,
@@ -130,7 +130,7 @@ impl TestGenerator {
             &values,
             &mut diagnostics,
         )?;
-        let methods = usable_methods(model, &values, &mut diagnostics);
+        let methods = usable_methods(model, &constructor, &values, &mut diagnostics);
         if methods.is_empty() {
             return Err(Reason::NoCallableMethod);
         }
@@ -139,16 +139,20 @@ impl TestGenerator {
             return Err(Reason::NothingToTest);
         }
         let high_partners = high_partners(&coverage, methods.len());
-        let handle_from: Vec<Option<usize>> = methods
+        let handle_from: Vec<Option<Source>> = methods
             .iter()
             .map(|m| {
                 let via = m.via.as_ref()?;
+                if let Some(k) = via.tuple_element() {
+                    return Some(Source::Element(k));
+                }
                 methods
                     .iter()
                     .position(|f| f.name == via.from && f.via.is_none())
+                    .map(Source::Method)
             })
             .collect();
-        let mut handle_sources: BTreeMap<String, usize> = BTreeMap::new();
+        let mut handle_sources: BTreeMap<String, Source> = BTreeMap::new();
         for (m, from) in methods.iter().zip(&handle_from) {
             if let (Some(via), Some(from)) = (&m.via, from) {
                 handle_sources.entry(via.ty.clone()).or_insert(*from);
@@ -481,7 +485,8 @@ impl TestGenerator {
                 ParamKind::Returned { from, .. } => self
                     .methods
                     .iter()
-                    .position(|m| m.name == *from && m.via.is_none()),
+                    .position(|m| m.name == *from && m.via.is_none())
+                    .map(Source::Method),
                 _ => None,
             };
             if let Some(from) = from {
@@ -491,19 +496,24 @@ impl TestGenerator {
         call
     }
 
-    /// A handle from method `from` for the next call: a new one kept the first time, and
-    /// now and then a second one, so that two handles meet.
-    fn handle(&mut self, from: usize, ctx: InstanceCtx, handles: &mut Handles) -> usize {
+    /// A handle from `from` for the next call: a new one kept the first time, and now and
+    /// then a second one from a method, so that two handles meet. The constructor's tuple
+    /// has one element of each kind: it is kept once.
+    fn handle(&mut self, from: Source, ctx: InstanceCtx, handles: &mut Handles) -> usize {
         let kept = handles.by_from.get(&from).map_or(0, Vec::len);
-        if kept == 0 || (kept < MAX_HANDLES && percent(&mut self.rng, 25)) {
-            let call = self.method_call(
-                from,
-                InstanceCtx {
-                    instances: ctx.instances,
-                    receiver: 0,
-                },
-                handles,
-            );
+        let more = matches!(from, Source::Method(_)) && kept < MAX_HANDLES;
+        if kept == 0 || (more && percent(&mut self.rng, 25)) {
+            let call = match from {
+                Source::Method(m) => self.method_call(
+                    m,
+                    InstanceCtx {
+                        instances: ctx.instances,
+                        receiver: 0,
+                    },
+                    handles,
+                ),
+                Source::Element(k) => Call::new(format!("#{k}"), 0, Vec::new()),
+            };
             handles.calls.push(call);
             let k = handles.calls.len() - 1;
             handles.by_from.entry(from).or_default().push(k);
@@ -543,8 +553,17 @@ impl TestGenerator {
 #[derive(Default)]
 struct Handles {
     calls: Vec<Call>,
-    /// By the method that returns them (index), the handles it returned.
-    by_from: BTreeMap<usize, Vec<usize>>,
+    /// By where they come from, the handles kept.
+    by_from: BTreeMap<Source, Vec<usize>>,
+}
+
+/// Where a handle comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Source {
+    /// A call of the method with this index (`add`).
+    Method(usize),
+    /// Element `k` of the tuple the instance's constructor returned (`#1`).
+    Element(usize),
 }
 
 /// Handles a test keeps from one method at most.
@@ -624,10 +643,12 @@ fn choose_constructor(
             None,
         ));
     }
+    // A tuple's other elements are handles the tests use (a channel's receiving half).
     candidates
         .into_iter()
         .min_by_key(|c| {
             (
+                c.tuple.is_none(),
                 constructor_params(c).count(),
                 c.kind == ConstructorKind::Builder,
             )
@@ -639,6 +660,7 @@ fn choose_constructor(
 /// Supported methods whose every parameter can be generated; the others become diagnostics.
 fn usable_methods(
     model: &TypeModel,
+    constructor: &Constructor,
     values: &ValueGen<'_>,
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Vec<Method> {
@@ -661,10 +683,17 @@ fn usable_methods(
     }
     // A handle method needs the method that returns its handle; a handle argument, a
     // handle method of its type (whose `from` returns one).
+    // The elements of the chosen constructor's tuple other than the instance: `#1`.
+    let elements = constructor.tuple.iter().flat_map(|t| {
+        (0..t.elements.len())
+            .filter(move |k| *k != t.index)
+            .map(|k| format!("#{k}"))
+    });
     let callable: HashSet<String> = usable
         .iter()
         .filter(|m| m.via.is_none())
         .map(|m| m.name.clone())
+        .chain(elements)
         .collect();
     let kept: HashSet<String> = usable
         .iter()
@@ -1102,6 +1131,7 @@ mod tests {
                 ty: "m::Bar".into(),
                 from: "add".into(),
                 shape: analysis::ReturnShape::SelfValue,
+                kept: None,
             }),
             ..method("Bar::tick", vec![])
         };
@@ -1177,6 +1207,49 @@ mod tests {
         assert!(without.diagnostics().iter().any(|d| d
             .message
             .contains("`add`, which returns its handle, cannot be called")));
+    }
+
+    /// A handle from the constructor's tuple (`#1`, a channel's receiving half) is kept once
+    /// per test that needs it, from instance 0, and only when the chosen constructor returns
+    /// that tuple, which is chosen before a plain one.
+    #[test]
+    fn a_handle_from_the_constructors_tuple_is_kept_once_when_the_tuple_is_built() {
+        let recv = Method {
+            via: Some(analysis::Via {
+                ty: "m::Rx".into(),
+                from: "#1".into(),
+                kept: Some("::m::Rx<T>".into()),
+                ..analysis::Via::default()
+            }),
+            ..method("Rx::recv", vec![])
+        };
+        let pairs = [
+            ("send", "Rx::recv", Group::High),
+            ("Rx::recv", "Rx::recv", Group::High),
+        ];
+        let mut with_tuple = model(vec![method("send", vec![]), recv.clone()], &pairs);
+        with_tuple.constructors.push(Constructor {
+            name: "channel".into(),
+            function: Some("m::channel".into()),
+            tuple: Some(analysis::TupleReturn {
+                index: 0,
+                elements: vec!["::m::T".into(), "::m::Rx<T>".into()],
+            }),
+            supported: true,
+            ..Constructor::default()
+        });
+        let tests = generator(&with_tuple, Strategy::Bc, 5).next_batch(200);
+        assert!(tests.iter().any(|t| !t.handles.is_empty()));
+        for test in &tests {
+            assert_eq!(test.instances[0].method, "channel", "{test}");
+            assert!(test.handles.len() <= 1, "{test}");
+            for handle in &test.handles {
+                assert_eq!((handle.method.as_str(), handle.receiver), ("#1", 0));
+            }
+        }
+        let plain = model(vec![method("send", vec![]), recv], &pairs);
+        let without = generator(&plain, Strategy::Bc, 5);
+        assert!(without.methods.iter().all(|m| m.name != "Rx::recv"));
     }
 
     /// A parameter only `insert`'s result can fill (an opaque key) names a value the test

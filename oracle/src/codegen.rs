@@ -418,7 +418,7 @@ fn driver(w: &mut Writer, index: usize, plan: &TypePlan<'_>) {
     w.line(
         "    fn state(&self, instance: &CovconSelf) -> Option<String> { covcon_rt::debug_text!(*instance) }",
     );
-    w.line("    fn construct(&self, call: &Call, cx: &Cx<'_, CovconSelf>) -> Result<Arc<CovconSelf>, CallError> {");
+    w.line("    fn construct(&self, call: &Call, cx: &Cx<'_, CovconSelf>) -> Result<::covcon_rt::Constructed<CovconSelf>, CallError> {");
     w.line("        match call.method.as_str() {");
     w.entries.push(((type_start, w.line), Target::Type(index)));
     let args_cx = ArgsCx {
@@ -435,17 +435,42 @@ fn driver(w: &mut Writer, index: usize, plan: &TypePlan<'_>) {
         w.line(&globs);
         let built = construction(constructor, "CovconSelf", &args_cx, w, "                ");
         w.line(&format!("                let built = {built};"));
+        // The other elements of a tuple, kept for the test's `#k` handles.
+        let elements = match &constructor.tuple {
+            Some(tuple) => {
+                let names: Vec<String> =
+                    (0..tuple.elements.len()).map(|k| format!("e{k}")).collect();
+                w.line(&format!(
+                    "                let ({},) = built;",
+                    names.join(", ")
+                ));
+                w.line(&format!("                let built = e{};", tuple.index));
+                let kept: Vec<String> = (0..tuple.elements.len())
+                    .map(|k| {
+                        if k == tuple.index {
+                            NONE.to_string()
+                        } else {
+                            format!("{SOME}(::std::boxed::Box::new(e{k}) as ::covcon_rt::Handle)")
+                        }
+                    })
+                    .collect();
+                format!("::std::vec![{}]", kept.join(", "))
+            }
+            None => "::std::vec::Vec::new()".to_string(),
+        };
         let name = &constructor.name;
         match constructor.returns {
-            ReturnShape::SelfValue => w.line(&format!("                {OK}({ARC}::new(built))")),
-            ReturnShape::RefClone => w.line(&format!(
-                "                {OK}({ARC}::new(::std::clone::Clone::clone(built)))"
+            ReturnShape::SelfValue => w.line(&format!(
+                "                {OK}(({ARC}::new(built), {elements}))"
             )),
-            ReturnShape::ArcSelf => w.line(&format!("                {OK}(built)")),
+            ReturnShape::RefClone => w.line(&format!(
+                "                {OK}(({ARC}::new(::std::clone::Clone::clone(built)), {elements}))"
+            )),
+            ReturnShape::ArcSelf => w.line(&format!("                {OK}((built, {elements}))")),
             ReturnShape::ResultSelf => {
                 w.line("                match built {");
                 w.line(&format!(
-                    "                    {OK}(built) => {OK}({ARC}::new(built)),"
+                    "                    {OK}(built) => {OK}(({ARC}::new(built), {elements})),"
                 ));
                 w.line(&format!(
                     "                    {ERR}(e) => {ERR}({CALL_ERROR}(::std::format!(\"`{name}` returned Err({{}})\", ::covcon_rt::debug_text!(e).unwrap_or_default()))),"
@@ -455,7 +480,7 @@ fn driver(w: &mut Writer, index: usize, plan: &TypePlan<'_>) {
             ReturnShape::OptionSelf => {
                 w.line("                match built {");
                 w.line(&format!(
-                    "                    {SOME}(built) => {OK}({ARC}::new(built)),"
+                    "                    {SOME}(built) => {OK}(({ARC}::new(built), {elements})),"
                 ));
                 w.line(&format!(
                     "                    {NONE} => {ERR}({CALL_ERROR}(\"`{name}` returned None\")),"
@@ -512,9 +537,10 @@ fn driver(w: &mut Writer, index: usize, plan: &TypePlan<'_>) {
             ));
         }
         let (receiver, name) = match (&method.via, method.handle_parts()) {
-            (Some(via), Some((_, own))) => {
-                (format!("cx.handle::<{}>(call)?", handle_type(via)), own)
-            }
+            (Some(via), Some((_, own))) => (
+                format!("cx.handle::<{}>(call)?", handle_type(via, &substitutions)),
+                own,
+            ),
             _ => ("cx.receiver(call)?".to_string(), method.name.as_str()),
         };
         let call_expr = format!(
@@ -556,8 +582,11 @@ fn awaited(call: &str, is_async: bool) -> String {
 }
 
 /// The type a handle is kept as: what its method returns, `Option` and `Result` unwrapped.
-fn handle_type(via: &Via) -> String {
-    kept_type(&via.ty, via.shape)
+fn handle_type(via: &Via, substitutions: &BTreeMap<String, String>) -> String {
+    match &via.kept {
+        Some(kept) => substitute(kept, substitutions),
+        None => kept_type(&via.ty, via.shape),
+    }
 }
 
 fn kept_type(ty: &str, shape: ReturnShape) -> String {
@@ -594,7 +623,11 @@ fn handle_fn(w: &mut Writer, index: usize, plan: &TypePlan<'_>, globs: &str, arg
     {
         let mut wanted: Vec<(&str, String, ReturnShape)> = Vec::new();
         if let Some(via) = &m.via {
-            wanted.push((&via.from, handle_type(via), via.shape));
+            wanted.push((
+                &via.from,
+                handle_type(via, args_cx.substitutions),
+                via.shape,
+            ));
         }
         for p in &m.params {
             if let ParamKind::Returned {
@@ -620,7 +653,16 @@ fn handle_fn(w: &mut Writer, index: usize, plan: &TypePlan<'_>, globs: &str, arg
             }
         }
     }
-    if froms.is_empty() {
+    // Elements of the constructor's tuple the handle methods come from (`#1`).
+    let mut elements: Vec<usize> = ty
+        .methods
+        .iter()
+        .filter(|m| m.supported && !plan.skip_methods.contains(&m.name))
+        .filter_map(|m| m.via.as_ref()?.tuple_element())
+        .collect();
+    elements.sort();
+    elements.dedup();
+    if froms.is_empty() && elements.is_empty() {
         return;
     }
     let head = w.next_line();
@@ -628,6 +670,11 @@ fn handle_fn(w: &mut Writer, index: usize, plan: &TypePlan<'_>, globs: &str, arg
         "    fn handle(&self, call: &Call, cx: &Cx<'_, CovconSelf>) -> Result<::covcon_rt::Handle, CallError> {",
     );
     w.line("        match call.method.as_str() {");
+    for k in elements {
+        w.line(&format!(
+            "            \"#{k}\" => cx.take_element(call, {k}),"
+        ));
+    }
     w.entries.push(((head, w.line), Target::Type(index)));
     for (from, kept, shape) in froms {
         let start = w.next_line();
@@ -798,6 +845,12 @@ fn construction(
             };
             format!("{head} {{ {} }}", fields.join(", "))
         }
+        ConstructorKind::Function if c.function.is_some() => format!(
+            "::{}{}({})",
+            c.function.as_deref().unwrap_or_default(),
+            turbofish(&c.generic_args, args_cx.substitutions),
+            args.join(", ")
+        ),
         ConstructorKind::Function | ConstructorKind::Builder => format!(
             "<{}>::{}{}({})",
             c.owner

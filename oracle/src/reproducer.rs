@@ -179,11 +179,7 @@ fn render(
         \x20       runs += 1;\n",
     );
     for (index, call) in test.instances.iter().enumerate() {
-        let _ = writeln!(
-            out,
-            "        let i{index}: Arc<T> = {};",
-            cx.construct(call)
-        );
+        let _ = writeln!(out, "        {}", cx.construct_statement(index, call));
     }
     for (k, call) in test.handles.iter().enumerate() {
         let _ = writeln!(out, "        {}", cx.keep_handle(k, call));
@@ -469,6 +465,47 @@ struct Render<'a> {
 }
 
 impl Render<'_> {
+    /// The statement building instance `index` (`let i0: Arc<T> = Arc::new(T::new());`); a
+    /// constructor returning a tuple binds its other elements too (`i0_e1`), for the handles
+    /// the test takes from them.
+    fn construct_statement(&self, index: usize, call: &Call) -> String {
+        let tuple = self
+            .ty
+            .constructors
+            .iter()
+            .find(|c| c.name == call.method)
+            .and_then(|c| c.tuple.as_ref());
+        let Some(tuple) = tuple else {
+            return format!("let i{index}: Arc<T> = {};", self.construct(call));
+        };
+        let elements: Vec<String> = (0..tuple.elements.len()).map(|k| format!("e{k}")).collect();
+        let bound: Vec<String> = (0..tuple.elements.len())
+            .map(|k| {
+                if k == tuple.index {
+                    format!("i{index}")
+                } else {
+                    format!("i{index}_e{k}")
+                }
+            })
+            .collect();
+        let values: Vec<String> = (0..tuple.elements.len())
+            .map(|k| {
+                if k == tuple.index {
+                    format!("Arc::new(e{k})")
+                } else {
+                    format!("e{k}")
+                }
+            })
+            .collect();
+        format!(
+            "let ({}) = {{ let ({}) = {}; ({}) }};",
+            bound.join(", "),
+            elements.join(", "),
+            self.construct(call),
+            values.join(", ")
+        )
+    }
+
     fn construct(&self, call: &Call) -> String {
         let Some(constructor) = self.ty.constructors.iter().find(|c| c.name == call.method) else {
             return format!("Arc::new(T::{}())", call.method);
@@ -484,10 +521,27 @@ impl Render<'_> {
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        let mut expr = match constructor.kind {
-            ConstructorKind::Default => "<T as Default>::default()".to_string(),
+        let mut expr = match (constructor.kind, &constructor.function) {
+            (ConstructorKind::Default, _) => "<T as Default>::default()".to_string(),
+            (_, Some(function)) => {
+                let turbofish: Vec<String> = constructor
+                    .generic_args
+                    .iter()
+                    .map(|a| crate::codegen::substitute(a, self.instantiation))
+                    .collect();
+                let turbofish = if turbofish.is_empty() {
+                    String::new()
+                } else {
+                    format!("::<{}>", turbofish.join(", "))
+                };
+                format!("::{function}{turbofish}({})", take(&constructor.params))
+            }
             _ => format!("<T>::{}({})", constructor.name, take(&constructor.params)),
         };
+        if constructor.tuple.is_some() {
+            // The caller takes the tuple apart.
+            return expr;
+        }
         for link in &constructor.chain {
             let _ = write!(expr, ".{}({})", link.name, take(&link.params));
         }
@@ -546,6 +600,9 @@ impl Render<'_> {
     /// The statement keeping handle `k` (`let h0 = Arc::new(i0.add(3));`), `Option` and
     /// `Result` unwrapped as the harness does.
     fn keep_handle(&self, k: usize, call: &Call) -> String {
+        if let Some(element) = call.method.strip_prefix('#') {
+            return format!("let h{k} = Arc::new(i{}_e{element});", call.receiver);
+        }
         let returned = self
             .ty
             .methods
@@ -958,6 +1015,71 @@ mod tests {
                 1,
             )],
         );
+    }
+
+    /// A free function returning a tuple is called by its path and taken apart; the handle
+    /// the test keeps from the tuple is the element it names.
+    #[test]
+    fn a_tuple_constructor_is_taken_apart_and_its_other_half_kept() {
+        let ty = TypeModel {
+            path: "k::Tx".into(),
+            name: "Tx".into(),
+            generics: vec![analysis::GenericParam {
+                name: "T".into(),
+                written: "T".into(),
+                ..analysis::GenericParam::default()
+            }],
+            constructors: vec![Constructor {
+                name: "channel".into(),
+                params: vec![Param {
+                    name: "cap".into(),
+                    ty: "usize".into(),
+                    kind: ParamKind::Int {
+                        signed: false,
+                        bits: 64,
+                    },
+                }],
+                generic_args: vec!["T".into()],
+                function: Some("k::channel".into()),
+                tuple: Some(analysis::TupleReturn {
+                    index: 0,
+                    elements: vec!["::k::Tx<T>".into(), "::k::Rx<T>".into()],
+                }),
+                supported: true,
+                ..Constructor::default()
+            }],
+            methods: vec![Method {
+                name: "Rx::recv".into(),
+                via: Some(analysis::Via {
+                    ty: "k::Rx".into(),
+                    from: "#1".into(),
+                    kept: Some("::k::Rx<T>".into()),
+                    ..analysis::Via::default()
+                }),
+                supported: true,
+                ..Method::default()
+            }],
+            supported: true,
+            ..TypeModel::default()
+        };
+        let test = TestCase {
+            id: 1,
+            type_path: "k::Tx".into(),
+            pair: ["Rx::recv".into(), "Rx::recv".into()],
+            instances: vec![call("channel", vec![Value::Int(2)])],
+            handles: vec![call("#1", vec![])],
+            prefix: vec![],
+            threads: [vec![call("Rx::recv", vec![])], vec![]],
+            noise_seed: 1,
+        };
+        let source = render_reproducer(&ty, &test, None, "panic");
+        for text in [
+            "let (i0, i0_e1) = { let (e0, e1) = ::k::channel::<u32>(2); (Arc::new(e0), e1) };",
+            "let h0 = Arc::new(i0_e1);",
+            "h0.recv()",
+        ] {
+            assert!(source.contains(text), "`{text}` in:\n{source}");
+        }
     }
 
     #[test]

@@ -130,6 +130,9 @@ pub(crate) fn describe(decl: &TypeDecl, decls: &Decls, index: &CrateIndex) -> Ty
             Some(path) => trait_fns(imp, path, &icx, decls, index, &mut methods),
         }
     }
+    for f in &decls.fns {
+        constructors.extend(free_constructor(f, decl, &type_generics, index, &wanted));
+    }
     // `cfg`-gated impls can define the same method twice: the model keeps the first.
     let mut seen = HashSet::new();
     methods.retain(|m: &Method| seen.insert(m.name.clone()));
@@ -308,10 +311,8 @@ fn default_constructor() -> Constructor {
         params: vec![],
         returns: ReturnShape::SelfValue,
         chain: vec![],
-        generic_args: vec![],
-        owner: None,
         supported: true,
-        reason: None,
+        ..Constructor::default()
     }
 }
 
@@ -730,9 +731,106 @@ fn constructor(sig: &syn::Signature, cx: &TyCx, decls: &Decls) -> Option<Constru
         returns,
         chain,
         generic_args,
-        owner: None,
         supported: problems.is_empty(),
         reason: Reason::signature(problems),
+        ..Constructor::default()
+    })
+}
+
+/// A public free function of the crate that returns the type, alone or in a tuple
+/// (`crossbeam_channel::bounded<T>(cap) -> (Sender<T>, Receiver<T>)`): a constructor called by
+/// its path. Its type parameters must be the type's own, in the element's order under the same
+/// names, so that the type's instantiation is its turbofish.
+fn free_constructor(
+    f: &syntax::FnItem,
+    decl: &TypeDecl,
+    type_generics: &[String],
+    index: &CrateIndex,
+    wanted: &RefCell<BTreeMap<String, Def>>,
+) -> Option<Constructor> {
+    let sig = &f.item.sig;
+    let syn::ReturnType::Type(_, ret) = &sig.output else {
+        return None;
+    };
+    let elements: Vec<&syn::Type> = match &**ret {
+        syn::Type::Tuple(t) => t.elems.iter().collect(),
+        other => vec![other],
+    };
+    let names_type = |ty: &syn::Type| {
+        let syn::Type::Path(p) = ty else { return false };
+        let segs: Vec<String> = p
+            .path
+            .segments
+            .iter()
+            .map(|s| s.ident.to_string())
+            .collect();
+        matches!(index.resolve(&f.module, &segs), Some((Def::Item { module, name, .. }, used))
+            if used == segs.len() && name == decl.name && module == decl.module)
+    };
+    let at = elements.iter().position(|e| names_type(e))?;
+    // `Sender<T>` for `Sender<T>`: the element's arguments are the type's parameters.
+    let syn::Type::Path(p) = elements[at] else {
+        return None;
+    };
+    let args: Vec<String> = match &p.path.segments.last()?.arguments {
+        syn::PathArguments::AngleBracketed(a) => a
+            .args
+            .iter()
+            .filter_map(|g| match g {
+                syn::GenericArgument::Type(t) => Some(type_name(t).unwrap_or_default()),
+                _ => None,
+            })
+            .collect(),
+        _ => Vec::new(),
+    };
+    let fn_generics = type_param_names(&sig.generics);
+    if args != type_generics || fn_generics != type_generics {
+        return None;
+    }
+    let def = Def::Item {
+        module: f.module.clone(),
+        name: sig.ident.to_string(),
+        kind: ItemKind::Fn,
+    };
+    let function = index.public_path(&def)?;
+    let cx = TyCx::new(
+        &decl.name,
+        type_generics,
+        Some(Scope {
+            index,
+            module: &f.module,
+        }),
+        Some(wanted),
+    );
+    let mut problems = Vec::new();
+    let params = params_of(sig, &cx, &mut problems);
+    if sig.asyncness.is_some() {
+        problems.push(Problem::Async);
+    }
+    if sig.unsafety.is_some() {
+        problems.push(Problem::Unsafe);
+    }
+    let tuple = match &**ret {
+        syn::Type::Tuple(_) => Some(TupleReturn {
+            index: at,
+            elements: elements
+                .iter()
+                .map(|e| cx.qualify(e).unwrap_or_else(|_| tokens(*e)))
+                .collect(),
+        }),
+        _ => None,
+    };
+    Some(Constructor {
+        name: sig.ident.to_string(),
+        kind: ConstructorKind::Function,
+        params,
+        returns: ReturnShape::SelfValue,
+        generic_args: type_generics.to_vec(),
+        function: Some(function),
+        tuple,
+        supported: problems.is_empty(),
+        reason: Reason::signature(problems),
+        ..Constructor::default()
     })
 }
 
@@ -848,8 +946,7 @@ fn value_types(
         "std::time::SystemTime",
     ] {
         if wanted.borrow().contains_key(path) || mentions_value(&done, path) {
-            done.entry(path.to_string())
-                .or_insert_with(|| std_value_type(path));
+            done.insert(path.to_string(), std_value_type(path));
         }
     }
     done.into_values().collect()

@@ -40,6 +40,13 @@ pub(crate) struct ImplDecl<'a> {
     pub(crate) expanded: bool,
 }
 
+/// A public free function (a constructor candidate: `channel::bounded(cap) -> (Sender<T>,
+/// Receiver<T>)`).
+pub(crate) struct FnItem<'a> {
+    pub(crate) module: Vec<String>,
+    pub(crate) item: &'a syn::ItemFn,
+}
+
 pub(crate) struct TraitDecl<'a> {
     pub(crate) name: String,
     pub(crate) module: Vec<String>,
@@ -55,6 +62,7 @@ pub(crate) struct Decls<'a> {
     pub(crate) statics: Vec<(String, &'a syn::Type)>,
     /// `const` items and the module they are in.
     pub(crate) consts: Vec<(Vec<String>, &'a syn::ItemConst)>,
+    pub(crate) fns: Vec<FnItem<'a>>,
 }
 
 impl<'a> Decls<'a> {
@@ -131,6 +139,10 @@ impl<'a> Decls<'a> {
                         });
                     }
                 }
+                syn::Item::Fn(f) if is_pub(&f.vis) => self.fns.push(FnItem {
+                    module: module.to_vec(),
+                    item: f,
+                }),
                 syn::Item::Static(st) => self.statics.push((st.ident.to_string(), &st.ty)),
                 syn::Item::Const(c) => self.consts.push((module.to_vec(), c)),
                 syn::Item::Trait(t) => self.traits.push(TraitDecl {

@@ -406,6 +406,13 @@ impl<'a> TyCx<'a> {
                     "Instant" => "std::time::Instant",
                     _ => "std::time::SystemTime",
                 };
+                // Registered, so the standard value type is built for it.
+                if let Some(wanted) = self.wanted {
+                    let segs = path.split("::").map(String::from).collect();
+                    wanted
+                        .borrow_mut()
+                        .insert(path.to_string(), Def::External(segs));
+                }
                 Ok(ParamKind::Value { path: path.into() })
             }
             _ => Err(format!(

@@ -218,7 +218,7 @@ fn violation(
         let _ = writeln!(out, "<p class=\"found\">{}</p>", evidence.join("; "));
     }
     if let Some(test) = &v.test {
-        let layout = text::layout(test, &t.builders);
+        let layout = text::layout(test, text::Shapes::of(t));
         let lines = |ls: &[String]| ls.iter().map(|l| esc(l)).collect::<Vec<_>>().join("\n");
         let _ = writeln!(
             out,

@@ -93,6 +93,20 @@ pub struct TypeReport {
     /// so that a test's constructor reads as the chain it runs.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub builders: BTreeMap<String, Vec<(String, usize)>>,
+    /// The constructors that are free functions, by name (`bounded`), so that a test's
+    /// constructor reads as the call it makes.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub functions: BTreeMap<String, FreeFunction>,
+}
+
+/// A constructor that is a free function of the crate.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FreeFunction {
+    /// Its public path (`crossbeam_channel::bounded`).
+    pub path: String,
+    /// For one returning a tuple: `[the instance's index, the tuple's length]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tuple: Option<[usize; 2]>,
 }
 
 fn is_zero(n: &u64) -> bool {

@@ -124,6 +124,7 @@ pub(crate) fn report() -> Report {
             ],
             setup_failures: 0,
             builders: Default::default(),
+            functions: Default::default(),
         },
         TypeReport {
             path: "locks::Pair".into(),
@@ -162,6 +163,7 @@ pub(crate) fn report() -> Report {
             coverage: vec![],
             setup_failures: 0,
             builders: Default::default(),
+            functions: Default::default(),
         },
         TypeReport {
             path: "odd::Generic".into(),

@@ -135,7 +135,7 @@ fn render_type(out: &mut String, t: &TypeReport, style: Style) {
         t.pairs_worth()
     );
     for v in &t.violations {
-        render_violation(out, v, &t.builders, style);
+        render_violation(out, v, text::Shapes::of(t), style);
     }
     if style.verbosity > 0 {
         for p in &t.pairs {
@@ -161,12 +161,7 @@ fn render_type(out: &mut String, t: &TypeReport, style: Style) {
     }
 }
 
-fn render_violation(
-    out: &mut String,
-    v: &ViolationReport,
-    builders: &text::Builders,
-    style: Style,
-) {
+fn render_violation(out: &mut String, v: &ViolationReport, shapes: text::Shapes<'_>, style: Style) {
     let known = if v.known { " (known, in baseline)" } else { "" };
     let head = format!(
         "{} {} ‖ {}",
@@ -201,7 +196,7 @@ fn render_violation(
         let _ = writeln!(out, "    {}", style.dim(&evidence.join("; ")));
     }
     if let Some(test) = &v.test {
-        let layout = text::layout(test, builders);
+        let layout = text::layout(test, shapes);
         for line in &layout.setup {
             let _ = writeln!(out, "    {line}");
         }

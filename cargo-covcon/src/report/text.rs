@@ -19,9 +19,29 @@ pub fn call(call: &Call) -> String {
 }
 
 /// `let c0 = Account::new(1);`: the constructor call of instance `i`; a builder's reads as its
-/// chain (`Limiter::builder(3).burst(0).build()`), `builders` giving each call's arguments.
-pub fn constructor(index: usize, call: &Call, type_name: &str, builders: &Builders) -> String {
-    let code = match builders.get(&call.method) {
+/// chain (`Limiter::builder(3).burst(0).build()`), `builders` giving each call's arguments; a
+/// free function's by its path, a tuple taken apart (`let (c0, c0_e1) =
+/// crossbeam_channel::bounded(2);`).
+pub fn constructor(index: usize, call: &Call, type_name: &str, shapes: Shapes<'_>) -> String {
+    if let Some(f) = shapes.functions.get(&call.method) {
+        let code = format!("{}({})", f.path, args(&call.args));
+        return match f.tuple {
+            Some([at, arity]) => {
+                let names: Vec<String> = (0..arity)
+                    .map(|k| {
+                        if k == at {
+                            format!("c{index}")
+                        } else {
+                            format!("c{index}_e{k}")
+                        }
+                    })
+                    .collect();
+                format!("let ({}) = {code};", names.join(", "))
+            }
+            None => format!("let c{index} = {code};"),
+        };
+    }
+    let code = match shapes.builders.get(&call.method) {
         Some(chain) if chain.iter().map(|(_, n)| n).sum::<usize>() == call.args.len() => {
             let mut rest = call.args.as_slice();
             let links: Vec<String> = chain
@@ -41,6 +61,25 @@ pub fn constructor(index: usize, call: &Call, type_name: &str, builders: &Builde
 
 /// `TypeReport::builders`.
 pub type Builders = std::collections::BTreeMap<String, Vec<(String, usize)>>;
+
+/// `TypeReport::functions`.
+pub type Functions = std::collections::BTreeMap<String, super::FreeFunction>;
+
+/// How a type's constructors are written: its builders and free functions.
+#[derive(Clone, Copy)]
+pub struct Shapes<'a> {
+    pub builders: &'a Builders,
+    pub functions: &'a Functions,
+}
+
+impl<'a> Shapes<'a> {
+    pub fn of(t: &'a super::TypeReport) -> Shapes<'a> {
+        Shapes {
+            builders: &t.builders,
+            functions: &t.functions,
+        }
+    }
+}
 
 fn args(values: &[Value]) -> String {
     values.iter().map(value).collect::<Vec<_>>().join(", ")
@@ -76,7 +115,7 @@ pub struct Layout {
     pub threads: [Vec<String>; 2],
 }
 
-pub fn layout(test: &TestCase, builders: &Builders) -> Layout {
+pub fn layout(test: &TestCase, shapes: Shapes<'_>) -> Layout {
     let name = test
         .type_path
         .rsplit("::")
@@ -86,14 +125,15 @@ pub fn layout(test: &TestCase, builders: &Builders) -> Layout {
         .instances
         .iter()
         .enumerate()
-        .map(|(i, c)| constructor(i, c, name, builders))
+        .map(|(i, c)| constructor(i, c, name, shapes))
         .collect();
-    setup.extend(
-        test.handles
-            .iter()
-            .enumerate()
-            .map(|(k, c)| format!("let h{k} = {};", call(c))),
-    );
+    setup.extend(test.handles.iter().enumerate().map(|(k, c)| {
+        match c.method.strip_prefix('#') {
+            // An element of the instance's constructor's tuple.
+            Some(element) => format!("let h{k} = c{}_e{element};", c.receiver),
+            None => format!("let h{k} = {};", call(c)),
+        }
+    }));
     setup.extend(test.prefix.iter().map(|c| match c.times {
         1 => format!("{};", call(c)),
         n => format!("for _ in 0..{n} {{ {}; }}", call(c)),
@@ -110,6 +150,20 @@ pub fn layout(test: &TestCase, builders: &Builders) -> Layout {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    static NO_BUILDERS: Builders = Builders::new();
+    static NO_FUNCTIONS: Functions = Functions::new();
+    const NO_SHAPES: Shapes<'static> = Shapes {
+        builders: &NO_BUILDERS,
+        functions: &NO_FUNCTIONS,
+    };
+
+    fn shapes(builders: &Builders) -> Shapes<'_> {
+        Shapes {
+            builders,
+            functions: &NO_FUNCTIONS,
+        }
+    }
 
     fn check(v: Value, expect: &str) {
         assert_eq!(value(&v), expect);
@@ -145,7 +199,7 @@ mod tests {
             ],
             noise_seed: 0,
         };
-        let layout = layout(&test, &Builders::new());
+        let layout = layout(&test, NO_SHAPES);
         assert_eq!(
             layout.setup,
             [
@@ -173,7 +227,7 @@ mod tests {
             ],
             noise_seed: 0,
         };
-        let layout = layout(&test, &Builders::new());
+        let layout = layout(&test, NO_SHAPES);
         assert_eq!(
             layout.setup,
             [
@@ -204,13 +258,53 @@ mod tests {
             vec![Value::Int(0), Value::Duration(1), Value::Int(3)],
         );
         assert_eq!(
-            constructor(0, &call, "Limiter", &builders),
+            constructor(0, &call, "Limiter", shapes(&builders)),
             "let c0 = Limiter::builder(0, Duration::from_micros(1)).max_tokens(3).build();"
         );
         let short = Call::new("builder", 0, vec![Value::Int(0)]);
         assert_eq!(
-            constructor(1, &short, "Limiter", &builders),
+            constructor(1, &short, "Limiter", shapes(&builders)),
             "let c1 = Limiter::builder(0);"
         );
+    }
+
+    /// A free function's constructor reads by its path, a tuple taken apart, and a handle
+    /// from the tuple is the element it names.
+    #[test]
+    fn a_free_function_returning_a_tuple_is_taken_apart() {
+        let functions: Functions = [(
+            "bounded".to_string(),
+            super::super::FreeFunction {
+                path: "crossbeam_channel::bounded".into(),
+                tuple: Some([0, 2]),
+            },
+        )]
+        .into();
+        let test = TestCase {
+            id: 1,
+            type_path: "crossbeam_channel::Sender".into(),
+            pair: ["send".into(), "Receiver::recv".into()],
+            instances: vec![Call::new("bounded", 0, vec![Value::Int(1)])],
+            handles: vec![Call::new("#1", 0, vec![])],
+            prefix: vec![],
+            threads: [
+                vec![Call::new("send", 0, vec![Value::Int(3)])],
+                vec![Call::new("Receiver::recv", 0, vec![])],
+            ],
+            noise_seed: 0,
+        };
+        let shapes = Shapes {
+            builders: &NO_BUILDERS,
+            functions: &functions,
+        };
+        let layout = layout(&test, shapes);
+        assert_eq!(
+            layout.setup,
+            [
+                "let (c0, c0_e1) = crossbeam_channel::bounded(1);",
+                "let h0 = c0_e1;"
+            ]
+        );
+        assert_eq!(layout.threads, [["c0.send(3)"], ["h0.recv()"]]);
     }
 }

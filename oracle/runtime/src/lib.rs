@@ -20,7 +20,9 @@ mod value;
 mod worker;
 
 pub use value::{arg_at, closure, closure_at, raw_at, Arg, Call, FromArg, TestData};
-pub use worker::{worker_main, Answer, CallError, Cx, Driver, Handle, Registered, Run};
+pub use worker::{
+    worker_main, Answer, CallError, Constructed, Cx, Driver, Handle, Registered, Run,
+};
 
 use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

@@ -33,7 +33,7 @@ pub trait Driver: Sync + 'static {
         &self,
         call: &Call,
         cx: &Cx<'_, Self::Instance>,
-    ) -> Result<Arc<Self::Instance>, CallError>;
+    ) -> Result<Constructed<Self::Instance>, CallError>;
 
     /// Runs one method call on `cx.receiver(call)`, answering the `Debug` text of its result.
     fn invoke(&self, call: &Call, cx: &Cx<'_, Self::Instance>)
@@ -52,6 +52,11 @@ pub trait Driver: Sync + 'static {
 /// A handle a test keeps: what a handle method returned, of a type the driver knows.
 pub type Handle = Box<dyn std::any::Any + Send + Sync>;
 
+/// What a constructor built: the instance, and for a function returning a tuple (a channel's
+/// two halves), the other elements (`None` at the instance's own place), which the test takes
+/// as handles `#k` ([`Cx::take_element`]).
+pub type Constructed<T> = (Arc<T>, Vec<Option<Handle>>);
+
 /// A call that could not be made: unknown method, an argument that does not decode, a
 /// constructor that returned `Err` or `None`. Answered as `setup_failed`.
 #[derive(Debug, Clone, PartialEq)]
@@ -63,10 +68,12 @@ impl CallError {
     }
 }
 
-/// What a driver's call can see: the instances and handles of the current test.
+/// What a driver's call can see: the instances and handles of the current test, and what
+/// else the instances' constructors returned.
 pub struct Cx<'a, T> {
     instances: &'a [Arc<T>],
     handles: &'a [Handle],
+    elements: &'a [Mutex<Vec<Option<Handle>>>],
 }
 
 impl<'a, T> Cx<'a, T> {
@@ -121,6 +128,18 @@ impl<'a, T> Cx<'a, T> {
     /// The handle a handle method's `call` is made on, as the type it was kept as.
     pub fn handle<H: 'static>(&self, call: &Call) -> Result<&'a H, CallError> {
         self.kept(call, call.receiver)
+    }
+
+    /// Element `k` of the tuple the constructor of `call`'s receiver returned, taken (each
+    /// element is kept once, as a handle).
+    pub fn take_element(&self, call: &Call, k: usize) -> Result<Handle, CallError> {
+        let missing = || CallError(format!("instance {} has no element {k}", call.receiver));
+        let elements = self.elements.get(call.receiver).ok_or_else(missing)?;
+        let mut elements = elements.lock().unwrap_or_else(|e| e.into_inner());
+        elements
+            .get_mut(k)
+            .and_then(Option::take)
+            .ok_or_else(missing)
     }
 
     /// The handle argument `i` of `call` names, as the type it was kept as.
@@ -546,6 +565,8 @@ fn guarded<R>(f: impl FnOnce() -> Result<R, CallError>) -> Result<R, Failure> {
 /// first (a handle may hold a share of its instance).
 struct Built<T> {
     handles: Vec<Handle>,
+    /// What else each instance's constructor returned and no handle took yet.
+    elements: Vec<Mutex<Vec<Option<Handle>>>>,
     instances: Vec<Arc<T>>,
 }
 
@@ -554,6 +575,7 @@ impl<T> Built<T> {
         Cx {
             instances: &self.instances,
             handles: &self.handles,
+            elements: &self.elements,
         }
     }
 }
@@ -570,11 +592,15 @@ fn setup<D: Driver>(
     set_role(2, 0);
     let mut built = Built {
         handles: Vec::new(),
+        elements: Vec::new(),
         instances: Vec::new(),
     };
     for (index, call) in test.instances.iter().enumerate() {
         match guarded(|| driver.construct(call, &built.cx())) {
-            Ok(instance) => built.instances.push(instance),
+            Ok((instance, elements)) => {
+                built.instances.push(instance);
+                built.elements.push(Mutex::new(elements));
+            }
             Err(failure) => {
                 return Err(Box::new(setup_failure(
                     None,

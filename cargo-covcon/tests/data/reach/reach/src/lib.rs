@@ -19,7 +19,7 @@ cfg_if::cfg_if! {
     }
 }
 
-modules!(wrapper, meter, pool, interner, stats, epoch, slots);
+modules!(wrapper, meter, pool, interner, stats, epoch, slots, channel);
 
 mod keys;
 pub use keys::Key;
