@@ -24,6 +24,10 @@ use std::collections::{BTreeSet, HashMap};
 pub(crate) struct LockFacts {
     takes: BTreeSet<String>,
     orders: Vec<(String, Option<String>, u32)>,
+    /// The method's accesses and sections, fields named by the local type that holds them
+    /// when a field holds one (`inner.len` → `Inner.len`), else by this type (`Tx.count`):
+    /// two types holding one `Arc<Inner>` meet on `Inner`'s fields.
+    shared: MethodSummary,
 }
 
 /// The lock facts of every method of a type, by method name.
@@ -42,7 +46,10 @@ pub(crate) fn lock_facts(
                 }
                 ty.lock_types.get(&section.lock).cloned()
             };
-            let mut facts = LockFacts::default();
+            let mut facts = LockFacts {
+                shared: shared_names(ty, s),
+                ..LockFacts::default()
+            };
             for section in &s.sections {
                 facts.takes.extend(type_of(section.id));
             }
@@ -66,6 +73,26 @@ pub(crate) fn lock_facts(
             (name.clone(), facts)
         })
         .collect()
+}
+
+/// `s` with its fields and locks named as [`LockFacts::shared`] says.
+fn shared_names(ty: &FoundType, s: &MethodSummary) -> MethodSummary {
+    let rename = |path: &str| -> String {
+        let (root, rest) = path.split_once('.').unwrap_or((path, ""));
+        match ty.inner_types.get(root) {
+            Some(inner) if rest.is_empty() => inner.clone(),
+            Some(inner) => format!("{inner}.{rest}"),
+            None => format!("{}.{path}", ty.model.name),
+        }
+    };
+    let mut s = s.clone();
+    for a in &mut s.accesses {
+        a.field = rename(&a.field);
+    }
+    for section in &mut s.sections {
+        section.lock = rename(&section.lock);
+    }
+    s
 }
 
 /// Adds to each type the methods of the handles its methods return, with their pairs and
@@ -638,6 +665,12 @@ fn classify(
     let (fa, fb) = (fa.unwrap_or(&empty), fb.unwrap_or(&empty));
     let mut high = inversions((a, fa), (b, fb));
     high.extend(inversions((b, fb), (a, fa)));
+    // The halves of one tuple (a channel's) share what they were made with.
+    if from.starts_with('#') {
+        high.extend(crate::group::shared_field_conflicts(
+            a, &fa.shared, b, &fb.shared,
+        ));
+    }
     if !high.is_empty() {
         return (Group::High, high);
     }

@@ -59,6 +59,9 @@ pub(crate) struct FoundType<'a> {
     /// Methods whose bodies a `macro_rules!` template wrote: their spans point into the
     /// macro, so no schedule point goes there.
     pub expanded: HashSet<String>,
+    /// Fields holding a local type whose fields are followed (`inner` → `Inner`, for
+    /// `inner: Arc<Inner<T>>`): state another type may share.
+    pub inner_types: HashMap<String, String>,
 }
 
 /// The thread-safe types of a crate, by (module, name), from the facts of all its files: a
@@ -202,6 +205,7 @@ pub(crate) fn discover<'a>(
     index: Option<&CrateIndex>,
     pkg: &PackageInfo,
     filter: &[String],
+    externals: &dyn api::ExternalValues,
 ) -> Vec<FoundType<'a>> {
     let own_index;
     let index = match index {
@@ -260,6 +264,7 @@ pub(crate) fn discover<'a>(
             pkg,
             &decls,
             index,
+            externals,
         ) {
             found.push(t);
         }
@@ -267,6 +272,7 @@ pub(crate) fn discover<'a>(
     found
 }
 
+#[allow(clippy::too_many_arguments)]
 fn build_type<'a>(
     decl: &TypeDecl<'a>,
     path: String,
@@ -275,17 +281,19 @@ fn build_type<'a>(
     pkg: &PackageInfo,
     decls: &Decls<'a>,
     index: &CrateIndex,
+    externals: &dyn api::ExternalValues,
 ) -> Option<FoundType<'a>> {
     let SyncFields {
         mut fields,
         lock_types,
         mut sync_reasons,
         inner_fns,
+        inner_types,
     } = sync_fields(decl, decls, index);
     if sync_reasons.is_empty() {
         sync_reasons.push(composed.clone()?);
     }
-    let api = api::describe(decl, decls, index);
+    let api = api::describe(decl, decls, index, externals);
     if api.methods.is_empty() {
         return None;
     }
@@ -337,6 +345,7 @@ fn build_type<'a>(
         opaque_fields: opaque_fields(decl),
         statics,
         expanded,
+        inner_types,
     })
 }
 
@@ -347,6 +356,7 @@ struct SyncFields<'a> {
     lock_types: HashMap<String, String>,
     sync_reasons: Vec<String>,
     inner_fns: Vec<FnDecl<'a>>,
+    inner_types: HashMap<String, String>,
 }
 
 fn sync_fields<'a>(decl: &TypeDecl<'a>, decls: &Decls<'a>, index: &CrateIndex) -> SyncFields<'a> {
@@ -354,6 +364,7 @@ fn sync_fields<'a>(decl: &TypeDecl<'a>, decls: &Decls<'a>, index: &CrateIndex) -
     let mut fields = HashMap::new();
     let mut lock_types = HashMap::new();
     let mut inner_fns = Vec::new();
+    let mut inner_types = HashMap::new();
     for (name, ty) in &decl.fields {
         let ty = &with_defaults(ty, decl.generics);
         fields.insert(name.clone(), field_kind(ty));
@@ -364,6 +375,7 @@ fn sync_fields<'a>(decl: &TypeDecl<'a>, decls: &Decls<'a>, index: &CrateIndex) -
         }
         // One level through a local type: `inner: Arc<Inner>` with `Inner { count: AtomicUsize }`.
         if let Some(inner) = local_inner(ty, decls, &decl.name) {
+            inner_types.insert(name.clone(), inner.name.clone());
             for imp in decls
                 .impls
                 .iter()
@@ -416,6 +428,7 @@ fn sync_fields<'a>(decl: &TypeDecl<'a>, decls: &Decls<'a>, index: &CrateIndex) -
         lock_types,
         sync_reasons,
         inner_fns,
+        inner_types,
     }
 }
 

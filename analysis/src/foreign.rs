@@ -7,11 +7,125 @@
 //! calls, and it has no split points.
 //!
 //! This module finds the candidates ([`foreign_types`]) and rewrites the analysed model; the
-//! loading and analysing is `lib.rs`'s, which owns the pipeline.
+//! analysing is `lib.rs`'s, which owns the pipeline.
+//!
+//! It also builds *values* of dependencies' types for arguments ([`DependencyValues`]): a
+//! method taking `guard: &Guard` (scc's `sdd::Guard`) or a registry keyed by `metrics::Key` is
+//! called with a value made by that crate's own constructors (`Guard::new()`,
+//! `Key::from_name(..)`), read from its source the first time one is asked for.
 
+use crate::api::cfg::CfgSet;
 use crate::api::index::{CrateIndex, Def};
+use crate::api::syntax::Decls;
 use crate::api::types::{Scope, TyCx};
-use crate::model::{Dependency, GenericKind, Param, ParamKind, Problem, Reason, TypeModel};
+use crate::api::{self, ExternalValues};
+use crate::facts::FileFacts;
+use crate::model::{
+    Dependency, GenericKind, Param, ParamKind, Problem, Reason, TypeModel, ValueType,
+};
+use crate::source::{self, LoadedCrate, SourceFile};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::path::Path;
+
+/// A crate's files (loaded in parallel), their joined facts and its name index.
+pub(crate) fn load_package(
+    lib_root: &Path,
+    lib_name: &str,
+    edition: &str,
+    externs: impl IntoIterator<Item = String>,
+    cfg: &CfgSet,
+) -> (LoadedCrate, FileFacts, CrateIndex) {
+    let loaded = source::load_crate(lib_root, cfg);
+    let mut facts = FileFacts::default();
+    for f in &loaded.files {
+        facts.merge(&f.facts);
+    }
+    let index = CrateIndex::new(lib_name, edition, facts.modules.clone(), externs);
+    (loaded, facts, index)
+}
+
+/// Files a dependency may have for covcon to read it for a value: past that, it is a large
+/// crate whose types are not argument values (a runtime, a framework).
+const MAX_DEPENDENCY_FILES: usize = 200;
+
+/// Values of the package's dependencies' types, each dependency read once, on demand.
+pub(crate) struct DependencyValues<'p> {
+    deps: &'p [Dependency],
+    target: &'p CfgSet,
+    /// By extern name: the dependency's parsed files and index, `None` when it cannot be read.
+    read: RefCell<HashMap<String, Option<ReadCrate>>>,
+}
+
+/// A dependency as read for its values: its parsed files and its name index.
+type ReadCrate = (Vec<SourceFile>, CrateIndex);
+
+impl<'p> DependencyValues<'p> {
+    pub(crate) fn new(deps: &'p [Dependency], target: &'p CfgSet) -> DependencyValues<'p> {
+        DependencyValues {
+            deps,
+            target,
+            read: RefCell::new(HashMap::new()),
+        }
+    }
+
+    fn read(&self, krate: &str) -> Option<ReadCrate> {
+        let dep = self.deps.iter().find(|d| d.extern_name == krate)?;
+        let lib_root = dep.lib_root.as_ref().filter(|r| r.is_file())?;
+        let cfg = self.target.with_features(&dep.features);
+        let lib_name = if dep.lib_name.is_empty() {
+            krate
+        } else {
+            &dep.lib_name
+        };
+        let edition = if dep.edition.is_empty() {
+            "2021"
+        } else {
+            &dep.edition
+        };
+        let (loaded, _, index) = load_package(
+            lib_root,
+            lib_name,
+            edition,
+            dep.externs.iter().cloned(),
+            &cfg,
+        );
+        if loaded.files.len() > MAX_DEPENDENCY_FILES {
+            return None;
+        }
+        let files = source::parse_relevant(&loaded, &cfg, |_| true);
+        Some((files, index))
+    }
+}
+
+impl ExternalValues for DependencyValues<'_> {
+    fn values(&self, path: &[String]) -> Vec<ValueType> {
+        let Some((krate, inner)) = path.split_first() else {
+            return Vec::new();
+        };
+        let mut read = self.read.borrow_mut();
+        let entry = read
+            .entry(krate.clone())
+            .or_insert_with(|| self.read(krate));
+        let Some((files, index)) = entry.as_ref() else {
+            return Vec::new();
+        };
+        let Some((def @ Def::Item { .. }, used)) = index.resolve(&[], inner) else {
+            return Vec::new();
+        };
+        if used != inner.len() {
+            return Vec::new();
+        }
+        let decls = Decls::of(files);
+        // Asked for under the path the package names it by; the dependency's own public path
+        // may differ (a re-export): the first value answers to the package's.
+        let asked = path.join("::");
+        let wanted = RefCell::new(BTreeMap::from([(asked.clone(), def)]));
+        let mut values = api::value_types(&wanted, &decls, index, &api::NoExternals);
+        values.sort_by_key(|v| v.path != asked);
+        values
+    }
+}
 
 /// A type of another crate the package makes public under its own path.
 #[derive(Debug, Clone, PartialEq)]

@@ -57,6 +57,40 @@ fn classify(na: &str, a: &MethodSummary, nb: &str, b: &MethodSummary) -> (Group,
             Removal::No => {}
         }
     }
+    let fields = field_conflicts(na, a, nb, b);
+    high.extend(fields.high);
+    let (common, low) = (fields.common, fields.low);
+    if !high.is_empty() {
+        return (Group::High, high);
+    }
+    let mut reasons: Vec<String> = kept.into_iter().collect();
+    if common.is_empty() {
+        reasons.push("no common field".into());
+    } else if low.is_empty() {
+        reasons.push(format!(
+            "common fields ({}) are only read",
+            common.join(", ")
+        ));
+    }
+    reasons.extend(low);
+    (Group::Low, reasons)
+}
+
+/// What a pair's common fields say: fields written and covered by no single critical
+/// section in both (high), fields one lock covers in both (low), and every common field.
+struct FieldConflicts<'s> {
+    high: Vec<String>,
+    low: Vec<String>,
+    common: Vec<&'s str>,
+}
+
+fn field_conflicts<'s>(
+    na: &str,
+    a: &'s MethodSummary,
+    nb: &str,
+    b: &'s MethodSummary,
+) -> FieldConflicts<'s> {
+    let mut high = Vec::new();
     let fields: BTreeSet<&str> = a.accesses.iter().map(|x| x.field.as_str()).collect();
     let common: Vec<&str> = fields
         .into_iter()
@@ -103,20 +137,19 @@ fn classify(na: &str, a: &MethodSummary, nb: &str, b: &MethodSummary) -> (Group,
             )),
         }
     }
-    if !high.is_empty() {
-        return (Group::High, high);
-    }
-    let mut reasons: Vec<String> = kept.into_iter().collect();
-    if common.is_empty() {
-        reasons.push("no common field".into());
-    } else if low.is_empty() {
-        reasons.push(format!(
-            "common fields ({}) are only read",
-            common.join(", ")
-        ));
-    }
-    reasons.extend(low);
-    (Group::Low, reasons)
+    FieldConflicts { high, low, common }
+}
+
+/// The common-field conflicts of two methods of two types that share state (the halves of
+/// a channel, each holding the same `Arc<Inner>`), their fields named by the shared type
+/// (`Inner.len`): the reasons a pair across the two is high, if any.
+pub(crate) fn shared_field_conflicts(
+    na: &str,
+    a: &MethodSummary,
+    nb: &str,
+    b: &MethodSummary,
+) -> Vec<String> {
+    field_conflicts(na, a, nb, b).high
 }
 
 /// Lock-order risk through another object: `a` takes a lock of another object (guarded data's

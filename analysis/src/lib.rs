@@ -102,7 +102,15 @@ pub fn analyze_source(crate_name: &str, edition: &str, source: &str) -> Model {
                 ast,
             }];
             let mut diags = Vec::new();
-            model.types = analyze_files(&files, None, &pkg, edition, &[], &mut diags);
+            model.types = analyze_files(
+                &files,
+                None,
+                &pkg,
+                edition,
+                &[],
+                &api::NoExternals,
+                &mut diags,
+            );
             model.diagnostics = diags;
         }
         Err(d) => model.diagnostics.push(d),
@@ -121,35 +129,24 @@ fn analyze_package(
 ) -> (Vec<TypeModel>, Vec<Diagnostic>, Option<Span>) {
     let cfg = target.with_features(&pkg.features);
     let externs = pkg.dependencies.iter().map(|d| d.extern_name.clone());
-    let (loaded, facts, index) = load_package(&pkg.lib_root, &pkg.lib_name, edition, externs, &cfg);
+    let (loaded, facts, index) =
+        foreign::load_package(&pkg.lib_root, &pkg.lib_name, edition, externs, &cfg);
     let mut diags = loaded.diagnostics.clone();
     let safe = discover::thread_safe_names(&facts, &index);
     let names = discover::relevant_names(&facts, &safe);
     let files = source::parse_relevant(&loaded, &cfg, |f| f.facts.mentions(&names));
-    let mut types = analyze_files(&files, Some(&index), pkg, edition, filter, &mut diags);
+    let externals = foreign::DependencyValues::new(&pkg.dependencies, target);
+    let mut types = analyze_files(
+        &files,
+        Some(&index),
+        pkg,
+        edition,
+        filter,
+        &externals,
+        &mut diags,
+    );
     types.extend(foreign_types(pkg, &index, target, filter, &mut diags));
     (types, diags, loaded.first_item.clone())
-}
-
-/// A crate's files (loaded in parallel), their joined facts and its name index.
-fn load_package(
-    lib_root: &std::path::Path,
-    lib_name: &str,
-    edition: &str,
-    externs: impl IntoIterator<Item = String>,
-    cfg: &CfgSet,
-) -> (
-    source::LoadedCrate,
-    facts::FileFacts,
-    api::index::CrateIndex,
-) {
-    let loaded = source::load_crate(lib_root, cfg);
-    let mut facts = facts::FileFacts::default();
-    for f in &loaded.files {
-        facts.merge(&f.facts);
-    }
-    let index = api::index::CrateIndex::new(lib_name, edition, facts.modules.clone(), externs);
-    (loaded, facts, index)
 }
 
 /// The thread-safe types of dependencies that `pkg` re-exports or aliases (`pub use
@@ -193,7 +190,7 @@ fn foreign_types(
         } else {
             &dep.edition
         };
-        let (loaded, facts, dep_index) = load_package(
+        let (loaded, facts, dep_index) = foreign::load_package(
             lib_root,
             lib_name,
             edition,
@@ -254,6 +251,7 @@ fn foreign_types(
             &dep_pkg,
             edition,
             &filter,
+            &api::NoExternals,
             &mut dep_diags,
         );
         for (f, def) in &defs {
@@ -284,16 +282,18 @@ fn foreign_types(
     out
 }
 
+#[allow(clippy::too_many_arguments)]
 fn analyze_files(
     files: &[source::SourceFile],
     index: Option<&api::index::CrateIndex>,
     pkg: &PackageInfo,
     edition: &str,
     filter: &[String],
+    externals: &dyn api::ExternalValues,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<TypeModel> {
     // syn trees are tied to this thread (proc-macro2 spans), so types are analysed in turn.
-    let found = discover::discover(files, index, pkg, filter);
+    let found = discover::discover(files, index, pkg, filter, externals);
     let mut types: Vec<TypeModel> = found.iter().map(|t| t.model.clone()).collect();
     cross::take_handles(&mut types);
     let mut facts = Vec::new();

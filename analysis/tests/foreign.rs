@@ -57,6 +57,10 @@ fn render(model: &Model) -> String {
             };
             out.push_str(&format!("  {}{guard}{why}\n", m.name));
         }
+        for v in &t.values {
+            let ctors: Vec<&str> = v.constructors.iter().map(|c| c.name.as_str()).collect();
+            out.push_str(&format!("  value {}: {}\n", v.path, ctors.join(", ")));
+        }
     }
     out
 }
@@ -65,6 +69,10 @@ fn render(model: &Model) -> String {
 fn a_companions_reexported_and_aliased_types_are_the_packages_own() {
     let got = render(&facade(true));
     let want = "\
+facade::Board <> package=facade field 'punched' is a Mutex; field 'last' is an AtomicU32
+  punch guarded
+  last guarded
+  value engine::Ticket: new
 facade::Queue <T> package=facade field 'items' is a Mutex; field 'len' is an AtomicUsize; defined in engine 0.1.0 as `engine::Queue`
   push
   pop
@@ -81,10 +89,11 @@ facade::SpinLock <T> package=facade unsafe impl Sync; defined in engine 0.1.0 as
 }
 
 #[test]
-fn a_third_partys_reexported_types_are_left_to_their_own_crate() {
+fn a_third_partys_reexported_types_are_left_to_their_own_crate_but_its_values_are_built() {
     let got = render(&facade(false));
     assert!(
         !got.contains("facade::Queue") && !got.contains("SpinLock"),
         "{got}"
     );
+    assert!(got.contains("value engine::Ticket: new"), "{got}");
 }

@@ -70,6 +70,11 @@ const EXPECTED: &[(&str, &str, &[&str])] = &[
         &["try_recv", "recv_timeout", "Tx::send", "Tx::len"],
     ),
     (
+        "facade::Board",
+        "a method taking a value of a dependency's type (`&engine::Ticket`)",
+        &["punch", "last"],
+    ),
+    (
         "facade::Queue",
         "a companion crate's type the crate re-exports (`pub use engine::Queue`)",
         &["push", "pop", "len"],

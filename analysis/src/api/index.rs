@@ -598,6 +598,11 @@ impl CrateIndex {
         out
     }
 
+    /// Whether code of the crate can name the crate `name` (a dependency, `std`, …).
+    pub(crate) fn is_extern(&self, name: &str) -> bool {
+        self.externs.contains(name)
+    }
+
     /// The item facts of a local definition.
     pub(crate) fn item(&self, def: &Def) -> Option<&ItemFact> {
         let Def::Item { module, name, kind } = def else {

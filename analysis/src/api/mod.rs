@@ -76,8 +76,30 @@ pub(crate) struct TypeApi {
     pub(crate) implements_debug: bool,
 }
 
+/// Values of other crates' types, built from those crates' own constructors (`sdd::Guard`,
+/// `metrics::Key`): what the analysis of a package asks for when a parameter names one.
+pub(crate) trait ExternalValues {
+    /// The value types for the dependency type at `path` (`["sdd", "Guard"]`): it first, then
+    /// those its constructors take in turn; empty when covcon cannot read or build it.
+    fn values(&self, path: &[String]) -> Vec<ValueType>;
+}
+
+/// No other crate is read (one source string, or a dependency's own analysis).
+pub(crate) struct NoExternals;
+
+impl ExternalValues for NoExternals {
+    fn values(&self, _: &[String]) -> Vec<ValueType> {
+        Vec::new()
+    }
+}
+
 /// Describes what can be built and called of `decl`.
-pub(crate) fn describe(decl: &TypeDecl, decls: &Decls, index: &CrateIndex) -> TypeApi {
+pub(crate) fn describe(
+    decl: &TypeDecl,
+    decls: &Decls,
+    index: &CrateIndex,
+    externals: &dyn ExternalValues,
+) -> TypeApi {
     let impls = decls.impls_of(decl);
     let trait_named = |i: &ImplDecl, n: &str| {
         i.trait_path
@@ -141,7 +163,7 @@ pub(crate) fn describe(decl: &TypeDecl, decls: &Decls, index: &CrateIndex) -> Ty
     if has_default && !constructors.iter().any(|c| c.name == "default") {
         constructors.push(default_constructor());
     }
-    let values = value_types(&wanted, decls, index);
+    let values = value_types(&wanted, decls, index, externals);
     let mut api = TypeApi {
         generics,
         constructors,
@@ -193,6 +215,9 @@ fn concrete_impl_candidates(
                 continue;
             }
             if let Ok(q) = icx.qualify(ty) {
+                // Mapped for its side effect: a type of the crate or a dependency is wanted
+                // as a value type, so arguments of it can be built.
+                let _ = icx.param_kind(ty);
                 if !fixed.contains(&q) {
                     fixed.push(q);
                 }
@@ -918,11 +943,12 @@ fn returns_builder(ret: &syn::Type, builder: &str) -> bool {
 // Value types: the crate's own types that arguments are built of.
 
 /// Builds the value types the signatures asked for, and those their constructors ask for in
-/// turn, [`VALUE_DEPTH`] levels deep.
-fn value_types(
+/// turn, [`VALUE_DEPTH`] levels deep; a dependency's type from that crate's own source.
+pub(crate) fn value_types(
     wanted: &RefCell<BTreeMap<String, Def>>,
     decls: &Decls,
     index: &CrateIndex,
+    externals: &dyn ExternalValues,
 ) -> Vec<ValueType> {
     let mut done: BTreeMap<String, ValueType> = BTreeMap::new();
     for _ in 0..VALUE_DEPTH {
@@ -936,8 +962,17 @@ fn value_types(
             break;
         }
         for (path, def) in pending {
-            let value = value_type(&path, &def, decls, index, wanted);
-            done.insert(path, value);
+            if let Def::External(segs) = &def {
+                if !is_std(segs) {
+                    for value in externals.values(segs) {
+                        done.entry(value.path.clone()).or_insert(value);
+                    }
+                }
+            }
+            if let std::collections::btree_map::Entry::Vacant(entry) = done.entry(path) {
+                let value = value_type(entry.key(), &def, decls, index, wanted);
+                entry.insert(value);
+            }
         }
     }
     for path in [
@@ -950,6 +985,13 @@ fn value_types(
         }
     }
     done.into_values().collect()
+}
+
+fn is_std(path: &[String]) -> bool {
+    matches!(
+        path.first().map(String::as_str),
+        Some("std" | "core" | "alloc")
+    )
 }
 
 fn mentions_value(done: &BTreeMap<String, ValueType>, path: &str) -> bool {

@@ -440,6 +440,22 @@ impl<'a> TyCx<'a> {
         if used != segs.len() {
             return Ok(None);
         }
+        // A dependency's type without type arguments (`&Guard` for `sdd::Guard`): a value
+        // built from that crate's constructors, if covcon can read them.
+        if let Def::External(path) = &def {
+            let dependency = !matches!(path[0].as_str(), "std" | "core" | "alloc")
+                && scope.index.is_extern(&path[0])
+                && path.len() > 1;
+            let plain = p.path.segments.iter().all(|s| s.arguments.is_empty());
+            if !dependency || !plain {
+                return Ok(None);
+            }
+            let joined = path.join("::");
+            if let Some(wanted) = self.wanted {
+                wanted.borrow_mut().insert(joined.clone(), def.clone());
+            }
+            return Ok(Some(ParamKind::Value { path: joined }));
+        }
         let Def::Item { module, name, kind } = &def else {
             return Ok(None);
         };

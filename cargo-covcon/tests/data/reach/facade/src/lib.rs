@@ -32,3 +32,26 @@ impl engine::RawLock for Spin {
 
 /// What users of the facade call.
 pub type SpinLock<T> = engine::Lock<Spin, T>;
+
+/// Takes a value of a dependency's type (`&engine::Ticket`), which covcon builds with that
+/// crate's `Ticket::new`.
+pub struct Board {
+    punched: std::sync::Mutex<Vec<u32>>,
+    last: std::sync::atomic::AtomicU32,
+}
+
+impl Board {
+    pub fn new() -> Board {
+        Board {
+            punched: std::sync::Mutex::new(Vec::new()),
+            last: std::sync::atomic::AtomicU32::new(0),
+        }
+    }
+    pub fn punch(&self, ticket: &engine::Ticket) {
+        self.punched.lock().unwrap().push(ticket.number());
+        self.last.store(ticket.number(), Ordering::SeqCst);
+    }
+    pub fn last(&self) -> u32 {
+        self.last.load(Ordering::SeqCst)
+    }
+}

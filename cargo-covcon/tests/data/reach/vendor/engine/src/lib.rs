@@ -70,3 +70,19 @@ impl<R: RawLock, T: Clone> Lock<R, T> {
     /// A parameter of the raw lock's type: the alias fixes it, so covcon leaves this out.
     pub fn swap_raw(&self, _other: &R) {}
 }
+
+/// A value of the companion crate that the facade's methods take: built by its own
+/// constructor, read from this source.
+#[derive(Debug, Clone)]
+pub struct Ticket {
+    number: u32,
+}
+
+impl Ticket {
+    pub fn new(number: u32) -> Ticket {
+        Ticket { number }
+    }
+    pub fn number(&self) -> u32 {
+        self.number
+    }
+}
