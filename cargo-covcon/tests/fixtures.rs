@@ -31,10 +31,18 @@ const TIME_BUDGET: &str = "200s";
 /// prefix and a pop racing a `len`: 10 of 10 seeds within 30,000 tests but up to 8,966 of
 /// them (median 1,809), and at this seed found within 10,000 in 5 of 7 runs (the campaign's
 /// feedback depends on timing, so a seed does not fix the tests).
-const EXPECTED_MISSES: &[(&str, &str)] = &[(
-    "shapes::seg_queue::SegQueue",
-    "needs a repeated prefix and a narrow window; found in 5 of 7 runs at this seed",
-)];
+const EXPECTED_MISSES: &[(&str, &str)] = &[
+    (
+        "shapes::seg_queue::SegQueue",
+        "needs a repeated prefix and a narrow window; found in 5 of 7 runs at this seed",
+    ),
+    (
+        "handles::slot_map::SlotMap",
+        "needs both threads to remove one key still live after the prefix, inside a window \
+         between two acquisitions; found within 10,000 tests in 7 of 8 seeds (4 of 8 with the \
+         binary of 2026-11-24), and missed once at this seed",
+    ),
+];
 
 /// One row of `fixtures/expected.json`.
 struct Row {
