@@ -124,6 +124,7 @@ pub(crate) fn thread_safe_names(facts: &FileFacts, index: &CrateIndex) -> Thread
                     }
                 })
             });
+            let holds = holds.or_else(|| fixed_param_holds(t, facts, index, &safe, &declared_only));
             if let Some(why) = holds {
                 declared_only.remove(&key);
                 safe.insert(key, Some(why));
@@ -135,6 +136,51 @@ pub(crate) fn thread_safe_names(facts: &FileFacts, index: &CrateIndex) -> Thread
         }
     }
     safe
+}
+
+/// A field whose type is a type parameter the crate fixes, in an inherent impl, to a
+/// synchronising type (`state: S` with `impl RateLimiter<NotKeyed, InMemoryState, ..>`): the
+/// type synchronises through it as the crate uses it.
+fn fixed_param_holds(
+    t: &crate::facts::TypeFact,
+    facts: &FileFacts,
+    index: &CrateIndex,
+    safe: &ThreadSafe,
+    declared_only: &HashSet<(Vec<String>, String)>,
+) -> Option<String> {
+    for (field, at) in &t.param_fields {
+        for imp in facts
+            .impls
+            .iter()
+            .filter(|i| i.self_name == t.name && i.trait_name.is_none())
+        {
+            let Some(Some(arg)) = imp.fixed_args.get(*at) else {
+                continue;
+            };
+            let Some((def, used)) = index.resolve(&imp.module, arg) else {
+                continue;
+            };
+            if used != arg.len() {
+                continue;
+            }
+            let name = arg.last().cloned().unwrap_or_default();
+            let synchronises = match def {
+                Def::Item { module, name, .. } => {
+                    let key = (module, name);
+                    safe.contains_key(&key) && !declared_only.contains(&key)
+                }
+                Def::External(path) => known_sync(&path).is_some(),
+                _ => false,
+            };
+            if synchronises {
+                return Some(format!(
+                    "field '{field}' holds the `{name}` an impl of `{}` fixes, which synchronises internally",
+                    t.name
+                ));
+            }
+        }
+    }
+    None
 }
 
 /// The thread-safe types that cannot be shared between threads themselves (a `Cell`, a raw

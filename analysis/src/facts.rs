@@ -56,6 +56,9 @@ pub(crate) struct TypeFact {
     /// `UnsafeCell` or `Rc`, not inside a lock): without `unsafe impl Sync`, the type cannot
     /// be shared between threads at all.
     pub not_sync: bool,
+    /// Fields whose type is one of the type's own type parameters, with its position among
+    /// them (`state: S` of `RateLimiter<K, S, C, MW>` is `("state", 1)`).
+    pub param_fields: Vec<(String, usize)>,
 }
 
 /// An impl block, by the last segment of its self type.
@@ -66,6 +69,11 @@ pub(crate) struct ImplFact {
     pub unsafe_impl: bool,
     /// Type names in the signatures of its public functions (argument types to build).
     pub signature_names: Vec<String>,
+    /// For an inherent impl: the module it is in and its self type's type arguments, each
+    /// as path segments when it is a path naming no parameter of the impl
+    /// (`impl RateLimiter<NotKeyed, InMemoryState, ..>` fixes `InMemoryState`).
+    pub module: Vec<String>,
+    pub fixed_args: Vec<Option<Vec<String>>>,
 }
 
 impl FileFacts {
@@ -145,7 +153,45 @@ fn collect_facts(items: &[syn::Item], module: &[String], facts: &mut FileFacts) 
                         }
                     }
                 }
+                let own: Vec<String> = i
+                    .generics
+                    .type_params()
+                    .map(|p| p.ident.to_string())
+                    .collect();
+                let fixed_args = match (&i.trait_, &*i.self_ty) {
+                    (None, syn::Type::Path(p)) => {
+                        match p.path.segments.last().map(|s| &s.arguments) {
+                            Some(syn::PathArguments::AngleBracketed(a)) => a
+                                .args
+                                .iter()
+                                .filter(|g| matches!(g, syn::GenericArgument::Type(_)))
+                                .map(|g| match g {
+                                    syn::GenericArgument::Type(syn::Type::Path(tp))
+                                        if tp.qself.is_none()
+                                            && !(tp.path.segments.len() == 1
+                                                && own.contains(
+                                                    &tp.path.segments[0].ident.to_string(),
+                                                )) =>
+                                    {
+                                        Some(
+                                            tp.path
+                                                .segments
+                                                .iter()
+                                                .map(|s| s.ident.to_string())
+                                                .collect(),
+                                        )
+                                    }
+                                    _ => None,
+                                })
+                                .collect(),
+                            _ => Vec::new(),
+                        }
+                    }
+                    _ => Vec::new(),
+                };
                 facts.impls.push(ImplFact {
+                    module: module.to_vec(),
+                    fixed_args,
                     self_name,
                     trait_name: i
                         .trait_
@@ -187,6 +233,11 @@ fn type_fact<'a>(
         }
     }
     let mut not_sync = false;
+    let params: Vec<String> = generics
+        .type_params()
+        .map(|p| p.ident.to_string())
+        .collect();
+    let mut param_fields = Vec::new();
     TypeFact {
         generic_names,
         name: ident.to_string(),
@@ -196,11 +247,20 @@ fn type_fact<'a>(
                 let mut paths = Vec::new();
                 mentioned_paths(ty, &mut paths);
                 not_sync |= plainly_not_sync(ty);
+                if let syn::Type::Path(p) = ty {
+                    if p.qself.is_none() && p.path.segments.len() == 1 {
+                        let param = p.path.segments[0].ident.to_string();
+                        if let Some(at) = params.iter().position(|x| *x == param) {
+                            param_fields.push((name.clone(), at));
+                        }
+                    }
+                }
                 let ty = with_defaults(ty, generics);
                 (name, sync_type_in(&ty), paths)
             })
             .collect(),
         not_sync,
+        param_fields,
     }
 }
 

@@ -640,3 +640,22 @@ fn a_type_that_cannot_be_shared_is_not_tested_but_still_makes_its_owner_thread_s
           method get()",
     );
 }
+
+#[test]
+fn a_type_synchronising_through_a_parameter_its_crate_fixes_is_thread_safe() {
+    check(
+        "use std::sync::atomic::AtomicU64; use std::marker::PhantomData;
+        pub struct InMemory { tat: AtomicU64 }
+        impl InMemory { pub fn new() -> Self { todo!() } }
+        pub struct Unkeyed;
+        pub struct Limiter<K, S> { state: S, key: PhantomData<K> }
+        impl Limiter<Unkeyed, InMemory> { pub fn direct(burst: u32) -> Self { todo!() } }
+        impl<K, S> Limiter<K, S> { pub fn check(&self) -> bool { true } }
+        pub struct Plain<S> { state: S }
+        impl<S> Plain<S> { pub fn new(s: S) -> Self { todo!() } pub fn get(&self) -> bool { true } }",
+        "type demo::Limiter <K, S> debug=false supported
+          ctor fn direct(burst: u32) -> SelfValue
+          method check()
+          value demo::InMemory: Function new(0)",
+    );
+}
