@@ -372,6 +372,11 @@ fn build_type<'a>(
         } else {
             why
         });
+    } else if decl.is_pub && !reachable && root_name_taken(decl, index) {
+        // The harness would retry it at the crate root, where the name is another type's
+        // (papaya's private `raw::HashMap` under the public `papaya::HashMap`).
+        model.supported = false;
+        model.reason = Some(Reason::PrivateModule { also: None });
     }
     let (mut fns, expanded) = own_fns(decl, decls);
     fns.extend(inner_fns);
@@ -475,6 +480,15 @@ fn sync_fields<'a>(decl: &TypeDecl<'a>, decls: &Decls<'a>, index: &CrateIndex) -
         sync_reasons,
         inner_fns,
         inner_types,
+    }
+}
+
+/// Whether the crate root names another definition by this type's name.
+fn root_name_taken(decl: &TypeDecl, index: &CrateIndex) -> bool {
+    match index.resolve(&[], std::slice::from_ref(&decl.name)) {
+        Some((Def::Item { module, .. }, 1)) => module != decl.module,
+        Some((Def::Module(_) | Def::External(_), 1)) => true,
+        _ => false,
     }
 }
 

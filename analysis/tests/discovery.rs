@@ -659,3 +659,23 @@ fn a_type_synchronising_through_a_parameter_its_crate_fixes_is_thread_safe() {
           value demo::InMemory: Function new(0)",
     );
 }
+
+#[test]
+fn a_private_modules_type_whose_name_the_root_gives_another_is_internal() {
+    check(
+        "use std::sync::Mutex;
+        mod raw {
+            use std::sync::Mutex;
+            pub struct Map { m: Mutex<u8> }
+            impl Map { pub fn new() -> Self { todo!() } pub fn get(&self) -> u8 { 0 } }
+        }
+        pub struct Map { inner: Mutex<u8> }
+        impl Map { pub fn with(n: u8) -> Self { todo!() } pub fn get(&self) -> u8 { 0 } }",
+        "type demo::Map <> debug=false supported
+          ctor fn with(n: u8) -> SelfValue
+          method get()
+        type demo::raw::Map <> debug=false unsupported: not reachable from outside its crate: a `pub` type in a private module, not re-exported
+          ctor fn new() -> SelfValue
+          method get()",
+    );
+}
