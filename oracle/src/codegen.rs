@@ -535,6 +535,9 @@ fn driver(w: &mut Writer, index: usize, plan: &TypePlan<'_>) {
                 "                let __covcon_guard = ::covcon_rt::enter({:?}, {:?});",
                 ty.path, method.name
             ));
+            // Nothing inside it is a schedule point: without one here, two threads that share a
+            // core (two workers on two cores) run their calls back to back and never meet.
+            w.line("                ::covcon_rt::schedule_point();");
         }
         let (receiver, name) = match (&method.via, method.handle_parts()) {
             (Some(via), Some((_, own))) => (
