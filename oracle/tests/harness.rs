@@ -347,6 +347,12 @@ fn model() -> Model {
                 vec![("adopt", vec![p("Bag", me(InstancePassing::Value))])],
             ),
             ty(
+                "tsafe::Shards",
+                &[],
+                vec![ctor("new", vec![], ReturnShape::SelfValue)],
+                vec![("put", vec![p("u32", int(false, 32))]), ("mine", vec![])],
+            ),
+            ty(
                 "tsafe::hidden::Secret",
                 &[],
                 vec![ctor("new", vec![], ReturnShape::SelfValue)],
@@ -683,6 +689,7 @@ tsafe::Named ::tsafe::Named<String> driven=true dropped=[]
 tsafe::Pool ::tsafe::Pool driven=true dropped=[\"Method resize\"]
 tsafe::Fixed ::tsafe::Fixed driven=true dropped=[]
 tsafe::Bag ::tsafe::Bag driven=true dropped=[]
+tsafe::Shards ::tsafe::Shards driven=true dropped=[]
 tsafe::hidden::Secret ::tsafe::Secret driven=true dropped=[]
 tsafe::hidden::Imported ::tsafe::Imported driven=false dropped=[\"Type tsafe::hidden::Imported\"]
 tsafe::hidden::Internal ::tsafe::Internal driven=false dropped=[\"Type tsafe::hidden::Internal\"]
@@ -1210,6 +1217,38 @@ fn check_then_act_panics_only_when_the_two_threads_interleave() {
         ),
         other => panic!("no run of 1000 failed: {other:?}"),
     }
+}
+
+/// A sequential order runs each call on the thread it ran on concurrently: `put` on thread 0
+/// and `mine` on thread 1 fail in every order, as the concurrent run does, so that failure is
+/// explained by an order and is no violation; on one thread, `put` then `mine` passes.
+#[test]
+fn sequential_orders_run_each_call_on_its_own_thread() {
+    let shards = |t0, t1| test("Shards", vec![call("new", vec![])], vec![], [t0, t1]);
+    let put = || call("put", vec![Value::Int(1)]);
+    let mine = || call("mine", vec![]);
+    let mut worker = Worker::start();
+    for order in [vec![(0, 0), (1, 0)], vec![(1, 0), (0, 0)]] {
+        let answer = worker
+            .ask(&sequential(shards(vec![put()], vec![mine()]), order))
+            .unwrap();
+        match answer.outcome {
+            Outcome::Panicked {
+                message, method, ..
+            } => assert_eq!(
+                format!("{method}: {message}"),
+                "mine: nothing was put on this thread"
+            ),
+            other => panic!("thread 1's `mine` ran where `put` did: {other:?}"),
+        }
+    }
+    let answer = worker
+        .ask(&sequential(
+            shards(vec![put(), mine()], vec![]),
+            vec![(0, 0), (0, 1)],
+        ))
+        .unwrap();
+    assert_eq!(answer.outcome, Outcome::Passed);
 }
 
 /// Copies the testdata crate to a scratch directory with `files` as integration tests, and

@@ -809,6 +809,7 @@ fn run_sequential<D: Driver>(
         Ok(ready) => ready,
         Err(answer) => return *answer,
     };
+    let built = Arc::new(built);
     let mut results = [
         vec![None; test.threads[0].len()],
         vec![None; test.threads[1].len()],
@@ -820,14 +821,20 @@ fn run_sequential<D: Driver>(
                 "message": format!("thread {thread} has no call {index}")});
             break;
         };
-        set_role(
-            thread,
-            noise.seed ^ u64::from(index).wrapping_mul(0xD1B5_4A32_D192_ED03),
-        );
+        let seed = noise.seed ^ u64::from(index).wrapping_mul(0xD1B5_4A32_D192_ED03);
         let pace = paced.is_empty() || paced.contains(&(thread, index));
         set_noise(if pace { noise.p } else { [0.0; 3] });
-        let result = guarded(|| invoke_times(driver, call, &built.cx()));
-        set_role(NO_ROLE, 0);
+        // Each call on the thread it ran on concurrently: a type that behaves by thread (a
+        // per-thread shard, a thread-local cache, an owner check) does the same here, so only
+        // the interleaving differs from the concurrent run.
+        let result = if thread == 1 {
+            on_helper(driver, &built, call, seed)
+        } else {
+            set_role(thread, seed);
+            let result = guarded(|| invoke_times(driver, call, &built.cx()));
+            set_role(NO_ROLE, 0);
+            result
+        };
         match result {
             Ok(result) => results[thread as usize][index as usize] = result.map(clip),
             Err(failure) => {
@@ -848,6 +855,37 @@ fn run_sequential<D: Driver>(
         final_state,
         runs: 1,
     }
+}
+
+/// A call's result text, or how it failed.
+type CallResult = Result<Option<String>, Failure>;
+
+/// One call of thread 1 run on the helper thread, thread 1 of the concurrent runs, while
+/// the main thread waits.
+fn on_helper<D: Driver>(
+    driver: &'static D,
+    built: &Arc<Built<D::Instance>>,
+    call: &Call,
+    seed: u64,
+) -> CallResult {
+    let slot: Arc<Mutex<Option<CallResult>>> = Arc::new(Mutex::new(None));
+    let job: Job = {
+        let (built, call, slot) = (built.clone(), call.clone(), slot.clone());
+        Box::new(move || {
+            set_role(1, seed);
+            let result = guarded(|| invoke_times(driver, &call, &built.cx()));
+            set_role(NO_ROLE, 0);
+            *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(result);
+        })
+    };
+    let generation = launch(job);
+    wait_done(generation);
+    let result = slot.lock().unwrap_or_else(|p| p.into_inner()).take();
+    result.unwrap_or_else(|| {
+        Err(Failure::Setup(
+            "the helper thread did not run the call".into(),
+        ))
+    })
 }
 
 /// `Debug` text of instance 0, clipped; `None` if it has none or formatting panics.

@@ -315,6 +315,33 @@ impl Bag {
     }
 }
 
+/// A value per calling thread, as a sharded slab keys its shards by thread: what `mine` sees
+/// depends on which thread calls it, not on how calls interleave.
+pub struct Shards {
+    by_thread: Mutex<std::collections::HashMap<std::thread::ThreadId, u32>>,
+}
+
+impl Shards {
+    pub fn new() -> Shards {
+        Shards {
+            by_thread: Mutex::new(std::collections::HashMap::new()),
+        }
+    }
+    pub fn put(&self, v: u32) {
+        let me = std::thread::current().id();
+        self.by_thread.lock().unwrap().insert(me, v);
+    }
+    pub fn mine(&self) -> u32 {
+        let me = std::thread::current().id();
+        *self
+            .by_thread
+            .lock()
+            .unwrap()
+            .get(&me)
+            .expect("nothing was put on this thread")
+    }
+}
+
 pub use hidden::Secret;
 // A private import: `tsafe::Imported` exists but is private outside the crate.
 use hidden::Imported;
