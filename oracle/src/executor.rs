@@ -577,7 +577,7 @@ impl OracleExecutor {
     fn paced_sequential(&self, test: &TestCase, order: &[(u8, u32)], pace: &Pace) -> Response {
         let run = self.stats.sequential_runs.fetch_add(1, Ordering::Relaxed);
         let (noise, paced) = match pace {
-            Pace::Full => (Noise::none(), Vec::new()),
+            Pace::Full | Pace::OwnThreads => (Noise::none(), Vec::new()),
             Pace::Paced { pass, calls } => (
                 pacing(*pass, mix(test.noise_seed ^ mix(pass ^ run))),
                 calls.clone(),
@@ -589,6 +589,7 @@ impl OracleExecutor {
             timeout_ms: timeout_ms(&self.config),
             noise,
             paced,
+            own_threads: *pace == Pace::OwnThreads,
         })
     }
 

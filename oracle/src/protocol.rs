@@ -42,6 +42,10 @@ pub enum Request {
         noise: Noise,
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         paced: Vec<(u8, u32)>,
+        /// Each call on the thread it ran on concurrently (thread 1's on the worker's helper
+        /// thread), else every call on one thread.
+        #[serde(default, skip_serializing_if = "is_false")]
+        own_threads: bool,
     },
     /// Answered with a `Passed` response with test id 0; used to check a worker is alive.
     Ping,

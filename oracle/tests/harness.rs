@@ -575,6 +575,7 @@ fn sequential(test: TestCase, order: Vec<(u8, u32)>) -> Request {
         timeout_ms: 300,
         noise: Noise::none(),
         paced: Vec::new(),
+        own_threads: false,
     }
 }
 
@@ -1219,18 +1220,37 @@ fn check_then_act_panics_only_when_the_two_threads_interleave() {
     }
 }
 
-/// A sequential order runs each call on the thread it ran on concurrently: `put` on thread 0
-/// and `mine` on thread 1 fail in every order, as the concurrent run does, so that failure is
-/// explained by an order and is no violation; on one thread, `put` then `mine` passes.
+/// With `own_threads`, a sequential order runs each call on the thread it ran on
+/// concurrently: `put` on thread 0 and `mine` on thread 1 fail in every order, as the
+/// concurrent run does, so that failure is explained by an order and is no violation. On one
+/// thread, `put` then `mine` passes.
 #[test]
-fn sequential_orders_run_each_call_on_its_own_thread() {
+fn sequential_orders_on_own_threads_run_each_call_on_its_thread() {
     let shards = |t0, t1| test("Shards", vec![call("new", vec![])], vec![], [t0, t1]);
     let put = || call("put", vec![Value::Int(1)]);
     let mine = || call("mine", vec![]);
+    let on_own_threads = |test, order| match sequential(test, order) {
+        Request::Sequential {
+            test,
+            order,
+            timeout_ms,
+            noise,
+            paced,
+            ..
+        } => Request::Sequential {
+            test,
+            order,
+            timeout_ms,
+            noise,
+            paced,
+            own_threads: true,
+        },
+        other => other,
+    };
     let mut worker = Worker::start();
     for order in [vec![(0, 0), (1, 0)], vec![(1, 0), (0, 0)]] {
         let answer = worker
-            .ask(&sequential(shards(vec![put()], vec![mine()]), order))
+            .ask(&on_own_threads(shards(vec![put()], vec![mine()]), order))
             .unwrap();
         match answer.outcome {
             Outcome::Panicked {
@@ -1244,8 +1264,8 @@ fn sequential_orders_run_each_call_on_its_own_thread() {
     }
     let answer = worker
         .ask(&sequential(
-            shards(vec![put(), mine()], vec![]),
-            vec![(0, 0), (0, 1)],
+            shards(vec![put()], vec![mine()]),
+            vec![(0, 0), (1, 0)],
         ))
         .unwrap();
     assert_eq!(answer.outcome, Outcome::Passed);

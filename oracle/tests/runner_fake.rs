@@ -112,7 +112,7 @@ fn a_panic_only_concurrent_runs_show_is_a_violation() {
     check(
         1,
         &["racy | ok"],
-        r#"[ok+racy]; panic {ok, racy} "racy went wrong" after 6 linearizations"#,
+        r#"[ok+racy]; panic {ok, racy} "racy went wrong" after 8 linearizations"#,
     );
 }
 
@@ -126,7 +126,7 @@ fn a_lock_order_deadlock_is_a_violation_and_the_worker_is_replaced() {
     check(
         1,
         &["lock | lock", "ok_a | ok_b"],
-        "[lock+lock]; deadlock {lock, lock} \"deadlock: thread 0 blocked in lock, thread 1 blocked in lock\" after 2 linearizations\n[ok_a+ok_b]; none",
+        "[lock+lock]; deadlock {lock, lock} \"deadlock: thread 0 blocked in lock, thread 1 blocked in lock\" after 4 linearizations\n[ok_a+ok_b]; none",
     );
 }
 
@@ -165,7 +165,7 @@ fn aborts_and_exits_do_not_stop_the_run() {
     check(
         2,
         &["abort | ok", "exit | ok", "ok_a | ok_b", "abort_conc | ok"],
-        "[]; none\n[]; none\n[ok_a+ok_b]; none\n[]; crash {abort_conc, ok} \"the worker was killed by signal 6 (SIGABRT: abort)\" after 2 linearizations",
+        "[]; none\n[]; none\n[ok_a+ok_b]; none\n[]; crash {abort_conc, ok} \"the worker was killed by signal 6 (SIGABRT: abort)\" after 4 linearizations",
     );
 }
 
@@ -192,13 +192,13 @@ fn a_worker_lost_in_the_middle_of_a_pipelined_chunk_costs_only_its_own_test() {
 []; none
 [ok_a+ok_b]; none
 [ok_a+ok_b]; none
-[lock+lock]; deadlock {lock, lock} "deadlock: thread 0 blocked in lock, thread 1 blocked in lock" after 2 linearizations
+[lock+lock]; deadlock {lock, lock} "deadlock: thread 0 blocked in lock, thread 1 blocked in lock" after 4 linearizations
 [ok_a+ok_b]; none
 []; none
-[]; crash {abort_conc, ok} "the worker was killed by signal 6 (SIGABRT: abort)" after 2 linearizations
+[]; crash {abort_conc, ok} "the worker was killed by signal 6 (SIGABRT: abort)" after 4 linearizations
 [ok_a+ok_b]; none
 []; none
-[ok+racy]; panic {ok, racy} "racy went wrong" after 6 linearizations
+[ok+racy]; panic {ok, racy} "racy went wrong" after 8 linearizations
 [ok_a+ok_b]; none"#,
     );
 }
@@ -416,9 +416,9 @@ fn a_deadlock_a_panic_and_an_abort_inside_a_batch_cost_only_their_own_tests() {
     };
     let expect = |i: usize| {
         match script(i) {
-        "lock | lock" => "[lock+lock]; deadlock {lock, lock} \"deadlock: thread 0 blocked in lock, thread 1 blocked in lock\" after 2 linearizations",
-        "racy | ok" => "[ok+racy]; panic {ok, racy} \"racy went wrong\" after 6 linearizations",
-        "abort_conc | ok" => "[]; crash {abort_conc, ok} \"the worker was killed by signal 6 (SIGABRT: abort)\" after 2 linearizations",
+        "lock | lock" => "[lock+lock]; deadlock {lock, lock} \"deadlock: thread 0 blocked in lock, thread 1 blocked in lock\" after 4 linearizations",
+        "racy | ok" => "[ok+racy]; panic {ok, racy} \"racy went wrong\" after 8 linearizations",
+        "abort_conc | ok" => "[]; crash {abort_conc, ok} \"the worker was killed by signal 6 (SIGABRT: abort)\" after 4 linearizations",
         "buggy | ok" => "[buggy+ok]; none",
         "ok_a | ok_b" => "[ok_a+ok_b]; none",
         _ => "[]; none",

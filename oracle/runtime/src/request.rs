@@ -30,6 +30,8 @@ pub(crate) enum Op {
         noise: Noise,
         /// ...in these calls only, or in every call when empty.
         paced: Vec<(u8, u32)>,
+        /// Each call on the thread it ran on concurrently (else all on one thread).
+        own_threads: bool,
     },
     Batch {
         runs: Vec<BatchRun>,
@@ -73,6 +75,7 @@ impl<'de> Visitor<'de> for LineVisitor {
         let mut noise = Noise::default();
         let mut order = Vec::new();
         let mut paced = Vec::new();
+        let mut own_threads = false;
         let mut runs = Vec::new();
         let (mut timeout_ms, mut repeat, mut capture) = (10_000, 1, true);
         while let Some(key) = map.next_key::<Key>()? {
@@ -82,6 +85,7 @@ impl<'de> Visitor<'de> for LineVisitor {
                 Key::Noise => noise = map.next_value()?,
                 Key::Order => order = map.next_value::<Vec<(u8, u32)>>()?,
                 Key::Paced => paced = map.next_value::<Vec<(u8, u32)>>()?,
+                Key::OwnThreads => own_threads = map.next_value()?,
                 Key::Tests => runs = map.next_value()?,
                 Key::TimeoutMs => timeout_ms = map.next_value()?,
                 Key::Repeat => repeat = map.next_value::<u64>()?.max(1),
@@ -107,6 +111,7 @@ impl<'de> Visitor<'de> for LineVisitor {
                 order: order.into_iter().map(|(t, i)| (t.min(1), i)).collect(),
                 noise,
                 paced,
+                own_threads,
             },
             "batch" => Op::Batch { runs, repeat },
             other => return Err(de::Error::custom(format!("unknown request `{other}`"))),
@@ -204,9 +209,13 @@ mod tests {
                         order,
                         noise,
                         paced,
+                        own_threads,
                     } => format!(
-                        "sequential {} {order:?} seed {} p {:?} paced {paced:?}",
-                        test.id, noise.seed, noise.p
+                        "sequential {} {order:?} seed {} p {:?} paced {paced:?}{}",
+                        test.id,
+                        noise.seed,
+                        noise.p,
+                        if own_threads { " own threads" } else { "" }
                     ),
                     Op::Batch { runs, repeat } => format!(
                         "batch repeat {repeat} {:?}",

@@ -185,7 +185,8 @@ impl<D: Driver> Registered for D {
                 order,
                 noise,
                 paced,
-            } => run_sequential(self, &request.test, order, *noise, paced),
+                own_threads,
+            } => run_sequential(self, &request.test, order, *noise, paced, *own_threads),
         }
     }
 }
@@ -205,6 +206,7 @@ enum Mode {
         order: Vec<(u8, u32)>,
         noise: Noise,
         paced: Vec<(u8, u32)>,
+        own_threads: bool,
     },
 }
 
@@ -282,11 +284,13 @@ fn serve(drivers: &[&'static dyn Registered], line: &str, out: &Mutex<Box<dyn Wr
             order,
             noise,
             paced,
+            own_threads,
         } => {
             let mode = Mode::Sequential {
                 order,
                 noise,
                 paced,
+                own_threads,
             };
             let answer = answer(drivers, test, mode, 1, timeout_ms);
             write_line(out, &finish(answer, started));
@@ -802,6 +806,7 @@ fn run_sequential<D: Driver>(
     order: &[(u8, u32)],
     noise: Noise,
     paced: &[(u8, u32)],
+    own_threads: bool,
 ) -> Answer {
     clear_events();
     set_noise([0.0; 3]);
@@ -824,10 +829,10 @@ fn run_sequential<D: Driver>(
         let seed = noise.seed ^ u64::from(index).wrapping_mul(0xD1B5_4A32_D192_ED03);
         let pace = paced.is_empty() || paced.contains(&(thread, index));
         set_noise(if pace { noise.p } else { [0.0; 3] });
-        // Each call on the thread it ran on concurrently: a type that behaves by thread (a
-        // per-thread shard, a thread-local cache, an owner check) does the same here, so only
-        // the interleaving differs from the concurrent run.
-        let result = if thread == 1 {
+        // With `own_threads`, each call on the thread it ran on concurrently: a type that
+        // behaves by thread (a per-thread shard, a thread-local cache, an owner check) does the
+        // same here, so only the interleaving differs from the concurrent run.
+        let result = if own_threads && thread == 1 {
             on_helper(driver, &built, call, seed)
         } else {
             set_role(thread, seed);
