@@ -72,12 +72,7 @@ pub(crate) type ThreadSafe = BTreeMap<(Vec<String>, String), Option<String>>;
 
 pub(crate) fn thread_safe_names(facts: &FileFacts, index: &CrateIndex) -> ThreadSafe {
     let mut safe = ThreadSafe::new();
-    let unsafe_sync: HashSet<&str> = facts
-        .impls
-        .iter()
-        .filter(|i| i.unsafe_impl && i.trait_name.as_deref() == Some("Sync"))
-        .map(|i| i.self_name.as_str())
-        .collect();
+    let unsafe_sync = unsafe_sync_names(facts);
     // A type with `unsafe impl Sync` alone is thread-safe itself, but a field holding one
     // (a raw-pointer bucket declared `Sync`) does not make its owner synchronise.
     let mut declared_only = HashSet::new();
@@ -187,17 +182,22 @@ fn fixed_param_holds(
 /// pointer, … without `unsafe impl Sync`): they synchronise for their owners (`Single` inside
 /// `ConcurrentQueue`), but no test can share one.
 pub(crate) fn not_shareable(facts: &FileFacts) -> HashSet<(Vec<String>, String)> {
-    let unsafe_sync: HashSet<&str> = facts
-        .impls
-        .iter()
-        .filter(|i| i.unsafe_impl && i.trait_name.as_deref() == Some("Sync"))
-        .map(|i| i.self_name.as_str())
-        .collect();
+    let unsafe_sync = unsafe_sync_names(facts);
     facts
         .types
         .iter()
         .filter(|t| t.not_sync && !unsafe_sync.contains(t.name.as_str()))
         .map(|t| (t.module.clone(), t.name.clone()))
+        .collect()
+}
+
+/// The names of the types with `unsafe impl Sync`.
+fn unsafe_sync_names(facts: &FileFacts) -> HashSet<&str> {
+    facts
+        .impls
+        .iter()
+        .filter(|i| i.unsafe_impl && i.trait_name.as_deref() == Some("Sync"))
+        .map(|i| i.self_name.as_str())
         .collect()
 }
 

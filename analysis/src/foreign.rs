@@ -45,6 +45,68 @@ pub(crate) fn load_package(
     (loaded, facts, index)
 }
 
+/// A dependency read from its library root: its files, facts and index, the configuration
+/// they were read under, and a package description to analyse it as.
+pub(crate) struct ReadDependency {
+    pub(crate) loaded: LoadedCrate,
+    pub(crate) facts: FileFacts,
+    pub(crate) index: CrateIndex,
+    pub(crate) cfg: CfgSet,
+    pub(crate) package: crate::model::PackageInfo,
+}
+
+/// Reads the dependency the package names `krate`, with its own features; `None` when the
+/// package has no such dependency or its source is not on disk.
+pub(crate) fn read_dependency(
+    deps: &[Dependency],
+    krate: &str,
+    target: &CfgSet,
+) -> Option<ReadDependency> {
+    let dep = deps.iter().find(|d| d.extern_name == krate)?;
+    let lib_root = dep.lib_root.as_ref().filter(|r| r.is_file())?;
+    let cfg = target.with_features(&dep.features);
+    let lib_name = if dep.lib_name.is_empty() {
+        krate
+    } else {
+        &dep.lib_name
+    };
+    let edition = if dep.edition.is_empty() {
+        "2021"
+    } else {
+        &dep.edition
+    };
+    let (loaded, facts, index) = load_package(
+        lib_root,
+        lib_name,
+        edition,
+        dep.externs.iter().cloned(),
+        &cfg,
+    );
+    let package = crate::model::PackageInfo {
+        name: dep.package.clone(),
+        lib_name: lib_name.to_string(),
+        lib_root: lib_root.clone(),
+        edition: edition.to_string(),
+        features: dep.features.clone(),
+        dependencies: dep
+            .externs
+            .iter()
+            .map(|e| Dependency {
+                extern_name: e.clone(),
+                ..Dependency::default()
+            })
+            .collect(),
+        ..crate::model::PackageInfo::default()
+    };
+    Some(ReadDependency {
+        loaded,
+        facts,
+        index,
+        cfg,
+        package,
+    })
+}
+
 /// Files a dependency may have for covcon to read it for a value: past that, it is a large
 /// crate whose types are not argument values (a runtime, a framework).
 const MAX_DEPENDENCY_FILES: usize = 200;
@@ -70,31 +132,12 @@ impl<'p> DependencyValues<'p> {
     }
 
     fn read(&self, krate: &str) -> Option<ReadCrate> {
-        let dep = self.deps.iter().find(|d| d.extern_name == krate)?;
-        let lib_root = dep.lib_root.as_ref().filter(|r| r.is_file())?;
-        let cfg = self.target.with_features(&dep.features);
-        let lib_name = if dep.lib_name.is_empty() {
-            krate
-        } else {
-            &dep.lib_name
-        };
-        let edition = if dep.edition.is_empty() {
-            "2021"
-        } else {
-            &dep.edition
-        };
-        let (loaded, _, index) = load_package(
-            lib_root,
-            lib_name,
-            edition,
-            dep.externs.iter().cloned(),
-            &cfg,
-        );
-        if loaded.files.len() > MAX_DEPENDENCY_FILES {
+        let dep = read_dependency(self.deps, krate, self.target)?;
+        if dep.loaded.files.len() > MAX_DEPENDENCY_FILES {
             return None;
         }
-        let files = source::parse_relevant(&loaded, &cfg, |_| true);
-        Some((files, index))
+        let files = source::parse_relevant(&dep.loaded, &dep.cfg, |_| true);
+        Some((files, dep.index))
     }
 }
 

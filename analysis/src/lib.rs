@@ -175,28 +175,17 @@ fn foreign_types(
         let Some(dep) = pkg.dependencies.iter().find(|d| d.extern_name == krate) else {
             continue;
         };
-        let Some(lib_root) = dep.lib_root.as_ref().filter(|r| r.is_file()) else {
+        let Some(read) = foreign::read_dependency(&pkg.dependencies, krate, target) else {
             unread.push(dep.package.clone());
             continue;
         };
-        let cfg = target.with_features(&dep.features);
-        let lib_name = if dep.lib_name.is_empty() {
-            krate
-        } else {
-            &dep.lib_name
-        };
-        let edition = if dep.edition.is_empty() {
-            "2021"
-        } else {
-            &dep.edition
-        };
-        let (loaded, facts, dep_index) = foreign::load_package(
-            lib_root,
-            lib_name,
-            edition,
-            dep.externs.iter().cloned(),
-            &cfg,
-        );
+        let foreign::ReadDependency {
+            loaded,
+            facts,
+            index: dep_index,
+            cfg,
+            package: dep_pkg,
+        } = read;
         let safe = discover::thread_safe_names(&facts, &dep_index);
         let not_shareable = discover::not_shareable(&facts);
         // The dependency's own thread-safe types the package makes public, by definition.
@@ -216,22 +205,6 @@ fn foreign_types(
         if defs.is_empty() {
             continue;
         }
-        let dep_pkg = PackageInfo {
-            name: dep.package.clone(),
-            lib_name: lib_name.to_string(),
-            lib_root: lib_root.clone(),
-            edition: edition.to_string(),
-            features: dep.features.clone(),
-            dependencies: dep
-                .externs
-                .iter()
-                .map(|e| Dependency {
-                    extern_name: e.clone(),
-                    ..Dependency::default()
-                })
-                .collect(),
-            ..PackageInfo::default()
-        };
         let names: std::collections::HashSet<String> = defs
             .iter()
             .filter_map(|(_, d)| match d {
@@ -249,7 +222,7 @@ fn foreign_types(
             &files,
             Some(&dep_index),
             &dep_pkg,
-            edition,
+            &dep_pkg.edition,
             &filter,
             &api::NoExternals,
             &mut dep_diags,
