@@ -13,6 +13,8 @@
 //! other takes holding a second one): a lock-order risk across types; low otherwise.
 
 use crate::access::MethodSummary;
+use crate::api::render::idents;
+use crate::api::types::{type_args, type_name};
 use crate::discover::FoundType;
 use crate::model::*;
 use std::collections::{BTreeSet, HashMap};
@@ -508,19 +510,11 @@ fn handle_type(types: &[TypeModel], owner: usize, name: &str) -> Option<usize> {
 /// names the handle type's instances, receiver or (unless `generic_ok`: they were renamed to
 /// the owner's) type parameters.
 fn callable_on_handle(kind: &ParamKind, generic_ok: bool) -> bool {
-    let again = |k: &ParamKind| callable_on_handle(k, generic_ok);
-    match kind {
-        ParamKind::Generic { .. } => generic_ok,
-        ParamKind::Instance { .. } | ParamKind::FromReceiver { .. } => false,
-        ParamKind::Vec { elem } | ParamKind::Slice { elem } => again(elem),
-        ParamKind::Ref { inner }
-        | ParamKind::Option { inner }
-        | ParamKind::Pointer { inner, .. } => again(inner),
-        ParamKind::Result { ok } => again(ok),
-        ParamKind::Closure { returns, .. } => again(returns),
-        ParamKind::Tuple { elems } => elems.iter().all(again),
-        _ => true,
-    }
+    !kind.any(&|k| match k {
+        ParamKind::Instance { .. } | ParamKind::FromReceiver { .. } => true,
+        ParamKind::Generic { .. } => !generic_ok,
+        _ => false,
+    })
 }
 
 /// The handle methods of the other elements of the tuples the owner's constructors return
@@ -543,12 +537,7 @@ fn tuple_handles(
             let Ok(syn::Type::Path(p)) = syn::parse_str::<syn::Type>(element) else {
                 continue;
             };
-            let path: Vec<String> = p
-                .path
-                .segments
-                .iter()
-                .map(|s| s.ident.to_string())
-                .collect();
+            let path: Vec<String> = idents(&p.path);
             let Some(h) = types
                 .iter()
                 .position(|t| t.path.split("::").eq(path.iter().map(String::as_str)))
@@ -560,17 +549,15 @@ fn tuple_handles(
                 continue;
             }
             let handle = &types[h];
-            let args: Vec<Option<String>> = match &p.path.segments.last().map(|s| &s.arguments) {
-                Some(syn::PathArguments::AngleBracketed(a)) => a
-                    .args
-                    .iter()
-                    .filter_map(|g| match g {
-                        syn::GenericArgument::Type(t) => Some(crate::api::types::type_name(t)),
-                        _ => None,
-                    })
-                    .collect(),
-                _ => Vec::new(),
-            };
+            let args: Vec<Option<String>> = p
+                .path
+                .segments
+                .last()
+                .map(type_args)
+                .unwrap_or_default()
+                .into_iter()
+                .map(type_name)
+                .collect();
             let params: Vec<&str> = handle
                 .generics
                 .iter()
@@ -618,39 +605,12 @@ fn tuple_handles(
 /// `kind` with the handle type's parameters (`params`) renamed to the owner's (`args`, by
 /// position); `None` when it names one the owner has no name for.
 fn renamed(kind: &ParamKind, params: &[&str], args: &[Option<String>]) -> Option<ParamKind> {
-    let again = |k: &ParamKind| renamed(k, params, args).map(Box::new);
-    Some(match kind {
-        ParamKind::Generic { name } => {
-            let at = params.iter().position(|p| p == name)?;
-            ParamKind::Generic {
-                name: args.get(at)?.clone()?,
-            }
-        }
-        ParamKind::Vec { elem } => ParamKind::Vec { elem: again(elem)? },
-        ParamKind::Slice { elem } => ParamKind::Slice { elem: again(elem)? },
-        ParamKind::Ref { inner } => ParamKind::Ref {
-            inner: again(inner)?,
-        },
-        ParamKind::Option { inner } => ParamKind::Option {
-            inner: again(inner)?,
-        },
-        ParamKind::Pointer { pointer, inner } => ParamKind::Pointer {
-            pointer: *pointer,
-            inner: again(inner)?,
-        },
-        ParamKind::Result { ok } => ParamKind::Result { ok: again(ok)? },
-        ParamKind::Closure { returns, arity } => ParamKind::Closure {
-            returns: again(returns)?,
-            arity: *arity,
-        },
-        ParamKind::Tuple { elems } => ParamKind::Tuple {
-            elems: elems
-                .iter()
-                .map(|e| renamed(e, params, args))
-                .collect::<Option<_>>()?,
-        },
-        other => other.clone(),
-    })
+    let mut kind = kind.clone();
+    let to = |name: &str| {
+        let at = params.iter().position(|p| *p == name)?;
+        args.get(at)?.clone()
+    };
+    kind.rename_generics(&to).then_some(kind)
 }
 
 /// The group of a pair across types: high on a lock-order risk between the two, low

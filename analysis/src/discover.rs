@@ -9,6 +9,7 @@
 //! matter are parsed again for [`discover`].
 
 use crate::api::index::{module_facts, CrateIndex, Def};
+use crate::api::render::idents;
 use crate::api::syntax::{Decls, TypeDecl};
 use crate::api::types::first_type_arg;
 pub(crate) use crate::api::types::type_name;
@@ -558,12 +559,7 @@ fn composed_kind(ty: &syn::Type, module: &[String], index: &CrateIndex) -> Optio
     let syn::Type::Path(p) = held else {
         return None;
     };
-    let segs: Vec<String> = p
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
+    let segs: Vec<String> = idents(&p.path);
     match index.resolve(module, &segs)? {
         (Def::External(path), _) => known_sync(&path),
         (Def::Item { .. }, _) => Some(FieldKind::Concurrent),

@@ -5,7 +5,8 @@
 
 use crate::api::index::{module_facts, ModuleFacts};
 use crate::api::macros::{MacroTable, Unread};
-use crate::api::types::{first_type_arg, type_name};
+use crate::api::render::idents;
+use crate::api::types::{first_type_arg, type_args, type_name};
 use std::collections::HashSet;
 
 /// What a field holds, as far as the analysis needs to know.
@@ -153,42 +154,7 @@ fn collect_facts(items: &[syn::Item], module: &[String], facts: &mut FileFacts) 
                         }
                     }
                 }
-                let own: Vec<String> = i
-                    .generics
-                    .type_params()
-                    .map(|p| p.ident.to_string())
-                    .collect();
-                let fixed_args = match (&i.trait_, &*i.self_ty) {
-                    (None, syn::Type::Path(p)) => {
-                        match p.path.segments.last().map(|s| &s.arguments) {
-                            Some(syn::PathArguments::AngleBracketed(a)) => a
-                                .args
-                                .iter()
-                                .filter(|g| matches!(g, syn::GenericArgument::Type(_)))
-                                .map(|g| match g {
-                                    syn::GenericArgument::Type(syn::Type::Path(tp))
-                                        if tp.qself.is_none()
-                                            && !(tp.path.segments.len() == 1
-                                                && own.contains(
-                                                    &tp.path.segments[0].ident.to_string(),
-                                                )) =>
-                                    {
-                                        Some(
-                                            tp.path
-                                                .segments
-                                                .iter()
-                                                .map(|s| s.ident.to_string())
-                                                .collect(),
-                                        )
-                                    }
-                                    _ => None,
-                                })
-                                .collect(),
-                            _ => Vec::new(),
-                        }
-                    }
-                    _ => Vec::new(),
-                };
+                let fixed_args = fixed_args(i);
                 facts.impls.push(ImplFact {
                     module: module.to_vec(),
                     fixed_args,
@@ -213,6 +179,33 @@ fn collect_facts(items: &[syn::Item], module: &[String], facts: &mut FileFacts) 
             _ => {}
         }
     }
+}
+
+/// For an inherent impl, each type argument of its self type as path segments when it is a
+/// path naming no parameter of the impl (`impl RateLimiter<NotKeyed, InMemoryState, C>` fixes
+/// `NotKeyed` and `InMemoryState`, not `C`); empty for a trait impl.
+fn fixed_args(i: &syn::ItemImpl) -> Vec<Option<Vec<String>>> {
+    let (None, syn::Type::Path(p)) = (&i.trait_, &*i.self_ty) else {
+        return Vec::new();
+    };
+    let Some(last) = p.path.segments.last() else {
+        return Vec::new();
+    };
+    let own: Vec<String> = i
+        .generics
+        .type_params()
+        .map(|p| p.ident.to_string())
+        .collect();
+    type_args(last)
+        .into_iter()
+        .map(|arg| match arg {
+            syn::Type::Path(tp) if tp.qself.is_none() => {
+                let segs = idents(&tp.path);
+                (!(segs.len() == 1 && own.contains(&segs[0]))).then_some(segs)
+            }
+            _ => None,
+        })
+        .collect()
 }
 
 fn type_fact<'a>(
@@ -335,12 +328,7 @@ fn mentioned_paths(ty: &syn::Type, out: &mut Vec<Vec<String>>) {
     struct Paths<'o>(&'o mut Vec<Vec<String>>);
     impl<'ast> Visit<'ast> for Paths<'_> {
         fn visit_type_path(&mut self, p: &'ast syn::TypePath) {
-            let mut segs: Vec<String> = p
-                .path
-                .segments
-                .iter()
-                .map(|s| s.ident.to_string())
-                .collect();
+            let mut segs: Vec<String> = idents(&p.path);
             if p.path.leading_colon.is_some() {
                 segs.insert(0, String::new());
             }

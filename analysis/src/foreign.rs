@@ -9,24 +9,26 @@
 //! This module finds the candidates ([`foreign_types`]) and rewrites the analysed model; the
 //! analysing is `lib.rs`'s, which owns the pipeline.
 //!
-//! It also builds *values* of dependencies' types for arguments ([`DependencyValues`]): a
+//! It also builds *values* of dependencies' types for arguments ([`Dependencies`], which reads each dependency once for both uses): a
 //! method taking `guard: &Guard` (scc's `sdd::Guard`) or a registry keyed by `metrics::Key` is
 //! called with a value made by that crate's own constructors (`Guard::new()`,
 //! `Key::from_name(..)`), read from its source the first time one is asked for.
 
 use crate::api::cfg::CfgSet;
 use crate::api::index::{CrateIndex, Def};
+use crate::api::render::idents;
 use crate::api::syntax::Decls;
-use crate::api::types::{Scope, TyCx};
+use crate::api::types::{type_args, type_name, Scope, TyCx};
 use crate::api::{self, ExternalValues};
 use crate::facts::FileFacts;
 use crate::model::{
     Dependency, GenericKind, Param, ParamKind, Problem, Reason, TypeModel, ValueType,
 };
 use crate::source::{self, LoadedCrate, SourceFile};
-use std::cell::RefCell;
+use std::cell::{OnceCell, RefCell};
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
+use std::rc::Rc;
 
 /// A crate's files (loaded in parallel), their joined facts and its name index.
 pub(crate) fn load_package(
@@ -46,125 +48,128 @@ pub(crate) fn load_package(
 }
 
 /// A dependency read from its library root: its files, facts and index, the configuration
-/// they were read under, and a package description to analyse it as.
+/// they were read under, a package description to analyse it as, and its files parsed (once,
+/// on the first use).
 pub(crate) struct ReadDependency {
     pub(crate) loaded: LoadedCrate,
     pub(crate) facts: FileFacts,
     pub(crate) index: CrateIndex,
     pub(crate) cfg: CfgSet,
     pub(crate) package: crate::model::PackageInfo,
+    parsed: OnceCell<Vec<SourceFile>>,
 }
 
-/// Reads the dependency the package names `krate`, with its own features; `None` when the
-/// package has no such dependency or its source is not on disk.
-pub(crate) fn read_dependency(
-    deps: &[Dependency],
-    krate: &str,
-    target: &CfgSet,
-) -> Option<ReadDependency> {
-    let dep = deps.iter().find(|d| d.extern_name == krate)?;
-    let lib_root = dep.lib_root.as_ref().filter(|r| r.is_file())?;
-    let cfg = target.with_features(&dep.features);
-    let lib_name = if dep.lib_name.is_empty() {
-        krate
-    } else {
-        &dep.lib_name
-    };
-    let edition = if dep.edition.is_empty() {
-        "2021"
-    } else {
-        &dep.edition
-    };
-    let (loaded, facts, index) = load_package(
-        lib_root,
-        lib_name,
-        edition,
-        dep.externs.iter().cloned(),
-        &cfg,
-    );
-    let package = crate::model::PackageInfo {
-        name: dep.package.clone(),
-        lib_name: lib_name.to_string(),
-        lib_root: lib_root.clone(),
-        edition: edition.to_string(),
-        features: dep.features.clone(),
-        dependencies: dep
-            .externs
-            .iter()
-            .map(|e| Dependency {
-                extern_name: e.clone(),
-                ..Dependency::default()
-            })
-            .collect(),
-        ..crate::model::PackageInfo::default()
-    };
-    Some(ReadDependency {
-        loaded,
-        facts,
-        index,
-        cfg,
-        package,
-    })
+impl ReadDependency {
+    /// Every file of the crate, parsed and expanded.
+    pub(crate) fn files(&self) -> &[SourceFile] {
+        self.parsed
+            .get_or_init(|| source::parse_relevant(&self.loaded, &self.cfg, |_| true))
+    }
 }
 
 /// Files a dependency may have for covcon to read it for a value: past that, it is a large
 /// crate whose types are not argument values (a runtime, a framework).
 const MAX_DEPENDENCY_FILES: usize = 200;
 
-/// Values of the package's dependencies' types, each dependency read once, on demand.
-pub(crate) struct DependencyValues<'p> {
+/// The package's dependencies, each read once, on demand: for the types the package
+/// re-exports from one (`lib.rs`), and for values of their types ([`ExternalValues`]).
+pub(crate) struct Dependencies<'p> {
     deps: &'p [Dependency],
     target: &'p CfgSet,
-    /// By extern name: the dependency's parsed files and index, `None` when it cannot be read.
-    read: RefCell<HashMap<String, Option<ReadCrate>>>,
+    /// By extern name; `None` when the package has no such dependency or its source is not
+    /// on disk.
+    read: RefCell<HashMap<String, Option<Rc<ReadDependency>>>>,
 }
 
-/// A dependency as read for its values: its parsed files and its name index.
-type ReadCrate = (Vec<SourceFile>, CrateIndex);
-
-impl<'p> DependencyValues<'p> {
-    pub(crate) fn new(deps: &'p [Dependency], target: &'p CfgSet) -> DependencyValues<'p> {
-        DependencyValues {
+impl<'p> Dependencies<'p> {
+    pub(crate) fn new(deps: &'p [Dependency], target: &'p CfgSet) -> Dependencies<'p> {
+        Dependencies {
             deps,
             target,
             read: RefCell::new(HashMap::new()),
         }
     }
 
-    fn read(&self, krate: &str) -> Option<ReadCrate> {
-        let dep = read_dependency(self.deps, krate, self.target)?;
-        if dep.loaded.files.len() > MAX_DEPENDENCY_FILES {
-            return None;
-        }
-        let files = source::parse_relevant(&dep.loaded, &dep.cfg, |_| true);
-        Some((files, dep.index))
+    /// The dependency the package names `krate`, read with its own features.
+    pub(crate) fn get(&self, krate: &str) -> Option<Rc<ReadDependency>> {
+        self.read
+            .borrow_mut()
+            .entry(krate.to_string())
+            .or_insert_with(|| self.read(krate).map(Rc::new))
+            .clone()
+    }
+
+    fn read(&self, krate: &str) -> Option<ReadDependency> {
+        let dep = self.deps.iter().find(|d| d.extern_name == krate)?;
+        let lib_root = dep.lib_root.as_ref().filter(|r| r.is_file())?;
+        let cfg = self.target.with_features(&dep.features);
+        let lib_name = if dep.lib_name.is_empty() {
+            krate
+        } else {
+            &dep.lib_name
+        };
+        let edition = if dep.edition.is_empty() {
+            "2021"
+        } else {
+            &dep.edition
+        };
+        let (loaded, facts, index) = load_package(
+            lib_root,
+            lib_name,
+            edition,
+            dep.externs.iter().cloned(),
+            &cfg,
+        );
+        let package = crate::model::PackageInfo {
+            name: dep.package.clone(),
+            lib_name: lib_name.to_string(),
+            lib_root: lib_root.clone(),
+            edition: edition.to_string(),
+            features: dep.features.clone(),
+            dependencies: dep
+                .externs
+                .iter()
+                .map(|e| Dependency {
+                    extern_name: e.clone(),
+                    ..Dependency::default()
+                })
+                .collect(),
+            ..crate::model::PackageInfo::default()
+        };
+        Some(ReadDependency {
+            loaded,
+            facts,
+            index,
+            cfg,
+            package,
+            parsed: OnceCell::new(),
+        })
     }
 }
 
-impl ExternalValues for DependencyValues<'_> {
+impl ExternalValues for Dependencies<'_> {
     fn values(&self, path: &[String]) -> Vec<ValueType> {
         let Some((krate, inner)) = path.split_first() else {
             return Vec::new();
         };
-        let mut read = self.read.borrow_mut();
-        let entry = read
-            .entry(krate.clone())
-            .or_insert_with(|| self.read(krate));
-        let Some((files, index)) = entry.as_ref() else {
+        let Some(dep) = self
+            .get(krate)
+            .filter(|d| d.loaded.files.len() <= MAX_DEPENDENCY_FILES)
+        else {
             return Vec::new();
         };
-        let Some((def @ Def::Item { .. }, used)) = index.resolve(&[], inner) else {
+        let Some((def @ Def::Item { .. }, used)) = dep.index.resolve(&[], inner) else {
             return Vec::new();
         };
         if used != inner.len() {
             return Vec::new();
         }
-        let decls = Decls::of(files);
+        let decls = Decls::of(dep.files());
         // Asked for under the path the package names it by; the dependency's own public path
         // may differ (a re-export): the first value answers to the package's.
         let asked = path.join("::");
         let wanted = RefCell::new(BTreeMap::from([(asked.clone(), def)]));
-        let mut values = api::value_types(&wanted, &decls, index, &api::NoExternals);
+        let mut values = api::value_types(&wanted, &decls, &dep.index, &api::NoExternals);
         values.sort_by_key(|v| v.path != asked);
         values
     }
@@ -232,12 +237,7 @@ fn alias_target(index: &CrateIndex, def: &Def, public_path: String) -> Option<Fo
     if tp.qself.is_some() {
         return None;
     }
-    let segs: Vec<String> = tp
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
+    let segs: Vec<String> = idents(&tp.path);
     let (Def::External(path), used) = index.resolve(module, &segs)? else {
         return None;
     };
@@ -247,17 +247,12 @@ fn alias_target(index: &CrateIndex, def: &Def, public_path: String) -> Option<Fo
     let no_generics: [String; 0] = [];
     let cx = TyCx::new("", &no_generics, Some(Scope { index, module }), None);
     let mut args = Vec::new();
-    if let syn::PathArguments::AngleBracketed(a) = &tp.path.segments.last()?.arguments {
-        for arg in &a.args {
-            let syn::GenericArgument::Type(ty) = arg else {
-                continue;
-            };
-            let own = crate::api::types::type_name(ty).filter(|n| item.alias_params.contains(n));
-            args.push(match own {
-                Some(name) => AliasArg::Param(name),
-                None => AliasArg::Fixed(cx.qualify(ty).ok()?),
-            });
-        }
+    for ty in type_args(tp.path.segments.last()?) {
+        let own = type_name(ty).filter(|n| item.alias_params.contains(n));
+        args.push(match own {
+            Some(name) => AliasArg::Param(name),
+            None => AliasArg::Fixed(cx.qualify(ty).ok()?),
+        });
     }
     Some(Foreign {
         public_path,
@@ -295,7 +290,7 @@ pub(crate) fn graft(
 
 /// Renames or removes the defining type's type parameters as the alias's arguments say.
 fn apply_alias(model: &mut TypeModel, args: &[AliasArg]) {
-    let mut renames: Vec<(String, String)> = Vec::new();
+    let mut renames: BTreeMap<String, String> = BTreeMap::new();
     let mut fixed: Vec<String> = Vec::new();
     let mut type_params = model
         .generics
@@ -307,7 +302,7 @@ fn apply_alias(model: &mut TypeModel, args: &[AliasArg]) {
         };
         match arg {
             AliasArg::Param(name) if *name != param.name => {
-                renames.push((param.name.clone(), name.clone()))
+                renames.insert(param.name.clone(), name.clone());
             }
             AliasArg::Param(_) => {}
             AliasArg::Fixed(_) => fixed.push(param.name.clone()),
@@ -317,26 +312,35 @@ fn apply_alias(model: &mut TypeModel, args: &[AliasArg]) {
     fixed.extend(type_params.map(|g| g.name.clone()));
     model.generics.retain(|g| !fixed.contains(&g.name));
     for g in &mut model.generics {
-        if let Some((_, to)) = renames.iter().find(|(from, _)| *from == g.name) {
-            g.written = rename_words(&g.written, &g.name, to);
-            g.name = to.clone();
-        }
+        g.written = rename_words(&g.written, &renames);
+        g.name = rename_words(&g.name, &renames);
     }
+    // All at once: an alias may give a parameter the name of one it fixes.
+    let to = |name: &str| {
+        Some(
+            renames
+                .get(name)
+                .cloned()
+                .unwrap_or_else(|| name.to_string()),
+        )
+    };
     let alias = model.path.clone();
     let fix = |params: &mut Vec<Param>, supported: &mut bool, reason: &mut Option<Reason>| {
         let mut problems = Vec::new();
         for p in params.iter_mut() {
-            for (from, to) in &renames {
-                rename_kind(&mut p.kind, from, to);
-                p.ty = rename_words(&p.ty, from, to);
-            }
-            if let Some(name) = fixed.iter().find(|f| mentions_generic(&p.kind, f)) {
+            let names_fixed = |f: &String| {
+                p.kind
+                    .any(&|k| matches!(k, ParamKind::Generic { name } if name == f))
+            };
+            if let Some(name) = fixed.iter().find(|f| names_fixed(f)) {
                 problems.push(Problem::Parameter {
                     name: p.name.clone(),
                     why: format!("type parameter `{name}` is fixed by the alias `{alias}`"),
                 });
                 p.kind = ParamKind::Unsupported;
             }
+            p.kind.rename_generics(&to);
+            p.ty = rename_words(&p.ty, &renames);
         }
         if !problems.is_empty() && *supported {
             *supported = false;
@@ -349,43 +353,14 @@ fn apply_alias(model: &mut TypeModel, args: &[AliasArg]) {
     for m in &mut model.methods {
         fix(&mut m.params, &mut m.supported, &mut m.reason);
         if let Some(r) = &mut m.returns {
-            for (from, to) in &renames {
-                *r = rename_words(r, from, to);
-            }
+            *r = rename_words(r, &renames);
         }
     }
 }
 
-fn mentions_generic(kind: &ParamKind, name: &str) -> bool {
-    match kind {
-        ParamKind::Generic { name: n } => n == name,
-        ParamKind::Vec { elem } | ParamKind::Slice { elem } => mentions_generic(elem, name),
-        ParamKind::Ref { inner }
-        | ParamKind::Option { inner }
-        | ParamKind::Pointer { inner, .. } => mentions_generic(inner, name),
-        ParamKind::Result { ok } => mentions_generic(ok, name),
-        ParamKind::Closure { returns, .. } => mentions_generic(returns, name),
-        ParamKind::Tuple { elems } => elems.iter().any(|e| mentions_generic(e, name)),
-        _ => false,
-    }
-}
-
-fn rename_kind(kind: &mut ParamKind, from: &str, to: &str) {
-    match kind {
-        ParamKind::Generic { name } if name == from => *name = to.to_string(),
-        ParamKind::Vec { elem } | ParamKind::Slice { elem } => rename_kind(elem, from, to),
-        ParamKind::Ref { inner }
-        | ParamKind::Option { inner }
-        | ParamKind::Pointer { inner, .. } => rename_kind(inner, from, to),
-        ParamKind::Result { ok } => rename_kind(ok, from, to),
-        ParamKind::Closure { returns, .. } => rename_kind(returns, from, to),
-        ParamKind::Tuple { elems } => elems.iter_mut().for_each(|e| rename_kind(e, from, to)),
-        _ => {}
-    }
-}
-
-/// `text` with every whole identifier `from` replaced by `to`.
-fn rename_words(text: &str, from: &str, to: &str) -> String {
+/// `text` with every whole identifier that is a key of `renames` replaced by its value, all
+/// at once.
+fn rename_words(text: &str, renames: &BTreeMap<String, String>) -> String {
     let mut out = String::new();
     let mut word = String::new();
     for c in text.chars().chain(std::iter::once(' ')) {
@@ -393,7 +368,7 @@ fn rename_words(text: &str, from: &str, to: &str) -> String {
             word.push(c);
             continue;
         }
-        out.push_str(if word == from { to } else { &word });
+        out.push_str(renames.get(&word).unwrap_or(&word));
         word.clear();
         out.push(c);
     }
@@ -407,7 +382,14 @@ mod tests {
 
     #[test]
     fn only_whole_identifiers_are_renamed() {
-        assert_eq!(rename_words("&T, Tx<T>", "T", "V"), "&V, Tx<V>");
-        assert_eq!(rename_words("T", "T", "V"), "V");
+        let renames = BTreeMap::from([("T".to_string(), "V".to_string())]);
+        assert_eq!(rename_words("&T, Tx<T>", &renames), "&V, Tx<V>");
+        assert_eq!(rename_words("T", &renames), "V");
+        // All at once: `R` becomes `T` while `T` becomes `U`, not `U` twice.
+        let swap = BTreeMap::from([
+            ("R".to_string(), "T".to_string()),
+            ("T".to_string(), "U".to_string()),
+        ]);
+        assert_eq!(rename_words("Map<R, T>", &swap), "Map<T, U>");
     }
 }

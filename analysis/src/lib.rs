@@ -135,17 +135,23 @@ fn analyze_package(
     let safe = discover::thread_safe_names(&facts, &index);
     let names = discover::relevant_names(&facts, &safe);
     let files = source::parse_relevant(&loaded, &cfg, |f| f.facts.mentions(&names));
-    let externals = foreign::DependencyValues::new(&pkg.dependencies, target);
+    let dependencies = foreign::Dependencies::new(&pkg.dependencies, target);
     let mut types = analyze_files(
         &files,
         Some(&index),
         pkg,
         edition,
         filter,
-        &externals,
+        &dependencies,
         &mut diags,
     );
-    types.extend(foreign_types(pkg, &index, target, filter, &mut diags));
+    types.extend(foreign_types(
+        pkg,
+        &index,
+        &dependencies,
+        filter,
+        &mut diags,
+    ));
     (types, diags, loaded.first_item.clone())
 }
 
@@ -155,7 +161,7 @@ fn analyze_package(
 fn foreign_types(
     pkg: &PackageInfo,
     index: &api::index::CrateIndex,
-    target: &CfgSet,
+    dependencies: &foreign::Dependencies,
     filter: &[String],
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<TypeModel> {
@@ -175,19 +181,13 @@ fn foreign_types(
         let Some(dep) = pkg.dependencies.iter().find(|d| d.extern_name == krate) else {
             continue;
         };
-        let Some(read) = foreign::read_dependency(&pkg.dependencies, krate, target) else {
+        let Some(read) = dependencies.get(krate) else {
             unread.push(dep.package.clone());
             continue;
         };
-        let foreign::ReadDependency {
-            loaded,
-            facts,
-            index: dep_index,
-            cfg,
-            package: dep_pkg,
-        } = read;
-        let safe = discover::thread_safe_names(&facts, &dep_index);
-        let not_shareable = discover::not_shareable(&facts);
+        let (facts, dep_index) = (&read.facts, &read.index);
+        let safe = discover::thread_safe_names(facts, dep_index);
+        let not_shareable = discover::not_shareable(facts);
         // The dependency's own thread-safe types the package makes public, by definition.
         let mut defs: Vec<(&foreign::Foreign, api::index::Def)> = Vec::new();
         for f in wanted.iter().filter(|f| f.krate == krate) {
@@ -205,25 +205,22 @@ fn foreign_types(
         if defs.is_empty() {
             continue;
         }
-        let names: std::collections::HashSet<String> = defs
+        let mut names: Vec<String> = defs
             .iter()
             .filter_map(|(_, d)| match d {
                 api::index::Def::Item { name, .. } => Some(name.clone()),
                 _ => None,
             })
             .collect();
-        let relevant = discover::relevant_names(&facts, &safe)
-            .into_iter()
-            .collect::<std::collections::HashSet<_>>();
-        let files = source::parse_relevant(&loaded, &cfg, |f| f.facts.mentions(&relevant));
-        let filter: Vec<String> = names.into_iter().collect();
+        names.sort();
+        names.dedup();
         let mut dep_diags = Vec::new();
         let models = analyze_files(
-            &files,
-            Some(&dep_index),
-            &dep_pkg,
-            &dep_pkg.edition,
-            &filter,
+            read.files(),
+            Some(dep_index),
+            &read.package,
+            &read.package.edition,
+            &names,
             &api::NoExternals,
             &mut dep_diags,
         );

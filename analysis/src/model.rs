@@ -439,6 +439,58 @@ pub enum ParamKind {
     Unsupported,
 }
 
+impl ParamKind {
+    /// The kinds a value of this kind is made of: the element of a `Vec` or slice, the `T`
+    /// of `&T`, `Option<T>`, `Box<T>`/`Arc<T>` and `Result<T, _>`, a closure's result, a
+    /// tuple's elements.
+    pub fn parts(&self) -> Vec<&ParamKind> {
+        match self {
+            ParamKind::Vec { elem } | ParamKind::Slice { elem } => vec![elem],
+            ParamKind::Ref { inner }
+            | ParamKind::Option { inner }
+            | ParamKind::Pointer { inner, .. } => vec![inner],
+            ParamKind::Result { ok } => vec![ok],
+            ParamKind::Closure { returns, .. } => vec![returns],
+            ParamKind::Tuple { elems } => elems.iter().collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// [`ParamKind::parts`], to change.
+    pub fn parts_mut(&mut self) -> Vec<&mut ParamKind> {
+        match self {
+            ParamKind::Vec { elem } | ParamKind::Slice { elem } => vec![elem],
+            ParamKind::Ref { inner }
+            | ParamKind::Option { inner }
+            | ParamKind::Pointer { inner, .. } => vec![inner],
+            ParamKind::Result { ok } => vec![ok],
+            ParamKind::Closure { returns, .. } => vec![returns],
+            ParamKind::Tuple { elems } => elems.iter_mut().collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Whether this kind, or one it is made of at any depth, satisfies `f`.
+    pub fn any(&self, f: &impl Fn(&ParamKind) -> bool) -> bool {
+        f(self) || self.parts().into_iter().any(|p| p.any(f))
+    }
+
+    /// Renames the type parameters this kind names (`ParamKind::Generic`) as `to` says;
+    /// `false`, with the kind partly renamed, when `to` has no name for one.
+    pub fn rename_generics(&mut self, to: &impl Fn(&str) -> Option<String>) -> bool {
+        if let ParamKind::Generic { name } = self {
+            return match to(name) {
+                Some(new) => {
+                    *name = new;
+                    true
+                }
+                None => false,
+            };
+        }
+        self.parts_mut().into_iter().all(|p| p.rename_generics(to))
+    }
+}
+
 fn is_zero(n: &usize) -> bool {
     *n == 0
 }

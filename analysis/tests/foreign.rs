@@ -73,6 +73,10 @@ facade::Board <> package=facade field 'punched' is a Mutex; field 'last' is an A
   punch guarded
   last guarded
   value engine::Ticket: new
+facade::Latch <R> package=facade unsafe impl Sync; defined in engine 0.1.0 as `engine::Lock`
+  set
+  get
+  swap_raw: parameter `_other`: type parameter `R` is fixed by the alias `facade::Latch`
 facade::Queue <T> package=facade field 'items' is a Mutex; field 'len' is an AtomicUsize; defined in engine 0.1.0 as `engine::Queue`
   push
   pop

@@ -85,6 +85,11 @@ const EXPECTED: &[(&str, &str, &[&str])] = &[
          (`pub type SpinLock<T> = engine::Lock<Spin, T>`)",
         &["set", "get"],
     ),
+    (
+        "facade::Latch",
+        "an alias naming its parameter as the one it fixes (`Latch<R> = engine::Lock<Spin, R>`)",
+        &["set", "get"],
+    ),
     ("old::Tally", "an edition-2015 crate", &["add", "get"]),
     (
         "strict::Gauge",

@@ -307,17 +307,7 @@ impl ValueGen<'_> {
 
 /// Whether a value of `kind` contains another instance of the type under test.
 pub(crate) fn takes_instance(kind: &ParamKind) -> bool {
-    match kind {
-        ParamKind::Instance { .. } => true,
-        ParamKind::Vec { elem } | ParamKind::Slice { elem } => takes_instance(elem),
-        ParamKind::Option { inner }
-        | ParamKind::Ref { inner }
-        | ParamKind::Pointer { inner, .. } => takes_instance(inner),
-        ParamKind::Result { ok } => takes_instance(ok),
-        ParamKind::Closure { returns, .. } => takes_instance(returns),
-        ParamKind::Tuple { elems } => elems.iter().any(takes_instance),
-        _ => false,
-    }
+    kind.any(&|k| matches!(k, ParamKind::Instance { .. }))
 }
 
 /// True with the given probability in percent.

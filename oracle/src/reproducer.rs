@@ -478,25 +478,18 @@ impl Render<'_> {
         let Some(tuple) = tuple else {
             return format!("let i{index}: Arc<T> = {};", self.construct(call));
         };
-        let elements: Vec<String> = (0..tuple.elements.len()).map(|k| format!("e{k}")).collect();
-        let bound: Vec<String> = (0..tuple.elements.len())
-            .map(|k| {
-                if k == tuple.index {
-                    format!("i{index}")
-                } else {
-                    format!("i{index}_e{k}")
-                }
-            })
-            .collect();
-        let values: Vec<String> = (0..tuple.elements.len())
-            .map(|k| {
-                if k == tuple.index {
-                    format!("Arc::new(e{k})")
-                } else {
-                    format!("e{k}")
-                }
-            })
-            .collect();
+        // Each element bound as it is kept: the instance in an `Arc`, the others as they are.
+        let (mut elements, mut bound, mut values) = (Vec::new(), Vec::new(), Vec::new());
+        for k in 0..tuple.elements.len() {
+            elements.push(format!("e{k}"));
+            if k == tuple.index {
+                bound.push(format!("i{index}"));
+                values.push(format!("Arc::new(e{k})"));
+            } else {
+                bound.push(format!("i{index}_e{k}"));
+                values.push(format!("e{k}"));
+            }
+        }
         format!(
             "let ({}) = {{ let ({}) = {}; ({}) }};",
             bound.join(", "),

@@ -3,6 +3,7 @@
 //! are copied in under the caller's sections) and macros.
 
 use super::*;
+use crate::api::render::idents;
 
 /// A blocking acquisition by its name and argument count (`lock()`, `read()`, `write()`).
 fn blocking_lock(name: &str, args: usize) -> bool {
@@ -411,13 +412,7 @@ impl Walker<'_> {
             }
         }
         let func_path = match &*c.func {
-            syn::Expr::Path(p) => Some(
-                p.path
-                    .segments
-                    .iter()
-                    .map(|s| s.ident.to_string())
-                    .collect::<Vec<_>>(),
-            ),
+            syn::Expr::Path(p) => Some(idents(&p.path)),
             _ => None,
         };
         let segs = func_path.unwrap_or_default();

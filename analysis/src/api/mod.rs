@@ -23,7 +23,7 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 use syntax::{DeclItem, Decls, ImplDecl, TypeDecl};
-use types::{first_type_arg, is_self_type, type_name, Scope, TyCx};
+use types::{first_type_arg, is_self_type, type_args, type_name, Scope, TyCx};
 
 /// Standard traits whose methods are not part of a type's concurrent API.
 const SKIPPED_TRAITS: &[&str] = &[
@@ -520,7 +520,7 @@ fn trait_fns(
     if SKIPPED_TRAITS.contains(&name.as_str()) {
         return;
     }
-    let segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+    let segs: Vec<String> = render::idents(path);
     let def = index.resolve(&imp.module, &segs).map(|(d, _)| d);
     let trait_path = match &def {
         Some(def) => match index.public_path(def) {
@@ -783,12 +783,7 @@ fn free_constructor(
     };
     let names_type = |ty: &syn::Type| {
         let syn::Type::Path(p) = ty else { return false };
-        let segs: Vec<String> = p
-            .path
-            .segments
-            .iter()
-            .map(|s| s.ident.to_string())
-            .collect();
+        let segs: Vec<String> = render::idents(&p.path);
         matches!(index.resolve(&f.module, &segs), Some((Def::Item { module, name, .. }, used))
             if used == segs.len() && name == decl.name && module == decl.module)
     };
@@ -797,17 +792,10 @@ fn free_constructor(
     let syn::Type::Path(p) = elements[at] else {
         return None;
     };
-    let args: Vec<String> = match &p.path.segments.last()?.arguments {
-        syn::PathArguments::AngleBracketed(a) => a
-            .args
-            .iter()
-            .filter_map(|g| match g {
-                syn::GenericArgument::Type(t) => Some(type_name(t).unwrap_or_default()),
-                _ => None,
-            })
-            .collect(),
-        _ => Vec::new(),
-    };
+    let args: Vec<String> = type_args(p.path.segments.last()?)
+        .into_iter()
+        .map(|t| type_name(t).unwrap_or_default())
+        .collect();
     let fn_generics = type_param_names(&sig.generics);
     if args != type_generics || fn_generics != type_generics {
         return None;
@@ -1003,17 +991,7 @@ fn mentions_value(done: &BTreeMap<String, ValueType>, path: &str) -> bool {
 }
 
 fn kind_mentions(kind: &ParamKind, path: &str) -> bool {
-    match kind {
-        ParamKind::Value { path: p } => p == path,
-        ParamKind::Vec { elem } | ParamKind::Slice { elem } => kind_mentions(elem, path),
-        ParamKind::Ref { inner }
-        | ParamKind::Option { inner }
-        | ParamKind::Pointer { inner, .. } => kind_mentions(inner, path),
-        ParamKind::Result { ok } => kind_mentions(ok, path),
-        ParamKind::Closure { returns, .. } => kind_mentions(returns, path),
-        ParamKind::Tuple { elems } => elems.iter().any(|e| kind_mentions(e, path)),
-        _ => false,
-    }
+    kind.any(&|k| matches!(k, ParamKind::Value { path: p } if p == path))
 }
 
 /// The standard types covcon builds: `PathBuf::from(String)`, `Instant::now()`,
@@ -1308,17 +1286,10 @@ fn check_buildable(
 fn unbuildable_in(kind: &ParamKind, buildable: &HashSet<String>, out: &mut Vec<String>) {
     match kind {
         ParamKind::Value { path } if !buildable.contains(path) => out.push(path.clone()),
-        ParamKind::Vec { elem } | ParamKind::Slice { elem } => unbuildable_in(elem, buildable, out),
-        ParamKind::Ref { inner }
-        | ParamKind::Option { inner }
-        | ParamKind::Pointer { inner, .. } => unbuildable_in(inner, buildable, out),
-        ParamKind::Result { ok } => unbuildable_in(ok, buildable, out),
-        ParamKind::Closure { returns, .. } => unbuildable_in(returns, buildable, out),
-        ParamKind::Tuple { elems } => {
-            for e in elems {
-                unbuildable_in(e, buildable, out);
+        other => {
+            for part in other.parts() {
+                unbuildable_in(part, buildable, out);
             }
         }
-        _ => {}
     }
 }

@@ -3,6 +3,11 @@
 
 use quote::ToTokens;
 
+/// A path's segments as written, without their arguments (`a::b::C<T>` → `["a", "b", "C"]`).
+pub(crate) fn idents(path: &syn::Path) -> Vec<String> {
+    path.segments.iter().map(|s| s.ident.to_string()).collect()
+}
+
 pub(crate) fn tokens<T: ToTokens>(t: &T) -> String {
     render_tokens(t.to_token_stream())
 }

@@ -189,12 +189,7 @@ fn impl_names_module(i: &ImplDecl, module: &[String]) -> bool {
     let syn::Type::Path(p) = &*i.item.self_ty else {
         return false;
     };
-    let segs: Vec<String> = p
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
+    let segs: Vec<String> = super::render::idents(&p.path);
     segs.len() >= 2 && module.last() == Some(&segs[segs.len() - 2])
 }
 

@@ -9,7 +9,7 @@
 //! of the crate that implements `Metric`).
 
 use super::index::{CrateIndex, Def, ItemKind};
-use super::render::tokens;
+use super::render::{idents, tokens};
 use crate::model::{InstancePassing, ParamKind, Pointer};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -428,12 +428,7 @@ impl<'a> TyCx<'a> {
         let Some(scope) = self.scope else {
             return Ok(None);
         };
-        let segs: Vec<String> = p
-            .path
-            .segments
-            .iter()
-            .map(|s| s.ident.to_string())
-            .collect();
+        let segs: Vec<String> = idents(&p.path);
         let Some((def, used)) = scope.index.resolve(scope.module, &segs) else {
             return Ok(None);
         };
@@ -569,7 +564,7 @@ impl Qualifier<'_, '_> {
         let Some(scope) = cx.scope else {
             return;
         };
-        let mut segs: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let mut segs: Vec<String> = idents(path);
         if path.leading_colon.is_some() {
             segs.insert(0, String::new());
         }
@@ -707,13 +702,21 @@ pub(crate) fn closure_bound(
 }
 
 pub(crate) fn first_type_arg(seg: &syn::PathSegment) -> Option<&syn::Type> {
+    type_args(seg).into_iter().next()
+}
+
+/// A path segment's type arguments, in order (`K, V` of `Map<'a, K, V>`).
+pub(crate) fn type_args(seg: &syn::PathSegment) -> Vec<&syn::Type> {
     let syn::PathArguments::AngleBracketed(a) = &seg.arguments else {
-        return None;
+        return Vec::new();
     };
-    a.args.iter().find_map(|g| match g {
-        syn::GenericArgument::Type(t) => Some(t),
-        _ => None,
-    })
+    a.args
+        .iter()
+        .filter_map(|g| match g {
+            syn::GenericArgument::Type(t) => Some(t),
+            _ => None,
+        })
+        .collect()
 }
 
 pub(crate) fn is_self_type(ty: &syn::Type, self_name: &str) -> bool {

@@ -33,6 +33,9 @@ impl engine::RawLock for Spin {
 /// What users of the facade call.
 pub type SpinLock<T> = engine::Lock<Spin, T>;
 
+/// The same, its parameter named as the one it fixes (`engine::Lock<R, T>`'s `R`).
+pub type Latch<R> = engine::Lock<Spin, R>;
+
 /// Takes a value of a dependency's type (`&engine::Ticket`), which covcon builds with that
 /// crate's `Ticket::new`.
 pub struct Board {
