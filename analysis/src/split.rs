@@ -112,6 +112,9 @@ pub(crate) fn split_points(
             .then(gap_b.cmp(gap_a))
             .then(a.method.cmp(&b.method))
             .then(a.at.line.cmp(&b.at.line))
+            // Two points on one line (`a(); b();`): without the column their order was the
+            // `HashMap`'s, another each run, and so were the points instrumented.
+            .then(a.at.column.cmp(&b.at.column))
     });
     points.into_iter().map(|(p, _)| p).collect()
 }

@@ -237,3 +237,34 @@ impl Ids {
         .find(|m| m.name == "next")
         .is_some_and(|m| m.body_start.is_some()));
 }
+
+/// Points that tie on everything but their column (two statements on one line) come in
+/// column order, the same in every run: which of them are instrumented must not change
+/// between runs.
+#[test]
+fn points_on_one_line_come_in_the_same_order_every_time() {
+    let source = "use std::sync::atomic::{AtomicU64, Ordering};
+        pub struct Two { a: AtomicU64, b: AtomicU64 }
+        impl Two {
+            pub fn new() -> Self { todo!() }
+            pub fn both(&self) { self.a.store(1, Ordering::SeqCst); self.b.store(1, Ordering::SeqCst); self.a.store(2, Ordering::SeqCst); }
+        }";
+    let points = || -> Vec<(u32, u32, u32)> {
+        analyze_source("points", "2021", source).types[0]
+            .split_points
+            .iter()
+            .map(|p| (p.num_sv, p.at.line, p.at.column))
+            .collect()
+    };
+    let first = points();
+    let ties: Vec<&(u32, u32, u32)> = first.iter().filter(|p| p.1 == 5).collect();
+    assert!(ties.len() >= 2, "{first:?}");
+    for pair in ties.windows(2) {
+        if pair[0].0 == pair[1].0 {
+            assert!(pair[0].2 < pair[1].2, "{first:?}");
+        }
+    }
+    for _ in 0..20 {
+        assert_eq!(points(), first);
+    }
+}
