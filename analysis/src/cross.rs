@@ -262,6 +262,10 @@ pub(crate) fn take_handles(types: &mut [TypeModel]) {
             let Some((name, shape)) = from.returns.as_deref().and_then(returned_name) else {
                 continue;
             };
+            // A guard borrows its owner: no test keeps one to pass along.
+            if shape == ReturnShape::Guard {
+                continue;
+            }
             if let Some(h) = handle_type(&before, i, &name) {
                 if !handles.iter().any(|(n, _, _)| *n == name) {
                     handles.push((name, before[h].path.clone(), shape));
@@ -473,6 +477,21 @@ fn returned_name(returns: &str) -> Option<(String, ReturnShape)> {
             "Arc" => ReturnShape::ArcSelf,
             "Option" => ReturnShape::OptionSelf,
             "Result" => ReturnShape::ResultSelf,
+            guard if is_guard(guard) => {
+                // The deref target is the last type argument (lock_api's guards take the raw
+                // lock first: `MappedRwLockReadGuard<'a, R, T>`).
+                let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
+                    return None;
+                };
+                let target = args.args.iter().rev().find_map(|a| match a {
+                    syn::GenericArgument::Type(syn::Type::Path(p)) => p.path.segments.last(),
+                    _ => None,
+                })?;
+                return target
+                    .arguments
+                    .is_empty()
+                    .then(|| (target.ident.to_string(), ReturnShape::Guard));
+            }
             _ => {
                 return Some((last.ident.to_string(), ReturnShape::SelfValue))
                     .filter(|_| last.arguments.is_empty())
@@ -488,6 +507,13 @@ fn returned_name(returns: &str) -> Option<(String, ReturnShape)> {
     seg.arguments
         .is_empty()
         .then(|| (seg.ident.to_string(), shape))
+}
+
+/// Whether a returned type's name is a guard's, whose deref target a handle method can be
+/// called on: std's and lock_api's (`MutexGuard`, `MappedRwLockReadGuard`, …), a map's entry
+/// references (`Ref`, `RefMut`, dashmap's and others').
+fn is_guard(name: &str) -> bool {
+    name.ends_with("Guard") || matches!(name, "Ref" | "RefMut" | "MappedRef" | "MappedRefMut")
 }
 
 /// The one other type of the crate named `name` that can be a handle: public, not generic.

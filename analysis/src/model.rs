@@ -252,6 +252,11 @@ pub enum ReturnShape {
     /// `&Self`: only for a handle a method returns by reference (`fn unparker(&self) ->
     /// &Unparker`), which the harness keeps as a clone.
     RefClone,
+    /// A guard whose deref target is the handle (`fn get_or_create(&self, ..) ->
+    /// MappedRwLockReadGuard<'_, Gauge>`): it borrows the owner, so it is never kept; a handle
+    /// method is called on it in one expression (`c0.get_or_create("a").add(1)`,
+    /// `generator::Call::chained`), the guard dropping where Rust drops the temporary.
+    Guard,
 }
 
 /// A public `&self` method (or any method the analysis records, with `supported` false).

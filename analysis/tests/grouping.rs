@@ -585,6 +585,57 @@ fn a_handle_returned_by_reference_is_kept_as_a_clone() {
     );
 }
 
+/// A handle behind a guard (`MappedRwLockReadGuard<'_, Gauge>`, lock_api's with the raw lock
+/// first, a map's `Ref`) is called through the guard: its methods join the owner's with the
+/// `Guard` shape, and no parameter takes one as a kept handle (a guard borrows its owner).
+#[test]
+fn a_handle_behind_a_guard_is_called_through_it_and_never_kept() {
+    for returned in [
+        "parking_lot::MappedRwLockReadGuard<'_, Gauge>",
+        "lock_api::MappedRwLockReadGuard<'_, parking_lot::RawRwLock, Gauge>",
+        "std::sync::MutexGuard<'_, Gauge>",
+        "dashmap::mapref::one::Ref<'_, String, Gauge>",
+    ] {
+        let source = format!(
+            "{SYNC}
+            pub struct Gauge {{ value: AtomicUsize }}
+            impl Gauge {{ pub fn add(&self, n: usize) {{ self.value.fetch_add(n, Ordering::SeqCst); }} }}
+            pub struct Family {{ gauges: Mutex<Vec<Gauge>> }}
+            impl Family {{
+                pub fn new() -> Self {{ Family {{ gauges: Mutex::new(Vec::new()) }} }}
+                pub fn get_or_create(&self, label: &str) -> {returned} {{ todo!() }}
+                pub fn drop_gauge(&self, gauge: &Gauge) {{ self.gauges.lock().unwrap().clear(); }}
+            }}"
+        );
+        let model = analyze_source("fixture", "2021", &source);
+        let family = model.types.iter().find(|t| t.name == "Family").unwrap();
+        let add = family
+            .methods
+            .iter()
+            .find(|m| m.name == "Gauge::add")
+            .unwrap_or_else(|| panic!("{returned}: the gauge's method joins the family's"));
+        let via = add.via.as_ref().unwrap();
+        assert_eq!(
+            (via.from.as_str(), via.shape),
+            ("get_or_create", analysis::ReturnShape::Guard),
+            "{returned}"
+        );
+        let drop_gauge = family
+            .methods
+            .iter()
+            .find(|m| m.name == "drop_gauge")
+            .unwrap();
+        assert!(
+            !matches!(
+                drop_gauge.params[0].kind,
+                analysis::ParamKind::Handle { .. }
+            ),
+            "{returned}: {:?}",
+            drop_gauge.params[0].kind
+        );
+    }
+}
+
 /// A parameter of a type only the type's own methods make (an opaque key from `insert`)
 /// takes a value kept from that method, by reference or by value (a clone); a plain value
 /// type the generator can build is left alone.

@@ -7,7 +7,7 @@
 //! coverage-over-time run per strategy (CovCon Fig. 3). Results go to stdout as markdown and,
 //! with `--out FILE`, to FILE, `FILE.json` and `FILE-coverage.csv`.
 
-use crate::cli::BenchArgs;
+use crate::cli::{BenchArgs, OracleKind};
 use crate::exit_code::{usage_error, ExitCode};
 use crate::options::{parse_duration, Console};
 use crate::output::stdout;
@@ -116,6 +116,9 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         oracle_config.jobs = jobs.max(1);
     }
     oracle_config.repeat = args.repeat.max(1);
+    if args.oracle == Some(OracleKind::Results) {
+        oracle_config.results = Some(oracle::results::ResultsConfig::default());
+    }
     if let Some(timeout) = &args.test_timeout {
         oracle_config.test_timeout = parse_duration(timeout)
             .map_err(|e| usage_error(format_args!("invalid test timeout: {e}")))?;

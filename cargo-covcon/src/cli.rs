@@ -301,6 +301,10 @@ pub struct BenchArgs {
     /// up to the first run that fails
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub repeat: u32,
+    /// What counts as a violation, as for a run: `panic` or `results` (wrong results too)
+    /// [default: panic]
+    #[arg(long, value_enum, value_name = "ORACLE")]
+    pub oracle: Option<OracleKind>,
     /// Types whose coverage over time is recorded (repeatable) [default: the two with the most methods]
     #[arg(long = "coverage-type", value_name = "PATTERN")]
     pub coverage_types: Vec<String>,

@@ -189,3 +189,69 @@ fn random_ids_and_hash_map_iteration_order_raise_no_false_alarm() {
         assert!(t["tests_run"].as_u64().unwrap() > 0, "{t:#}");
     }
 }
+
+/// A metrics family whose `get_or_create` replaces a counter another thread created between
+/// its read-lock miss and its write-lock insert: the lost update is in `inc` on the counter
+/// the call returned, so only a test whose threads keep what `get_or_create` returns and call
+/// `inc` on it shows it (`Family`, an `Arc`), or call `add` on it in one expression while its
+/// guard lives (`GuardedFamily`, a read guard as prometheus-client's). Both are reported as
+/// wrong results; the twins never are; each reproducer, with its threads' `let h1 = ...`
+/// bindings or chained calls, compiles against the uninstrumented crate.
+#[test]
+fn a_lost_update_on_a_returned_handle_is_found_through_bindings_and_chained_calls() {
+    let copy = Copy::new();
+    let types = [
+        "shapes::family::Family",
+        "shapes::family::FamilyFixed",
+        "shapes::family::GuardedFamily",
+        "shapes::family::GuardedFamilyFixed",
+    ];
+    let report = copy.campaign(&["shapes"], &types, "results", "3000");
+    check(
+        &report,
+        "shapes::family::Family: wrong_result\nshapes::family::FamilyFixed: nothing\n\
+         shapes::family::GuardedFamily: wrong_result\nshapes::family::GuardedFamilyFixed: nothing",
+    );
+    let tests = copy.root().join("shapes/tests");
+    std::fs::create_dir_all(&tests).unwrap();
+    for (name, shown) in [
+        ("Family", "= Arc::new(i0.get_or_create("),
+        ("GuardedFamily", ").add("),
+    ] {
+        let family = report["types"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["path"] == format!("shapes::family::{name}"))
+            .unwrap();
+        let violation = &family["violations"][0];
+        let uses_result = |thread: &Value| {
+            thread
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|c| c["keep"] == true || c["chained"].is_object())
+        };
+        let threads = &violation["test"]["threads"];
+        assert!(
+            uses_result(&threads[0]) || uses_result(&threads[1]),
+            "{violation:#}"
+        );
+        let source = std::fs::read_to_string(violation["reproducer"].as_str().unwrap()).unwrap();
+        assert!(source.contains(shown), "{source}");
+        let file = format!("covcon_{}", name.to_lowercase());
+        std::fs::write(tests.join(format!("{file}.rs")), &source).unwrap();
+        let build = std::process::Command::new(env!("CARGO"))
+            .args(["test", "--release", "-q", "-p", "shapes", "--no-run"])
+            .args(["--test", &file])
+            .current_dir(copy.root())
+            .env("CARGO_TARGET_DIR", copy.target())
+            .output()
+            .unwrap();
+        assert!(
+            build.status.success(),
+            "the reproducer does not compile:\n{}\n{source}",
+            String::from_utf8_lossy(&build.stderr)
+        );
+    }
+}

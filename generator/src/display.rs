@@ -38,8 +38,8 @@ impl fmt::Display for TestCase {
         write!(
             f,
             "thread 1: {} | thread 2: {}",
-            Calls(&self.threads[0]),
-            Calls(&self.threads[1])
+            ThreadCalls(self, 0),
+            ThreadCalls(self, 1)
         )
     }
 }
@@ -148,7 +148,8 @@ pub fn handle_name(index: usize) -> String {
 /// (`Bar::tick`), the instance's name and the method otherwise.
 pub fn receiver_and_method(call: &Call) -> (String, &str) {
     match call.method.split_once("::") {
-        Some((_, own)) => (handle_name(call.receiver), own),
+        Some((_, own)) if call.chained.is_none() => (handle_name(call.receiver), own),
+        Some((_, own)) => (instance_name(call.receiver), own),
         None => (instance_name(call.receiver), &call.method),
     }
 }
@@ -167,6 +168,29 @@ impl fmt::Display for Args<'_> {
     }
 }
 
+/// A thread's calls, each call that keeps its result bound to its local (`h2 = a.intern("x")`).
+struct ThreadCalls<'a>(&'a TestCase, usize);
+
+impl fmt::Display for ThreadCalls<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ThreadCalls(test, thread) = *self;
+        let calls = &test.threads[thread];
+        if calls.is_empty() {
+            return f.write_str("-");
+        }
+        for ((i, call), local) in calls.iter().enumerate().zip(test.locals(thread)) {
+            if i > 0 {
+                f.write_str("; ")?;
+            }
+            if let Some(k) = local {
+                write!(f, "{} = ", handle_name(k))?;
+            }
+            write!(f, "{}", Calls(std::slice::from_ref(call)))?;
+        }
+        Ok(())
+    }
+}
+
 struct Calls<'a>(&'a [Call]);
 
 impl fmt::Display for Calls<'_> {
@@ -179,7 +203,7 @@ impl fmt::Display for Calls<'_> {
                 f.write_str("; ")?;
             }
             let (receiver, method) = receiver_and_method(call);
-            let args: Vec<String> = call
+            let mut args: Vec<String> = call
                 .args
                 .iter()
                 .map(|v| match v {
@@ -187,6 +211,16 @@ impl fmt::Display for Calls<'_> {
                     other => other.to_string(),
                 })
                 .collect();
+            // A call on a fresh call's result: `a.get_or_create("x").add(1)`.
+            let receiver = match &call.chained {
+                Some(chain) => {
+                    let own = args.split_off(chain.args.min(args.len()));
+                    let from = format!("{receiver}.{}({})", chain.from, args.join(", "));
+                    args = own;
+                    from
+                }
+                None => receiver,
+            };
             let text = format!("{receiver}.{method}({})", args.join(", "));
             if call.times > 1 {
                 write!(f, "for _ in 0..{} {{ {text} }}", call.times)?;
@@ -208,6 +242,8 @@ mod tests {
             receiver,
             args,
             times: 1,
+            keep: false,
+            chained: None,
         }
     }
 
@@ -243,6 +279,29 @@ mod tests {
                 ],
             ),
             r#"a = Cache::new(2); prefix: a.put(1, "x"); thread 1: a.get(1); a.remove(1) | thread 2: a.len()"#,
+        );
+    }
+
+    /// A call that keeps its result binds the next local, thread 1's after thread 0's, and a
+    /// repeated call reads as its loop.
+    #[test]
+    fn thread_locals_are_bound_where_they_are_kept() {
+        let keep = |method: &str| Call {
+            keep: true,
+            ..call(0, method, vec![Value::Str("a".into())])
+        };
+        let mut repeated = call(0, "put", vec![Value::Int(1), Value::Str("x".into())]);
+        repeated.times = 3;
+        check(
+            test(
+                vec![call(0, "new", vec![])],
+                vec![],
+                [
+                    vec![keep("intern"), call(0, "resolve", vec![Value::Handle(0)])],
+                    vec![keep("intern"), call(1, "Sym::hash", vec![]), repeated],
+                ],
+            ),
+            r#"a = Cache::new(); thread 1: h0 = a.intern("a"); a.resolve(&h0) | thread 2: h1 = a.intern("a"); h1.hash(); for _ in 0..3 { a.put(1, "x") }"#,
         );
     }
 

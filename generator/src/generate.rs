@@ -13,10 +13,10 @@
 use crate::coverage::{Coverage, PairCoverage};
 use crate::pools::{percent, takes_instance, InstanceCtx, Pools, ValueGen};
 use crate::strategy::{Selector, Strategy};
-use crate::testcase::{Call, Execution, TestCase, Value};
+use crate::testcase::{Call, Chain, Execution, TestCase, Value};
 use analysis::{
-    Constructor, ConstructorKind, Diagnostic, Group, Method, ParamKind, Reason, Severity,
-    TypeModel, ValueType,
+    Constructor, ConstructorKind, Diagnostic, Group, Method, ParamKind, Reason, ReturnShape,
+    Severity, TypeModel, ValueType,
 };
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -371,6 +371,7 @@ impl TestGenerator {
                         receiver,
                     },
                     &mut handles,
+                    None,
                 );
                 let rng = &mut self.repeat_rng;
                 // A type whose code names sizes has boundaries worth crossing: twice as often.
@@ -397,34 +398,48 @@ impl TestGenerator {
                 0
             };
         let [first, second] = suffixes;
-        let threads = [
-            first
-                .iter()
-                .map(|&m| {
-                    self.method_call(
-                        m,
-                        InstanceCtx {
-                            instances,
-                            receiver: 0,
-                        },
-                        &mut handles,
-                    )
-                })
-                .collect(),
-            second
-                .iter()
-                .map(|&m| {
-                    self.method_call(
-                        m,
-                        InstanceCtx {
-                            instances,
-                            receiver: second_receiver,
-                        },
-                        &mut handles,
-                    )
-                })
-                .collect(),
-        ];
+        let mut threads: [Vec<Call>; 2] = Default::default();
+        let mut kept = [0; 2];
+        for (thread, (suffix, receiver)) in [(first, 0), (second, second_receiver)]
+            .into_iter()
+            .enumerate()
+        {
+            // A thread keeps values of its own in some tests only: a value kept before the
+            // prefix is what both threads share (two removals of one key), the flow across
+            // threads the bugs of most opaque keys need.
+            let mut locals = Locals {
+                flows: percent(&mut self.rng, self.pools.flow_percent),
+                ..Locals::default()
+            };
+            // A call keeping a local takes one of the suffix's places: the thread stays as
+            // long as the shape says (the results oracle tries every linearization).
+            let length = suffix.len();
+            for m in suffix {
+                if locals.calls.len() >= length {
+                    break;
+                }
+                let call = self.method_call(
+                    m,
+                    InstanceCtx {
+                        instances,
+                        receiver,
+                    },
+                    &mut handles,
+                    Some(&mut locals),
+                );
+                locals.calls.push(call);
+            }
+            locals.calls.truncate(length.max(1));
+            threads[thread] = locals.calls;
+            kept[thread] = locals.kept;
+        }
+        // Locals are numbered after the test's handles, which are all known now, thread 0's
+        // first.
+        let base = handles.calls.len();
+        for (thread, calls) in threads.iter_mut().enumerate() {
+            let base = base + if thread == 1 { kept[0] } else { 0 };
+            calls.iter_mut().for_each(|call| number_locals(call, base));
+        }
         TestCase {
             id: 0,
             type_path: self.type_path.clone(),
@@ -446,11 +461,28 @@ impl TestGenerator {
 
     /// A call of `method` with drawn arguments; a handle method's is made on a handle of the
     /// test, kept from a call of the method that returns it (a new one the first time, and
-    /// a second one now and then, so that two handles meet).
-    fn method_call(&mut self, method: usize, ctx: InstanceCtx, handles: &mut Handles) -> Call {
+    /// a second one now and then, so that two handles meet). In a thread (`locals`), the
+    /// handle or value is as often a local the thread keeps from its own call just before
+    /// (value flow: the key `intern` returned, resolved while the other thread interns).
+    fn method_call(
+        &mut self,
+        method: usize,
+        ctx: InstanceCtx,
+        handles: &mut Handles,
+        mut locals: Option<&mut Locals>,
+    ) -> Call {
+        // Kept values come from calls on the instance the call is made for.
+        let own = ctx;
+        // A handle behind a guard is called on a fresh call's result, in one expression: that
+        // call's arguments come first.
+        let mut chained: Option<Call> = None;
         let receiver = match self.handle_from[method] {
             None => ctx.receiver,
-            Some(from) => self.handle(from, ctx, handles),
+            Some(Source::Method(from)) if self.behind_guard(method) => {
+                chained = Some(self.method_call(from, own, handles, locals.as_deref_mut()));
+                ctx.receiver
+            }
+            Some(from) => self.kept_value(from, own, handles, locals.as_deref_mut()),
         };
         let ctx = InstanceCtx { receiver, ..ctx };
         let values = ValueGen {
@@ -459,12 +491,7 @@ impl TestGenerator {
             values: &self.values,
         };
         let rng = &mut self.rng;
-        let mut call = Call {
-            method: self.methods[method].name.clone(),
-            receiver: ctx.receiver,
-            args: Vec::new(),
-            times: 1,
-        };
+        let mut call = Call::new(self.methods[method].name.clone(), ctx.receiver, Vec::new());
         // Arguments that made this method hang alone are drawn again (a few times: a method
         // whose every argument hangs is still called).
         for _ in 0..HUNG_REDRAWS {
@@ -490,10 +517,56 @@ impl TestGenerator {
                 _ => None,
             };
             if let Some(from) = from {
-                call.args[i] = Value::Handle(self.handle(from, ctx, handles));
+                call.args[i] =
+                    Value::Handle(self.kept_value(from, own, handles, locals.as_deref_mut()));
             }
         }
+        if let Some(from) = chained {
+            call.chained = Some(Chain {
+                from: from.method,
+                args: from.args.len(),
+            });
+            let own = std::mem::replace(&mut call.args, from.args);
+            call.args.extend(own);
+        }
         call
+    }
+
+    /// Whether `method` is a handle's whose owner hands it out behind a guard.
+    fn behind_guard(&self, method: usize) -> bool {
+        self.methods[method]
+            .via
+            .as_ref()
+            .is_some_and(|v| v.shape == ReturnShape::Guard)
+    }
+
+    /// A kept value from `from` for the next call: in a thread that keeps values of its own,
+    /// one of the thread's locals (kept by a call written into the thread now, or half of the
+    /// time an earlier one); otherwise one of the test's handles.
+    fn kept_value(
+        &mut self,
+        from: Source,
+        ctx: InstanceCtx,
+        handles: &mut Handles,
+        locals: Option<&mut Locals>,
+    ) -> usize {
+        match (from, locals) {
+            (Source::Method(m), Some(locals)) if locals.flows => {
+                let kept = locals.by_from.get(&from).map_or(0, Vec::len);
+                if kept > 0 && percent(&mut self.rng, 50) {
+                    let of_from = &locals.by_from[&from];
+                    return of_from[self.rng.gen_range(0..of_from.len())];
+                }
+                let mut call = self.method_call(m, ctx, handles, None);
+                call.keep = true;
+                let k = LOCAL_BASE + locals.kept;
+                locals.kept += 1;
+                locals.calls.push(call);
+                locals.by_from.entry(from).or_default().push(k);
+                k
+            }
+            _ => self.handle(from, ctx, handles),
+        }
     }
 
     /// A handle from `from` for the next call: a new one kept the first time, and now and
@@ -511,6 +584,7 @@ impl TestGenerator {
                         receiver: 0,
                     },
                     handles,
+                    None,
                 ),
                 Source::Element(k) => Call::new(format!("#{k}"), 0, Vec::new()),
             };
@@ -540,13 +614,42 @@ impl TestGenerator {
         let args = constructor_params(&self.constructor)
             .map(|kind| values.value(kind, ctx, rng))
             .collect();
-        Call {
-            method: self.constructor.name.clone(),
-            receiver: 0,
-            args,
-            times: 1,
+        Call::new(self.constructor.name.clone(), 0, args)
+    }
+}
+
+/// A thread's calls as they are written, and the locals it keeps (numbered from
+/// [`LOCAL_BASE`] until the test's handles are all known).
+#[derive(Default)]
+struct Locals {
+    /// Whether the thread keeps values of its own at all.
+    flows: bool,
+    calls: Vec<Call>,
+    kept: usize,
+    by_from: BTreeMap<Source, Vec<usize>>,
+}
+
+/// Where a thread's locals are numbered from while its calls are written: far above any
+/// handle a test keeps. [`number_locals`] moves them to just after the test's handles.
+const LOCAL_BASE: usize = 1 << 20;
+
+/// Renumbers the locals a thread's call uses from [`LOCAL_BASE`] to `base`.
+fn number_locals(call: &mut Call, base: usize) {
+    fn renumber(value: &mut Value, base: usize) {
+        match value {
+            Value::Handle(k) if *k >= LOCAL_BASE => *k = *k - LOCAL_BASE + base,
+            Value::List(items) | Value::Tuple(items) => {
+                items.iter_mut().for_each(|v| renumber(v, base))
+            }
+            Value::Option(Some(inner)) | Value::Closure(inner) => renumber(inner, base),
+            Value::Built(b) => b.args.iter_mut().for_each(|v| renumber(v, base)),
+            _ => {}
         }
     }
+    if call.on_handle() && call.receiver >= LOCAL_BASE {
+        call.receiver = call.receiver - LOCAL_BASE + base;
+    }
+    call.args.iter_mut().for_each(|v| renumber(v, base));
 }
 
 /// The handles a test keeps, as its calls are written.
@@ -1170,16 +1273,15 @@ mod tests {
         );
         let tests = generator(&usable, Strategy::Bc, 5).next_batch(300);
         let mut kept = [0; 3];
+        let mut flows = 0;
         for test in &tests {
-            let calls: Vec<&Call> = test
-                .prefix
-                .iter()
-                .chain(test.threads.iter().flatten())
-                .collect();
+            let calls: Vec<&Call> = test.prefix.iter().collect();
             let needs = calls
                 .iter()
                 .any(|c| c.method == "Bar::tick" || c.method == "remove");
-            assert_eq!(needs, !test.handles.is_empty(), "{test}");
+            if needs {
+                assert!(!test.handles.is_empty(), "{test}");
+            }
             kept[test.handles.len()] += 1;
             for handle in &test.handles {
                 assert_eq!((handle.method.as_str(), handle.receiver), ("add", 0));
@@ -1194,7 +1296,23 @@ mod tests {
                     "{test}"
                 );
             }
+            // In the threads, a handle is the test's or one the thread kept before.
+            for t in 0..2 {
+                for (i, call) in test.threads[t].iter().enumerate() {
+                    if call.keep {
+                        flows += 1;
+                        assert_eq!(call.method, "add", "{test}");
+                    }
+                    for k in call.handles_used() {
+                        assert_eq!(kept_by(test, t, i, k).method, "add", "{test}");
+                    }
+                    if call.on_handle() || call.method == "remove" {
+                        assert!(!call.handles_used().is_empty(), "{test}");
+                    }
+                }
+            }
         }
+        assert!(flows > 0, "no thread kept a handle of its own");
         assert!(
             kept[1] > 0 && kept[2] > 0,
             "tests keeping 0, 1, 2 handles: {kept:?}"
@@ -1271,18 +1389,85 @@ mod tests {
         );
         let tests = generator(&model, Strategy::Bc, 2).next_batch(50);
         assert!(tests.iter().any(|t| !t.handles.is_empty()));
+        assert!(tests
+            .iter()
+            .flat_map(|t| t.threads.iter().flatten())
+            .any(|c| c.keep));
         for test in &tests {
-            let calls = test.prefix.iter().chain(test.threads.iter().flatten());
-            let removes: Vec<&Call> = calls.filter(|c| c.method == "remove").collect();
-            assert_eq!(removes.is_empty(), test.handles.is_empty(), "{test}");
             assert!(test.handles.iter().all(|h| h.method == "insert"));
-            for call in removes {
-                assert!(
-                    matches!(call.args[..], [Value::Handle(k)] if k < test.handles.len()),
-                    "{test}"
-                );
+            for (t, thread) in test.threads.iter().enumerate() {
+                for (i, call) in thread.iter().enumerate() {
+                    if call.method != "remove" {
+                        continue;
+                    }
+                    let [Value::Handle(k)] = call.args[..] else {
+                        panic!("{test}");
+                    };
+                    assert_eq!(kept_by(test, t, i, k).method, "insert", "{test}");
+                }
             }
         }
+    }
+
+    /// A handle behind a guard (`get_or_create(label) -> MappedRwLockReadGuard<Gauge>`) is
+    /// never kept: each call of its method is chained on a fresh `get_or_create`, whose
+    /// argument comes first, on the thread's own instance.
+    #[test]
+    fn a_handle_behind_a_guard_is_called_on_a_fresh_call_in_one_expression() {
+        let add = Method {
+            via: Some(analysis::Via {
+                ty: "m::Gauge".into(),
+                from: "get_or_create".into(),
+                shape: ReturnShape::Guard,
+                kept: None,
+            }),
+            ..method("Gauge::add", vec![ParamKind::Bool])
+        };
+        let model = model(
+            vec![method("get_or_create", vec![ParamKind::Str]), add],
+            &[
+                ("get_or_create", "get_or_create", Group::High),
+                ("get_or_create", "Gauge::add", Group::High),
+                ("Gauge::add", "Gauge::add", Group::High),
+            ],
+        );
+        let tests = generator(&model, Strategy::Bc, 4).next_batch(60);
+        let mut chained = 0;
+        for test in &tests {
+            assert!(test.handles.is_empty(), "{test}");
+            let calls = test.prefix.iter().chain(test.threads.iter().flatten());
+            for call in calls.filter(|c| c.method == "Gauge::add") {
+                chained += 1;
+                let chain = call.chained.as_ref().expect("chained");
+                assert_eq!((chain.from.as_str(), chain.args), ("get_or_create", 1));
+                assert!(
+                    matches!(call.args[..], [Value::Str(_), Value::Bool(_)]),
+                    "{test}"
+                );
+                assert!(!call.on_handle() && !call.keep, "{test}");
+                assert!(call.handles_used().is_empty(), "{test}");
+            }
+        }
+        assert!(chained > 0);
+        let shown = tests
+            .iter()
+            .map(ToString::to_string)
+            .find(|t| t.contains(".add("))
+            .unwrap();
+        assert!(shown.contains("a.get_or_create(\""), "{shown}");
+    }
+
+    /// The call that keeps handle `k` for call `i` of thread `t`: one of the test's handles, or
+    /// a call of the same thread before `i` that keeps its result as local `k`.
+    fn kept_by(test: &TestCase, t: usize, i: usize, k: usize) -> &Call {
+        if k < test.handles.len() {
+            return &test.handles[k];
+        }
+        let locals = test.locals(t);
+        let at = (0..i)
+            .find(|&j| locals[j] == Some(k))
+            .unwrap_or_else(|| panic!("handle {k} of thread {t} call {i} is kept nowhere: {test}"));
+        &test.threads[t][at]
     }
 
     #[test]

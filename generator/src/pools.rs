@@ -45,6 +45,10 @@ pub struct Pools {
     pub repeats: Vec<u32>,
     /// Percentage of prefix calls that are repeated.
     pub repeat_percent: u32,
+    /// Percentage of threads that keep the handles and values (keys a method returns) their
+    /// calls need from their own calls just before, instead of taking ones kept before the
+    /// prefix, which both threads share: value flow inside the concurrent part.
+    pub flow_percent: u32,
 }
 
 impl Default for Pools {
@@ -64,6 +68,7 @@ impl Default for Pools {
             second_receiver_percent: 50,
             repeats: vec![2, 7, 8, 15, 16, 31, 32, 33, 63, 64, 65, 100, 128, 129],
             repeat_percent: 20,
+            flow_percent: 35,
         }
     }
 }

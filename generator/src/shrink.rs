@@ -11,7 +11,7 @@
 //! about other tools.
 
 use crate::testcase::{Call, TestCase, Value};
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::time::{Duration, Instant};
 
 /// Re-runs a candidate test and says whether the original violation still shows.
@@ -342,26 +342,86 @@ fn remove_calls(test: &TestCase) -> Vec<TestCase> {
     out
 }
 
-/// `test` without the calls at `slots`.
+/// `test` without the calls at `slots`. A thread call that keeps a local takes the calls of
+/// its thread that use the local along, and the thread's later locals are renumbered.
 fn without(test: &TestCase, slots: &[Slot]) -> TestCase {
     let mut smaller = test.clone();
     let mut sorted = slots.to_vec();
     sorted.sort_unstable_by_key(|slot| std::cmp::Reverse(slot.1));
-    for (part, index) in sorted {
-        let calls = match part {
-            None => &mut smaller.prefix,
-            Some(t) => &mut smaller.threads[t],
-        };
-        calls.remove(index);
+    sorted.dedup();
+    for (_, index) in sorted.iter().filter(|(part, _)| part.is_none()) {
+        smaller.prefix.remove(*index);
+    }
+    // Each thread's remaining calls, with the local each keeps (by its old number).
+    let mut remaining: [Vec<(Call, Option<usize>)>; 2] = Default::default();
+    for (t, remaining) in remaining.iter_mut().enumerate() {
+        let mut gone: Vec<usize> = sorted
+            .iter()
+            .filter(|(part, _)| *part == Some(t))
+            .map(|&(_, i)| i)
+            .collect();
+        let locals = test.locals(t);
+        let dropped: Vec<usize> = gone.iter().filter_map(|&i| locals[i]).collect();
+        for (i, call) in test.threads[t].iter().enumerate() {
+            if call.handles_used().iter().any(|k| dropped.contains(k)) {
+                gone.push(i);
+            }
+        }
+        *remaining = test.threads[t]
+            .iter()
+            .zip(locals)
+            .enumerate()
+            .filter(|(i, _)| !gone.contains(i))
+            .map(|(_, (c, local))| (c.clone(), local))
+            .collect();
+    }
+    // Old local number → new one: after the handles, thread 0's first, in order.
+    let renumbered: BTreeMap<usize, usize> = remaining
+        .iter()
+        .flatten()
+        .filter_map(|(_, local)| *local)
+        .enumerate()
+        .map(|(slot, old)| (old, test.handles.len() + slot))
+        .collect();
+    for (t, remaining) in remaining.into_iter().enumerate() {
+        smaller.threads[t] = remaining
+            .into_iter()
+            .map(|(mut call, _)| {
+                map_handles(&mut call, &|k| renumbered.get(&k).copied().unwrap_or(k));
+                call
+            })
+            .collect();
     }
     smaller
 }
 
+/// Renames the handles a call uses (its receiver for a handle method, its handle arguments).
+fn map_handles(call: &mut Call, to: &impl Fn(usize) -> usize) {
+    fn walk(value: &mut Value, to: &impl Fn(usize) -> usize) {
+        match value {
+            Value::Handle(k) => *k = to(*k),
+            Value::List(items) | Value::Tuple(items) => items.iter_mut().for_each(|v| walk(v, to)),
+            Value::Option(Some(inner)) | Value::Closure(inner) => walk(inner, to),
+            Value::Built(b) => b.args.iter_mut().for_each(|v| walk(v, to)),
+            _ => {}
+        }
+    }
+    if call.on_handle() {
+        call.receiver = to(call.receiver);
+    }
+    call.args.iter_mut().for_each(|v| walk(v, to));
+}
+
 /// For each thread with two calls or more, the test with the thread's first call run at the
-/// end of the prefix instead: fewer calls run concurrently.
+/// end of the prefix instead: fewer calls run concurrently. A call that keeps a local or uses
+/// one stays in its thread.
 fn move_first_calls_to_prefix(test: &TestCase) -> Vec<TestCase> {
     (0..2)
         .filter(|&t| test.threads[t].len() > 1)
+        .filter(|&t| {
+            let first = &test.threads[t][0];
+            !first.keep && first.handles_used().iter().all(|&k| k < test.handles.len())
+        })
         .map(|t| {
             let mut moved = test.clone();
             let call = moved.threads[t].remove(0);
@@ -550,6 +610,8 @@ mod tests {
             receiver,
             args,
             times: 1,
+            keep: false,
+            chained: None,
         }
     }
 
@@ -684,6 +746,57 @@ mod tests {
             ShrinkConfig::default(),
             fails,
             "a = MultiBar::new(); h0 = a.add(0); thread 1: a.render() | thread 2: h0.tick() / steps=6 checks=9 stop=Minimal",
+        );
+    }
+
+    /// An interner's test whose threads each keep a key of their own (locals h1, h2 after the
+    /// test's handle h0). It fails while thread 2 resolves the key it interned and thread 1
+    /// interns: removing thread 1's keeping call takes its use along and renumbers thread 2's
+    /// local, and no call keeping or using a local moves to the prefix.
+    #[test]
+    fn a_thread_local_goes_with_its_uses_and_the_later_locals_are_renumbered() {
+        let keep = |method: &str, arg: &str| Call {
+            keep: true,
+            ..call(0, method, vec![text(arg)])
+        };
+        let original = TestCase {
+            id: 4,
+            type_path: "shapes::interner::Interner".into(),
+            pair: ["intern".into(), "resolve".into()],
+            instances: vec![call(0, "new", vec![])],
+            handles: vec![call(0, "intern", vec![text("b")])],
+            prefix: vec![],
+            threads: [
+                vec![
+                    keep("intern", "a"),
+                    call(0, "resolve", vec![Value::Handle(1)]),
+                    call(0, "len", vec![]),
+                ],
+                vec![
+                    keep("intern", "a"),
+                    call(0, "resolve", vec![Value::Handle(2)]),
+                    call(0, "resolve", vec![Value::Handle(0)]),
+                ],
+            ],
+            noise_seed: 0,
+        };
+        let without_first = without(&original, &[(Some(0), 0)]);
+        assert_eq!(
+            without_first.to_string(),
+            "a = Interner::new(); h0 = a.intern(\"b\"); thread 1: a.len() | thread 2: h1 = a.intern(\"a\"); a.resolve(&h1); a.resolve(&h0)"
+        );
+        assert!(move_first_calls_to_prefix(&original).is_empty());
+        let fails = |t: &TestCase| {
+            t.threads[1]
+                .iter()
+                .any(|c| c.method == "resolve" && c.handles_used().iter().any(|&k| k > 0))
+                && t.threads[0].iter().any(|c| c.method == "intern")
+        };
+        check(
+            original,
+            ShrinkConfig::default(),
+            fails,
+            "a = Interner::new(); thread 1: h0 = a.intern(\"\") | thread 2: h1 = a.intern(\"\"); a.resolve(&h1) / steps=7 checks=19 stop=Minimal",
         );
     }
 

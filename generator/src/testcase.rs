@@ -32,6 +32,26 @@ pub struct TestCase {
     pub noise_seed: u64,
 }
 
+impl TestCase {
+    /// For each call of thread `thread`, the handle number it keeps its result as
+    /// ([`Call::keep`]): locals follow the test's handles, thread 1's after thread 0's.
+    pub fn locals(&self, thread: usize) -> Vec<Option<usize>> {
+        let mut next = self.handles.len();
+        if thread == 1 {
+            next += self.threads[0].iter().filter(|c| c.keep).count();
+        }
+        self.threads[thread]
+            .iter()
+            .map(|c| {
+                c.keep.then(|| {
+                    next += 1;
+                    next - 1
+                })
+            })
+            .collect()
+    }
+}
+
 /// A call of a constructor or method. `receiver` is an instance index (ignored for
 /// constructors).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -44,13 +64,36 @@ pub struct Call {
     /// only in a prefix, where the calls run sequentially.
     #[serde(default = "one", skip_serializing_if = "is_one")]
     pub times: u32,
+    /// In a thread: the call's result is kept as the thread's next *local* handle (`let h2 =
+    /// c0.intern("a");`), which later calls of the same thread take (`c0.resolve(h2)`) or are
+    /// made on (`h2.inc()`). A thread's locals are numbered after the test's
+    /// [`TestCase::handles`], in the order its calls keep them; the other thread never sees
+    /// them. Only calls of a method some parameter or handle method names as its `from`.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub keep: bool,
+    /// A handle method's call (`Gauge::add`) made in one expression on what a fresh call of
+    /// the method that hands the handle out returns (`c0.get_or_create("a").add(1)`): a guard
+    /// that borrows its owner and cannot be kept. `receiver` is then the instance, and `args`
+    /// hold that method's arguments first, then the handle method's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chained: Option<Chain>,
+}
+
+/// The call a [`Call::chained`] call is made on the result of.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Chain {
+    /// The method that hands out the handle (`get_or_create`).
+    pub from: String,
+    /// How many of the call's arguments are that method's (the first ones).
+    pub args: usize,
 }
 
 impl Call {
-    /// Whether the call is a handle method's (`Bar::tick`), made on a handle rather than an
-    /// instance: Rust method names never hold `::`.
+    /// Whether the call is a handle method's (`Bar::tick`) made on a kept handle rather than
+    /// an instance (Rust method names never hold `::`), not one [`Call::chained`] on a call's
+    /// result.
     pub fn on_handle(&self) -> bool {
-        self.method.contains("::")
+        self.method.contains("::") && self.chained.is_none()
     }
 
     /// One call of `method` on instance `receiver`.
@@ -60,7 +103,31 @@ impl Call {
             receiver,
             args,
             times: 1,
+            keep: false,
+            chained: None,
         }
+    }
+
+    /// The handles the call uses: its receiver for a handle method's call, and every handle
+    /// among its arguments, at any depth.
+    pub fn handles_used(&self) -> Vec<usize> {
+        let mut used = Vec::new();
+        if self.on_handle() {
+            used.push(self.receiver);
+        }
+        fn walk(value: &Value, used: &mut Vec<usize>) {
+            match value {
+                Value::Handle(k) => used.push(*k),
+                Value::List(items) | Value::Tuple(items) => {
+                    items.iter().for_each(|v| walk(v, used))
+                }
+                Value::Option(Some(inner)) | Value::Closure(inner) => walk(inner, used),
+                Value::Built(b) => b.args.iter().for_each(|v| walk(v, used)),
+                _ => {}
+            }
+        }
+        self.args.iter().for_each(|v| walk(v, &mut used));
+        used
     }
 }
 
@@ -70,6 +137,10 @@ fn one() -> u32 {
 
 fn is_one(n: &u32) -> bool {
     *n == 1
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// A concrete argument value.

@@ -127,6 +127,8 @@ fn counter_tests(n: u64) -> Vec<TestCase> {
         receiver: 0,
         args: vec![],
         times: 1,
+        keep: false,
+        chained: None,
     };
     (1..=n)
         .map(|id| TestCase {

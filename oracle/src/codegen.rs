@@ -463,7 +463,7 @@ fn driver(w: &mut Writer, index: usize, plan: &TypePlan<'_>) {
             ReturnShape::SelfValue => w.line(&format!(
                 "                {OK}(({ARC}::new(built), {elements}))"
             )),
-            ReturnShape::RefClone => w.line(&format!(
+            ReturnShape::RefClone | ReturnShape::Guard => w.line(&format!(
                 "                {OK}(({ARC}::new(::std::clone::Clone::clone(built)), {elements}))"
             )),
             ReturnShape::ArcSelf => w.line(&format!("                {OK}((built, {elements}))")),
@@ -523,7 +523,25 @@ fn driver(w: &mut Writer, index: usize, plan: &TypePlan<'_>) {
             ));
         }
         let mut next_arg = 0;
-        let (lets, args) = arguments(&method.params, &mut next_arg, &args_cx);
+        // A handle behind a guard is called on a fresh call of the method that hands it out,
+        // in one expression: that method's arguments come first.
+        let guarded_from = method
+            .via
+            .as_ref()
+            .filter(|v| v.shape == ReturnShape::Guard)
+            .and_then(|v| {
+                ty.methods
+                    .iter()
+                    .find(|f| f.name == v.from && f.via.is_none())
+            });
+        let mut lets = Vec::new();
+        let from_args = guarded_from.map(|from| {
+            let (more, args) = arguments(&from.params, &mut next_arg, &args_cx);
+            lets.extend(more);
+            args
+        });
+        let (more, args) = arguments(&method.params, &mut next_arg, &args_cx);
+        lets.extend(more);
         for line in lets {
             w.line(&format!("                {line}"));
         }
@@ -540,6 +558,16 @@ fn driver(w: &mut Writer, index: usize, plan: &TypePlan<'_>) {
             w.line("                ::covcon_rt::schedule_point();");
         }
         let (receiver, name) = match (&method.via, method.handle_parts()) {
+            (Some(_), Some((_, own))) if guarded_from.is_some() => {
+                let from = guarded_from.unwrap_or(method);
+                let from_call = format!(
+                    "cx.receiver(call)?.{}{}({})",
+                    from.name,
+                    turbofish(&from.generic_args, &substitutions),
+                    from_args.unwrap_or_default().join(", ")
+                );
+                (awaited(&from_call, from.is_async), own)
+            }
             (Some(via), Some((_, own))) => (
                 format!("cx.handle::<{}>(call)?", handle_type(via, &substitutions)),
                 own,
@@ -625,7 +653,8 @@ fn handle_fn(w: &mut Writer, index: usize, plan: &TypePlan<'_>, globs: &str, arg
         .filter(|m| m.supported && !plan.skip_methods.contains(&m.name))
     {
         let mut wanted: Vec<(&str, String, ReturnShape)> = Vec::new();
-        if let Some(via) = &m.via {
+        // A guard is never kept: its handle's methods are called through it.
+        if let Some(via) = m.via.as_ref().filter(|v| v.shape != ReturnShape::Guard) {
             wanted.push((
                 &via.from,
                 handle_type(via, args_cx.substitutions),
@@ -709,7 +738,7 @@ fn handle_fn(w: &mut Writer, index: usize, plan: &TypePlan<'_>, globs: &str, arg
                 w.line(&format!("                let r: {kept} = r;"));
                 w.line(&format!("                {OK}(::std::boxed::Box::new(r))"));
             }
-            ReturnShape::RefClone => {
+            ReturnShape::RefClone | ReturnShape::Guard => {
                 w.line(&format!(
                     "                let r: {kept} = ::std::clone::Clone::clone(r);"
                 ));
@@ -789,7 +818,7 @@ fn value_builders(
                 ReturnShape::SelfValue | ReturnShape::ArcSelf => {
                     w.line(&format!("            {OK}({built})"))
                 }
-                ReturnShape::RefClone => w.line(&format!(
+                ReturnShape::RefClone | ReturnShape::Guard => w.line(&format!(
                     "            {OK}(::std::clone::Clone::clone({built}))"
                 )),
                 ReturnShape::ResultSelf => w.line(&format!(

@@ -222,19 +222,59 @@ fn render(
         if allowed.is_some() {
             out.push_str("                    let mut seen: Vec<String> = Vec::new();\n");
         }
+        let locals = test.locals(thread);
+        // The thread's locals a method may not return (`Option`, `Result`): the harness skips
+        // a call using one it did not keep, and so does this.
+        let mut optional: Vec<usize> = Vec::new();
         for (index, call) in calls.iter().enumerate() {
             if index > 0 {
                 out.push_str("                    noise.between_calls();\n");
             }
+            if let Some(k) = locals[index] {
+                let (statement, maybe) = cx.keep_local(k, call);
+                let _ = writeln!(out, "                    {statement}");
+                if maybe {
+                    optional.push(k);
+                }
+                continue;
+            }
             let place = (thread as u8, index as u32);
+            let body = if allowed.is_some_and(|a| a.calls.contains(&place)) {
+                format!("seen.push(clip(format!(\"{{:?}}\", {})));", cx.invoke(call))
+            } else if call.times > 1 {
+                format!(
+                    "for _ in 0..{} {{ let _ = {}; }}",
+                    call.times,
+                    cx.invoke(call)
+                )
+            } else {
+                format!("let _ = {};", cx.invoke(call))
+            };
+            let mut used: Vec<usize> = call
+                .handles_used()
+                .into_iter()
+                .filter(|k| optional.contains(k))
+                .collect();
+            used.sort_unstable();
+            used.dedup();
+            if used.is_empty() {
+                let _ = writeln!(out, "                    {body}");
+                continue;
+            }
+            let names: Vec<String> = used.iter().map(|k| format!("Some(h{k})")).collect();
+            let values: Vec<String> = used.iter().map(|k| format!("h{k}.as_deref()")).collect();
+            let _ = writeln!(
+                out,
+                "                    if let ({},) = ({},) {{ {body} }}",
+                names.join(", "),
+                values.join(", ")
+            );
             if allowed.is_some_and(|a| a.calls.contains(&place)) {
                 let _ = writeln!(
                     out,
-                    "                    seen.push(clip(format!(\"{{:?}}\", {})));",
-                    cx.invoke(call)
+                    "                    else {{ seen.push(\"(skipped: h{} was not kept)\".to_string()); }}",
+                    used.iter().find(|k| optional.contains(k)).copied().unwrap_or_default()
                 );
-            } else {
-                let _ = writeln!(out, "                    let _ = {};", cx.invoke(call));
             }
         }
         if allowed.is_some() {
@@ -540,7 +580,7 @@ impl Render<'_> {
         }
         match constructor.returns {
             ReturnShape::SelfValue => format!("Arc::new({expr})"),
-            ReturnShape::RefClone => format!("Arc::new({expr}.clone())"),
+            ReturnShape::RefClone | ReturnShape::Guard => format!("Arc::new({expr}.clone())"),
             ReturnShape::ArcSelf => expr,
             ReturnShape::ResultSelf | ReturnShape::OptionSelf => {
                 format!("Arc::new({expr}.unwrap())")
@@ -550,11 +590,26 @@ impl Render<'_> {
 
     fn invoke(&self, call: &Call) -> String {
         let method = self.ty.methods.iter().find(|m| m.name == call.method);
+        // A call chained on a fresh call's result takes that call's arguments first.
+        let from = method
+            .and_then(|m| m.via.as_ref())
+            .filter(|_| call.chained.is_some())
+            .and_then(|v| {
+                self.ty
+                    .methods
+                    .iter()
+                    .find(|f| f.name == v.from && f.via.is_none())
+            });
+        let params: Vec<&Param> = from
+            .into_iter()
+            .chain(method)
+            .flat_map(|m| &m.params)
+            .collect();
         let args: Vec<String> = call
             .args
             .iter()
             .enumerate()
-            .map(|(i, value)| match method.and_then(|m| m.params.get(i)) {
+            .map(|(i, value)| match params.get(i).copied() {
                 Some(Param {
                     kind: ParamKind::FromReceiver { method, by_ref },
                     ..
@@ -578,9 +633,27 @@ impl Render<'_> {
             }
             _ => String::new(),
         };
-        let receiver = match method.and_then(|m| m.handle_parts()) {
-            Some((_, own)) => format!("h{}.{own}", call.receiver),
-            None => format!("i{}.{}", call.receiver, call.method),
+        let receiver = match (method.and_then(|m| m.handle_parts()), from) {
+            (Some((_, own)), Some(from)) => {
+                let split = from.params.len().min(args.len());
+                let (from_args, _) = args.split_at(split);
+                let call_from =
+                    format!("i{}.{}({})", call.receiver, from.name, from_args.join(", "));
+                let call_from = if from.is_async {
+                    format!("block_on({call_from})")
+                } else {
+                    call_from
+                };
+                let own_args = args[split..].join(", ");
+                let expr = format!("{call_from}.{own}{turbofish}({own_args})");
+                return if method.is_some_and(|m| m.is_async) {
+                    format!("block_on({expr})")
+                } else {
+                    expr
+                };
+            }
+            (Some((_, own)), None) => format!("h{}.{own}", call.receiver),
+            (None, _) => format!("i{}.{}", call.receiver, call.method),
         };
         let expr = format!("{receiver}{turbofish}({})", args.join(", "));
         if method.is_some_and(|m| m.is_async) {
@@ -590,34 +663,37 @@ impl Render<'_> {
         }
     }
 
-    /// The statement keeping handle `k` (`let h0 = Arc::new(i0.add(3));`), `Option` and
-    /// `Result` unwrapped as the harness does.
-    fn keep_handle(&self, k: usize, call: &Call) -> String {
-        if let Some(element) = call.method.strip_prefix('#') {
-            return format!("let h{k} = Arc::new(i{}_e{element});", call.receiver);
-        }
+    /// How the method a kept value comes from returns it.
+    fn kept_shape(&self, method: &str) -> ReturnShape {
         let returned = self
             .ty
             .methods
             .iter()
             .flat_map(|m| &m.params)
             .find_map(|p| match &p.kind {
-                ParamKind::Returned { from, shape, .. } if *from == call.method => Some(*shape),
+                ParamKind::Returned { from, shape, .. } if *from == method => Some(*shape),
                 _ => None,
             });
-        let shape = self
-            .ty
+        self.ty
             .methods
             .iter()
             .filter_map(|m| m.via.as_ref())
-            .find(|v| v.from == call.method)
+            .find(|v| v.from == method)
             .map(|v| v.shape)
             .or(returned)
-            .unwrap_or(ReturnShape::SelfValue);
+            .unwrap_or(ReturnShape::SelfValue)
+    }
+
+    /// The statement keeping handle `k` (`let h0 = Arc::new(i0.add(3));`), `Option` and
+    /// `Result` unwrapped as the harness does.
+    fn keep_handle(&self, k: usize, call: &Call) -> String {
+        if let Some(element) = call.method.strip_prefix('#') {
+            return format!("let h{k} = Arc::new(i{}_e{element});", call.receiver);
+        }
         let expr = self.invoke(call);
-        let kept = match shape {
+        let kept = match self.kept_shape(&call.method) {
             ReturnShape::SelfValue | ReturnShape::ArcSelf => expr,
-            ReturnShape::RefClone => format!("{expr}.clone()"),
+            ReturnShape::RefClone | ReturnShape::Guard => format!("{expr}.clone()"),
             ReturnShape::OptionSelf => {
                 format!("{expr}.expect(\"`{}` returns a handle\")", call.method)
             }
@@ -627,6 +703,18 @@ impl Render<'_> {
             ),
         };
         format!("let h{k} = Arc::new({kept});")
+    }
+
+    /// The statement keeping a thread's local `k` from `call`, and whether the local may be
+    /// empty: a method returning `Option` or `Result` keeps `Some(Arc)` only for `Some`/`Ok`
+    /// (`let h2 = i0.get(1).map(Arc::new);`), as the harness keeps nothing for `None`.
+    fn keep_local(&self, k: usize, call: &Call) -> (String, bool) {
+        let expr = self.invoke(call);
+        match self.kept_shape(&call.method) {
+            ReturnShape::OptionSelf => (format!("let h{k} = {expr}.map(Arc::new);"), true),
+            ReturnShape::ResultSelf => (format!("let h{k} = {expr}.ok().map(Arc::new);"), true),
+            _ => (self.keep_handle(k, call), false),
+        }
     }
 
     /// A value built by a constructor of one of the type's value types, as Rust, its
@@ -652,7 +740,7 @@ impl Render<'_> {
         });
         match constructor.map(|c| c.returns) {
             Some(ReturnShape::ResultSelf | ReturnShape::OptionSelf) => format!("{code}.unwrap()"),
-            Some(ReturnShape::RefClone) => format!("{code}.clone()"),
+            Some(ReturnShape::RefClone | ReturnShape::Guard) => format!("{code}.clone()"),
             _ => code,
         }
     }
@@ -881,6 +969,8 @@ mod tests {
             receiver: 0,
             args,
             times: 1,
+            keep: false,
+            chained: None,
         }
     }
 
@@ -1087,5 +1177,155 @@ mod tests {
                 ("noise.between_calls();", 1),
             ],
         );
+    }
+
+    /// A thread's call that keeps its result binds a local inside the thread's closure: a
+    /// method returning `Option` keeps `Some` only, and the call using the local runs only
+    /// when it was kept, as the harness skips it; a plain result is kept in an `Arc`.
+    #[test]
+    fn thread_locals_are_bound_in_their_thread_and_optional_ones_guard_their_uses() {
+        let key = |shape| Param {
+            name: "k".into(),
+            ty: "Key".into(),
+            kind: ParamKind::Returned {
+                from: if shape == ReturnShape::OptionSelf {
+                    "take".into()
+                } else {
+                    "make".into()
+                },
+                ty: "Key".into(),
+                shape,
+                by_ref: false,
+            },
+        };
+        let method = |name: &str, params: Vec<Param>| Method {
+            name: name.into(),
+            params,
+            supported: true,
+            ..Method::default()
+        };
+        let ty = TypeModel {
+            path: "k::Pool".into(),
+            package: "k".into(),
+            name: "Pool".into(),
+            constructors: vec![Constructor {
+                name: "new".into(),
+                supported: true,
+                ..Constructor::default()
+            }],
+            methods: vec![
+                method("take", vec![]),
+                method("make", vec![]),
+                method("give", vec![key(ReturnShape::OptionSelf)]),
+                method("show", vec![key(ReturnShape::SelfValue)]),
+            ],
+            supported: true,
+            ..TypeModel::default()
+        };
+        let keep = |name: &str| Call {
+            keep: true,
+            ..call(name, vec![])
+        };
+        let test = TestCase {
+            id: 1,
+            type_path: "k::Pool".into(),
+            pair: ["take".into(), "make".into()],
+            instances: vec![call("new", vec![])],
+            handles: vec![],
+            prefix: vec![],
+            threads: [
+                vec![keep("take"), call("give", vec![Value::Handle(0)])],
+                vec![keep("make"), call("show", vec![Value::Handle(1)])],
+            ],
+            noise_seed: 3,
+        };
+        let source = render_reproducer(&ty, &test, None, "panic");
+        for (text, count) in [
+            ("let h0 = i0.take().map(Arc::new);", 1),
+            (
+                "if let (Some(h0),) = (h0.as_deref(),) { let _ = i0.give((*h0).clone()); }",
+                1,
+            ),
+            ("let h1 = Arc::new(i0.make());", 1),
+            ("let _ = i0.show((*h1).clone());", 1),
+            // Locals live in their thread: nothing clones them into the closures.
+            ("Arc::clone(&h", 0),
+        ] {
+            assert_eq!(
+                source.matches(text).count(),
+                count,
+                "`{text}` in:\n{source}"
+            );
+        }
+    }
+
+    /// A handle method behind a guard is called on a fresh call's result in one expression,
+    /// that call's arguments first.
+    #[test]
+    fn a_call_chained_on_a_guard_is_one_expression() {
+        let param = |name: &str, ty: &str, kind: ParamKind| Param {
+            name: name.into(),
+            ty: ty.into(),
+            kind,
+        };
+        let ty = TypeModel {
+            path: "k::Family".into(),
+            package: "k".into(),
+            name: "Family".into(),
+            constructors: vec![Constructor {
+                name: "new".into(),
+                supported: true,
+                ..Constructor::default()
+            }],
+            methods: vec![
+                Method {
+                    name: "get_or_create".into(),
+                    params: vec![param("label", "&str", ParamKind::Str)],
+                    supported: true,
+                    ..Method::default()
+                },
+                Method {
+                    name: "Gauge::add".into(),
+                    params: vec![param(
+                        "n",
+                        "u64",
+                        ParamKind::Int {
+                            signed: false,
+                            bits: 64,
+                        },
+                    )],
+                    via: Some(analysis::Via {
+                        ty: "k::Gauge".into(),
+                        from: "get_or_create".into(),
+                        shape: ReturnShape::Guard,
+                        kept: None,
+                    }),
+                    supported: true,
+                    ..Method::default()
+                },
+            ],
+            supported: true,
+            ..TypeModel::default()
+        };
+        let add = Call {
+            chained: Some(generator::Chain {
+                from: "get_or_create".into(),
+                args: 1,
+            }),
+            ..call("Gauge::add", vec![Value::Str("a".into()), Value::Int(2)])
+        };
+        let test = TestCase {
+            id: 1,
+            type_path: "k::Family".into(),
+            pair: ["get_or_create".into(), "Gauge::add".into()],
+            instances: vec![call("new", vec![])],
+            handles: vec![],
+            prefix: vec![],
+            threads: [vec![add.clone()], vec![add]],
+            noise_seed: 3,
+        };
+        let source = render_reproducer(&ty, &test, None, "panic");
+        let text = "let _ = i0.get_or_create(\"a\").add(2);";
+        assert_eq!(source.matches(text).count(), 2, "{source}");
     }
 }

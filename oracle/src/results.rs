@@ -899,6 +899,8 @@ mod tests {
                     receiver: 0,
                     args: vec![],
                     times: 1,
+                    keep: false,
+                    chained: None,
                 })
                 .collect()
         };

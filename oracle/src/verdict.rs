@@ -407,6 +407,8 @@ mod tests {
             receiver: 0,
             args: vec![],
             times: 1,
+            keep: false,
+            chained: None,
         };
         TestCase {
             id: 1,

@@ -173,6 +173,8 @@ fn call(method: &str, args: Vec<Value>) -> Call {
         receiver: 0,
         args,
         times: 1,
+        keep: false,
+        chained: None,
     }
 }
 

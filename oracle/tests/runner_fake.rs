@@ -34,6 +34,8 @@ fn test_case(id: u64, script: &str) -> TestCase {
         receiver: 0,
         args: vec![],
         times: 1,
+        keep: false,
+        chained: None,
     };
     let (a, b) = script.split_once('|').expect("two threads");
     let calls = |s: &str| s.split_whitespace().map(call).collect::<Vec<_>>();

@@ -4,7 +4,7 @@ use generator::{Call, TestCase, Value};
 
 /// `c0.deposit(5)`: a method call on an instance; `h0.tick()` on a handle the test keeps.
 pub fn call(call: &Call) -> String {
-    let args: Vec<String> = call
+    let mut args: Vec<String> = call
         .args
         .iter()
         .map(|v| match v {
@@ -12,9 +12,20 @@ pub fn call(call: &Call) -> String {
             other => value(other),
         })
         .collect();
-    match call.method.split_once("::") {
-        Some((_, own)) => format!("h{}.{own}({})", call.receiver, args.join(", ")),
-        None => format!("c{}.{}({})", call.receiver, call.method, args.join(", ")),
+    match (call.method.split_once("::"), &call.chained) {
+        // On a fresh call's result, in one expression: `c0.get_or_create("a").add(1)`.
+        (Some((_, own)), Some(chain)) => {
+            let own_args = args.split_off(chain.args.min(args.len()));
+            format!(
+                "c{}.{}({}).{own}({})",
+                call.receiver,
+                chain.from,
+                args.join(", "),
+                own_args.join(", ")
+            )
+        }
+        (Some((_, own)), None) => format!("h{}.{own}({})", call.receiver, args.join(", ")),
+        (None, _) => format!("c{}.{}({})", call.receiver, call.method, args.join(", ")),
     }
 }
 
@@ -136,14 +147,30 @@ pub fn layout(test: &TestCase, shapes: Shapes<'_>) -> Layout {
     }));
     setup.extend(test.prefix.iter().map(|c| match c.times {
         1 => format!("{};", call(c)),
-        n => format!("for _ in 0..{n} {{ {}; }}", call(c)),
+        _ => repeated(c),
     }));
+    // A thread's lines read as its column: no `;` after each.
+    let thread = |t: usize| -> Vec<String> {
+        test.threads[t]
+            .iter()
+            .zip(test.locals(t))
+            .map(|(c, local)| match local {
+                Some(k) => format!("let h{k} = {}", call(c)),
+                None => repeated(c),
+            })
+            .collect()
+    };
     Layout {
         setup,
-        threads: [
-            test.threads[0].iter().map(call).collect(),
-            test.threads[1].iter().map(call).collect(),
-        ],
+        threads: [thread(0), thread(1)],
+    }
+}
+
+/// A call, in its loop when it repeats.
+fn repeated(c: &Call) -> String {
+    match c.times {
+        1 => call(c),
+        n => format!("for _ in 0..{n} {{ {}; }}", call(c)),
     }
 }
 
@@ -306,5 +333,64 @@ mod tests {
             ]
         );
         assert_eq!(layout.threads, [["c0.send(3)"], ["h0.recv()"]]);
+    }
+
+    /// A thread's call that keeps its result binds its local where it runs, thread 2's
+    /// after thread 1's; a repeated call reads as its loop.
+    #[test]
+    fn thread_locals_are_bound_in_their_column() {
+        let keep = |method: &str, arg: &str| Call {
+            keep: true,
+            ..Call::new(method, 0, vec![Value::Str(arg.into())])
+        };
+        let mut repeated = Call::new("intern", 0, vec![Value::Str("b".into())]);
+        repeated.times = 31;
+        let test = TestCase {
+            id: 1,
+            type_path: "shapes::interner::Interner".into(),
+            pair: ["intern".into(), "resolve".into()],
+            instances: vec![Call::new("new", 0, vec![])],
+            handles: vec![],
+            prefix: vec![repeated.clone()],
+            threads: [
+                vec![keep("intern", "a"), repeated],
+                vec![
+                    keep("intern", "a"),
+                    Call::new("resolve", 0, vec![Value::Handle(1)]),
+                ],
+            ],
+            noise_seed: 0,
+        };
+        let layout = layout(&test, NO_SHAPES);
+        assert_eq!(
+            layout.setup,
+            [
+                "let c0 = Interner::new();",
+                "for _ in 0..31 { c0.intern(\"b\"); }"
+            ]
+        );
+        assert_eq!(
+            layout.threads,
+            [
+                [
+                    "let h0 = c0.intern(\"a\")",
+                    "for _ in 0..31 { c0.intern(\"b\"); }"
+                ],
+                ["let h1 = c0.intern(\"a\")", "c0.resolve(&h1)"]
+            ]
+        );
+    }
+
+    /// A call on a guard reads as one expression, the guard's call first.
+    #[test]
+    fn a_call_chained_on_a_guard_reads_as_one_expression() {
+        let add = Call {
+            chained: Some(generator::Chain {
+                from: "get_or_create".into(),
+                args: 1,
+            }),
+            ..Call::new("Gauge::add", 0, vec![Value::Str("a".into()), Value::Int(2)])
+        };
+        assert_eq!(call(&add), "c0.get_or_create(\"a\").add(2)");
     }
 }

@@ -45,6 +45,11 @@ pub struct Call {
     pub args: Vec<Arg>,
     /// Calls in a row (a prefix's `for _ in 0..times`); at least 1.
     pub times: u32,
+    /// In a thread: the result is kept as the thread's next local handle (`generator::Call`).
+    pub keep: bool,
+    /// A handle method's call made on a fresh call's result in one expression: `receiver` is
+    /// the instance (`generator::Call::chained`).
+    pub chained: bool,
 }
 
 /// A test case (`generator::TestCase`), the parts a worker needs.
@@ -157,12 +162,17 @@ impl<'de> Visitor<'de> for CallVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Call, A::Error> {
         let (mut method, mut receiver, mut args, mut times) = (None, 0, Vec::new(), 1);
+        let (mut keep, mut chained) = (false, false);
         while let Some(key) = map.next_key::<Key>()? {
             match key {
                 Key::Method => method = Some(map.next_value::<String>()?),
                 Key::Receiver => receiver = map.next_value::<Option<usize>>()?.unwrap_or(0),
                 Key::Args => args = map.next_value::<Option<_>>()?.unwrap_or_default(),
                 Key::Times => times = map.next_value::<u32>()?.max(1),
+                Key::Keep => keep = map.next_value::<bool>()?,
+                Key::Chained => {
+                    chained = map.next_value::<Option<IgnoredAny>>()?.is_some();
+                }
                 _ => {
                     map.next_value::<IgnoredAny>()?;
                 }
@@ -174,6 +184,8 @@ impl<'de> Visitor<'de> for CallVisitor {
             receiver,
             args,
             times,
+            keep,
+            chained,
         })
     }
 }
@@ -316,6 +328,8 @@ pub(crate) enum Key {
     Receiver,
     Args,
     Times,
+    Keep,
+    Chained,
     // Value kinds.
     Int,
     Bool,
@@ -372,6 +386,8 @@ impl<'de> Deserialize<'de> for Key {
                     "receiver" => Key::Receiver,
                     "args" => Key::Args,
                     "times" => Key::Times,
+                    "keep" => Key::Keep,
+                    "chained" => Key::Chained,
                     "int" => Key::Int,
                     "bool" => Key::Bool,
                     "char" => Key::Char,

@@ -73,6 +73,10 @@ impl CallError {
 pub struct Cx<'a, T> {
     instances: &'a [Arc<T>],
     handles: &'a [Handle],
+    /// The running thread's locals (`generator::Call::keep`), numbered from `local_base`
+    /// (after the handles, thread 1's after thread 0's); empty outside the threads.
+    locals: &'a [OnceLock<Handle>],
+    local_base: usize,
     elements: &'a [Mutex<Vec<Option<Handle>>>],
 }
 
@@ -154,11 +158,18 @@ impl<'a, T> Cx<'a, T> {
     }
 
     fn kept<H: 'static>(&self, call: &Call, k: usize) -> Result<&'a H, CallError> {
-        self.handles
-            .get(k)
+        self.any_kept(k)
             .ok_or_else(|| CallError(format!("handle {k} does not exist (yet)")))?
             .downcast_ref::<H>()
             .ok_or_else(|| CallError(format!("handle {k} is not what `{}` takes", call.method)))
+    }
+
+    /// Handle `k`: one of the test's, or a local of the running thread.
+    fn any_kept(&self, k: usize) -> Option<&'a Handle> {
+        if k < self.handles.len() {
+            return self.handles.get(k);
+        }
+        self.locals.get(k.checked_sub(self.local_base)?)?.get()
     }
 
     fn nth(&self, k: usize) -> Result<&'a Arc<T>, CallError> {
@@ -568,6 +579,8 @@ fn guarded<R>(f: impl FnOnce() -> Result<R, CallError>) -> Result<R, Failure> {
 /// What a test's setup built: its instances and the handles kept from them. Handles drop
 /// first (a handle may hold a share of its instance).
 struct Built<T> {
+    /// Each thread's locals, one slot per call of it that keeps its result.
+    locals: [Vec<OnceLock<Handle>>; 2],
     handles: Vec<Handle>,
     /// What else each instance's constructor returned and no handle took yet.
     elements: Vec<Mutex<Vec<Option<Handle>>>>,
@@ -575,13 +588,90 @@ struct Built<T> {
 }
 
 impl<T> Built<T> {
+    /// What the setup's calls see: no thread's locals.
     fn cx(&self) -> Cx<'_, T> {
         Cx {
             instances: &self.instances,
             handles: &self.handles,
+            locals: &[],
+            local_base: self.handles.len(),
             elements: &self.elements,
         }
     }
+
+    /// What thread `thread`'s calls see: its own locals too.
+    fn cx_of(&self, thread: usize) -> Cx<'_, T> {
+        let thread = thread.min(1);
+        Cx {
+            locals: &self.locals[thread],
+            local_base: self.handles.len() + if thread == 1 { self.locals[0].len() } else { 0 },
+            ..self.cx()
+        }
+    }
+}
+
+/// For each call of `calls`, the local slot it keeps its result in (`Call::keep`).
+fn local_slots(calls: &[Call]) -> Vec<Option<usize>> {
+    let mut next = 0;
+    calls
+        .iter()
+        .map(|c| {
+            c.keep.then(|| {
+                next += 1;
+                next - 1
+            })
+        })
+        .collect()
+}
+
+/// One call of thread `thread`: kept into local `slot` when it keeps its result (answering
+/// no result text, or why nothing was kept: a method returning `None` or `Err` leaves the
+/// local empty); skipped, with a result text saying so, when it uses a local its thread did
+/// not keep; otherwise made `call.times` times.
+fn thread_call<D: Driver>(
+    driver: &D,
+    built: &Built<D::Instance>,
+    thread: usize,
+    call: &Call,
+    slot: Option<usize>,
+) -> Result<Option<String>, Failure> {
+    let cx = built.cx_of(thread);
+    if let Some(k) = missing_local(call, &cx) {
+        return Ok(Some(format!("(skipped: h{k} was not kept)")));
+    }
+    match slot {
+        Some(slot) => match guarded(|| driver.handle(call, &cx)) {
+            Ok(handle) => {
+                let _ = built.locals[thread.min(1)][slot].set(handle);
+                Ok(None)
+            }
+            Err(Failure::Setup(why)) => Ok(Some(format!("(not kept: {why})"))),
+            Err(panic) => Err(panic),
+        },
+        None => guarded(|| invoke_times(driver, call, &cx)),
+    }
+}
+
+/// A local of the running thread that `call` uses (its receiver for a handle method, or a
+/// handle argument at any depth) and that is empty.
+fn missing_local<T>(call: &Call, cx: &Cx<'_, T>) -> Option<usize> {
+    fn handles_in(arg: &Arg, out: &mut Vec<usize>) {
+        match arg {
+            Arg::Handle(k) => out.push(*k),
+            Arg::List(items) | Arg::Tuple(items) | Arg::Built { args: items, .. } => {
+                items.iter().for_each(|a| handles_in(a, out))
+            }
+            Arg::Option(Some(inner)) | Arg::Closure(inner) => handles_in(inner, out),
+            _ => {}
+        }
+    }
+    let mut used = Vec::new();
+    if call.method.contains("::") && !call.chained {
+        used.push(call.receiver);
+    }
+    call.args.iter().for_each(|a| handles_in(a, &mut used));
+    used.into_iter()
+        .find(|&k| k >= cx.handles.len() && cx.any_kept(k).is_none())
 }
 
 /// The instances and handles, and the prefix's results, ready for the suffixes.
@@ -595,6 +685,18 @@ fn setup<D: Driver>(
 ) -> Result<Ready<D::Instance>, Box<Answer>> {
     set_role(2, 0);
     let mut built = Built {
+        locals: [
+            test.threads[0]
+                .iter()
+                .filter(|c| c.keep)
+                .map(|_| OnceLock::new())
+                .collect(),
+            test.threads[1]
+                .iter()
+                .filter(|c| c.keep)
+                .map(|_| OnceLock::new())
+                .collect(),
+        ],
         handles: Vec::new(),
         elements: Vec::new(),
         instances: Vec::new(),
@@ -679,11 +781,13 @@ fn outcome_json(thread: Option<u8>, call: u32, method: &str, failure: &Failure) 
 fn run_thread<D: Driver>(
     driver: &'static D,
     built: &Built<D::Instance>,
+    thread: usize,
     calls: &[Call],
 ) -> ThreadRun {
     let mut results = Vec::with_capacity(calls.len());
+    let slots = local_slots(calls);
     for (index, call) in calls.iter().enumerate() {
-        match guarded(|| invoke_times(driver, call, &built.cx())) {
+        match thread_call(driver, built, thread, call, slots[index]) {
             Ok(result) => results.push(result.map(clip)),
             Err(failure) => {
                 results.resize(calls.len(), None);
@@ -718,7 +822,7 @@ fn run_concurrent<D: Driver>(
         let (built, test, slot) = (built.clone(), test.clone(), slot.clone());
         Box::new(move || {
             set_role(1, seed);
-            let run = run_thread(driver, &built, &test.threads[1]);
+            let run = run_thread(driver, &built, 1, &test.threads[1]);
             *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(run);
             set_role(NO_ROLE, 0);
         })
@@ -726,7 +830,7 @@ fn run_concurrent<D: Driver>(
     set_noise(noise);
     set_role(0, seed);
     let generation = launch(job);
-    let mine = run_thread(driver, &built, &test.threads[0]);
+    let mine = run_thread(driver, &built, 0, &test.threads[0]);
     set_role(NO_ROLE, 0);
     wait_done(generation);
     set_noise([0.0; 3]);
@@ -820,6 +924,7 @@ fn run_sequential<D: Driver>(
         vec![None; test.threads[1].len()],
     ];
     let mut outcome = json!({"kind": "passed"});
+    let slots = [local_slots(&test.threads[0]), local_slots(&test.threads[1])];
     for &(thread, index) in order {
         let Some(call) = test.threads[thread as usize].get(index as usize) else {
             outcome = json!({"kind": "setup_failed",
@@ -832,11 +937,12 @@ fn run_sequential<D: Driver>(
         // With `own_threads`, each call on the thread it ran on concurrently: a type that
         // behaves by thread (a per-thread shard, a thread-local cache, an owner check) does the
         // same here, so only the interleaving differs from the concurrent run.
+        let slot = slots[thread as usize][index as usize];
         let result = if own_threads && thread == 1 {
-            on_helper(driver, &built, call, seed)
+            on_helper(driver, &built, call, slot, seed)
         } else {
             set_role(thread, seed);
-            let result = guarded(|| invoke_times(driver, call, &built.cx()));
+            let result = thread_call(driver, &built, usize::from(thread), call, slot);
             set_role(NO_ROLE, 0);
             result
         };
@@ -871,6 +977,7 @@ fn on_helper<D: Driver>(
     driver: &'static D,
     built: &Arc<Built<D::Instance>>,
     call: &Call,
+    local: Option<usize>,
     seed: u64,
 ) -> CallResult {
     let slot: Arc<Mutex<Option<CallResult>>> = Arc::new(Mutex::new(None));
@@ -878,7 +985,7 @@ fn on_helper<D: Driver>(
         let (built, call, slot) = (built.clone(), call.clone(), slot.clone());
         Box::new(move || {
             set_role(1, seed);
-            let result = guarded(|| invoke_times(driver, &call, &built.cx()));
+            let result = thread_call(driver, &built, 1, &call, local);
             set_role(NO_ROLE, 0);
             *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(result);
         })
