@@ -96,6 +96,11 @@ pub struct TestGenerator {
     coverage: Coverage,
     /// For each method, the methods it shares a high pair with (by index).
     high_partners: Vec<Vec<usize>>,
+    /// For each method, the methods its result flows into or that make a value it takes.
+    flow_partners: Vec<Vec<usize>>,
+    /// Whether some call needs a value a method returns (a handle method's, a key's), which a
+    /// thread may keep itself.
+    flow_sources: bool,
     /// `bc`'s test shapes (long suffixes at once, mixing); else the paper's.
     focused_shapes: bool,
     /// Tests written but not yet handed out (a selection writes two).
@@ -139,6 +144,7 @@ impl TestGenerator {
             return Err(Reason::NothingToTest);
         }
         let high_partners = high_partners(&coverage, methods.len());
+        let flow_partners = flow_partners(&methods);
         let handle_from: Vec<Option<Source>> = methods
             .iter()
             .map(|m| {
@@ -175,6 +181,8 @@ impl TestGenerator {
             handle_sources,
             coverage,
             high_partners,
+            flow_sources: flow_partners.iter().any(|p| !p.is_empty()),
+            flow_partners,
             focused_shapes: config.strategy == Strategy::Bc,
             pending: VecDeque::new(),
             next_id: config.first_test_id,
@@ -293,11 +301,17 @@ impl TestGenerator {
         true
     }
 
-    /// The pair's methods and every method that shares a high pair with one of them, sorted.
+    /// The pair's methods, every method that shares a high pair with one of them, and every
+    /// method that uses what one of them returns or makes what one of them uses
+    /// ([`flow_partners`]), sorted.
     fn neighbourhood(&self, members: [usize; 2]) -> Vec<usize> {
         let mut methods: Vec<usize> = members
             .iter()
-            .flat_map(|&m| std::iter::once(m).chain(self.high_partners[m].iter().copied()))
+            .flat_map(|&m| {
+                std::iter::once(m)
+                    .chain(self.high_partners[m].iter().copied())
+                    .chain(self.flow_partners[m].iter().copied())
+            })
             .collect();
         methods.sort_unstable();
         methods.dedup();
@@ -407,8 +421,11 @@ impl TestGenerator {
             // A thread keeps values of its own in some tests only: a value kept before the
             // prefix is what both threads share (two removals of one key), the flow across
             // threads the bugs of most opaque keys need.
+            // Drawn only for a type with such values, so the tests of the others stay as they
+            // were.
+            let flows = self.flow_sources && percent(&mut self.rng, self.pools.flow_percent);
             let mut locals = Locals {
-                flows: percent(&mut self.rng, self.pools.flow_percent),
+                flows,
                 ..Locals::default()
             };
             // A call keeping a local takes one of the suffix's places: the thread stays as
@@ -635,21 +652,13 @@ const LOCAL_BASE: usize = 1 << 20;
 
 /// Renumbers the locals a thread's call uses from [`LOCAL_BASE`] to `base`.
 fn number_locals(call: &mut Call, base: usize) {
-    fn renumber(value: &mut Value, base: usize) {
-        match value {
-            Value::Handle(k) if *k >= LOCAL_BASE => *k = *k - LOCAL_BASE + base,
-            Value::List(items) | Value::Tuple(items) => {
-                items.iter_mut().for_each(|v| renumber(v, base))
-            }
-            Value::Option(Some(inner)) | Value::Closure(inner) => renumber(inner, base),
-            Value::Built(b) => b.args.iter_mut().for_each(|v| renumber(v, base)),
-            _ => {}
+    call.map_handles(&mut |k| {
+        if k >= LOCAL_BASE {
+            k - LOCAL_BASE + base
+        } else {
+            k
         }
-    }
-    if call.on_handle() && call.receiver >= LOCAL_BASE {
-        call.receiver = call.receiver - LOCAL_BASE + base;
-    }
-    call.args.iter_mut().for_each(|v| renumber(v, base));
+    });
 }
 
 /// The handles a test keeps, as its calls are written.
@@ -699,6 +708,34 @@ fn high_partners(coverage: &Coverage, count: usize) -> Vec<Vec<usize>> {
             partners[*a].push(*b);
             if a != b {
                 partners[*b].push(*a);
+            }
+        }
+    }
+    partners
+}
+
+/// For each method, the methods that use what it returns (a handle's methods, a method
+/// taking the key it makes) and the methods that make what it uses. A race in the making of a
+/// value shows only where the value is used: `intern ∥ intern` is a high pair, the panic is in
+/// the `resolve` of the key one of them returned, a method the analysis puts in no high pair
+/// with `intern`.
+fn flow_partners(methods: &[Method]) -> Vec<Vec<usize>> {
+    let mut partners = vec![Vec::new(); methods.len()];
+    for (j, user) in methods.iter().enumerate() {
+        let mut froms: Vec<&str> = user.via.iter().map(|v| v.from.as_str()).collect();
+        froms.extend(user.params.iter().filter_map(|p| match &p.kind {
+            ParamKind::Returned { from, .. } => Some(from.as_str()),
+            _ => None,
+        }));
+        for from in froms {
+            if let Some(i) = methods
+                .iter()
+                .position(|m| m.name == from && m.via.is_none())
+            {
+                if i != j && !partners[i].contains(&j) {
+                    partners[i].push(j);
+                    partners[j].push(i);
+                }
             }
         }
     }
@@ -1455,6 +1492,32 @@ mod tests {
             .find(|t| t.contains(".add("))
             .unwrap();
         assert!(shown.contains("a.get_or_create(\""), "{shown}");
+    }
+
+    /// `bc` mixes the users of what a pair's method returns into its tests: `resolve` takes
+    /// the key `intern` makes and shares no high pair with it, yet `intern ∥ intern`'s tests
+    /// call it; `len`, which touches neither, only through the alternation of its own pairs.
+    #[test]
+    fn the_users_of_a_value_join_the_neighbourhood_of_the_method_that_makes_it() {
+        let key = ParamKind::Returned {
+            from: "intern".into(),
+            ty: "Sym".into(),
+            shape: ReturnShape::SelfValue,
+            by_ref: false,
+        };
+        let model = model(
+            vec![
+                method("intern", vec![ParamKind::Str]),
+                method("resolve", vec![key]),
+                method("len", vec![]),
+            ],
+            &[("intern", "intern", Group::High)],
+        );
+        let g = generator(&model, Strategy::Bc, 1);
+        let name =
+            |m: &[usize]| -> Vec<&str> { m.iter().map(|&i| g.methods[i].name.as_str()).collect() };
+        assert_eq!(name(&g.neighbourhood([0, 0])), ["intern", "resolve"]);
+        assert_eq!(name(&g.neighbourhood([2, 2])), ["len"]);
     }
 
     /// The call that keeps handle `k` for call `i` of thread `t`: one of the test's handles, or

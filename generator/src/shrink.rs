@@ -203,9 +203,7 @@ fn drop_unused_handles(test: &TestCase) -> Vec<TestCase> {
             .iter()
             .chain(&test.prefix)
             .chain(test.threads.iter().flatten());
-        calls.any(|c| {
-            (c.on_handle() && c.receiver == k) || c.args.iter().any(|v| value_mentions_handle(v, k))
-        })
+        calls.any(|c| c.handles_used().contains(&k))
     };
     (0..test.handles.len())
         .rev()
@@ -219,27 +217,12 @@ fn drop_unused_handles(test: &TestCase) -> Vec<TestCase> {
                 .chain(&mut smaller.prefix)
                 .chain(smaller.threads.iter_mut().flatten())
             {
-                if call.on_handle() && call.receiver > k {
-                    call.receiver -= 1;
-                }
-                call.args.iter_mut().for_each(|v| renumber_handles(v, k));
+                // The handles after the one removed, one lower.
+                call.map_handles(&mut |h| if h > k { h - 1 } else { h });
             }
             smaller
         })
         .collect()
-}
-
-/// Handle numbers above `removed` one lower.
-fn renumber_handles(value: &mut Value, removed: usize) {
-    match value {
-        Value::Handle(h) if *h > removed => *h -= 1,
-        Value::List(items) | Value::Tuple(items) => {
-            items.iter_mut().for_each(|v| renumber_handles(v, removed))
-        }
-        Value::Option(Some(inner)) | Value::Closure(inner) => renumber_handles(inner, removed),
-        Value::Built(b) => b.args.iter_mut().for_each(|v| renumber_handles(v, removed)),
-        _ => {}
-    }
 }
 
 /// Without the last instance, when no call names it.
@@ -288,19 +271,6 @@ fn value_mentions(value: &Value, instance: usize) -> bool {
         | Value::Duration(_)
         | Value::FromReceiver(_)
         | Value::Handle(_) => false,
-    }
-}
-
-/// Whether a value passes handle `k`.
-fn value_mentions_handle(value: &Value, k: usize) -> bool {
-    match value {
-        Value::Handle(h) => *h == k,
-        Value::List(items) | Value::Tuple(items) => {
-            items.iter().any(|v| value_mentions_handle(v, k))
-        }
-        Value::Option(Some(inner)) | Value::Closure(inner) => value_mentions_handle(inner, k),
-        Value::Built(b) => b.args.iter().any(|v| value_mentions_handle(v, k)),
-        _ => false,
     }
 }
 
@@ -387,29 +357,12 @@ fn without(test: &TestCase, slots: &[Slot]) -> TestCase {
         smaller.threads[t] = remaining
             .into_iter()
             .map(|(mut call, _)| {
-                map_handles(&mut call, &|k| renumbered.get(&k).copied().unwrap_or(k));
+                call.map_handles(&mut |k| renumbered.get(&k).copied().unwrap_or(k));
                 call
             })
             .collect();
     }
     smaller
-}
-
-/// Renames the handles a call uses (its receiver for a handle method, its handle arguments).
-fn map_handles(call: &mut Call, to: &impl Fn(usize) -> usize) {
-    fn walk(value: &mut Value, to: &impl Fn(usize) -> usize) {
-        match value {
-            Value::Handle(k) => *k = to(*k),
-            Value::List(items) | Value::Tuple(items) => items.iter_mut().for_each(|v| walk(v, to)),
-            Value::Option(Some(inner)) | Value::Closure(inner) => walk(inner, to),
-            Value::Built(b) => b.args.iter_mut().for_each(|v| walk(v, to)),
-            _ => {}
-        }
-    }
-    if call.on_handle() {
-        call.receiver = to(call.receiver);
-    }
-    call.args.iter_mut().for_each(|v| walk(v, to));
 }
 
 /// For each thread with two calls or more, the test with the thread's first call run at the

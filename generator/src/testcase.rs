@@ -112,22 +112,34 @@ impl Call {
     /// among its arguments, at any depth.
     pub fn handles_used(&self) -> Vec<usize> {
         let mut used = Vec::new();
-        if self.on_handle() {
-            used.push(self.receiver);
-        }
-        fn walk(value: &Value, used: &mut Vec<usize>) {
-            match value {
-                Value::Handle(k) => used.push(*k),
-                Value::List(items) | Value::Tuple(items) => {
-                    items.iter().for_each(|v| walk(v, used))
-                }
-                Value::Option(Some(inner)) | Value::Closure(inner) => walk(inner, used),
-                Value::Built(b) => b.args.iter().for_each(|v| walk(v, used)),
-                _ => {}
-            }
-        }
-        self.args.iter().for_each(|v| walk(v, &mut used));
+        self.clone().map_handles(&mut |k| {
+            used.push(k);
+            k
+        });
         used
+    }
+
+    /// Renumbers the handles the call uses ([`Call::handles_used`]) as `to` says.
+    pub fn map_handles(&mut self, to: &mut impl FnMut(usize) -> usize) {
+        if self.on_handle() {
+            self.receiver = to(self.receiver);
+        }
+        self.args.iter_mut().for_each(|v| v.map_handles(to));
+    }
+}
+
+impl Value {
+    /// Renumbers the handles this value passes, at any depth, as `to` says.
+    pub fn map_handles(&mut self, to: &mut impl FnMut(usize) -> usize) {
+        match self {
+            Value::Handle(k) => *k = to(*k),
+            Value::List(items) | Value::Tuple(items) => {
+                items.iter_mut().for_each(|v| v.map_handles(to))
+            }
+            Value::Option(Some(inner)) | Value::Closure(inner) => inner.map_handles(to),
+            Value::Built(b) => b.args.iter_mut().for_each(|v| v.map_handles(to)),
+            _ => {}
+        }
     }
 }
 
