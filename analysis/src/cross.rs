@@ -26,6 +26,11 @@ use std::collections::{BTreeSet, HashMap};
 pub(crate) struct LockFacts {
     takes: BTreeSet<String>,
     orders: Vec<(String, Option<String>, u32)>,
+    /// Methods called on data not the type's own holding a lock (`(held, method, line)`):
+    /// [`followed`] looks them up in the other type of a pair.
+    calls: Vec<(String, String, u32)>,
+    /// Orders [`followed`] added: `(held, taken, callee)`, for the pair's reasons.
+    through: Vec<(String, String, String)>,
     /// The method's accesses and sections, fields named by the local type that holds them
     /// when a field holds one (`inner.len` → `Inner.len`), else by this type (`Tx.count`):
     /// two types holding one `Arc<Inner>` meet on `Inner`'s fields.
@@ -69,6 +74,13 @@ pub(crate) fn lock_facts(
                 for &held in &unseen.sections {
                     if let Some(h) = type_of(held) {
                         facts.orders.push((h, None, unseen.line));
+                    }
+                }
+            }
+            for call in &s.calls_out {
+                for &held in &call.sections {
+                    if let Some(h) = type_of(held) {
+                        facts.calls.push((h, call.name.clone(), call.line));
                     }
                 }
             }
@@ -174,9 +186,12 @@ pub(crate) fn add_handles(types: &mut [TypeModel], facts: &[HashMap<String, Lock
         for a in &own {
             for (h, b) in &added {
                 let (handle_name, method) = b.name.split_once("::").unwrap_or_default();
+                // Each side's calls into the other type, followed for the locks they take.
+                let fa = followed(facts[i].get(a.as_str()), &facts[*h], handle_name);
+                let fb = followed(facts[*h].get(method), &facts[i], &owner.name);
                 let (group, reasons) = classify(
-                    (a, facts[i].get(a.as_str())),
-                    (&b.name, facts[*h].get(method)),
+                    (a, Some(&fa)),
+                    (&b.name, Some(&fb)),
                     handle_name,
                     &b.via.as_ref().map(|v| v.from.clone()).unwrap_or_default(),
                 );
@@ -639,6 +654,34 @@ fn renamed(kind: &ParamKind, params: &[&str], args: &[Option<String>]) -> Option
     kind.rename_generics(&to).then_some(kind)
 }
 
+/// `facts` with its calls into `other` (a type whose methods are `other_facts`, named
+/// `other_name`) followed: a method called holding `X` whose name is a method of `other`
+/// takes, holding `X`, every lock type that method takes (`render` holding the display's
+/// state calls `bar.draw()`, which locks the bar). One level deep, by name, and only into the
+/// other type of a pair across types: where a name is some other type's method (`push` on a
+/// `Vec`), no lock is added unless `other` has a method of that name that takes one, and the
+/// worst that adds is a pair put first.
+fn followed(
+    facts: Option<&LockFacts>,
+    other_facts: &HashMap<String, LockFacts>,
+    other_name: &str,
+) -> LockFacts {
+    let mut out = facts.cloned().unwrap_or_default();
+    for (held, name, line) in &out.calls.clone() {
+        let Some(callee) = other_facts.get(name) else {
+            continue;
+        };
+        for taken in &callee.takes {
+            if taken != held {
+                out.orders.push((held.clone(), Some(taken.clone()), *line));
+                out.through
+                    .push((held.clone(), taken.clone(), format!("{other_name}::{name}")));
+            }
+        }
+    }
+    out
+}
+
 /// The group of a pair across types: high on a lock-order risk between the two, low
 /// otherwise, never removed.
 fn classify(
@@ -681,12 +724,19 @@ fn inversions((a, fa): (&str, &LockFacts), (b, fb): (&str, &LockFacts)) -> Vec<S
                 continue;
             }
             let taken = match y {
-                Some(y) if y == z => format!("a `{y}`"),
+                Some(y) if y == z => match fa.through.iter().find(|(h, t, _)| h == x && t == y) {
+                    Some((_, _, callee)) => format!("a `{y}` (through `{callee}`)"),
+                    None => format!("a `{y}`"),
+                },
                 Some(_) => continue,
                 None => "another object's lock or unseen code".to_string(),
             };
+            let other = match fb.through.iter().find(|(h, t, _)| h == z && t == x) {
+                Some((_, _, callee)) => format!(" (through `{callee}`)"),
+                None => String::new(),
+            };
             let reason = format!(
-                "lock order across types: `{a}` takes {taken} holding a `{x}` (line {la}); `{b}` takes a `{x}` holding a `{z}` (line {lb})"
+                "lock order across types: `{a}` takes {taken} holding a `{x}` (line {la}); `{b}` takes a `{x}`{other} holding a `{z}` (line {lb})"
             );
             if !out.contains(&reason) {
                 out.push(reason);

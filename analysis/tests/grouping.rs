@@ -556,6 +556,63 @@ fn a_parameter_of_a_handle_type_takes_a_kept_handle() {
         .any(|p| p.methods == ["remove", "Bar::get"]));
 }
 
+/// A lock-order inversion across two types through a call: `render` holds the display's state
+/// and calls `draw` on each bar, which locks the bar; `Bar::tick` locks the bar, then the
+/// display's state. The call is followed into the handle type, so the pair is high with the
+/// callee in its reason; `count`, which calls no bar method holding the state, stays low.
+#[test]
+fn a_lock_order_inversion_through_a_call_into_the_handle_type_is_high() {
+    let source = format!(
+        "{SYNC}
+        #[derive(Default)] struct Shared {{ bars: Vec<Arc<Bar>>, redraws: u64 }}
+        pub struct Bar {{ state: Mutex<u64>, shared: Arc<Mutex<Shared>> }}
+        impl Bar {{
+            pub fn tick(&self) {{
+                let mut s = self.state.lock().unwrap();
+                *s += 1;
+                self.shared.lock().unwrap().redraws += 1;
+            }}
+            pub fn draw(&self) -> u64 {{ *self.state.lock().unwrap() }}
+        }}
+        #[derive(Default)] pub struct Display {{ shared: Arc<Mutex<Shared>> }}
+        impl Display {{
+            pub fn new() -> Self {{ Self::default() }}
+            pub fn add(&self) -> Arc<Bar> {{
+                let bar = Arc::new(Bar {{ state: Mutex::new(0), shared: Arc::clone(&self.shared) }});
+                self.shared.lock().unwrap().bars.push(Arc::clone(&bar));
+                bar
+            }}
+            pub fn render(&self) -> u64 {{
+                let shared = self.shared.lock().unwrap();
+                let mut total = 0;
+                for bar in &shared.bars {{ total += bar.draw(); }}
+                total
+            }}
+            pub fn count(&self) -> usize {{ self.shared.lock().unwrap().bars.len() }}
+        }}"
+    );
+    let model = analyze_source("fixture", "2021", &source);
+    let display = model.types.iter().find(|t| t.name == "Display").unwrap();
+    let pair = |a: &str, b: &str| {
+        display
+            .pairs
+            .iter()
+            .find(|p| p.methods == [a, b])
+            .unwrap_or_else(|| panic!("no pair {a} {b}: {:#?}", display.pairs))
+    };
+    let render = pair("render", "Bar::tick");
+    assert_eq!(render.group, Group::High, "{:?}", render.reasons);
+    assert!(
+        render
+            .reasons
+            .iter()
+            .any(|r| r.contains("through `Bar::draw`")),
+        "{:?}",
+        render.reasons
+    );
+    assert_eq!(pair("count", "Bar::tick").group, Group::Low);
+}
+
 /// A handle returned by reference (`fn unparker(&self) -> &Unparker`, crossbeam's `Parker`)
 /// is kept as a clone.
 #[test]

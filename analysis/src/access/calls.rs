@@ -88,6 +88,9 @@ impl Walker<'_> {
             // Another object's lock (a local's, a loop variable's, a parameter's), or a
             // parameter's method (`child.tick()`).
             let root = root_ident(&m.receiver);
+            if !blocking_lock(&name, m.args.len()) {
+                self.call_out(&name, line);
+            }
             if blocking_lock(&name, m.args.len()) {
                 let whose = root.map_or("another object".to_string(), |r| format!("`{r}`"));
                 self.unseen(format!("{whose}'s lock (`{name}()`)"), line, true);
@@ -101,6 +104,11 @@ impl Walker<'_> {
         // A lock inside guarded data (`g.children[i].lock()`): another object's.
         if matches!(place.base, Base::Guard(_)) && blocking_lock(&name, m.args.len()) {
             self.unseen(format!("a lock in guarded data (`{name}()`)"), line, true);
+        } else if matches!(place.base, Base::Guard(_)) && !place.proj.is_empty() {
+            // A method of something inside what the guard holds (`bar.draw()` on an element);
+            // one on the guarded value itself is its own type's (`state.println()` on the
+            // `MultiState` a `RwLock<MultiState>` guards), never the other type's.
+            self.call_out(&name, line);
         }
         if let Base::Field { instance, path } = &place.base {
             if place.proj.is_empty() {
@@ -642,6 +650,14 @@ impl Walker<'_> {
                 what: format!("{} {via}", u.what),
                 sections,
                 ..u.clone()
+            });
+        }
+        for c in &callee.calls_out {
+            let mut sections = self.held();
+            sections.extend(c.sections.iter().map(|s| map[s]));
+            self.out.calls_out.push(CallOut {
+                sections,
+                ..c.clone()
             });
         }
         for a in &callee.accesses {

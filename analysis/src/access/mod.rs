@@ -128,6 +128,20 @@ pub(crate) struct MethodSummary {
     pub returns_field: Option<String>,
     /// Calls into code not followed, and locks of other objects taken, with the locks held.
     pub unseen: Vec<Unseen>,
+    /// Methods called on data that is not the type's own fields (an element of guarded data,
+    /// a local, a parameter), by name, with the locks held: `bar.draw()` holding the
+    /// display's state. Another type of the crate with a method of that name may be the callee
+    /// (`cross.rs` follows them between a type and its handles, for lock order).
+    pub calls_out: Vec<CallOut>,
+}
+
+/// A method called on data that is not the type's own, holding a lock.
+#[derive(Debug, Clone)]
+pub(crate) struct CallOut {
+    pub name: String,
+    pub line: u32,
+    /// The non-atomic sections held.
+    pub sections: Vec<usize>,
 }
 
 /// Builds the summaries of every `&self` method of a type, callees before callers.
@@ -592,6 +606,17 @@ impl<'a> Walker<'a> {
 
     /// Records a call into code not followed (or another object's lock), with the locks held
     /// (none here may still be some where a caller calls this method).
+    /// Records a method called on data not the type's own, with the locks held (none here
+    /// may still be some where a caller calls this method).
+    pub(super) fn call_out(&mut self, name: &str, line: u32) {
+        let sections = self.held();
+        self.out.calls_out.push(CallOut {
+            name: name.to_string(),
+            line,
+            sections,
+        });
+    }
+
     pub(super) fn unseen(&mut self, what: String, line: u32, lock: bool) {
         let sections = self.held();
         self.out.unseen.push(Unseen {
