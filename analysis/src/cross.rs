@@ -25,16 +25,37 @@ use std::collections::{BTreeSet, HashMap};
 #[derive(Debug, Clone, Default)]
 pub(crate) struct LockFacts {
     takes: BTreeSet<String>,
-    orders: Vec<(String, Option<String>, u32)>,
+    orders: Vec<LockOrder>,
     /// Methods called on data not the type's own holding a lock (`(held, method, line)`):
     /// [`followed`] looks them up in the other type of a pair.
     calls: Vec<(String, String, u32)>,
-    /// Orders [`followed`] added: `(held, taken, callee)`, for the pair's reasons.
-    through: Vec<(String, String, String)>,
     /// The method's accesses and sections, fields named by the local type that holds them
     /// when a field holds one (`inner.len` → `Inner.len`), else by this type (`Tx.count`):
     /// two types holding one `Arc<Inner>` meet on `Inner`'s fields.
     shared: MethodSummary,
+}
+
+/// An acquisition made holding a lock.
+#[derive(Debug, Clone)]
+struct LockOrder {
+    held: String,
+    /// The lock type taken; `None` for another object's lock or a call the analysis does not
+    /// follow, which may take any.
+    taken: Option<String>,
+    line: u32,
+    /// The other type's method that takes it, when [`followed`] found it through a call.
+    through: Option<String>,
+}
+
+impl LockOrder {
+    fn new(held: String, taken: Option<String>, line: u32) -> LockOrder {
+        LockOrder {
+            held,
+            taken,
+            line,
+            through: None,
+        }
+    }
 }
 
 /// The lock facts of every method of a type, by method name.
@@ -67,13 +88,13 @@ pub(crate) fn lock_facts(
                         .iter()
                         .find(|x| x.id == taken)
                         .map_or(0, |x| x.line);
-                    facts.orders.push((h, type_of(taken), line));
+                    facts.orders.push(LockOrder::new(h, type_of(taken), line));
                 }
             }
             for unseen in &s.unseen {
                 for &held in &unseen.sections {
                     if let Some(h) = type_of(held) {
-                        facts.orders.push((h, None, unseen.line));
+                        facts.orders.push(LockOrder::new(h, None, unseen.line));
                     }
                 }
             }
@@ -667,16 +688,15 @@ fn followed(
     other_name: &str,
 ) -> LockFacts {
     let mut out = facts.cloned().unwrap_or_default();
-    for (held, name, line) in &out.calls.clone() {
+    for (held, name, line) in facts.map_or(&[][..], |f| &f.calls) {
         let Some(callee) = other_facts.get(name) else {
             continue;
         };
-        for taken in &callee.takes {
-            if taken != held {
-                out.orders.push((held.clone(), Some(taken.clone()), *line));
-                out.through
-                    .push((held.clone(), taken.clone(), format!("{other_name}::{name}")));
-            }
+        for taken in callee.takes.iter().filter(|&t| t != held) {
+            out.orders.push(LockOrder {
+                through: Some(format!("{other_name}::{name}")),
+                ..LockOrder::new(held.clone(), Some(taken.clone()), *line)
+            });
         }
     }
     out
@@ -717,26 +737,28 @@ fn classify(
 
 /// `a` holding `X` takes `Y` (or something unseen), while `b` takes `X` holding `Y`.
 fn inversions((a, fa): (&str, &LockFacts), (b, fb): (&str, &LockFacts)) -> Vec<String> {
+    let through = |o: &LockOrder| match &o.through {
+        Some(callee) => format!(" (through `{callee}`)"),
+        None => String::new(),
+    };
     let mut out = Vec::new();
-    for (x, y, la) in &fa.orders {
-        for (z, w, lb) in &fb.orders {
-            if w.as_ref() != Some(x) || z == x {
+    for oa in &fa.orders {
+        for ob in &fb.orders {
+            let x = &oa.held;
+            if ob.taken.as_ref() != Some(x) || ob.held == *x {
                 continue;
             }
-            let taken = match y {
-                Some(y) if y == z => match fa.through.iter().find(|(h, t, _)| h == x && t == y) {
-                    Some((_, _, callee)) => format!("a `{y}` (through `{callee}`)"),
-                    None => format!("a `{y}`"),
-                },
+            let taken = match &oa.taken {
+                Some(y) if *y == ob.held => format!("a `{y}`{}", through(oa)),
                 Some(_) => continue,
                 None => "another object's lock or unseen code".to_string(),
             };
-            let other = match fb.through.iter().find(|(h, t, _)| h == z && t == x) {
-                Some((_, _, callee)) => format!(" (through `{callee}`)"),
-                None => String::new(),
-            };
             let reason = format!(
-                "lock order across types: `{a}` takes {taken} holding a `{x}` (line {la}); `{b}` takes a `{x}`{other} holding a `{z}` (line {lb})"
+                "lock order across types: `{a}` takes {taken} holding a `{x}` (line {}); `{b}` takes a `{x}`{} holding a `{}` (line {})",
+                oa.line,
+                through(ob),
+                ob.held,
+                ob.line
             );
             if !out.contains(&reason) {
                 out.push(reason);

@@ -320,6 +320,15 @@ impl Via {
     }
 }
 
+impl TypeModel {
+    /// The type's own method named `name`, not a handle's (the `from` of a [`Via`]).
+    pub fn own_method(&self, name: &str) -> Option<&Method> {
+        self.methods
+            .iter()
+            .find(|m| m.name == name && m.via.is_none())
+    }
+}
+
 impl Method {
     /// The handle type's bare name and the method's own name, for a handle method
     /// (`Handle::tick` → `("Handle", "tick")`).

@@ -152,10 +152,7 @@ impl TestGenerator {
                 if let Some(k) = via.tuple_element() {
                     return Some(Source::Element(k));
                 }
-                methods
-                    .iter()
-                    .position(|f| f.name == via.from && f.via.is_none())
-                    .map(Source::Method)
+                own_method(&methods, &via.from).map(Source::Method)
             })
             .collect();
         let mut handle_sources: BTreeMap<String, Source> = BTreeMap::new();
@@ -413,7 +410,6 @@ impl TestGenerator {
             };
         let [first, second] = suffixes;
         let mut threads: [Vec<Call>; 2] = Default::default();
-        let mut kept = [0; 2];
         for (thread, (suffix, receiver)) in [(first, 0), (second, second_receiver)]
             .into_iter()
             .enumerate()
@@ -424,15 +420,15 @@ impl TestGenerator {
             // Drawn only for a type with such values, so the tests of the others stay as they
             // were.
             let flows = self.flow_sources && percent(&mut self.rng, self.pools.flow_percent);
-            let mut locals = Locals {
-                flows,
-                ..Locals::default()
-            };
             // A call keeping a local takes one of the suffix's places: the thread stays as
             // long as the shape says (the results oracle tries every linearization).
-            let length = suffix.len();
+            let mut locals = Locals {
+                flows,
+                length: suffix.len(),
+                ..Locals::default()
+            };
             for m in suffix {
-                if locals.calls.len() >= length {
+                if locals.calls.len() >= locals.length {
                     break;
                 }
                 let call = self.method_call(
@@ -446,16 +442,15 @@ impl TestGenerator {
                 );
                 locals.calls.push(call);
             }
-            locals.calls.truncate(length.max(1));
+            locals.calls.truncate(locals.length.max(1));
             threads[thread] = locals.calls;
-            kept[thread] = locals.kept;
         }
         // Locals are numbered after the test's handles, which are all known now, thread 0's
         // first.
-        let base = handles.calls.len();
-        for (thread, calls) in threads.iter_mut().enumerate() {
-            let base = base + if thread == 1 { kept[0] } else { 0 };
+        let mut base = handles.calls.len();
+        for calls in &mut threads {
             calls.iter_mut().for_each(|call| number_locals(call, base));
+            base += calls.iter().filter(|c| c.keep).count();
         }
         TestCase {
             id: 0,
@@ -526,11 +521,9 @@ impl TestGenerator {
         for (i, param) in self.methods[method].params.clone().iter().enumerate() {
             let from = match &param.kind {
                 ParamKind::Handle { ty, .. } => self.handle_sources.get(ty).copied(),
-                ParamKind::Returned { from, .. } => self
-                    .methods
-                    .iter()
-                    .position(|m| m.name == *from && m.via.is_none())
-                    .map(Source::Method),
+                ParamKind::Returned { from, .. } => {
+                    own_method(&self.methods, from).map(Source::Method)
+                }
                 _ => None,
             };
             if let Some(from) = from {
@@ -558,8 +551,9 @@ impl TestGenerator {
     }
 
     /// A kept value from `from` for the next call: in a thread that keeps values of its own,
-    /// one of the thread's locals (kept by a call written into the thread now, or half of the
-    /// time an earlier one); otherwise one of the test's handles.
+    /// one of the thread's locals (kept by a call written into the thread now, while the
+    /// thread has room for it and the call, or half of the time an earlier one); otherwise one
+    /// of the test's handles.
     fn kept_value(
         &mut self,
         from: Source,
@@ -569,15 +563,14 @@ impl TestGenerator {
     ) -> usize {
         match (from, locals) {
             (Source::Method(m), Some(locals)) if locals.flows => {
-                let kept = locals.by_from.get(&from).map_or(0, Vec::len);
-                if kept > 0 && percent(&mut self.rng, 50) {
-                    let of_from = &locals.by_from[&from];
-                    return of_from[self.rng.gen_range(0..of_from.len())];
+                if let Some(of_from) = locals.by_from.get(&from) {
+                    if percent(&mut self.rng, 50) {
+                        return of_from[self.rng.gen_range(0..of_from.len())];
+                    }
                 }
                 let mut call = self.method_call(m, ctx, handles, None);
                 call.keep = true;
-                let k = LOCAL_BASE + locals.kept;
-                locals.kept += 1;
+                let k = LOCAL_BASE + locals.calls.iter().filter(|c| c.keep).count();
                 locals.calls.push(call);
                 locals.by_from.entry(from).or_default().push(k);
                 k
@@ -641,8 +634,9 @@ impl TestGenerator {
 struct Locals {
     /// Whether the thread keeps values of its own at all.
     flows: bool,
+    /// How many calls the thread may have, keeping calls included.
+    length: usize,
     calls: Vec<Call>,
-    kept: usize,
     by_from: BTreeMap<Source, Vec<usize>>,
 }
 
@@ -714,6 +708,13 @@ fn high_partners(coverage: &Coverage, count: usize) -> Vec<Vec<usize>> {
     partners
 }
 
+/// The index of the type's own method named `name` (not a handle's).
+fn own_method(methods: &[Method], name: &str) -> Option<usize> {
+    methods
+        .iter()
+        .position(|m| m.name == name && m.via.is_none())
+}
+
 /// For each method, the methods that use what it returns (a handle's methods, a method
 /// taking the key it makes) and the methods that make what it uses. A race in the making of a
 /// value shows only where the value is used: `intern ∥ intern` is a high pair, the panic is in
@@ -728,10 +729,7 @@ fn flow_partners(methods: &[Method]) -> Vec<Vec<usize>> {
             _ => None,
         }));
         for from in froms {
-            if let Some(i) = methods
-                .iter()
-                .position(|m| m.name == from && m.via.is_none())
-            {
+            if let Some(i) = own_method(methods, from) {
                 if i != j && !partners[i].contains(&j) {
                     partners[i].push(j);
                     partners[j].push(i);
@@ -1313,12 +1311,18 @@ mod tests {
         let mut flows = 0;
         for test in &tests {
             let calls: Vec<&Call> = test.prefix.iter().collect();
-            let needs = calls
+            // The test keeps handles exactly when a call uses one of them (threads keep their
+            // own locals besides, numbered after them).
+            let needs = test
+                .prefix
                 .iter()
-                .any(|c| c.method == "Bar::tick" || c.method == "remove");
-            if needs {
-                assert!(!test.handles.is_empty(), "{test}");
-            }
+                .chain(test.threads.iter().flatten())
+                .any(|c| c.handles_used().iter().any(|&k| k < test.handles.len()));
+            assert_eq!(needs, !test.handles.is_empty(), "{test}");
+            assert!(
+                test.threads.iter().all(|t| t.len() <= LONG_SUFFIX),
+                "{test}"
+            );
             kept[test.handles.len()] += 1;
             for handle in &test.handles {
                 assert_eq!((handle.method.as_str(), handle.receiver), ("add", 0));

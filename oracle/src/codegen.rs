@@ -529,16 +529,19 @@ fn driver(w: &mut Writer, index: usize, plan: &TypePlan<'_>) {
             .via
             .as_ref()
             .filter(|v| v.shape == ReturnShape::Guard)
-            .and_then(|v| {
-                ty.methods
-                    .iter()
-                    .find(|f| f.name == v.from && f.via.is_none())
-            });
+            .and_then(|v| ty.own_method(&v.from));
         let mut lets = Vec::new();
-        let from_args = guarded_from.map(|from| {
+        // The call the handle comes from, in one expression, when it is behind a guard.
+        let from_call = guarded_from.map(|from| {
             let (more, args) = arguments(&from.params, &mut next_arg, &args_cx);
             lets.extend(more);
-            args
+            let call = format!(
+                "cx.receiver(call)?.{}{}({})",
+                from.name,
+                turbofish(&from.generic_args, &substitutions),
+                args.join(", ")
+            );
+            awaited(&call, from.is_async)
         });
         let (more, args) = arguments(&method.params, &mut next_arg, &args_cx);
         lets.extend(more);
@@ -557,18 +560,9 @@ fn driver(w: &mut Writer, index: usize, plan: &TypePlan<'_>) {
             // core (two workers on two cores) run their calls back to back and never meet.
             w.line("                ::covcon_rt::schedule_point();");
         }
-        let (receiver, name) = match (&method.via, method.handle_parts()) {
-            (Some(_), Some((_, own))) if guarded_from.is_some() => {
-                let from = guarded_from.unwrap_or(method);
-                let from_call = format!(
-                    "cx.receiver(call)?.{}{}({})",
-                    from.name,
-                    turbofish(&from.generic_args, &substitutions),
-                    from_args.unwrap_or_default().join(", ")
-                );
-                (awaited(&from_call, from.is_async), own)
-            }
-            (Some(via), Some((_, own))) => (
+        let (receiver, name) = match (&method.via, method.handle_parts(), from_call) {
+            (Some(_), Some((_, own)), Some(from_call)) => (from_call, own),
+            (Some(via), Some((_, own)), None) => (
                 format!("cx.handle::<{}>(call)?", handle_type(via, &substitutions)),
                 own,
             ),
@@ -676,11 +670,7 @@ fn handle_fn(w: &mut Writer, index: usize, plan: &TypePlan<'_>, globs: &str, arg
             if froms.iter().any(|(f, _, _)| f.name == from_name) {
                 continue;
             }
-            if let Some(from) = ty
-                .methods
-                .iter()
-                .find(|f| f.name == from_name && f.via.is_none())
-            {
+            if let Some(from) = ty.own_method(from_name) {
                 froms.push((from, kept, shape));
             }
         }

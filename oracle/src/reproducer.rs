@@ -27,6 +27,10 @@ use generator::{Call, TestCase, Value};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+/// The result text of a call the harness skips because a local it takes was not kept, as
+/// covcon-rt's worker writes it.
+const SKIPPED: &str = "(skipped: a value it takes was not kept)";
+
 /// The reproducer's source. `prepared` gives the generic instantiation the harness used (a
 /// generic type without it gets `u32` for its parameters); `headline` says what went wrong
 /// (`panic "key inserted twice" at src/lib.rs:31`) and goes into the file's doc comment.
@@ -239,7 +243,8 @@ fn render(
                 continue;
             }
             let place = (thread as u8, index as u32);
-            let body = if allowed.is_some_and(|a| a.calls.contains(&place)) {
+            let compared = allowed.is_some_and(|a| a.calls.contains(&place));
+            let body = if compared {
                 format!("seen.push(clip(format!(\"{{:?}}\", {})));", cx.invoke(call))
             } else if call.times > 1 {
                 format!(
@@ -269,11 +274,10 @@ fn render(
                 names.join(", "),
                 values.join(", ")
             );
-            if allowed.is_some_and(|a| a.calls.contains(&place)) {
+            if compared {
                 let _ = writeln!(
                     out,
-                    "                    else {{ seen.push(\"(skipped: h{} was not kept)\".to_string()); }}",
-                    used.iter().find(|k| optional.contains(k)).copied().unwrap_or_default()
+                    "                    else {{ seen.push({SKIPPED:?}.to_string()); }}"
                 );
             }
         }
@@ -594,12 +598,7 @@ impl Render<'_> {
         let from = method
             .and_then(|m| m.via.as_ref())
             .filter(|_| call.chained.is_some())
-            .and_then(|v| {
-                self.ty
-                    .methods
-                    .iter()
-                    .find(|f| f.name == v.from && f.via.is_none())
-            });
+            .and_then(|v| self.ty.own_method(&v.from));
         let params: Vec<&Param> = from
             .into_iter()
             .chain(method)

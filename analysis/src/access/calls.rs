@@ -88,15 +88,15 @@ impl Walker<'_> {
             // Another object's lock (a local's, a loop variable's, a parameter's), or a
             // parameter's method (`child.tick()`).
             let root = root_ident(&m.receiver);
-            if !blocking_lock(&name, m.args.len()) {
-                self.call_out(&name, line);
-            }
             if blocking_lock(&name, m.args.len()) {
                 let whose = root.map_or("another object".to_string(), |r| format!("`{r}`"));
                 self.unseen(format!("{whose}'s lock (`{name}()`)"), line, true);
-            } else if let Some(root) = root.filter(|r| self.foreign.contains(r)) {
-                if !PLAIN_TRAIT_METHODS.contains(&name.as_str()) {
-                    self.unseen(format!("`{root}.{name}()`"), line, false);
+            } else {
+                self.call_out(&name, line);
+                if let Some(root) = root.filter(|r| self.foreign.contains(r)) {
+                    if !PLAIN_TRAIT_METHODS.contains(&name.as_str()) {
+                        self.unseen(format!("`{root}.{name}()`"), line, false);
+                    }
                 }
             }
             return Val::default();

@@ -45,8 +45,9 @@ pub struct Call {
     pub args: Vec<Arg>,
     /// Calls in a row (a prefix's `for _ in 0..times`); at least 1.
     pub times: u32,
-    /// In a thread: the result is kept as the thread's next local handle (`generator::Call`).
-    pub keep: bool,
+    /// In a thread: the slot among the thread's locals its result is kept in
+    /// (`generator::Call::keep`), numbered as the test is decoded.
+    pub local: Option<usize>,
     /// A handle method's call made on a fresh call's result in one expression: `receiver` is
     /// the instance (`generator::Call::chained`).
     pub chained: bool,
@@ -124,6 +125,13 @@ impl<'de> Visitor<'de> for TestDataVisitor {
                 "`threads` must be a list of two lists of calls",
             ));
         }
+        // Each thread's keeping calls get their slots, in order.
+        for calls in &mut test.threads {
+            let locals = calls.iter_mut().filter_map(|c| c.local.as_mut());
+            for (slot, local) in locals.enumerate() {
+                *local = slot;
+            }
+        }
         Ok(test)
     }
 }
@@ -184,7 +192,8 @@ impl<'de> Visitor<'de> for CallVisitor {
             receiver,
             args,
             times,
-            keep,
+            // Numbered by the test that holds the call.
+            local: keep.then_some(0),
             chained,
         })
     }
@@ -763,5 +772,29 @@ mod tests {
             std::num::NonZeroI32::from_arg(&Arg::Int(-3)).unwrap().get(),
             -3
         );
+    }
+
+    /// Each thread's keeping calls get their slots in order, from 0 in each thread; a chained
+    /// call is marked; calls elsewhere keep nothing.
+    #[test]
+    fn keeping_calls_are_numbered_per_thread_as_the_test_decodes() {
+        let call = |method: &str, keep: bool| json!({"method": method, "args": [], "keep": keep});
+        let test: TestData = serde_json::from_value(json!({
+            "id": 1,
+            "type_path": "k::T",
+            "instances": [{"method": "new", "args": []}],
+            "threads": [
+                [call("intern", true), call("len", false), call("intern", true)],
+                [call("len", false), call("intern", true),
+                 {"method": "Gauge::add", "args": [], "chained": {"from": "get", "args": 0}}],
+            ],
+        }))
+        .unwrap();
+        let locals =
+            |t: usize| -> Vec<Option<usize>> { test.threads[t].iter().map(|c| c.local).collect() };
+        assert_eq!(locals(0), [Some(0), None, Some(1)]);
+        assert_eq!(locals(1), [None, Some(0), None]);
+        assert!(test.threads[1][2].chained && !test.threads[1][1].chained);
+        assert_eq!(test.instances[0].local, None);
     }
 }

@@ -610,36 +610,21 @@ impl<T> Built<T> {
     }
 }
 
-/// For each call of `calls`, the local slot it keeps its result in (`Call::keep`).
-fn local_slots(calls: &[Call]) -> Vec<Option<usize>> {
-    let mut next = 0;
-    calls
-        .iter()
-        .map(|c| {
-            c.keep.then(|| {
-                next += 1;
-                next - 1
-            })
-        })
-        .collect()
-}
-
-/// One call of thread `thread`: kept into local `slot` when it keeps its result (answering
-/// no result text, or why nothing was kept: a method returning `None` or `Err` leaves the
-/// local empty); skipped, with a result text saying so, when it uses a local its thread did
-/// not keep; otherwise made `call.times` times.
+/// One call of thread `thread`: kept into its local slot when it keeps its result
+/// (answering no result text, or why nothing was kept: a method returning `None` or `Err`
+/// leaves the local empty); skipped, with a result text saying so, when it uses a local its
+/// thread did not keep; otherwise made `call.times` times.
 fn thread_call<D: Driver>(
     driver: &D,
     built: &Built<D::Instance>,
     thread: usize,
     call: &Call,
-    slot: Option<usize>,
 ) -> Result<Option<String>, Failure> {
     let cx = built.cx_of(thread);
-    if let Some(k) = missing_local(call, &cx) {
-        return Ok(Some(format!("(skipped: h{k} was not kept)")));
+    if uses_missing_local(call, &cx) {
+        return Ok(Some(SKIPPED.to_string()));
     }
-    match slot {
+    match call.local {
         Some(slot) => match guarded(|| driver.handle(call, &cx)) {
             Ok(handle) => {
                 let _ = built.locals[thread.min(1)][slot].set(handle);
@@ -652,9 +637,17 @@ fn thread_call<D: Driver>(
     }
 }
 
-/// A local of the running thread that `call` uses (its receiver for a handle method, or a
-/// handle argument at any depth) and that is empty.
-fn missing_local<T>(call: &Call, cx: &Cx<'_, T>) -> Option<usize> {
+/// The result text of a call skipped because a local it takes was not kept; the reproducer
+/// (`oracle/src/reproducer.rs`) writes the same.
+const SKIPPED: &str = "(skipped: a value it takes was not kept)";
+
+/// Whether `call` uses a local of the running thread (its receiver for a handle method, or a
+/// handle argument at any depth) that is empty. Free for a thread that keeps none: the check
+/// is on every call of every run.
+fn uses_missing_local<T>(call: &Call, cx: &Cx<'_, T>) -> bool {
+    if cx.locals.is_empty() {
+        return false;
+    }
     fn handles_in(arg: &Arg, out: &mut Vec<usize>) {
         match arg {
             Arg::Handle(k) => out.push(*k),
@@ -671,7 +664,7 @@ fn missing_local<T>(call: &Call, cx: &Cx<'_, T>) -> Option<usize> {
     }
     call.args.iter().for_each(|a| handles_in(a, &mut used));
     used.into_iter()
-        .find(|&k| k >= cx.handles.len() && cx.any_kept(k).is_none())
+        .any(|k| k >= cx.handles.len() && cx.any_kept(k).is_none())
 }
 
 /// The instances and handles, and the prefix's results, ready for the suffixes.
@@ -685,18 +678,13 @@ fn setup<D: Driver>(
 ) -> Result<Ready<D::Instance>, Box<Answer>> {
     set_role(2, 0);
     let mut built = Built {
-        locals: [
-            test.threads[0]
+        locals: test.threads.each_ref().map(|calls| {
+            calls
                 .iter()
-                .filter(|c| c.keep)
+                .filter(|c| c.local.is_some())
                 .map(|_| OnceLock::new())
-                .collect(),
-            test.threads[1]
-                .iter()
-                .filter(|c| c.keep)
-                .map(|_| OnceLock::new())
-                .collect(),
-        ],
+                .collect()
+        }),
         handles: Vec::new(),
         elements: Vec::new(),
         instances: Vec::new(),
@@ -785,9 +773,8 @@ fn run_thread<D: Driver>(
     calls: &[Call],
 ) -> ThreadRun {
     let mut results = Vec::with_capacity(calls.len());
-    let slots = local_slots(calls);
     for (index, call) in calls.iter().enumerate() {
-        match thread_call(driver, built, thread, call, slots[index]) {
+        match thread_call(driver, built, thread, call) {
             Ok(result) => results.push(result.map(clip)),
             Err(failure) => {
                 results.resize(calls.len(), None);
@@ -924,7 +911,6 @@ fn run_sequential<D: Driver>(
         vec![None; test.threads[1].len()],
     ];
     let mut outcome = json!({"kind": "passed"});
-    let slots = [local_slots(&test.threads[0]), local_slots(&test.threads[1])];
     for &(thread, index) in order {
         let Some(call) = test.threads[thread as usize].get(index as usize) else {
             outcome = json!({"kind": "setup_failed",
@@ -937,12 +923,11 @@ fn run_sequential<D: Driver>(
         // With `own_threads`, each call on the thread it ran on concurrently: a type that
         // behaves by thread (a per-thread shard, a thread-local cache, an owner check) does the
         // same here, so only the interleaving differs from the concurrent run.
-        let slot = slots[thread as usize][index as usize];
         let result = if own_threads && thread == 1 {
-            on_helper(driver, &built, call, slot, seed)
+            on_helper(driver, &built, call, seed)
         } else {
             set_role(thread, seed);
-            let result = thread_call(driver, &built, usize::from(thread), call, slot);
+            let result = thread_call(driver, &built, usize::from(thread), call);
             set_role(NO_ROLE, 0);
             result
         };
@@ -977,7 +962,6 @@ fn on_helper<D: Driver>(
     driver: &'static D,
     built: &Arc<Built<D::Instance>>,
     call: &Call,
-    local: Option<usize>,
     seed: u64,
 ) -> CallResult {
     let slot: Arc<Mutex<Option<CallResult>>> = Arc::new(Mutex::new(None));
@@ -985,7 +969,7 @@ fn on_helper<D: Driver>(
         let (built, call, slot) = (built.clone(), call.clone(), slot.clone());
         Box::new(move || {
             set_role(1, seed);
-            let result = thread_call(driver, &built, 1, &call, local);
+            let result = thread_call(driver, &built, 1, &call);
             set_role(NO_ROLE, 0);
             *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(result);
         })
