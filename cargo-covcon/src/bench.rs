@@ -116,6 +116,9 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         oracle_config.jobs = jobs.max(1);
     }
     oracle_config.repeat = args.repeat.max(1);
+    if let Some(schedule) = &args.schedule {
+        oracle_config.scheduling = schedule.parse().map_err(usage_error)?;
+    }
     if args.oracle == Some(OracleKind::Results) {
         oracle_config.results = Some(oracle::results::ResultsConfig::default());
     }

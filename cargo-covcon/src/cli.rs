@@ -162,6 +162,11 @@ pub struct RunArgs {
     /// up to the first run that fails (panic oracle only) [default: 1]
     #[arg(long, value_name = "N", help_heading = "Execution")]
     pub repeat: Option<u32>,
+    /// How the two threads of a test are scheduled: `free` (both at once, with noise),
+    /// `controlled` (one at a time, switching where a seeded strategy says: every run
+    /// replays) or `mixed` (half each) [default: mixed]
+    #[arg(long, value_name = "MODE", value_parser = ["free", "controlled", "mixed"], help_heading = "Execution")]
+    pub schedule: Option<String>,
     /// Keep testing a type after its first violation
     #[arg(long, help_heading = "Execution")]
     pub keep_going: bool,
@@ -192,6 +197,9 @@ pub struct RunArgs {
     /// Exit 2 when a selected type could not be tested
     #[arg(long, help_heading = "CI Gate")]
     pub fail_on_untested: bool,
+    /// Exit 2 for unconfirmed violations too (seen once, repeated by no re-run)
+    #[arg(long, help_heading = "CI Gate")]
+    pub strict: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -260,6 +268,9 @@ pub struct ReportArgs {
     /// Exit 2 when a type could not be tested
     #[arg(long)]
     pub fail_on_untested: bool,
+    /// Exit 2 for unconfirmed violations too (seen once, repeated by no re-run)
+    #[arg(long)]
+    pub strict: bool,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -301,6 +312,10 @@ pub struct BenchArgs {
     /// up to the first run that fails
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub repeat: u32,
+    /// How the threads of a test are scheduled, as for a run: free, controlled or mixed
+    /// [default: mixed]
+    #[arg(long, value_name = "MODE", value_parser = ["free", "controlled", "mixed"])]
+    pub schedule: Option<String>,
     /// What counts as a violation, as for a run: `panic` or `results` (wrong results too)
     /// [default: panic]
     #[arg(long, value_enum, value_name = "ORACLE")]

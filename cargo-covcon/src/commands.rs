@@ -124,6 +124,7 @@ fn merge(args: &ReportArgs) -> Result<ExitCode> {
         baseline: args.baseline.clone(),
         save_baseline: None,
         fail_on_untested: args.fail_on_untested,
+        strict: args.strict,
     };
     finish(&mut merged, &args.reports, &out, &gate, &console)
 }

@@ -34,6 +34,10 @@ pub struct Config {
     pub out: Option<PathBuf>,
     #[serde(alias = "fail-on-untested")]
     pub fail_on_untested: Option<bool>,
+    /// `free`, `controlled` or `mixed`.
+    pub schedule: Option<String>,
+    /// Unconfirmed violations fail the run too.
+    pub strict: Option<bool>,
     /// Only test types matching these patterns.
     pub types: Vec<String>,
     /// Never test types matching these patterns.
@@ -125,6 +129,8 @@ impl Config {
             },
             out: self.out.clone().or_else(|| base.out.clone()),
             fail_on_untested: self.fail_on_untested.or(base.fail_on_untested),
+            schedule: self.schedule.clone().or_else(|| base.schedule.clone()),
+            strict: self.strict.or(base.strict),
             types: join(&self.types, &base.types),
             skip_types: join(&self.skip_types, &base.skip_types),
             methods: join(&self.methods, &base.methods),

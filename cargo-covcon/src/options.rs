@@ -155,6 +155,8 @@ pub struct RunOptions {
     pub batch_size: Option<usize>,
     /// Runs of each generated test (`--repeat`); None: the oracle's default.
     pub repeat: Option<u32>,
+    /// How the threads are scheduled (`--schedule`); None: the oracle's default.
+    pub scheduling: Option<oracle::Scheduling>,
     /// None: the oracle's default.
     pub test_timeout: Option<Duration>,
     pub reports: Vec<ReportKind>,
@@ -162,6 +164,8 @@ pub struct RunOptions {
     pub baseline: Option<PathBuf>,
     pub save_baseline: Option<PathBuf>,
     pub fail_on_untested: bool,
+    /// Unconfirmed violations fail the run too (`--strict`).
+    pub strict: bool,
 }
 
 impl RunOptions {
@@ -206,6 +210,12 @@ impl RunOptions {
                 STRATEGIES.join(", ")
             )));
         }
+        let scheduling = args
+            .schedule
+            .as_deref()
+            .or(config.schedule.as_deref())
+            .map(|s| s.parse::<oracle::Scheduling>().map_err(usage_error))
+            .transpose()?;
         let shard = args
             .shard
             .as_deref()
@@ -246,6 +256,7 @@ impl RunOptions {
             max_tests: args.max_tests.or(config.max_tests),
             batch_size: args.batch_size,
             repeat: args.repeat,
+            scheduling,
             test_timeout,
             reports,
             // Relative paths: from the current directory on the command line, from the
@@ -258,6 +269,7 @@ impl RunOptions {
             baseline: args.baseline.clone(),
             save_baseline: args.save_baseline.clone(),
             fail_on_untested: args.fail_on_untested || config.fail_on_untested.unwrap_or(false),
+            strict: args.strict || config.strict.unwrap_or(false),
         })
     }
 }
@@ -395,6 +407,37 @@ mod tests {
         assert_eq!((options.seed, options.seed_given), (7, true));
         assert_eq!(options.reports, [ReportKind::Html]);
         assert_eq!(options.out, PathBuf::from("/t/covcon"));
+    }
+
+    /// `schedule` and `strict` come from the table when the command line says nothing; a
+    /// scheduling that is none of the three is a usage error, wherever it was written.
+    #[test]
+    fn scheduling_and_strictness_are_configurable() {
+        let config = Config {
+            schedule: Some("controlled".into()),
+            strict: Some(true),
+            ..Config::default()
+        };
+        let options = merged(RunArgs::default(), config.clone()).unwrap();
+        assert_eq!(options.scheduling, Some(oracle::Scheduling::Controlled));
+        assert!(options.strict);
+        let args = RunArgs {
+            schedule: Some("free".into()),
+            ..RunArgs::default()
+        };
+        let options = merged(args, config).unwrap();
+        assert_eq!(options.scheduling, Some(oracle::Scheduling::Free));
+        let wrong = Config {
+            schedule: Some("chaotic".into()),
+            ..Config::default()
+        };
+        let error = merged(RunArgs::default(), wrong).map(|_| ()).unwrap_err();
+        assert!(
+            error.to_string().contains("unknown scheduling `chaotic`"),
+            "{error}"
+        );
+        let options = merged(RunArgs::default(), Config::default()).unwrap();
+        assert_eq!((options.scheduling, options.strict), (None, false));
     }
 
     #[test]

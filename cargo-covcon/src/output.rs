@@ -16,6 +16,8 @@ pub struct Gate {
     pub baseline: Option<PathBuf>,
     pub save_baseline: Option<PathBuf>,
     pub fail_on_untested: bool,
+    /// Unconfirmed violations (seen once, repeated by no re-run) fail the run too.
+    pub strict: bool,
 }
 
 impl Gate {
@@ -24,6 +26,7 @@ impl Gate {
             baseline: options.baseline.clone(),
             save_baseline: options.save_baseline.clone(),
             fail_on_untested: options.fail_on_untested,
+            strict: options.strict,
         }
     }
 }
@@ -48,7 +51,7 @@ pub fn finish(
             path.display()
         ));
     }
-    Ok(exit_code(report, gate.fail_on_untested))
+    Ok(exit_code(report, gate))
 }
 
 /// Writes `report.json` (always) and the files `kinds` ask for under `out`, then prints the
@@ -96,15 +99,17 @@ pub fn stdout(text: &str) {
     let _ = out.write_all(text.as_bytes()).and_then(|()| out.flush());
 }
 
-/// 2 for new violations (or, under `--fail-on-untested`, types covcon could not test: not
-/// those with nothing to test or only their own crate can reach), else 0.
-pub fn exit_code(report: &Report, fail_on_untested: bool) -> ExitCode {
+/// 2 for new confirmed violations (or, under `--strict`, unconfirmed ones too; under
+/// `--fail-on-untested`, types covcon could not test: not those with nothing to test or only
+/// their own crate can reach), else 0.
+pub fn exit_code(report: &Report, gate: &Gate) -> ExitCode {
     let missed = || {
         report
             .untested()
             .any(|t| t.untested_kind().is_some_and(UntestedKind::fails_gate))
     };
-    if report.new_violations() > 0 || (fail_on_untested && missed()) {
+    let unconfirmed = gate.strict && report.unconfirmed_violations() > 0;
+    if report.new_violations() > 0 || unconfirmed || (gate.fail_on_untested && missed()) {
         ExitCode::Violations
     } else {
         ExitCode::Success
@@ -117,7 +122,42 @@ mod tests {
     use crate::report::sample;
 
     fn check(report: Report, fail_on_untested: bool, expect: ExitCode) {
-        assert_eq!(exit_code(&report, fail_on_untested), expect);
+        let gate = Gate {
+            fail_on_untested,
+            ..Gate::default()
+        };
+        assert_eq!(exit_code(&report, &gate), expect);
+    }
+
+    /// A violation no re-run repeated is reported but fails the gate only under `--strict`;
+    /// one repeated once, or never re-run (confirmation off), fails it as before.
+    #[test]
+    fn unconfirmed_violations_fail_the_gate_only_when_strict() {
+        let cases = [
+            (Some([0, 20]), ExitCode::Success, ExitCode::Violations),
+            (Some([1, 20]), ExitCode::Violations, ExitCode::Violations),
+            (None, ExitCode::Violations, ExitCode::Violations),
+        ];
+        for (confirmed, lenient, strict) in cases {
+            let mut report = sample::report();
+            for t in &mut report.types {
+                for v in &mut t.violations {
+                    v.known = false;
+                    v.confirmed = confirmed;
+                }
+            }
+            for (strict_gate, expect) in [(false, lenient), (true, strict)] {
+                let gate = Gate {
+                    strict: strict_gate,
+                    ..Gate::default()
+                };
+                assert_eq!(
+                    exit_code(&report, &gate),
+                    expect,
+                    "{confirmed:?} {strict_gate}"
+                );
+            }
+        }
     }
 
     #[test]

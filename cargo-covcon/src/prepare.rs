@@ -28,6 +28,9 @@ pub(crate) fn oracle_config(options: &RunOptions, workspace: &Workspace) -> Orac
     if let Some(repeat) = options.repeat {
         config.repeat = repeat.max(1);
     }
+    if let Some(scheduling) = options.scheduling {
+        config.scheduling = scheduling;
+    }
     config.verbose = options.console.verbose > 1;
     if options.oracle == OracleKind::Results {
         config.results = Some(ResultsConfig::default());

@@ -201,14 +201,16 @@ fn campaign(
     let stats = executor.stats();
     if console.verbose > 0 {
         console.note(format_args!(
-            "covcon: oracle: {} tests ({} failed, {} of those explained by a sequential order), {} sequential runs for verdicts, {} confirmation re-runs, {} shrinking runs, {} worker processes started",
+            "covcon: oracle: {} tests ({} failed, {} of those explained by a sequential order), {} sequential runs for verdicts, {} confirmation re-runs, {} shrinking runs, {} worker processes started; {} controlled runs ({} where control ended early)",
             stats.tests,
             stats.failed,
             stats.explained,
             stats.sequential_runs,
             stats.confirm_runs,
             stats.shrink_runs,
-            stats.workers_started
+            stats.workers_started,
+            stats.controlled_runs,
+            stats.uncontrolled_runs
         ));
     }
     report.oracle = Some(stats);
@@ -333,6 +335,7 @@ pub fn type_report(
                 confirmed: (v.confirmed.1 > 0).then_some([v.confirmed.0, v.confirmed.1]),
                 sites,
                 known: false,
+                schedule: schedule_of(v.shrunk.as_ref().unwrap_or(&v.test)),
             }
         })
         .collect();
@@ -440,6 +443,25 @@ pub fn relative(path: &Path, root: &Path) -> PathBuf {
 }
 
 /// `cargo covcon replay FILE`: runs a saved violation's test again, `runs` times.
+/// How a violation's test is scheduled, for the report: `pct-2, seed 7`; `None` when free.
+fn schedule_of(test: &generator::TestCase) -> Option<String> {
+    match test.control {
+        generator::Control::Free => None,
+        generator::Control::Preempt { first, at } => {
+            let at: Vec<String> = at.iter().filter(|&&a| a > 0).map(u32::to_string).collect();
+            Some(if at.is_empty() {
+                format!("thread {first} first, no preemption")
+            } else {
+                format!(
+                    "thread {first} first, preempted at point {}",
+                    at.join(" and ")
+                )
+            })
+        }
+        control => Some(format!("{}, seed {}", control.name(), test.noise_seed)),
+    }
+}
+
 pub fn replay(
     file: &Path,
     runs: u32,
@@ -454,7 +476,13 @@ pub fn replay(
         .or_exit(ExitCode::Usage)?;
     let workspace = workspace::load(&replay_workspace(workspace_options, &text))?;
     let model = workspace.analyze();
-    let selection = select::select(&model, &workspace, std::slice::from_ref(&test.type_path));
+    // The types the run that saved the file instrumented (files since controlled scheduling
+    // say), so a schedule meets the same points; else the test's type alone.
+    let mut patterns = harness_types(&text);
+    if !patterns.contains(&test.type_path) {
+        patterns.push(test.type_path.clone());
+    }
+    let selection = select::select(&model, &workspace, &patterns);
     let Some(t) = selection.types.iter().find(|t| t.path == test.type_path) else {
         return Err(usage_error(format_args!(
             "type {} of the saved test is not a testable type of the selected packages (use --manifest-path or -p)",
@@ -475,7 +503,12 @@ pub fn replay(
     config.confirm_runs = runs.max(1);
     config.jobs = 1;
     let selected = Model {
-        types: vec![t.clone()],
+        types: selection
+            .types
+            .iter()
+            .filter(|s| s.path == t.path || patterns.contains(&s.path))
+            .cloned()
+            .collect(),
         ..model.clone()
     };
     let instantiations = instantiations(&selection);
@@ -509,6 +542,21 @@ pub fn replay(
             Ok(ExitCode::Success)
         }
     }
+}
+
+/// The `harness_types` a saved test case lists (none in files written before them).
+fn harness_types(saved: &str) -> Vec<String> {
+    serde_json::from_str::<serde_json::Value>(saved)
+        .ok()
+        .and_then(|v| {
+            v.get("harness_types")?.as_array().map(|types| {
+                types
+                    .iter()
+                    .filter_map(|t| t.as_str().map(str::to_string))
+                    .collect()
+            })
+        })
+        .unwrap_or_default()
 }
 
 /// The workspace to replay in: the one given (`--manifest-path`), else the one the file says

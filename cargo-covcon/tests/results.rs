@@ -145,7 +145,10 @@ fn a_lost_update_is_a_wrong_result_under_the_results_oracle_only_and_its_twin_is
         &std::fs::read_to_string(violation["replay"].as_str().unwrap()).unwrap(),
     )
     .unwrap();
-    // The file is the report's test plus the workspace it ran in (what `replay` reads).
+    // The file is the report's test plus the workspace it ran in and the types its harness
+    // instrumented (what `replay` reads).
+    let instrumented = written.as_object_mut().unwrap().remove("harness_types");
+    assert_eq!(instrumented, Some(serde_json::json!(types)));
     let ran_in = written.as_object_mut().unwrap().remove("workspace_root");
     let ran_in = PathBuf::from(ran_in.as_ref().and_then(Value::as_str).unwrap());
     assert_eq!(

@@ -261,6 +261,7 @@ mod tests {
             prefix,
             threads,
             noise_seed: 0,
+            control: Default::default(),
         }
     }
 

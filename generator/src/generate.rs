@@ -461,6 +461,7 @@ impl TestGenerator {
             prefix,
             threads,
             noise_seed: self.rng.gen(),
+            control: Default::default(),
         }
     }
 

@@ -603,6 +603,7 @@ mod tests {
                 ],
             ],
             noise_seed: 11,
+            control: Default::default(),
         }
     }
 
@@ -689,6 +690,7 @@ mod tests {
                 vec![call(0, "Bar::tick", vec![]), call(1, "Bar::tick", vec![])],
             ],
             noise_seed: 0,
+            control: Default::default(),
         };
         let fails = |t: &TestCase| {
             t.threads[0].iter().any(|c| c.method == "render")
@@ -732,6 +734,7 @@ mod tests {
                 ],
             ],
             noise_seed: 0,
+            control: Default::default(),
         };
         let without_first = without(&original, &[(Some(0), 0)]);
         assert_eq!(

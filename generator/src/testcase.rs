@@ -28,8 +28,46 @@ pub struct TestCase {
     pub prefix: Vec<Call>,
     /// The two suffixes, run concurrently, one per thread.
     pub threads: [Vec<Call>; 2],
-    /// Seed for the schedule noise at split points, so a run can be repeated.
+    /// Seed for the schedule noise at split points, so a run can be repeated; in a
+    /// controlled run, the seed of the scheduler's choices.
     pub noise_seed: u64,
+    /// How its concurrent runs are scheduled: free, or by a controlled strategy that
+    /// `noise_seed` replays exactly.
+    #[serde(default, skip_serializing_if = "Control::is_free")]
+    pub control: Control,
+}
+
+/// How a test's concurrent runs are scheduled (`oracle/runtime/src/sched.rs` runs them).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(tag = "strategy", rename_all = "snake_case")]
+pub enum Control {
+    /// Both threads run at once; noise at the schedule points.
+    #[default]
+    Free,
+    /// PCT (Burckhardt et al., ASPLOS 2010): random thread priorities and `depth - 1`
+    /// priority change points over about `steps` schedule points.
+    Pct { depth: u8, steps: u32 },
+    /// At every schedule point, either thread with even odds.
+    Random,
+    /// Thread `first` runs first and the running thread is switched out at the schedule
+    /// points numbered in `at` (0 for none): bounded exhaustive exploration.
+    Preempt { first: u8, at: [u32; 2] },
+}
+
+impl Control {
+    pub fn is_free(&self) -> bool {
+        *self == Control::Free
+    }
+
+    /// A short name for reports: `free`, `pct-2`, `random`, `preempt`.
+    pub fn name(&self) -> String {
+        match self {
+            Control::Free => "free".into(),
+            Control::Pct { depth, .. } => format!("pct-{depth}"),
+            Control::Random => "random".into(),
+            Control::Preempt { .. } => "preempt".into(),
+        }
+    }
 }
 
 impl TestCase {

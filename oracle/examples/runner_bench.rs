@@ -140,6 +140,7 @@ fn counter_tests(n: u64) -> Vec<TestCase> {
             prefix: vec![],
             threads: [vec![call("incr")], vec![call("get")]],
             noise_seed: id,
+            control: Default::default(),
         })
         .collect()
 }

@@ -3,7 +3,7 @@
 //! The CLI converts its arguments once into an [`OracleConfig`] and passes it down; every
 //! other module of the oracle reads its settings from here.
 
-use crate::protocol::Noise;
+use crate::protocol::{Control, Noise};
 use crate::results::ResultsConfig;
 use generator::ShrinkConfig;
 use std::path::PathBuf;
@@ -27,6 +27,8 @@ pub struct OracleConfig {
     pub confirm_runs: u32,
     /// How much schedule noise concurrent runs get at split points.
     pub noise: NoiseLevel,
+    /// How concurrent runs are scheduled: free, controlled, or a mix.
+    pub scheduling: Scheduling,
     /// Echo cargo's output and worker stderr.
     pub verbose: bool,
     /// Also judge passing runs by their results (the results oracle,
@@ -56,6 +58,7 @@ impl OracleConfig {
             cargo_args: Vec::new(),
             confirm_runs: 20,
             noise: NoiseLevel::Low,
+            scheduling: Scheduling::default(),
             verbose: false,
             results: None,
             shrink: None,
@@ -103,8 +106,67 @@ impl NoiseLevel {
             yield_p,
             spin_p,
             sleep_p,
+            control: Control::Free,
         }
     }
+}
+
+/// How a campaign's concurrent runs are scheduled (`oracle/runtime/src/sched.rs`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Scheduling {
+    /// Both threads run at once, perturbed by noise at the schedule points.
+    Free,
+    /// One thread at a time, switching at schedule points as a seeded strategy chooses
+    /// (PCT of depth 2 or 3, or a random walk): every run replays from its seed.
+    Controlled,
+    /// Half the tests free, half controlled, by their noise seed.
+    #[default]
+    Mixed,
+}
+
+impl Scheduling {
+    /// The control of a test with noise seed `seed` whose runs pass about `steps` schedule
+    /// points: drawn from the seed, so the same test is scheduled the same way every time.
+    pub fn control(self, seed: u64, steps: u32) -> Control {
+        let draw = mix(seed ^ 0x5C4E_D01E);
+        let controlled = match self {
+            Scheduling::Free => return Control::Free,
+            Scheduling::Controlled => draw % 4,
+            Scheduling::Mixed => match draw % 8 {
+                n @ 0..=3 => n,
+                _ => return Control::Free,
+            },
+        };
+        let steps = steps.max(2);
+        match controlled {
+            0 | 1 => Control::Pct { depth: 2, steps },
+            2 => Control::Pct { depth: 3, steps },
+            _ => Control::Random,
+        }
+    }
+}
+
+impl std::str::FromStr for Scheduling {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Scheduling, String> {
+        match s {
+            "free" => Ok(Scheduling::Free),
+            "controlled" => Ok(Scheduling::Controlled),
+            "mixed" => Ok(Scheduling::Mixed),
+            _ => Err(format!(
+                "unknown scheduling `{s}` (expected free, controlled or mixed)"
+            )),
+        }
+    }
+}
+
+/// splitmix64's finaliser: seeds a bit apart become unrelated.
+pub(crate) fn mix(x: u64) -> u64 {
+    let x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    let x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    x ^ (x >> 31)
 }
 
 impl std::str::FromStr for NoiseLevel {
@@ -157,6 +219,29 @@ impl OracleError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scheduling_draws_each_control_from_the_seed() {
+        let count = |scheduling: Scheduling| {
+            let mut names = std::collections::BTreeMap::new();
+            for seed in 0..4_000 {
+                let control = scheduling.control(seed, 40);
+                assert_eq!(control, scheduling.control(seed, 40), "not from the seed");
+                *names.entry(control.name()).or_insert(0) += 1;
+            }
+            names
+                .into_iter()
+                .map(|(n, c)| (n, c / 100))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(count(Scheduling::Free), [("free".to_string(), 40)]);
+        let controlled = count(Scheduling::Controlled);
+        let names: Vec<&str> = controlled.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["pct-2", "pct-3", "random"]);
+        let mixed = count(Scheduling::Mixed);
+        assert_eq!(mixed[0].0, "free");
+        assert!((18..=21).contains(&mixed[0].1), "{mixed:?}");
+    }
 
     #[test]
     fn two_cores_get_two_workers_and_more_cores_half_as_many() {

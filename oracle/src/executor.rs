@@ -11,10 +11,10 @@
 //! execution order; a worker answers `Ping` with test id 0, answers requests in the order it
 //! reads them, and exits at end of input.
 
-use crate::config::{NoiseLevel, OracleConfig, OracleError};
+use crate::config::{mix, NoiseLevel, OracleConfig, OracleError, Scheduling};
 use crate::harness::{Harness, PreparedType};
 use crate::pool::{Pool, WorkerCommand};
-use crate::protocol::{BatchRun, Noise, Outcome, Request, Response};
+use crate::protocol::{BatchRun, Control, Noise, Outcome, Request, Response};
 use crate::reproducer::{render_reproducer, render_results_reproducer};
 use crate::results::{
     allowed_outcomes, check_results, stuck_call, AllowedOutcomes, ResultsVerdict, ResultsViolation,
@@ -122,6 +122,10 @@ pub struct RunStats {
     pub shrink_runs: u64,
     /// Worker processes started, replacements of crashed or deadlocked ones included.
     pub workers_started: u64,
+    /// Campaign runs scheduled by the controlled scheduler, and of those the ones where
+    /// control ended early (a thread ran too long without a schedule point, awake).
+    pub controlled_runs: u64,
+    pub uncontrolled_runs: u64,
 }
 
 impl RunStats {
@@ -137,6 +141,8 @@ impl RunStats {
             sequential_runs: self.sequential_runs + other.sequential_runs,
             confirm_runs: self.confirm_runs + other.confirm_runs,
             shrink_runs: self.shrink_runs + other.shrink_runs,
+            controlled_runs: self.controlled_runs + other.controlled_runs,
+            uncontrolled_runs: self.uncontrolled_runs + other.uncontrolled_runs,
             workers_started: self.workers_started + other.workers_started,
         }
     }
@@ -159,6 +165,9 @@ pub struct OracleExecutor {
     per_type: Mutex<BTreeMap<String, TypeRunStats>>,
     /// When the campaign's current type is out of time (see `Executor::set_deadline`).
     deadline: Option<Instant>,
+    /// Per type, about how many schedule points a controlled run passes (PCT spreads its
+    /// change points over them): the most seen lately.
+    steps: Mutex<HashMap<String, u32>>,
 }
 
 impl OracleExecutor {
@@ -210,6 +219,7 @@ impl OracleExecutor {
             stats: Stats::default(),
             per_type: Mutex::new(BTreeMap::new()),
             deadline: None,
+            steps: Mutex::new(HashMap::new()),
         })
     }
 
@@ -235,6 +245,8 @@ impl OracleExecutor {
             sequential_runs: get(&s.sequential_runs),
             confirm_runs: get(&s.confirm_runs),
             shrink_runs: get(&s.shrink_runs),
+            controlled_runs: get(&s.controlled_runs),
+            uncontrolled_runs: get(&s.uncontrolled_runs),
             workers_started: self.pool.spawned(),
         }
     }
@@ -247,6 +259,7 @@ impl OracleExecutor {
     /// Runs a chunk of tests on the calling pool thread's worker, their concurrent runs in
     /// batches (at least two, pipelined), then judges the failing ones.
     fn run_chunk(&self, tests: &[TestCase]) -> Vec<Execution<Violation>> {
+        let tests: Vec<TestCase> = tests.iter().map(|t| self.scheduled(t)).collect();
         let per_request = tests.len().div_ceil(2).clamp(1, self.config.batch.max(1));
         let requests: Vec<Request> = tests
             .chunks(per_request)
@@ -260,10 +273,45 @@ impl OracleExecutor {
             .collect()
     }
 
+    /// `test` with the control its runs get: the one it has, or one drawn from its noise seed
+    /// by [`OracleConfig::scheduling`].
+    fn scheduled(&self, test: &TestCase) -> TestCase {
+        let mut test = test.clone();
+        if test.control.is_free() {
+            let steps = lock(&self.steps)
+                .get(&test.type_path)
+                .copied()
+                .unwrap_or(DEFAULT_STEPS);
+            test.control = self.config.scheduling.control(test.noise_seed, steps);
+        }
+        test
+    }
+
     /// The coverage of one concurrent run, and the violation it shows, if any.
     fn conclude(&self, test: &TestCase, mut response: Response) -> Execution<Violation> {
         let count = |counter: &AtomicU64| counter.fetch_add(1, Ordering::Relaxed);
         count(&self.stats.tests);
+        // A repeated test's answer is its last run's: replays need that run's seed.
+        let mut test = test.clone();
+        match &response.schedule {
+            Some(schedule) => {
+                test.noise_seed = schedule.seed;
+                count(&self.stats.controlled_runs);
+                if schedule.free {
+                    count(&self.stats.uncontrolled_runs);
+                }
+                let seen = u32::try_from(schedule.steps).unwrap_or(u32::MAX).max(2);
+                let mut steps = lock(&self.steps);
+                let estimate = steps.entry(test.type_path.clone()).or_insert(seen);
+                *estimate = seen.max(*estimate - *estimate / 8);
+            }
+            None => {
+                test.noise_seed = test
+                    .noise_seed
+                    .wrapping_add(response.runs.saturating_sub(1));
+            }
+        }
+        let test = &test;
         let covered = response
             .covered
             .take()
@@ -382,6 +430,13 @@ impl OracleExecutor {
             recorded.fill(&mut violation);
             return Some(violation);
         }
+        let mut ordered = violation.response.replayable();
+        if let Some(scheduled) = self.find_schedule(&violation) {
+            // Found free: from here on it runs under a schedule that shows it, so the
+            // confirmation, the shrinking, the files and `replay` repeat it exactly.
+            violation.test = scheduled;
+            ordered = true;
+        }
         violation.confirmed = self.confirm(&violation, outcomes, self.config.confirm_runs);
         // A timeout is only evidence of a deadlock when it happens again: a run starved of CPU
         // on a loaded machine also times out once. A panic is evidence by itself.
@@ -402,6 +457,10 @@ impl OracleExecutor {
                 generator::shrink(&violation.test, &config, &mut |candidate: &TestCase| {
                     self.stats.shrink_runs.fetch_add(1, Ordering::Relaxed);
                     let response = self.pool.request(&self.concurrent_request(candidate));
+                    if ordered && !response.replayable() {
+                        // A smaller test kept under a schedule must replay as exactly.
+                        return false;
+                    }
                     let mut outcomes = SequentialOutcomes::new();
                     // A wrong result found here already had every linearization topped up
                     // (the results oracle's evidence runs), so what varies between runs of the
@@ -474,6 +533,73 @@ impl OracleExecutor {
         config
     }
 
+    /// For a panic or deadlock found in a run its schedule did not fully order (a free run, or
+    /// a controlled one where control ended or a woken thread ran alongside the other), a
+    /// schedule of the same test that shows it again and orders the whole run, so it replays
+    /// exactly: first PCT and random-walk seeds, then every schedule with at most two
+    /// preemptions (CHESS's bound) over the steps a controlled run of the test passes, in
+    /// batches, until one fails the same way or [`SCHEDULE_SEARCH`] runs are spent. `None`
+    /// when the run was fully ordered already, scheduling is off, or no schedule showed it.
+    fn find_schedule(&self, violation: &Violation) -> Option<TestCase> {
+        let test = &violation.test;
+        if violation.response.replayable() || self.config.scheduling == Scheduling::Free {
+            return None;
+        }
+        let failure = Failure::of(&violation.response.outcome)?;
+        if matches!(failure, Failure::Crash { .. }) {
+            return None;
+        }
+        let with = |control: Control, seed: u64| TestCase {
+            control,
+            noise_seed: seed,
+            ..test.clone()
+        };
+        let steps = lock(&self.steps)
+            .get(&test.type_path)
+            .copied()
+            .unwrap_or(DEFAULT_STEPS);
+        let mut candidates: Vec<TestCase> = (0..SAMPLED_SCHEDULES)
+            .map(|i| {
+                let seed = mix(test.noise_seed ^ mix(i as u64));
+                let control = match i % 4 {
+                    0 | 1 => Control::Pct { depth: 2, steps },
+                    2 => Control::Pct { depth: 3, steps },
+                    _ => Control::Random,
+                };
+                with(control, seed)
+            })
+            .collect();
+        let (mut tried, mut enumerated) = (0, false);
+        while tried < SCHEDULE_SEARCH && !candidates.is_empty() {
+            let take = candidates.len().min(self.config.batch.max(1));
+            let batch: Vec<TestCase> = candidates.drain(..take).collect();
+            let request = self.batch_of(&batch, 1);
+            let responses = self.pool.request_all(std::slice::from_ref(&request));
+            self.stats
+                .confirm_runs
+                .fetch_add(batch.len() as u64, Ordering::Relaxed);
+            let mut seen_steps = 0;
+            for (candidate, response) in batch.into_iter().zip(responses) {
+                tried += 1;
+                // Only a run the schedule ordered from start to end: it replays exactly.
+                if failure.is_repeated_by(&response.outcome) && response.replayable() {
+                    return Some(candidate);
+                }
+                if let Some(schedule) = &response.schedule {
+                    seen_steps = seen_steps.max(schedule.steps);
+                }
+            }
+            if candidates.is_empty() && !enumerated && seen_steps > 0 {
+                enumerated = true;
+                candidates = preemptions(u32::try_from(seen_steps).unwrap_or(u32::MAX))
+                    .map(|control| with(control, test.noise_seed))
+                    .take(SCHEDULE_SEARCH.saturating_sub(tried))
+                    .collect();
+            }
+        }
+        None
+    }
+
     /// Re-runs the violation's test concurrently up to `runs` times and counts the runs that
     /// show it again: the same failure, or for a wrong result, results no linearization gives
     /// (judged with the sequential runs already made). Stops at the first repeated deadlock or
@@ -531,10 +657,18 @@ impl OracleExecutor {
     fn runs_request(&self, test: &TestCase, repeat: u64) -> Request {
         Request::Concurrent {
             test: test.clone(),
-            noise: self.config.noise.noise(test.noise_seed),
+            noise: self.noise_of(test),
             timeout_ms: timeout_ms(&self.config),
             capture: self.config.results.is_some(),
             repeat,
+        }
+    }
+
+    /// The noise and control of a concurrent run of `test`.
+    fn noise_of(&self, test: &TestCase) -> Noise {
+        Noise {
+            control: test.control,
+            ..self.config.noise.noise(test.noise_seed)
         }
     }
 
@@ -553,17 +687,22 @@ impl OracleExecutor {
         if let [test] = tests {
             return self.runs_request(test, self.campaign_repeat());
         }
+        self.batch_of(tests, self.campaign_repeat())
+    }
+
+    /// A batch running each of `tests` `repeat` times.
+    fn batch_of(&self, tests: &[TestCase], repeat: u64) -> Request {
         Request::Batch {
             tests: tests
                 .iter()
                 .map(|test| BatchRun {
                     test: test.clone(),
-                    noise: self.config.noise.noise(test.noise_seed),
+                    noise: self.noise_of(test),
                 })
                 .collect(),
             timeout_ms: timeout_ms(&self.config),
             capture: self.config.results.is_some(),
-            repeat: self.campaign_repeat(),
+            repeat,
         }
     }
 
@@ -608,6 +747,11 @@ impl OracleExecutor {
                 "workspace_root".into(),
                 serde_json::Value::String(self.config.workspace_root.display().to_string()),
             );
+            // The types the harness instrumented: a replay instruments the same, so a
+            // controlled schedule meets the same schedule points.
+            let mut types: Vec<&String> = self.types.keys().collect();
+            types.sort();
+            map.insert("harness_types".into(), serde_json::json!(types));
         }
         let test_json = serde_json::to_string_pretty(&saved).expect("JSON values serialise");
         let source = self.reproducer_source(violation, allowed);
@@ -814,16 +958,31 @@ fn pacing(pass: u64, seed: u64) -> Noise {
         yield_p: 0.0,
         spin_p: 0.0,
         sleep_p: 1.0,
+        control: Control::Free,
     }
 }
 
-/// splitmix64's finaliser: seeds a bit apart become unrelated.
-fn mix(x: u64) -> u64 {
-    let x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    let x = (x ^ (x >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    let x = (x ^ (x >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    x ^ (x >> 31)
+/// Schedules a violation found free is tried under, at most ([`OracleExecutor::find_schedule`]).
+const SCHEDULE_SEARCH: usize = 1_000;
+/// Of those, PCT and random-walk seeds tried before the preemptions are enumerated.
+const SAMPLED_SCHEDULES: usize = 64;
+
+/// Every schedule of a run of `steps` points with at most two preemptions, fewest first:
+/// either thread first, then switched out at step `a`, then at step `b > a`.
+fn preemptions(steps: u32) -> impl Iterator<Item = Control> {
+    let steps = steps.max(1);
+    let none = (0..2).map(|first| Control::Preempt { first, at: [0, 0] });
+    let one =
+        (1..=steps).flat_map(|a| (0..2).map(move |first| Control::Preempt { first, at: [a, 0] }));
+    let two = (1..=steps).flat_map(move |a| {
+        (a + 1..=steps)
+            .flat_map(move |b| (0..2).map(move |first| Control::Preempt { first, at: [a, b] }))
+    });
+    none.chain(one).chain(two)
 }
+
+/// The schedule points PCT assumes a run of a type passes before one of its runs said.
+const DEFAULT_STEPS: u32 = 24;
 
 /// Shrinking time a new violation gets even when its type's time is up.
 const MIN_SHRINK: Duration = Duration::from_secs(1);
@@ -949,6 +1108,8 @@ struct Stats {
     sequential_runs: AtomicU64,
     confirm_runs: AtomicU64,
     shrink_runs: AtomicU64,
+    controlled_runs: AtomicU64,
+    uncontrolled_runs: AtomicU64,
 }
 
 /// The highest N of an `N.json` already in `dir` (0 if none), so numbering carries on

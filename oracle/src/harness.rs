@@ -320,10 +320,11 @@ fn absolute_dir(path: &Path) -> Result<PathBuf, OracleError> {
 }
 
 /// The runtime crate's sources, embedded so the harness can be built anywhere.
-const RUNTIME_FILES: [(&str, &str); 6] = [
+const RUNTIME_FILES: [(&str, &str); 7] = [
     ("Cargo.toml", include_str!("../runtime/Cargo.toml")),
     ("src/lib.rs", include_str!("../runtime/src/lib.rs")),
     ("src/request.rs", include_str!("../runtime/src/request.rs")),
+    ("src/sched.rs", include_str!("../runtime/src/sched.rs")),
     ("src/stuck.rs", include_str!("../runtime/src/stuck.rs")),
     ("src/value.rs", include_str!("../runtime/src/value.rs")),
     ("src/worker.rs", include_str!("../runtime/src/worker.rs")),

@@ -5,7 +5,7 @@ pub mod protocol;
 pub mod results;
 
 mod config;
-pub use config::{default_jobs, NoiseLevel, OracleConfig, OracleError};
+pub use config::{default_jobs, NoiseLevel, OracleConfig, OracleError, Scheduling};
 
 mod executor;
 mod pool;

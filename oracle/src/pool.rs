@@ -321,6 +321,8 @@ fn crashed(test_id: u64, message: String, started: Instant) -> Response {
         results: [Vec::new(), Vec::new()],
         final_state: None,
         elapsed_us: started.elapsed().as_micros() as u64,
+        runs: 1,
+        schedule: None,
     }
 }
 

@@ -5,6 +5,7 @@
 //! The runtime crate (`oracle/runtime`, compiled into the harness) speaks the same shapes
 //! without depending on this crate; the two are kept in step by the round-trip tests.
 
+pub use generator::Control;
 use generator::TestCase;
 use serde::{Deserialize, Serialize};
 
@@ -108,6 +109,11 @@ pub struct Noise {
     pub yield_p: f64,
     pub spin_p: f64,
     pub sleep_p: f64,
+    /// How a concurrent run is scheduled: free (the OS and the noise above decide) or
+    /// controlled (one thread at a time, switching at schedule points as `seed` and the
+    /// strategy choose; the noise is then unused). Sequential runs ignore it.
+    #[serde(default, skip_serializing_if = "Control::is_free")]
+    pub control: Control,
 }
 
 impl Noise {
@@ -118,12 +124,13 @@ impl Noise {
             yield_p: 0.0,
             spin_p: 0.0,
             sleep_p: 0.0,
+            control: Control::Free,
         }
     }
 
     /// Whether it perturbs nothing.
     pub fn is_none(&self) -> bool {
-        self.yield_p + self.spin_p + self.sleep_p <= 0.0
+        self.yield_p + self.spin_p + self.sleep_p <= 0.0 && self.control.is_free()
     }
 }
 
@@ -153,6 +160,47 @@ pub struct Response {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub final_state: Option<String>,
     pub elapsed_us: u64,
+    /// How many runs of a repeated test were made (the answer is the last one's).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub runs: u64,
+    /// A controlled run's schedule: what replays it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<Schedule>,
+}
+
+/// What a controlled run reports about its schedule.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Schedule {
+    /// The seed the run's choices were drawn from (a repeated test's `seed + runs - 1`).
+    pub seed: u64,
+    /// Schedule points the two threads passed together.
+    pub steps: u64,
+    /// The steps at which the strategy switched threads (the first 32).
+    #[serde(default)]
+    pub switches: Vec<u64>,
+    /// Control ended early: a thread ran too long without a point while awake (a spin loop,
+    /// code outside the copy); the rest of the run was free.
+    #[serde(default)]
+    pub free: bool,
+    /// Times a thread blocked on a lock was woken by the other's release and ran alongside
+    /// it up to its next point: stretches the schedule does not order.
+    #[serde(default)]
+    pub wakes: u64,
+}
+
+impl Schedule {
+    /// Whether the schedule ordered the whole run (control never ended, no thread ran
+    /// alongside the other after a wake): the same schedule replays it exactly.
+    pub fn ordered_all(&self) -> bool {
+        !self.free && self.wakes == 0
+    }
+}
+
+impl Response {
+    /// Whether the run was controlled from start to end ([`Schedule::ordered_all`]).
+    pub fn replayable(&self) -> bool {
+        self.schedule.as_ref().is_some_and(Schedule::ordered_all)
+    }
 }
 
 /// How a run ended.

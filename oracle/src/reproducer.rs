@@ -990,6 +990,7 @@ mod tests {
                 vec![call("get", vec![])],
             ],
             noise_seed: 11,
+            control: Default::default(),
         }
     }
 
@@ -1153,6 +1154,7 @@ mod tests {
             prefix: vec![],
             threads: [vec![call("Rx::recv", vec![])], vec![]],
             noise_seed: 1,
+            control: Default::default(),
         };
         let source = render_reproducer(&ty, &test, None, "panic");
         for text in [
@@ -1237,6 +1239,7 @@ mod tests {
                 vec![keep("make"), call("show", vec![Value::Handle(1)])],
             ],
             noise_seed: 3,
+            control: Default::default(),
         };
         let source = render_reproducer(&ty, &test, None, "panic");
         for (text, count) in [
@@ -1322,6 +1325,7 @@ mod tests {
             prefix: vec![],
             threads: [vec![add.clone()], vec![add]],
             noise_seed: 3,
+            control: Default::default(),
         };
         let source = render_reproducer(&ty, &test, None, "panic");
         let text = "let _ = i0.get_or_create(\"a\").add(2);";

@@ -913,6 +913,7 @@ mod tests {
             prefix: calls(prefix),
             threads: [calls(threads[0]), calls(threads[1])],
             noise_seed: 0,
+            control: Default::default(),
         }
     }
 
@@ -932,6 +933,8 @@ mod tests {
             results: [texts(results[0]), texts(results[1])],
             final_state: final_state.map(String::from),
             elapsed_us: 5,
+            runs: 1,
+            schedule: None,
         }
     }
 

@@ -422,6 +422,7 @@ mod tests {
                 (0..lens[1]).map(|_| call("b")).collect(),
             ],
             noise_seed: 0,
+            control: Default::default(),
         }
     }
 

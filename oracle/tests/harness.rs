@@ -8,7 +8,7 @@ use analysis::{
     Span, SplitPoint, TypeModel,
 };
 use generator::{Call, TestCase, Value};
-use oracle::protocol::{BatchRun, Noise, Outcome, Request, Response};
+use oracle::protocol::{BatchRun, Control, Noise, Outcome, Request, Response};
 use oracle::{Harness, OracleConfig};
 use std::collections::hash_map::DefaultHasher;
 use std::hash::{Hash, Hasher};
@@ -557,6 +557,7 @@ fn test(
         prefix,
         threads,
         noise_seed: 1,
+        control: Default::default(),
     }
 }
 
@@ -1196,6 +1197,7 @@ fn check_then_act_panics_only_when_the_two_threads_interleave() {
         yield_p: 0.5,
         spin_p: 0.3,
         sleep_p: 0.2,
+        control: Default::default(),
     };
     let request = Request::Concurrent {
         test: registry(vec![insert()], vec![insert()]),
@@ -1494,6 +1496,7 @@ fn the_model_from_the_real_analysis_drives_every_type() {
             yield_p: 0.5,
             spin_p: 0.2,
             sleep_p: 0.1,
+            control: Default::default(),
         },
         timeout_ms: 2_000,
         capture: true,
@@ -1563,4 +1566,120 @@ fn a_workspace_member_with_inherited_settings_and_path_dependencies_is_copied_an
         r#"Passed [Some("1"), Some("2")]"#
     );
     assert_eq!(answer.events.len(), 4);
+}
+
+/// A controlled run switches threads only where its schedule says, so the same schedule gives
+/// the same outcome every time: run alone, the check-then-act of `Registry::insert_new`
+/// passes (five points: start, split point and end, then the other call's start and end);
+/// preempted at its split point (point 2), the other thread's insert lands in the window and
+/// the first panics. A thread that blocks where no point is hands the turn over, and counts a
+/// wake when a release lets it go on alongside the holder (a stretch the schedule does not
+/// order); two that block on each other (`forward` waiting for the lock `backward` holds,
+/// both sleeping first) end the run as the deadlock it is instead of hanging it.
+#[test]
+fn controlled_runs_switch_where_the_schedule_says_and_replay_exactly() {
+    let with = |test: TestCase, control: Control| Request::Concurrent {
+        test,
+        noise: Noise {
+            control,
+            ..Noise::none()
+        },
+        timeout_ms: 2_000,
+        capture: true,
+        repeat: 1,
+    };
+    let registry = || {
+        let insert = || call("insert_new", vec![Value::Int(1), Value::Int(1)]);
+        test(
+            "Registry",
+            vec![call("new", vec![])],
+            vec![],
+            [vec![insert()], vec![insert()]],
+        )
+    };
+    let alone = Control::Preempt {
+        first: 0,
+        at: [0, 0],
+    };
+    let in_window = Control::Preempt {
+        first: 0,
+        at: [2, 0],
+    };
+    let mut worker = Worker::start();
+    for _ in 0..5 {
+        let answer = worker.ask(&with(registry(), alone)).expect("an answer");
+        assert_eq!(
+            summary(Some(answer.clone())),
+            "passed | prefix [] | [true] [false] | t0[+insert_new -insert_new] t1[+insert_new -insert_new]"
+        );
+        let schedule = answer.schedule.expect("a controlled run says its schedule");
+        assert_eq!(
+            (schedule.steps, schedule.switches, schedule.free),
+            (5, vec![], false)
+        );
+        let answer = worker.ask(&with(registry(), in_window)).expect("an answer");
+        assert_eq!(
+            summary(Some(answer.clone())),
+            "panicked Some(0) #0 insert_new: key inserted twice at lib.rs | prefix [] | [-] [true] | t0[+insert_new -insert_new] t1[+insert_new -insert_new]"
+        );
+        assert_eq!(answer.schedule.expect("a schedule").switches, [2]);
+    }
+    // PCT replays from its seed: the same seed, the same switches and outcome.
+    let pct = Control::Pct { depth: 2, steps: 6 };
+    for seed in 0..6 {
+        let mut test = registry();
+        test.noise_seed = seed;
+        let runs: Vec<(String, Vec<u64>)> = (0..3)
+            .map(|_| {
+                let mut request = with(test.clone(), pct);
+                if let Request::Concurrent { noise, .. } = &mut request {
+                    noise.seed = seed;
+                }
+                let answer = worker.ask(&request).expect("an answer");
+                let switches = answer.schedule.clone().expect("a schedule").switches;
+                (summary(Some(answer)), switches)
+            })
+            .collect();
+        assert!(runs.iter().all(|r| *r == runs[0]), "seed {seed}: {runs:#?}");
+    }
+    drop(worker);
+    let accounts = test(
+        "Accounts",
+        vec![call("new", vec![])],
+        vec![],
+        [
+            vec![call("forward", vec![])],
+            vec![call("backward", vec![])],
+        ],
+    );
+    let mut worker = Worker::start();
+    // Preempted holding `a`, the other `forward` blocks on it and is passed over; woken by
+    // the release, it runs alongside the first up to its next point: the run passes, but
+    // its schedule did not order all of it.
+    let twice = test(
+        "Accounts",
+        vec![call("new", vec![])],
+        vec![],
+        [vec![call("forward", vec![])], vec![call("forward", vec![])]],
+    );
+    for (control, wakes) in [(alone, 0), (in_window, 1)] {
+        let answer = worker
+            .ask(&with(twice.clone(), control))
+            .expect("an answer");
+        assert_eq!(answer.outcome, Outcome::Passed);
+        let schedule = answer.schedule.clone().expect("a schedule");
+        assert_eq!((schedule.wakes, answer.replayable()), (wakes, wakes == 0));
+    }
+    let answer = worker
+        .ask(&with(accounts.clone(), alone))
+        .expect("an answer");
+    assert_eq!(
+        summary(Some(answer)),
+        "passed | prefix [] | [()] [()] | t0[+forward -forward] t1[+backward -backward]"
+    );
+    let answer = worker.ask(&with(accounts, in_window)).expect("an answer");
+    assert_eq!(
+        summary(Some(answer)),
+        r#"deadlocked (blocked for good) inside [Some("forward"), Some("backward")] | prefix [] | [] [] | t0[+forward] t1[+backward]"#
+    );
 }

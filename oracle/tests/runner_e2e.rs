@@ -196,6 +196,7 @@ fn tests(name: &str, instances: usize, threads: [Vec<Call>; 2], copies: u64) -> 
             prefix: vec![],
             threads: threads.clone(),
             noise_seed: id,
+            control: Default::default(),
         })
         .collect()
 }

@@ -4,20 +4,23 @@
 
 use analysis::Model;
 use generator::ShrinkConfig;
-use generator::{Call, Executor, TestCase};
+use generator::{Call, Control, Executor, TestCase};
 use oracle::results::ResultsConfig;
-use oracle::{OracleConfig, OracleExecutor, Violation};
+use oracle::{OracleConfig, OracleExecutor, Scheduling, Violation};
 use std::path::Path;
 use std::time::Duration;
 
 const FAKE: &str = env!("CARGO_BIN_EXE_covcon-fake-worker");
 
+/// Free scheduling: the fake worker's outcomes do not depend on a schedule, except
+/// `narrow`'s ([`a_violation_found_free_is_replayed_under_a_schedule_that_shows_it`]).
 fn config(out: &Path, jobs: usize) -> OracleConfig {
     OracleConfig {
         out_dir: out.to_path_buf(),
         jobs,
         test_timeout: Duration::from_millis(200),
         confirm_runs: 4,
+        scheduling: Scheduling::Free,
         ..OracleConfig::new(out)
     }
 }
@@ -53,6 +56,7 @@ fn test_case(id: u64, script: &str) -> TestCase {
         prefix: vec![],
         threads,
         noise_seed: id,
+        control: Default::default(),
     }
 }
 
@@ -273,6 +277,49 @@ fn a_violation_is_confirmed_and_written_once_as_json_and_rust() {
     assert_eq!(saved, tests[0]);
     assert!(first.reproducer.exists());
     assert!(!out.path().join("violations/2.json").exists());
+}
+
+/// A violation a free run found is searched a controlled schedule for (sampled PCT and random
+/// walks first, then every schedule with at most two preemptions); the one found goes with
+/// the test into the files and the confirmation, which then repeats it every time. Without
+/// scheduling, the same test is confirmed free, where `narrow` happens to repeat too.
+#[test]
+fn a_violation_found_free_is_replayed_under_a_schedule_that_shows_it() {
+    let out = tempfile::tempdir().unwrap();
+    let mixed = OracleConfig {
+        scheduling: Scheduling::Mixed,
+        ..config(out.path(), 1)
+    };
+    let mut executor =
+        OracleExecutor::with_worker(Path::new(FAKE), &mixed, &Model::default()).unwrap();
+    let mut test = test_case(1, "narrow | ok");
+    // A seed the mix leaves free, so the campaign's own run is a free one.
+    test.noise_seed = (0..)
+        .find(|&s| Scheduling::Mixed.control(s, 8).is_free())
+        .unwrap();
+    let executions = executor.execute(std::slice::from_ref(&test));
+    let found = executions[0].violation.as_ref().expect("a violation");
+    assert_eq!(
+        found.test.control,
+        Control::Preempt {
+            first: 0,
+            at: [3, 0]
+        }
+    );
+    assert_eq!(found.confirmed, (4, 4));
+    let saved: TestCase =
+        serde_json::from_str(&std::fs::read_to_string(&found.json).unwrap()).unwrap();
+    assert_eq!(saved.control, found.test.control);
+    let replayed = oracle::replay_with_worker(Path::new(FAKE), &mixed, &saved).unwrap();
+    assert_eq!((replayed.runs, replayed.failures), (4, 4));
+
+    let out = tempfile::tempdir().unwrap();
+    let mut executor =
+        OracleExecutor::with_worker(Path::new(FAKE), &config(out.path(), 1), &Model::default())
+            .unwrap();
+    let executions = executor.execute(std::slice::from_ref(&test));
+    let found = executions[0].violation.as_ref().expect("a violation");
+    assert_eq!(found.test.control, Control::Free);
 }
 
 #[test]

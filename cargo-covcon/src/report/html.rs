@@ -176,13 +176,15 @@ fn violation(
     v: &ViolationReport,
     source: &dyn Fn(&Path) -> Option<String>,
 ) {
-    let class = if v.known {
+    let class = if v.known || v.unconfirmed() {
         "violation known"
     } else {
         "violation"
     };
     let known = if v.known {
         " <span class=\"tag\">in baseline</span>"
+    } else if v.unconfirmed() {
+        " <span class=\"tag\">unconfirmed, seen once</span>"
     } else {
         ""
     };

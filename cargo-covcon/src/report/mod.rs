@@ -231,6 +231,10 @@ pub struct ViolationReport {
     /// True when `--baseline` already listed it: reported, but it does not fail the run.
     #[serde(default)]
     pub known: bool,
+    /// The controlled schedule it ran under (`pct-2, seed 7`), which replays it; `None` when
+    /// it was found and re-run free.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub schedule: Option<String>,
 }
 
 impl ViolationReport {
@@ -244,10 +248,22 @@ impl ViolationReport {
                 self.linearizations
             ));
         }
-        if let Some([hits, runs]) = self.confirmed {
-            evidence.push(format!("repeated in {hits} of {runs} re-runs"));
+        match (self.confirmed, &self.schedule) {
+            (Some([hits, runs]), Some(schedule)) => evidence.push(format!(
+                "replayed {hits} of {runs} times under schedule {schedule}"
+            )),
+            (Some([hits, runs]), None) => {
+                evidence.push(format!("repeated in {hits} of {runs} re-runs"))
+            }
+            (None, _) => {}
         }
         evidence
+    }
+
+    /// Seen once and repeated by none of its re-runs: reported in a section of its own, and
+    /// failing the gate only with `--strict`.
+    pub fn unconfirmed(&self) -> bool {
+        matches!(self.confirmed, Some([0, runs]) if runs > 0)
     }
 }
 
@@ -315,9 +331,19 @@ impl Report {
             .flat_map(|t| t.violations.iter().map(move |v| (t, v)))
     }
 
-    /// Violations not in the baseline: the ones that fail the run.
+    /// Violations not in the baseline and confirmed: the ones that fail the run.
     pub fn new_violations(&self) -> usize {
-        self.violations().filter(|(_, v)| !v.known).count()
+        self.violations()
+            .filter(|(_, v)| !v.known && !v.unconfirmed())
+            .count()
+    }
+
+    /// Violations not in the baseline that no re-run repeated: they fail the run only with
+    /// `--strict`.
+    pub fn unconfirmed_violations(&self) -> usize {
+        self.violations()
+            .filter(|(_, v)| !v.known && v.unconfirmed())
+            .count()
     }
 
     /// Types not tested at all, of every kind.

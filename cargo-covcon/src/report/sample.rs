@@ -40,6 +40,8 @@ pub(crate) fn report() -> Report {
         confirm_runs: 40,
         shrink_runs: 60,
         workers_started: 2,
+        controlled_runs: 650,
+        uncontrolled_runs: 3,
         ..Default::default()
     });
     report.types = vec![
@@ -93,6 +95,7 @@ pub(crate) fn report() -> Report {
                         vec![call("deposit", vec![Value::Int(2)])],
                     ],
                     noise_seed: 9,
+                    control: Default::default(),
                 }),
                 original_test: None,
                 linearizations: 6,
@@ -103,6 +106,7 @@ pub(crate) fn report() -> Report {
                     line: 20,
                 }],
                 known: false,
+                schedule: None,
             }],
             skipped: vec!["method `export(&mut self)` takes &mut self".into()],
             untested: None,
@@ -158,6 +162,7 @@ pub(crate) fn report() -> Report {
                 confirmed: None,
                 sites: vec![],
                 known: true,
+                schedule: None,
             }],
             skipped: vec![],
             untested: None,

@@ -57,16 +57,20 @@ pub fn render(report: &Report, style: Style) -> String {
 pub fn summary(report: &Report, style: Style) -> String {
     let total: usize = report.types.iter().map(|t| t.violations.len()).sum();
     let new = report.new_violations();
+    let unconfirmed = report.unconfirmed_violations();
     let tests: u64 = report.types.iter().map(|t| t.tests_run).sum();
     let found = match (total, new) {
         (0, _) => style.green("no violations"),
         (t, n) if t == n => style.red(&format!("{t} violation{}", plural(t))),
         (t, n) => {
-            let text = format!(
-                "{t} violation{} ({n} new, {} in baseline)",
-                plural(t),
-                t - n
-            );
+            let mut parts = vec![format!("{n} new")];
+            if unconfirmed > 0 {
+                parts.push(format!("{unconfirmed} unconfirmed"));
+            }
+            if t - n - unconfirmed > 0 {
+                parts.push(format!("{} in baseline", t - n - unconfirmed));
+            }
+            let text = format!("{t} violation{} ({})", plural(t), parts.join(", "));
             if n > 0 {
                 style.red(&text)
             } else {
@@ -134,8 +138,22 @@ fn render_type(out: &mut String, t: &TypeReport, style: Style) {
         t.pairs_covered(),
         t.pairs_worth()
     );
-    for v in &t.violations {
+    for v in t.violations.iter().filter(|v| !v.unconfirmed()) {
         render_violation(out, v, text::Shapes::of(t), style);
+    }
+    let unconfirmed: Vec<&ViolationReport> =
+        t.violations.iter().filter(|v| v.unconfirmed()).collect();
+    if !unconfirmed.is_empty() {
+        let _ = writeln!(
+            out,
+            "  {}",
+            style.yellow(
+                "unconfirmed, seen once (no re-run repeated it; fails the gate only with --strict):"
+            )
+        );
+        for v in unconfirmed {
+            render_violation(out, v, text::Shapes::of(t), style);
+        }
     }
     if style.verbosity > 0 {
         for p in &t.pairs {
@@ -169,7 +187,7 @@ fn render_violation(out: &mut String, v: &ViolationReport, shapes: text::Shapes<
         v.methods[0],
         v.methods[1]
     );
-    let head = if v.known {
+    let head = if v.known || v.unconfirmed() {
         style.yellow(&head)
     } else {
         style.red(&head)
@@ -285,6 +303,36 @@ odd::Locked  nothing to test: every method pair was removed by the analysis: no 
 odd::inner::Hidden  internal: not reachable from outside its crate: a `pub` type in a private module, not re-exported (struct `Hidden` is private)
 covcon: 2 violations (1 new, 1 in baseline) in 5 types, 1250 tests, 12.5s (harness build 3.2s), 1 untested, 1 with nothing to test, 1 internal; seed 42 (repeat with --seed 42)
 "#,
+        );
+    }
+
+    /// A violation under a schedule says it replayed; one no re-run repeated goes under its
+    /// own heading after the confirmed ones, and the summary counts it apart.
+    #[test]
+    fn scheduled_and_unconfirmed_violations_say_so() {
+        let mut report = sample::report();
+        let account = &mut report.types[0];
+        let mut seen_once = account.violations[0].clone();
+        account.violations[0].schedule = Some("pct-2, seed 7".into());
+        account.violations[0].confirmed = Some([20, 20]);
+        seen_once.methods = ["check".into(), "deposit".into()];
+        seen_once.confirmed = Some([0, 20]);
+        account.violations.push(seen_once);
+        let text = render(&report, Style::default());
+        let lines: Vec<&str> = text
+            .lines()
+            .filter(|l| l.contains("‖") || l.contains("replayed") || l.contains("unconfirmed"))
+            .collect();
+        assert_eq!(
+            lines,
+            [
+                "  PANIC deposit ‖ deposit  found after 17 tests (0.5s)",
+                "    none of 6 sequential orders of the same calls fails this way; replayed 20 of 20 times under schedule pct-2, seed 7",
+                "  unconfirmed, seen once (no re-run repeated it; fails the gate only with --strict):",
+                "  PANIC check ‖ deposit  found after 17 tests (0.5s)",
+                "  DEADLOCK ab ‖ ba (known, in baseline)  found after 3 tests (0.2s)",
+                "covcon: 3 violations (1 new, 1 unconfirmed, 1 in baseline) in 5 types, 1250 tests, 12.5s (harness build 3.2s), 1 untested, 1 with nothing to test, 1 internal; seed 42 (repeat with --seed 42)",
+            ]
         );
     }
 

@@ -225,6 +225,7 @@ mod tests {
                 vec![Call::new("len", 0, vec![])],
             ],
             noise_seed: 0,
+            control: Default::default(),
         };
         let layout = layout(&test, NO_SHAPES);
         assert_eq!(
@@ -253,6 +254,7 @@ mod tests {
                 vec![Call::new("Bar::tick", 0, vec![])],
             ],
             noise_seed: 0,
+            control: Default::default(),
         };
         let layout = layout(&test, NO_SHAPES);
         assert_eq!(
@@ -319,6 +321,7 @@ mod tests {
                 vec![Call::new("Receiver::recv", 0, vec![])],
             ],
             noise_seed: 0,
+            control: Default::default(),
         };
         let shapes = Shapes {
             builders: &NO_BUILDERS,
@@ -360,6 +363,7 @@ mod tests {
                 ],
             ],
             noise_seed: 0,
+            control: Default::default(),
         };
         let layout = layout(&test, NO_SHAPES);
         assert_eq!(

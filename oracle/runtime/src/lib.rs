@@ -15,6 +15,7 @@
 //! timeout into a `deadlocked` answer, after which the worker exits.
 
 mod request;
+mod sched;
 mod stuck;
 mod value;
 mod worker;
@@ -89,6 +90,7 @@ pub fn enter(type_path: &'static str, method: &'static str) -> Guard {
     let role = ROLE.with(Cell::get);
     if role != NO_ROLE {
         record(role, type_path, method, true);
+        sched::point(role);
     }
     Guard {
         role,
@@ -102,6 +104,7 @@ impl Drop for Guard {
     fn drop(&mut self) {
         if self.role != NO_ROLE {
             record(self.role, self.type_path, self.method, false);
+            sched::point(self.role);
         }
     }
 }
@@ -133,13 +136,19 @@ pub fn untraced<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
-/// A place where an interleaving matters: with the current run's probabilities, yields, spins
+/// A place where an interleaving matters: in a controlled run, where the scheduler may switch
+/// threads (`sched.rs`); otherwise, with the current run's probabilities, yields, spins
 /// briefly or sleeps briefly (ConTest-style noise). Does nothing on threads that are not a
 /// worker's test threads, or when the run has no noise.
 #[inline]
 pub fn schedule_point() {
-    if ROLE.with(Cell::get) == NO_ROLE {
+    let role = ROLE.with(Cell::get);
+    if role == NO_ROLE {
         return;
+    }
+    if sched::on() {
+        // A controlled run: the point is where the scheduler may switch threads; no noise.
+        return sched::point(role);
     }
     let yield_p = f64::from_bits(NOISE[0].load(Ordering::Relaxed));
     let spin_p = f64::from_bits(NOISE[1].load(Ordering::Relaxed));

@@ -2,6 +2,7 @@
 //! decoded straight from the line's text into these types: no `serde_json::Value` tree is
 //! built for a well-formed line, which was a quarter of a worker's time per test.
 
+use crate::sched::Control;
 use crate::value::{Key, TestData};
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 use std::fmt;
@@ -52,6 +53,8 @@ pub(crate) struct Noise {
     pub(crate) seed: u64,
     /// Probabilities of yielding, spinning and sleeping at a schedule point.
     pub(crate) p: [f64; 3],
+    /// How a concurrent run is scheduled (free: by the OS and the noise above).
+    pub(crate) control: Control,
 }
 
 impl<'de> Deserialize<'de> for Line {
@@ -170,12 +173,54 @@ impl<'de> Deserialize<'de> for Noise {
                         Key::YieldP => noise.p[0] = map.next_value()?,
                         Key::SpinP => noise.p[1] = map.next_value()?,
                         Key::SleepP => noise.p[2] = map.next_value()?,
+                        Key::Control => noise.control = map.next_value()?,
                         _ => {
                             map.next_value::<IgnoredAny>()?;
                         }
                     }
                 }
                 Ok(noise)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl<'de> Deserialize<'de> for Control {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Control, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Control;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a schedule control: {\"strategy\": \"pct\", …}")
+            }
+            fn visit_unit<E>(self) -> Result<Control, E> {
+                Ok(Control::Free)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Control, A::Error> {
+                let mut strategy = String::new();
+                let (mut depth, mut steps, mut first, mut at) = (2u8, 0u32, 0u8, [0u32; 2]);
+                while let Some(key) = map.next_key::<Key>()? {
+                    match key {
+                        Key::Strategy => strategy = map.next_value()?,
+                        Key::Depth => depth = map.next_value()?,
+                        Key::Steps => steps = map.next_value()?,
+                        Key::First => first = map.next_value()?,
+                        Key::At => at = map.next_value()?,
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                match strategy.as_str() {
+                    "free" => Ok(Control::Free),
+                    "pct" => Ok(Control::Pct { depth, steps }),
+                    "random" => Ok(Control::Random),
+                    "preempt" => Ok(Control::Preempt { first, at }),
+                    other => Err(de::Error::custom(format!(
+                        "unknown schedule strategy `{other}`"
+                    ))),
+                }
             }
         }
         d.deserialize_any(V)

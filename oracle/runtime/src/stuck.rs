@@ -56,6 +56,17 @@ pub(crate) static HELPER: RuntimeThread = RuntimeThread::new(true);
 /// The watchdog: never runs user code.
 pub(crate) static WATCHDOG: RuntimeThread = RuntimeThread::new(true);
 
+/// Whether test thread `t` (0: the main thread, 1: the helper) is asleep in a futex wait, with
+/// or without a timeout (a lock, a condition variable, `park`): waiting for another thread,
+/// unlike a sleep, which waits for time alone. `false` where this cannot be read.
+pub(crate) fn test_thread_waits(t: usize) -> bool {
+    let thread = if t == 0 { &MAIN } else { &HELPER };
+    let tid = thread.tid.load(Ordering::SeqCst);
+    tid != 0
+        && std::fs::read_to_string(format!("/proc/self/task/{tid}/syscall"))
+            .is_ok_and(|line| futex_wait_timeout(&line).is_some())
+}
+
 /// Every thread that could run user code, each asleep in an untimed futex wait, with its
 /// context switches so far.
 #[derive(Debug, PartialEq, Eq)]
@@ -105,22 +116,28 @@ const MAX_THREADS: usize = 64;
 /// Whether a `/proc/<pid>/task/<tid>/syscall` line shows a futex wait without a timeout:
 /// `NR arg0 … arg5 sp pc`, with `futex(uaddr, op, val, timeout, …)`.
 fn in_untimed_futex_wait(line: &str) -> bool {
-    let Some(futex) = FUTEX else { return false };
+    futex_wait_timeout(line) == Some(0)
+}
+
+/// The timeout argument of the futex wait a `/proc/<pid>/task/<tid>/syscall` line shows (0:
+/// none), or `None` when it shows no futex wait.
+fn futex_wait_timeout(line: &str) -> Option<u64> {
+    let futex = FUTEX?;
     let mut fields = line.split_whitespace();
     if fields.next().and_then(|nr| nr.parse::<i64>().ok()) != Some(futex) {
-        return false;
+        return None;
     }
     let args: Vec<u64> = fields
         .take(4)
         .filter_map(|a| u64::from_str_radix(a.trim_start_matches("0x"), 16).ok())
         .collect();
     let [_, op, _, timeout] = args[..] else {
-        return false;
+        return None;
     };
     // The command without FUTEX_PRIVATE_FLAG (128) and FUTEX_CLOCK_REALTIME (256): FUTEX_WAIT,
     // FUTEX_LOCK_PI, FUTEX_WAIT_BITSET and FUTEX_WAIT_REQUEUE_PI all sleep until woken or
-    // until the timeout, here none.
-    matches!(op & 127, 0 | 6 | 9 | 11) && timeout == 0
+    // until the timeout, if any.
+    matches!(op & 127, 0 | 6 | 9 | 11).then_some(timeout)
 }
 
 /// Voluntary plus involuntary context switches, from a `/proc/…/status` text.

@@ -370,6 +370,12 @@ pub(crate) enum Key {
     YieldP,
     SpinP,
     SleepP,
+    Control,
+    Strategy,
+    Depth,
+    Steps,
+    First,
+    At,
     Other(String),
 }
 
@@ -426,6 +432,12 @@ impl<'de> Deserialize<'de> for Key {
                     "yield_p" => Key::YieldP,
                     "spin_p" => Key::SpinP,
                     "sleep_p" => Key::SleepP,
+                    "control" => Key::Control,
+                    "strategy" => Key::Strategy,
+                    "depth" => Key::Depth,
+                    "steps" => Key::Steps,
+                    "first" => Key::First,
+                    "at" => Key::At,
                     other => Key::Other(other.to_string()),
                 })
             }

@@ -8,6 +8,7 @@
 //! ends the process: a thread cannot be cancelled, a process can.
 
 use crate::request::{BatchRun, Line, Noise, Op};
+use crate::sched::{self, Control, Record};
 use crate::stuck::{self, Snapshot};
 use crate::value::{Arg, Call, FromArg, TestData};
 use crate::{set_role, RawEvent, BUFFERS, CAPTURE, LAST_PANIC, NOISE, NO_ROLE};
@@ -191,7 +192,11 @@ impl<D: Driver> Registered for D {
     }
     fn run(&'static self, request: &Run) -> Answer {
         match &request.mode {
-            Mode::Concurrent { seed, noise } => run_concurrent(self, &request.test, *seed, *noise),
+            Mode::Concurrent {
+                seed,
+                noise,
+                control,
+            } => run_concurrent(self, &request.test, *seed, *noise, *control),
             Mode::Sequential {
                 order,
                 noise,
@@ -212,6 +217,7 @@ enum Mode {
     Concurrent {
         seed: u64,
         noise: [f64; 3],
+        control: Control,
     },
     Sequential {
         order: Vec<(u8, u32)>,
@@ -226,6 +232,7 @@ impl Mode {
         Mode::Concurrent {
             seed: noise.seed,
             noise: noise.p,
+            control: noise.control,
         }
     }
 }
@@ -241,6 +248,8 @@ pub struct Answer {
     final_state: Option<String>,
     /// How many times the test ran (see `repeat`).
     runs: u64,
+    /// A controlled run's seed and schedule.
+    schedule: Option<(u64, Record)>,
 }
 
 /// Runs the worker until stdin closes: the harness's `main` is one call of this.
@@ -417,6 +426,7 @@ fn empty_answer(outcome: Json) -> Answer {
         results: [Vec::new(), Vec::new()],
         final_state: None,
         runs: 1,
+        schedule: None,
     }
 }
 
@@ -484,6 +494,13 @@ fn finish((test_id, answer): (u64, Answer), started: Instant) -> String {
     }
     if answer.runs > 1 {
         let _ = write!(line, r#","runs":{}"#, answer.runs);
+    }
+    if let Some((seed, record)) = &answer.schedule {
+        let _ = write!(
+            line,
+            r#","schedule":{{"seed":{seed},"steps":{},"switches":{:?},"free":{},"wakes":{}}}"#,
+            record.steps, record.switches, record.free, record.wakes
+        );
     }
     let _ = write!(
         line,
@@ -796,6 +813,7 @@ fn run_concurrent<D: Driver>(
     test: &Arc<TestData>,
     seed: u64,
     noise: [f64; 3],
+    control: Control,
 ) -> Answer {
     clear_events();
     set_noise([0.0; 3]);
@@ -809,17 +827,23 @@ fn run_concurrent<D: Driver>(
         let (built, test, slot) = (built.clone(), test.clone(), slot.clone());
         Box::new(move || {
             set_role(1, seed);
+            sched::thread_start(1);
             let run = run_thread(driver, &built, 1, &test.threads[1]);
+            sched::thread_end(1);
             *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(run);
             set_role(NO_ROLE, 0);
         })
     };
     set_noise(noise);
+    sched::begin_run(control, seed);
     set_role(0, seed);
     let generation = launch(job);
+    sched::thread_start(0);
     let mine = run_thread(driver, &built, 0, &test.threads[0]);
+    sched::thread_end(0);
     set_role(NO_ROLE, 0);
     wait_done(generation);
+    let schedule = sched::end_run().map(|record| (seed, record));
     set_noise([0.0; 3]);
     let theirs = slot
         .lock()
@@ -843,6 +867,7 @@ fn run_concurrent<D: Driver>(
         results: [mine.results, theirs.results],
         final_state,
         runs: 1,
+        schedule,
     }
 }
 
@@ -950,6 +975,7 @@ fn run_sequential<D: Driver>(
         results,
         final_state,
         runs: 1,
+        schedule: None,
     }
 }
 
@@ -1263,13 +1289,20 @@ fn watchdog_loop() {
         }
         let events = peek_events();
         let inside = [innermost(&events, 0), innermost(&events, 1)];
-        let text = json!({
+        let mut answer = json!({
             "test_id": running - 1,
             "outcome": {"kind": "deadlocked", "inside": inside, "blocked_for_good": stuck},
             "events": events_json(&events),
             "elapsed_us": epoch_us().saturating_sub(started),
-        })
-        .to_string();
+        });
+        if let (Some((seed, record)), Json::Object(map)) = (sched::snapshot(), &mut answer) {
+            map.insert(
+                "schedule".into(),
+                json!({"seed": seed, "steps": record.steps, "switches": record.switches,
+                    "free": record.free, "wakes": record.wakes}),
+            );
+        }
+        let text = answer.to_string();
         let _ = writeln!(out, "{text}");
         let _ = out.flush();
         hard_exit(3);

@@ -3,6 +3,9 @@
 //!
 //! - `ok…` passes; `racy` panics in concurrent runs only; `buggy` panics always;
 //! - `flaky` panics in every second concurrent run of this worker process;
+//! - `narrow` panics in a free concurrent run, and in a controlled one only when its schedule
+//!   preempts the first thread at point 3 (a window only one schedule of its test hits);
+//!   a controlled run answers its schedule with four points per call;
 //! - `lock` deadlocks in a concurrent run when the other thread also calls `lock`;
 //! - `stall` times out (answers `deadlocked`) in the first concurrent run of its test in the
 //!   calling process and passes afterwards, as a run starved of CPU on a loaded machine does;
@@ -17,7 +20,7 @@
 //! A `batch` request is answered one run at a time, each line written as its run ends.
 //! Concurrent runs pair call i of thread 0 with call i of thread 1 in the event trace.
 
-use oracle::protocol::{Event, Noise, Outcome, Request, Response};
+use oracle::protocol::{Control, Event, Noise, Outcome, Request, Response, Schedule};
 use std::io::{BufRead, Write};
 
 fn main() {
@@ -66,10 +69,30 @@ fn answer(response: Response) {
     }
 }
 
-fn concurrent(test: &generator::TestCase, _noise: Noise, run: u64) -> Response {
+fn concurrent(test: &generator::TestCase, noise: Noise, run: u64) -> Response {
+    let mut answer = concurrent_run(test, noise, run);
+    if !noise.control.is_free() {
+        let calls = test.threads.iter().map(Vec::len).sum::<usize>();
+        answer.schedule = Some(Schedule {
+            seed: noise.seed,
+            steps: 4 * calls as u64,
+            switches: Vec::new(),
+            free: false,
+            wakes: 0,
+        });
+    }
+    answer
+}
+
+fn concurrent_run(test: &generator::TestCase, noise: Noise, run: u64) -> Response {
     if let Some(setup) = setup_failure(test) {
         return response(test.id, setup, Vec::new());
     }
+    let in_window = match noise.control {
+        Control::Free => true,
+        Control::Preempt { at, .. } => at[0] == 3,
+        _ => false,
+    };
     let mut events = Vec::new();
     let mut clock = 0;
     let mut event = |thread: u8, method: &str, start: bool| {
@@ -109,6 +132,7 @@ fn concurrent(test: &generator::TestCase, _noise: Noise, run: u64) -> Response {
             let outcome = match *name {
                 "racy" | "buggy" => panic(t as u8, i as u32, name),
                 "flaky" if run & 1 == 0 => panic(t as u8, i as u32, name),
+                "narrow" if in_window => panic(t as u8, i as u32, name),
                 "take" => Outcome::Deadlocked {
                     inside: [Some("take".into()), None],
                     blocked_for_good: true,
@@ -238,6 +262,8 @@ fn response(test_id: u64, outcome: Outcome, events: Vec<Event>) -> Response {
         results: [Vec::new(), Vec::new()],
         final_state: None,
         elapsed_us: 1,
+        runs: 1,
+        schedule: None,
     }
 }
 

@@ -1,0 +1,484 @@
+//! Controlled scheduling: in a controlled run the two test threads run one at a time and switch
+//! only at schedule points (the start and end of every instrumented call, and the split points
+//! of the copy), as a seeded strategy chooses. The same test with the same [`Control`] and seed
+//! makes the same choices, so a failing run replays.
+//!
+//! The thread that does not hold the turn waits for it (spinning briefly, then yielding, then
+//! sleeping for microseconds: never an untimed wait, which the stuck test would take for a
+//! deadlock). A thread holding the turn can block where no point is: on a lock the waiting
+//! thread holds, in a condition variable, in a sleep. The waiting thread notices that the
+//! holder has not reached a point for a while and asks the kernel whether it is asleep in a
+//! futex wait (`/proc/self/task/<tid>/syscall`: a lock, a condition variable, `park`, timed
+//! or not); if it is, the waiting thread takes the turn (the sleeper is *blocked* and the
+//! strategy passes it over until it runs again). A sleep keeps the turn: it waits for time
+//! alone and ends by itself. (A timed wait whose timeout runs out while the other thread has
+//! the turn wakes at a moment the schedule does not fix: such a run replays as far as timing
+//! allows.) Waking is synchronous with
+//! the release (the kernel makes the sleeper runnable inside the releasing call), so whether a
+//! blocked thread can run is known at the releaser's next point, the same in every replay.
+//!
+//! A holder that neither reaches a point nor blocks for [`STALL`] (a spin loop, a long
+//! computation, code outside the copy) ends control for the run: both threads run free from
+//! then on and the run is marked *not fully controlled*. Nothing here ever calls a run a
+//! deadlock: the watchdog still does, with its usual evidence.
+//!
+//! Strategies: PCT (Burckhardt et al., ASPLOS 2010: random thread priorities, `depth − 1`
+//! priority change points over the run's expected number of steps; the highest-priority
+//! runnable thread runs) and a random walk (at every point, either thread with even odds).
+
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// How a concurrent run is scheduled (`protocol::Control`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) enum Control {
+    /// Both threads run free (with the run's noise at the points).
+    #[default]
+    Free,
+    /// PCT with bug depth `depth` (1 to 3) over about `steps` schedule points.
+    Pct { depth: u8, steps: u32 },
+    /// At every point, either thread with even odds.
+    Random,
+    /// Thread `first` runs first; the running thread is switched out at the points numbered in
+    /// `at` (0 for none): bounded exhaustive exploration enumerates these.
+    Preempt { first: u8, at: [u32; 2] },
+}
+
+/// What a controlled run reports about its schedule.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Record {
+    /// Schedule points passed by the two threads together.
+    pub(crate) steps: u64,
+    /// The steps at which the running thread changed by the strategy's choice (first 32).
+    pub(crate) switches: Vec<u64>,
+    /// Whether control ended early (a holder that neither reached a point nor slept).
+    pub(crate) free: bool,
+    /// Times a blocked thread was woken by a release while the other held the turn: it ran
+    /// alongside the holder from the release to its next point, which the schedule does not
+    /// order (a replay may differ there).
+    pub(crate) wakes: u64,
+}
+
+/// How long the waiting thread lets the holder run without a point before looking whether
+/// it is asleep.
+const LOOK_AFTER: Duration = Duration::from_micros(20);
+/// How long a holder may go without a point, awake, before control ends for the run.
+const STALL: Duration = Duration::from_millis(20);
+/// Most switches recorded.
+const MAX_SWITCHES: usize = 32;
+
+/// Whether a controlled run is under way (cleared when control ends).
+static ON: AtomicBool = AtomicBool::new(false);
+/// The thread that may run.
+static TURN: AtomicU8 = AtomicU8::new(0);
+/// Per thread: its suffix has ended.
+static FINISHED: [AtomicBool; 2] = [AtomicBool::new(false), AtomicBool::new(false)];
+/// Per thread: found asleep while holding the turn, and not at a point since.
+static BLOCKED: [AtomicBool; 2] = [AtomicBool::new(false), AtomicBool::new(false)];
+/// Per thread: waiting for its turn (asleep there is not blocked: it sleeps in short timed
+/// naps and sees the turn come within one).
+static WAITING: [AtomicBool; 2] = [AtomicBool::new(false), AtomicBool::new(false)];
+/// Per thread: points passed (the waiting thread watches the holder's).
+static PROGRESS: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
+/// Whether control ended early in this run.
+static GAVE_UP: AtomicBool = AtomicBool::new(false);
+/// Blocked threads woken while the other held the turn, this run.
+static WAKES: AtomicU64 = AtomicU64::new(0);
+/// The seed of the controlled run under way, for [`snapshot`].
+static SEED: AtomicU64 = AtomicU64::new(0);
+/// The strategy's state: used only by the thread holding the turn, so never contended.
+static STATE: Mutex<Option<Strategy>> = Mutex::new(None);
+
+struct Strategy {
+    control: Control,
+    rng: u64,
+    /// PCT priorities, higher runs; change points lower the running thread's.
+    priority: [i64; 2],
+    /// PCT change points (steps), ascending.
+    changes: Vec<u64>,
+    step: u64,
+    switches: Vec<u64>,
+}
+
+impl Strategy {
+    fn new(control: Control, seed: u64) -> Strategy {
+        let mut strategy = Strategy {
+            control,
+            rng: (seed ^ 0xA076_1D64_78BD_642F) | 1,
+            priority: [0, 0],
+            changes: Vec::new(),
+            step: 0,
+            switches: Vec::new(),
+        };
+        match control {
+            Control::Pct { depth, steps } => {
+                let depth = i64::from(depth.clamp(1, 3));
+                let first = (strategy.next() & 1) as usize;
+                strategy.priority[first] = depth + 1;
+                strategy.priority[1 - first] = depth;
+                let steps = u64::from(steps.max(2));
+                strategy.changes = (1..depth).map(|_| 1 + strategy.next() % steps).collect();
+                strategy.changes.sort_unstable();
+            }
+            Control::Preempt { first, .. } => {
+                strategy.priority[usize::from(first.min(1))] = 1;
+            }
+            Control::Random | Control::Free => {
+                let first = (strategy.next() & 1) as usize;
+                strategy.priority[first] = 1;
+            }
+        }
+        strategy
+    }
+
+    /// xorshift64*.
+    fn next(&mut self) -> u64 {
+        let mut x = self.rng;
+        x ^= x >> 12;
+        x ^= x << 25;
+        x ^= x >> 27;
+        self.rng = x;
+        x.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+
+    /// The thread that starts.
+    fn first(&self) -> u8 {
+        u8::from(self.priority[1] > self.priority[0])
+    }
+
+    /// The thread to run after `me`'s point, `other` being able to run or not.
+    fn choose(&mut self, me: u8, other_runnable: bool) -> u8 {
+        self.step += 1;
+        let other = 1 - me;
+        let next = match self.control {
+            Control::Free => me,
+            Control::Random => {
+                if other_runnable && self.next() & 1 == 1 {
+                    other
+                } else {
+                    me
+                }
+            }
+            Control::Pct { .. } => {
+                let changed = self.changes.iter().filter(|&&c| c == self.step).count();
+                if changed > 0 {
+                    let lowest = self.priority.iter().copied().min().unwrap_or(0);
+                    self.priority[usize::from(me)] = lowest - changed as i64;
+                }
+                if other_runnable
+                    && self.priority[usize::from(other)] > self.priority[usize::from(me)]
+                {
+                    other
+                } else {
+                    me
+                }
+            }
+            Control::Preempt { at, .. } => {
+                if at.contains(&(self.step as u32)) {
+                    // The running thread yields its priority to the other for good.
+                    self.priority[usize::from(me)] = -(self.step as i64);
+                    self.priority[usize::from(other)] = 1;
+                }
+                if other_runnable
+                    && self.priority[usize::from(other)] > self.priority[usize::from(me)]
+                {
+                    other
+                } else {
+                    me
+                }
+            }
+        };
+        if next != me && self.switches.len() < MAX_SWITCHES {
+            self.switches.push(self.step);
+        }
+        next
+    }
+}
+
+/// Starts controlled scheduling for the next concurrent run (before either thread starts).
+pub(crate) fn begin_run(control: Control, seed: u64) {
+    for t in 0..2 {
+        FINISHED[t].store(false, Ordering::SeqCst);
+        BLOCKED[t].store(false, Ordering::SeqCst);
+        PROGRESS[t].store(0, Ordering::SeqCst);
+    }
+    GAVE_UP.store(false, Ordering::SeqCst);
+    WAKES.store(0, Ordering::SeqCst);
+    if control == Control::Free {
+        *state() = None;
+        ON.store(false, Ordering::SeqCst);
+        return;
+    }
+    let strategy = Strategy::new(control, seed);
+    SEED.store(seed, Ordering::SeqCst);
+    TURN.store(strategy.first(), Ordering::SeqCst);
+    *state() = Some(strategy);
+    ON.store(true, Ordering::SeqCst);
+}
+
+/// Ends the run's control and answers its record (`None` for a free run).
+pub(crate) fn end_run() -> Option<Record> {
+    ON.store(false, Ordering::SeqCst);
+    let strategy = state().take()?;
+    Some(Record {
+        steps: strategy.step,
+        switches: strategy.switches,
+        free: GAVE_UP.load(Ordering::SeqCst),
+        wakes: WAKES.load(Ordering::SeqCst),
+    })
+}
+
+/// The seed and record of the controlled run under way, for the watchdog's answer when the
+/// run never ends (its threads are blocked, not in the scheduler; `None` for a free run).
+pub(crate) fn snapshot() -> Option<(u64, Record)> {
+    if !on() && !GAVE_UP.load(Ordering::SeqCst) {
+        return None;
+    }
+    let state = STATE.try_lock().ok()?;
+    let strategy = state.as_ref()?;
+    Some((
+        SEED.load(Ordering::SeqCst),
+        Record {
+            steps: strategy.step,
+            switches: strategy.switches.clone(),
+            free: GAVE_UP.load(Ordering::SeqCst),
+            wakes: WAKES.load(Ordering::SeqCst),
+        },
+    ))
+}
+
+fn state() -> std::sync::MutexGuard<'static, Option<Strategy>> {
+    STATE.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// Whether the current run is controlled (and control has not ended).
+#[inline]
+pub(crate) fn on() -> bool {
+    ON.load(Ordering::Relaxed)
+}
+
+/// Thread `me` starts its suffix: waits for its turn.
+pub(crate) fn thread_start(me: u8) {
+    if on() && me < 2 {
+        wait_turn(me);
+    }
+}
+
+/// Thread `me` ended its suffix: the other runs on alone.
+pub(crate) fn thread_end(me: u8) {
+    if me >= 2 {
+        return;
+    }
+    FINISHED[usize::from(me)].store(true, Ordering::SeqCst);
+    if on() {
+        TURN.store(1 - me, Ordering::SeqCst);
+    }
+}
+
+/// A schedule point on test thread `me` of a controlled run.
+pub(crate) fn point(me: u8) {
+    if me >= 2 || !on() {
+        return;
+    }
+    let mine = usize::from(me);
+    PROGRESS[mine].fetch_add(1, Ordering::SeqCst);
+    if BLOCKED[mine].swap(false, Ordering::SeqCst) {
+        WAKES.fetch_add(1, Ordering::SeqCst);
+    }
+    if TURN.load(Ordering::SeqCst) != me {
+        // Woken from a block while the other held the turn: it decides.
+        wait_turn(me);
+        return;
+    }
+    let other = 1 - me;
+    let next = {
+        let mut state = state();
+        let Some(strategy) = state.as_mut() else {
+            return;
+        };
+        strategy.choose(me, runnable(other))
+    };
+    if next != me {
+        TURN.store(next, Ordering::SeqCst);
+        wait_turn(me);
+    }
+}
+
+/// Whether thread `t` can run now: not finished, and not asleep in a wait it was found in.
+/// A thread found asleep that is awake now was woken by a release since (waking is
+/// synchronous with it) and is on its way: it either gets what it waited for and reaches a
+/// point, where it waits for its turn, or sleeps again (the lock was taken back before it
+/// ran). The caller stands still at its point until it is one or the other, so the answer is
+/// the same in every replay.
+fn runnable(t: u8) -> bool {
+    let t = usize::from(t);
+    if FINISHED[t].load(Ordering::SeqCst) {
+        return false;
+    }
+    if !BLOCKED[t].load(Ordering::SeqCst) {
+        return true;
+    }
+    let started = Instant::now();
+    loop {
+        if FINISHED[t].load(Ordering::SeqCst) {
+            return false;
+        }
+        if WAITING[t].load(Ordering::SeqCst) || started.elapsed() >= STALL {
+            if BLOCKED[t].swap(false, Ordering::SeqCst) {
+                WAKES.fetch_add(1, Ordering::SeqCst);
+            }
+            return true;
+        }
+        if asleep(t) {
+            return false;
+        }
+        std::thread::yield_now();
+    }
+}
+
+/// Waits until thread `me` holds the turn, taking it when the holder ends, blocks or stalls.
+fn wait_turn(me: u8) {
+    WAITING[usize::from(me)].store(true, Ordering::SeqCst);
+    wait_turn_inner(me);
+    WAITING[usize::from(me)].store(false, Ordering::SeqCst);
+}
+
+fn wait_turn_inner(me: u8) {
+    let other = usize::from(1 - me);
+    let mut seen = PROGRESS[other].load(Ordering::SeqCst);
+    let mut since = Instant::now();
+    let mut looked = since;
+    let mut spins = 0u32;
+    loop {
+        if !on() || TURN.load(Ordering::SeqCst) == me {
+            return;
+        }
+        if FINISHED[other].load(Ordering::SeqCst) {
+            TURN.store(me, Ordering::SeqCst);
+            return;
+        }
+        spins = spins.wrapping_add(1);
+        if spins < 64 {
+            std::hint::spin_loop();
+            continue;
+        }
+        let progress = PROGRESS[other].load(Ordering::SeqCst);
+        let now = Instant::now();
+        if progress != seen {
+            seen = progress;
+            since = now;
+            looked = now;
+        } else if now.duration_since(looked) >= LOOK_AFTER {
+            looked = now;
+            // The holder may have reached a point and handed over just now.
+            if TURN.load(Ordering::SeqCst) == me {
+                return;
+            }
+            if WAITING[other].load(Ordering::SeqCst) {
+                // Handed the turn a moment ago, the holder is still in its nap.
+                since = now;
+            } else if asleep(other) {
+                BLOCKED[other].store(true, Ordering::SeqCst);
+                TURN.store(me, Ordering::SeqCst);
+                return;
+            }
+            if now.duration_since(since) >= STALL {
+                GAVE_UP.store(true, Ordering::SeqCst);
+                ON.store(false, Ordering::SeqCst);
+                return;
+            }
+        }
+        if now.duration_since(since) < Duration::from_micros(200) {
+            std::thread::yield_now();
+        } else {
+            std::thread::sleep(Duration::from_micros(20));
+        }
+    }
+}
+
+/// Whether test thread `t` is blocked: asleep in a futex wait (a lock, a condition variable,
+/// `park`, with or without a timeout), waiting for another thread. A sleep is not: it waits
+/// for time alone, and the thread keeps its turn through it, so a replay does not depend on
+/// how long it took. Where this cannot be read, a thread is never blocked: control then ends
+/// at [`STALL`].
+fn asleep(t: usize) -> bool {
+    crate::stuck::test_thread_waits(t)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(control: Control, seed: u64, points: &[u8]) -> (u8, Vec<u8>) {
+        let mut s = Strategy::new(control, seed);
+        let first = s.first();
+        let mut running = first;
+        let mut order = Vec::new();
+        for _ in points {
+            running = s.choose(running, true);
+            order.push(running);
+        }
+        (first, order)
+    }
+
+    #[test]
+    fn pct_switches_once_per_change_point_and_replays_from_its_seed() {
+        for seed in 0..50 {
+            for depth in 1..=3u8 {
+                let control = Control::Pct { depth, steps: 20 };
+                let (first, order) = run(control, seed, &[0; 20]);
+                let mut switches = 0;
+                let mut last = first;
+                for &t in &order {
+                    switches += usize::from(t != last);
+                    last = t;
+                }
+                // Two threads, depth − 1 change points (two may fall on one step).
+                assert!(
+                    switches <= usize::from(depth - 1),
+                    "{seed} {depth} {order:?}"
+                );
+                assert_eq!(run(control, seed, &[0; 20]), (first, order));
+            }
+        }
+        // Over seeds, depth 2 does switch, at different steps.
+        let steps: std::collections::BTreeSet<usize> = (0..50)
+            .filter_map(|seed| {
+                let (first, order) = run(
+                    Control::Pct {
+                        depth: 2,
+                        steps: 20,
+                    },
+                    seed,
+                    &[0; 20],
+                );
+                order.iter().position(|&t| t != first)
+            })
+            .collect();
+        assert!(steps.len() > 5, "{steps:?}");
+    }
+
+    #[test]
+    fn preemptions_fall_where_asked() {
+        let (first, order) = run(
+            Control::Preempt {
+                first: 1,
+                at: [3, 6],
+            },
+            9,
+            &[0; 8],
+        );
+        assert_eq!(first, 1);
+        assert_eq!(order, [1, 1, 0, 0, 0, 1, 1, 1]);
+    }
+
+    #[test]
+    fn a_thread_that_cannot_run_is_never_chosen() {
+        let mut s = Strategy::new(Control::Random, 3);
+        for _ in 0..100 {
+            assert_eq!(s.choose(0, false), 0);
+        }
+        assert!(s.switches.is_empty());
+    }
+}
