@@ -329,8 +329,10 @@ pub fn type_report(
                 replay: Some(v.json.clone()),
                 tests_until_found: found.tests_until_found,
                 seconds_until_found: found.seconds_until_found,
-                original_test: v.shrunk.is_some().then(|| found.test.clone()),
-                test: Some(v.shrunk.clone().unwrap_or(found.test)),
+                // The violation's own test: the one its confirmation ran and its files hold,
+                // with the schedule it runs under (the generator's may be a later duplicate's).
+                original_test: v.shrunk.is_some().then(|| v.test.clone()),
+                test: Some(v.shrunk.clone().unwrap_or_else(|| v.test.clone())),
                 linearizations: v.linearizations,
                 confirmed: (v.confirmed.1 > 0).then_some([v.confirmed.0, v.confirmed.1]),
                 sites,

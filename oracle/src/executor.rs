@@ -615,7 +615,16 @@ impl OracleExecutor {
         let mut repeats = 0;
         for run in 1..=runs {
             self.stats.confirm_runs.fetch_add(1, Ordering::Relaxed);
-            let response = self.pool.request(&self.concurrent_request(test));
+            // A free run's noise seed does not fix its interleaving; each re-run draws
+            // other noise, as a user's reruns would. A schedule is replayed as it is.
+            let rerun = TestCase {
+                noise_seed: match test.control {
+                    Control::Free => mix(test.noise_seed ^ u64::from(run)),
+                    _ => test.noise_seed,
+                },
+                ..test.clone()
+            };
+            let response = self.pool.request(&self.concurrent_request(&rerun));
             let repeated = match (&failure, &self.config.results) {
                 (Some(failure), _) => failure.is_repeated_by(&response.outcome),
                 (None, Some(config)) if response.outcome == Outcome::Passed => {
@@ -764,6 +773,8 @@ impl OracleExecutor {
             json,
             reproducer,
             confirmed: violation.confirmed,
+            test: violation.test.clone(),
+            shrunk: violation.shrunk.clone(),
         }
     }
 
@@ -1087,6 +1098,11 @@ struct Recorded {
     json: PathBuf,
     reproducer: PathBuf,
     confirmed: (u32, u32),
+    /// The test confirmed (with the schedule it ran under) and its shrunk version: a later
+    /// violation of the same key is reported with them, so the test shown is the one the
+    /// confirmation counts and the files hold.
+    test: TestCase,
+    shrunk: Option<TestCase>,
 }
 
 impl Recorded {
@@ -1094,6 +1110,8 @@ impl Recorded {
         violation.json = self.json.clone();
         violation.reproducer = self.reproducer.clone();
         violation.confirmed = self.confirmed;
+        violation.test = self.test.clone();
+        violation.shrunk = self.shrunk.clone();
     }
 }
 

@@ -194,6 +194,10 @@ pub(crate) fn judge(
         .chain(paced)
         .chain(std::iter::once(Pace::OwnThreads));
     for pace in passes {
+        // Whether every order of this pass panicked at the failing call itself, with another
+        // message or location (see below).
+        let mut doomed: Option<(Order, Outcome)> = None;
+        let mut all_doomed = pace == Pace::Full && matches!(failure, Failure::Panic { .. });
         for (i, order) in orders.iter().enumerate() {
             // A run stopped by its prefix is run again, a few times: the concurrent run got
             // past the prefix, and so can this one.
@@ -214,6 +218,22 @@ pub(crate) fn judge(
                 }
             };
             ran_through[i] |= got_past_prefix(&outcome);
+            if all_doomed && failure.panics_at_its_call(&outcome) {
+                doomed.get_or_insert_with(|| (order.clone(), outcome));
+            } else {
+                all_doomed = false;
+            }
+        }
+        // The failing call panics in every sequential order, only otherwise (a call given an
+        // argument it cannot take: `reserve(usize::MAX)` overflows in one check or another,
+        // depending on a counter the other thread had not updated yet). It fails whatever the
+        // order; concurrency chose only how. Not a thread-safety violation.
+        if all_doomed && !orders.is_empty() {
+            return Verdict {
+                violation: false,
+                tried,
+                explained_by: doomed,
+            };
         }
     }
     Verdict {
@@ -225,6 +245,18 @@ pub(crate) fn judge(
 }
 
 impl Failure {
+    /// Whether a sequential run panicked at this panic's call (same thread and call), with
+    /// whatever message.
+    fn panics_at_its_call(&self, outcome: &Outcome) -> bool {
+        matches!(
+            (self, outcome),
+            (
+                Failure::Panic { thread, call, .. },
+                Outcome::Panicked { thread: Some(t), call: c, .. },
+            ) if thread == t && call == c
+        )
+    }
+
     /// Whether a sequential run's prefix panicked as this panic did: the same method, message
     /// (up to numbers) and location. The concurrent run got past the same prefix, so the
     /// prefix fails only now and then (it reads a clock, or a random number), and the failure
@@ -491,6 +523,31 @@ mod tests {
                 _ => Outcome::Passed,
             },
             "violation=false tried=7 paced=4 own=1 ran=[a0 b0 | b0]",
+        );
+    }
+
+    /// papaya's `reserve(usize::MAX)` panics in every sequential order (an `unwrap` of the
+    /// overflowing length) and concurrently elsewhere ("capacity overflow", the length read
+    /// as 0 while the other thread's insert was under way): the call fails whatever the
+    /// order, so it is not a violation. A call that panics in some orders only, otherwise,
+    /// still is one.
+    #[test]
+    fn a_call_that_panics_in_every_order_with_another_message_is_not_a_violation() {
+        let overflow = panic_at(0, 1, "capacity overflow");
+        check_paced_verdict(
+            [2, 1],
+            overflow.clone(),
+            |_, _| panic_at(0, 1, "called `Option::unwrap()` on a `None` value"),
+            "violation=false tried=3 paced=0 ran=[a0 a1 | a0 b0 a1 | b0 a0 a1]",
+        );
+        check_paced_verdict(
+            [2, 1],
+            overflow,
+            |order, _| match order.first() {
+                Some((1, _)) => panic_at(0, 1, "called `Option::unwrap()` on a `None` value"),
+                _ => Outcome::Passed,
+            },
+            "violation=true tried=12 paced=6 own=3 ran=[a0 a1 | a0 b0 a1 | b0 a0 a1]",
         );
     }
 

@@ -272,6 +272,10 @@ fn a_violation_is_confirmed_and_written_once_as_json_and_rust() {
     assert_eq!(first.confirmed, (4, 4));
     assert_eq!(first.json, out.path().join("violations/1.json"));
     assert_eq!(second.json, first.json, "the same bug is written once");
+    assert_eq!(
+        second.test, first.test,
+        "a later find is shown with the test its files and confirmation are of"
+    );
     let saved: TestCase =
         serde_json::from_str(&std::fs::read_to_string(&first.json).unwrap()).unwrap();
     assert_eq!(saved, tests[0]);
