@@ -63,6 +63,10 @@ pub fn capturing() -> bool {
     CAPTURE.load(Ordering::Relaxed)
 }
 
+/// Whether the starts and ends of calls are noise points too: in a paced sequential order,
+/// which must wait where a controlled run hands the turn over.
+pub(crate) static PACE_CALLS: AtomicBool = AtomicBool::new(false);
+
 /// Noise probabilities for the current run, as `f64` bits (yield, spin, sleep).
 pub(crate) static NOISE: [AtomicU64; 3] = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
 
@@ -91,6 +95,9 @@ pub fn enter(type_path: &'static str, method: &'static str) -> Guard {
     if role != NO_ROLE {
         record(role, type_path, method, true);
         sched::point(role);
+        if PACE_CALLS.load(Ordering::Relaxed) {
+            schedule_point();
+        }
     }
     Guard {
         role,
@@ -105,6 +112,9 @@ impl Drop for Guard {
         if self.role != NO_ROLE {
             record(self.role, self.type_path, self.method, false);
             sched::point(self.role);
+            if PACE_CALLS.load(Ordering::Relaxed) {
+                schedule_point();
+            }
         }
     }
 }

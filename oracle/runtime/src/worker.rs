@@ -11,7 +11,7 @@ use crate::request::{BatchRun, Line, Noise, Op};
 use crate::sched::{self, Control, Record};
 use crate::stuck::{self, Snapshot};
 use crate::value::{Arg, Call, FromArg, TestData};
-use crate::{set_role, RawEvent, BUFFERS, CAPTURE, LAST_PANIC, NOISE, NO_ROLE};
+use crate::{set_role, RawEvent, BUFFERS, CAPTURE, LAST_PANIC, NOISE, NO_ROLE, PACE_CALLS};
 use serde::Deserialize;
 use serde_json::{json, Value as Json};
 use std::io::{BufRead, Write};
@@ -945,6 +945,12 @@ fn run_sequential<D: Driver>(
         let seed = noise.seed ^ u64::from(index).wrapping_mul(0xD1B5_4A32_D192_ED03);
         let pace = paced.is_empty() || paced.contains(&(thread, index));
         set_noise(if pace { noise.p } else { [0.0; 3] });
+        // A controlled run also waits at the starts and ends of calls (where it hands the
+        // turn over): a paced order waits there too, so what waiting alone brings on shows.
+        PACE_CALLS.store(
+            pace && !noise.p.iter().all(|&p| p <= 0.0),
+            Ordering::Relaxed,
+        );
         // With `own_threads`, each call on the thread it ran on concurrently: a type that
         // behaves by thread (a per-thread shard, a thread-local cache, an owner check) does the
         // same here, so only the interleaving differs from the concurrent run.
@@ -965,6 +971,7 @@ fn run_sequential<D: Driver>(
         }
     }
     set_noise([0.0; 3]);
+    PACE_CALLS.store(false, Ordering::Relaxed);
     let final_state = state_of(driver, &built.instances);
     quietly(move || drop(built));
     Answer {
