@@ -16,6 +16,7 @@ use analysis::{ConstructorKind, Model, Reason, Severity, TypeModel};
 use anyhow::{Context, Result};
 use generator::{CampaignConfig, Strategy, TestCase, TypeResult};
 use oracle::{OracleConfig, OracleExecutor, ViolationKind};
+use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -473,24 +474,28 @@ pub fn replay(
     let text = std::fs::read_to_string(file)
         .with_context(|| format!("cannot read `{}`", file.display()))
         .or_exit(ExitCode::Usage)?;
-    let test: TestCase = serde_json::from_str(&text)
-        .with_context(|| format!("`{}` is not a saved covcon test case", file.display()))
+    let not_a_test = || format!("`{}` is not a saved covcon test case", file.display());
+    let saved: serde_json::Value = serde_json::from_str(&text)
+        .with_context(not_a_test)
         .or_exit(ExitCode::Usage)?;
-    let workspace = workspace::load(&replay_workspace(workspace_options, &text))?;
+    let test = TestCase::deserialize(&saved)
+        .with_context(not_a_test)
+        .or_exit(ExitCode::Usage)?;
+    let workspace = workspace::load(&replay_workspace(workspace_options, &saved))?;
     let model = workspace.analyze();
     // The types the run that saved the file instrumented (files since controlled scheduling
     // say), so a schedule meets the same points; else the test's type alone.
-    let mut patterns = harness_types(&text);
+    let mut patterns = harness_types(&saved);
     if !patterns.contains(&test.type_path) {
         patterns.push(test.type_path.clone());
     }
     let selection = select::select(&model, &workspace, &patterns);
-    let Some(t) = selection.types.iter().find(|t| t.path == test.type_path) else {
+    if !selection.types.iter().any(|t| t.path == test.type_path) {
         return Err(usage_error(format_args!(
             "type {} of the saved test is not a testable type of the selected packages (use --manifest-path or -p)",
             test.type_path
         )));
-    };
+    }
     let mut config = OracleConfig::new(&workspace.root);
     // The harness of the run that saved the file: `<out>/violations/N.json`.
     config.out_dir = file
@@ -508,7 +513,8 @@ pub fn replay(
         types: selection
             .types
             .iter()
-            .filter(|s| s.path == t.path || patterns.contains(&s.path))
+            // Patterns match path suffixes too: only the types named.
+            .filter(|s| patterns.contains(&s.path))
             .cloned()
             .collect(),
         ..model.clone()
@@ -547,29 +553,25 @@ pub fn replay(
 }
 
 /// The `harness_types` a saved test case lists (none in files written before them).
-fn harness_types(saved: &str) -> Vec<String> {
-    serde_json::from_str::<serde_json::Value>(saved)
-        .ok()
-        .and_then(|v| {
-            v.get("harness_types")?.as_array().map(|types| {
-                types
-                    .iter()
-                    .filter_map(|t| t.as_str().map(str::to_string))
-                    .collect()
-            })
-        })
-        .unwrap_or_default()
+fn harness_types(saved: &serde_json::Value) -> Vec<String> {
+    let types = saved.get("harness_types").and_then(|t| t.as_array());
+    types
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t.as_str().map(str::to_string))
+        .collect()
 }
 
 /// The workspace to replay in: the one given (`--manifest-path`), else the one the file says
 /// the test ran in (`workspace_root`, written since violation files carry it), else the
 /// current directory's.
-fn replay_workspace(given: &WorkspaceOptions, saved: &str) -> WorkspaceOptions {
+fn replay_workspace(given: &WorkspaceOptions, saved: &serde_json::Value) -> WorkspaceOptions {
     let mut options = given.clone();
     if options.manifest_path.is_none() {
-        let root = serde_json::from_str::<serde_json::Value>(saved)
-            .ok()
-            .and_then(|v| v.get("workspace_root")?.as_str().map(PathBuf::from));
+        let root = saved
+            .get("workspace_root")
+            .and_then(|r| r.as_str())
+            .map(PathBuf::from);
         if let Some(root) = root.filter(|r| r.join("Cargo.toml").is_file()) {
             options.manifest_path = Some(root.join("Cargo.toml"));
         }

@@ -11,7 +11,7 @@
 //! execution order; a worker answers `Ping` with test id 0, answers requests in the order it
 //! reads them, and exits at end of input.
 
-use crate::config::{mix, NoiseLevel, OracleConfig, OracleError, Scheduling};
+use crate::config::{controlled, mix, NoiseLevel, OracleConfig, OracleError, Scheduling};
 use crate::harness::{Harness, PreparedType};
 use crate::pool::{Pool, WorkerCommand};
 use crate::protocol::{BatchRun, Control, Noise, Outcome, Request, Response};
@@ -278,13 +278,18 @@ impl OracleExecutor {
     fn scheduled(&self, test: &TestCase) -> TestCase {
         let mut test = test.clone();
         if test.control.is_free() {
-            let steps = lock(&self.steps)
-                .get(&test.type_path)
-                .copied()
-                .unwrap_or(DEFAULT_STEPS);
+            let steps = self.steps_of(&test.type_path);
             test.control = self.config.scheduling.control(test.noise_seed, steps);
         }
         test
+    }
+
+    /// About how many schedule points a controlled run of `type_path` passes.
+    fn steps_of(&self, type_path: &str) -> u32 {
+        lock(&self.steps)
+            .get(type_path)
+            .copied()
+            .unwrap_or(DEFAULT_STEPS)
     }
 
     /// The coverage of one concurrent run, and the violation it shows, if any.
@@ -292,10 +297,8 @@ impl OracleExecutor {
         let count = |counter: &AtomicU64| counter.fetch_add(1, Ordering::Relaxed);
         count(&self.stats.tests);
         // A repeated test's answer is its last run's: replays need that run's seed.
-        let mut test = test.clone();
-        match &response.schedule {
+        let seed = match &response.schedule {
             Some(schedule) => {
-                test.noise_seed = schedule.seed;
                 count(&self.stats.controlled_runs);
                 if schedule.free {
                     count(&self.stats.uncontrolled_runs);
@@ -304,14 +307,22 @@ impl OracleExecutor {
                 let mut steps = lock(&self.steps);
                 let estimate = steps.entry(test.type_path.clone()).or_insert(seen);
                 *estimate = seen.max(*estimate - *estimate / 8);
+                schedule.seed
             }
-            None => {
-                test.noise_seed = test
-                    .noise_seed
-                    .wrapping_add(response.runs.saturating_sub(1));
-            }
-        }
-        let test = &test;
+            None => test
+                .noise_seed
+                .wrapping_add(response.runs.saturating_sub(1)),
+        };
+        let last_run;
+        let test = if seed == test.noise_seed {
+            test
+        } else {
+            last_run = TestCase {
+                noise_seed: seed,
+                ..test.clone()
+            };
+            &last_run
+        };
         let covered = response
             .covered
             .take()
@@ -554,22 +565,11 @@ impl OracleExecutor {
             noise_seed: seed,
             ..test.clone()
         };
-        let steps = lock(&self.steps)
-            .get(&test.type_path)
-            .copied()
-            .unwrap_or(DEFAULT_STEPS);
-        let mut candidates: Vec<TestCase> = (0..SAMPLED_SCHEDULES)
-            .map(|i| {
-                let seed = mix(test.noise_seed ^ mix(i as u64));
-                let control = match i % 4 {
-                    0 | 1 => Control::Pct { depth: 2, steps },
-                    2 => Control::Pct { depth: 3, steps },
-                    _ => Control::Random,
-                };
-                with(control, seed)
-            })
+        let steps = self.steps_of(&test.type_path);
+        let mut candidates: Vec<TestCase> = (0..SAMPLED_SCHEDULES as u64)
+            .map(|i| with(controlled(i, steps), mix(test.noise_seed ^ mix(i))))
             .collect();
-        let (mut tried, mut enumerated) = (0, false);
+        let (mut tried, mut enumerated, mut seen_steps) = (0, false, 0);
         while tried < SCHEDULE_SEARCH && !candidates.is_empty() {
             let take = candidates.len().min(self.config.batch.max(1));
             let batch: Vec<TestCase> = candidates.drain(..take).collect();
@@ -578,7 +578,6 @@ impl OracleExecutor {
             self.stats
                 .confirm_runs
                 .fetch_add(batch.len() as u64, Ordering::Relaxed);
-            let mut seen_steps = 0;
             for (candidate, response) in batch.into_iter().zip(responses) {
                 tried += 1;
                 // Only a run the schedule ordered from start to end: it replays exactly.

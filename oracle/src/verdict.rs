@@ -228,11 +228,11 @@ pub(crate) fn judge(
         // argument it cannot take: `reserve(usize::MAX)` overflows in one check or another,
         // depending on a counter the other thread had not updated yet). It fails whatever the
         // order; concurrency chose only how. Not a thread-safety violation.
-        if all_doomed && !orders.is_empty() {
+        if let (true, Some(explained)) = (all_doomed, doomed) {
             return Verdict {
                 violation: false,
                 tried,
-                explained_by: doomed,
+                explained_by: Some(explained),
             };
         }
     }

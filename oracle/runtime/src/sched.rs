@@ -48,6 +48,8 @@ pub(crate) enum Control {
 /// What a controlled run reports about its schedule.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct Record {
+    /// The seed the strategy drew its choices from.
+    pub(crate) seed: u64,
     /// Schedule points passed by the two threads together.
     pub(crate) steps: u64,
     /// The steps at which the running thread changed by the strategy's choice (first 32).
@@ -85,13 +87,12 @@ static PROGRESS: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
 static GAVE_UP: AtomicBool = AtomicBool::new(false);
 /// Blocked threads woken while the other held the turn, this run.
 static WAKES: AtomicU64 = AtomicU64::new(0);
-/// The seed of the controlled run under way, for [`snapshot`].
-static SEED: AtomicU64 = AtomicU64::new(0);
 /// The strategy's state: used only by the thread holding the turn, so never contended.
 static STATE: Mutex<Option<Strategy>> = Mutex::new(None);
 
 struct Strategy {
     control: Control,
+    seed: u64,
     rng: u64,
     /// PCT priorities, higher runs; change points lower the running thread's.
     priority: [i64; 2],
@@ -105,6 +106,7 @@ impl Strategy {
     fn new(control: Control, seed: u64) -> Strategy {
         let mut strategy = Strategy {
             control,
+            seed,
             rng: (seed ^ 0xA076_1D64_78BD_642F) | 1,
             priority: [0, 0],
             changes: Vec::new(),
@@ -147,47 +149,40 @@ impl Strategy {
         u8::from(self.priority[1] > self.priority[0])
     }
 
-    /// The thread to run after `me`'s point, `other` being able to run or not.
+    /// The thread to run after `me`'s point, `other` being able to run or not: the random
+    /// walk tosses a coin; PCT and given preemptions lower the running thread's priority at
+    /// their steps, and the higher-priority thread that can run runs.
     fn choose(&mut self, me: u8, other_runnable: bool) -> u8 {
         self.step += 1;
         let other = 1 - me;
-        let next = match self.control {
-            Control::Free => me,
+        let (mine, theirs) = (usize::from(me), usize::from(other));
+        match self.control {
+            Control::Free => return me,
             Control::Random => {
-                if other_runnable && self.next() & 1 == 1 {
-                    other
-                } else {
-                    me
-                }
+                // A coin per point (tossed only when the other can run): heads, it goes first.
+                let switch = other_runnable && self.next() & 1 == 1;
+                self.priority[mine] = i64::from(!switch);
+                self.priority[theirs] = i64::from(switch);
             }
             Control::Pct { .. } => {
                 let changed = self.changes.iter().filter(|&&c| c == self.step).count();
                 if changed > 0 {
                     let lowest = self.priority.iter().copied().min().unwrap_or(0);
-                    self.priority[usize::from(me)] = lowest - changed as i64;
-                }
-                if other_runnable
-                    && self.priority[usize::from(other)] > self.priority[usize::from(me)]
-                {
-                    other
-                } else {
-                    me
+                    self.priority[mine] = lowest - changed as i64;
                 }
             }
             Control::Preempt { at, .. } => {
                 if at.contains(&(self.step as u32)) {
                     // The running thread yields its priority to the other for good.
-                    self.priority[usize::from(me)] = -(self.step as i64);
-                    self.priority[usize::from(other)] = 1;
-                }
-                if other_runnable
-                    && self.priority[usize::from(other)] > self.priority[usize::from(me)]
-                {
-                    other
-                } else {
-                    me
+                    self.priority[mine] = -(self.step as i64);
+                    self.priority[theirs] = 1;
                 }
             }
+        }
+        let next = if other_runnable && self.priority[theirs] > self.priority[mine] {
+            other
+        } else {
+            me
         };
         if next != me && self.switches.len() < MAX_SWITCHES {
             self.switches.push(self.step);
@@ -211,7 +206,6 @@ pub(crate) fn begin_run(control: Control, seed: u64) {
         return;
     }
     let strategy = Strategy::new(control, seed);
-    SEED.store(seed, Ordering::SeqCst);
     TURN.store(strategy.first(), Ordering::SeqCst);
     *state() = Some(strategy);
     ON.store(true, Ordering::SeqCst);
@@ -220,32 +214,38 @@ pub(crate) fn begin_run(control: Control, seed: u64) {
 /// Ends the run's control and answers its record (`None` for a free run).
 pub(crate) fn end_run() -> Option<Record> {
     ON.store(false, Ordering::SeqCst);
-    let strategy = state().take()?;
-    Some(Record {
-        steps: strategy.step,
-        switches: strategy.switches,
-        free: GAVE_UP.load(Ordering::SeqCst),
-        wakes: WAKES.load(Ordering::SeqCst),
-    })
+    state().take().as_ref().map(Strategy::record)
 }
 
-/// The seed and record of the controlled run under way, for the watchdog's answer when the
-/// run never ends (its threads are blocked, not in the scheduler; `None` for a free run).
-pub(crate) fn snapshot() -> Option<(u64, Record)> {
-    if !on() && !GAVE_UP.load(Ordering::SeqCst) {
-        return None;
-    }
-    let state = STATE.try_lock().ok()?;
-    let strategy = state.as_ref()?;
-    Some((
-        SEED.load(Ordering::SeqCst),
+/// The record of the controlled run under way, for the watchdog's answer when the run never
+/// ends (its threads are blocked, not in the scheduler; `None` for a free run).
+pub(crate) fn snapshot() -> Option<Record> {
+    STATE.try_lock().ok()?.as_ref().map(Strategy::record)
+}
+
+impl Strategy {
+    fn record(&self) -> Record {
         Record {
-            steps: strategy.step,
-            switches: strategy.switches.clone(),
+            seed: self.seed,
+            steps: self.step,
+            switches: self.switches.clone(),
             free: GAVE_UP.load(Ordering::SeqCst),
             wakes: WAKES.load(Ordering::SeqCst),
-        },
-    ))
+        }
+    }
+}
+
+impl Record {
+    /// The schedule as the protocol answers it (`protocol::Schedule`).
+    pub(crate) fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "seed": self.seed,
+            "steps": self.steps,
+            "switches": self.switches,
+            "free": self.free,
+            "wakes": self.wakes,
+        })
+    }
 }
 
 fn state() -> std::sync::MutexGuard<'static, Option<Strategy>> {

@@ -248,8 +248,8 @@ pub struct Answer {
     final_state: Option<String>,
     /// How many times the test ran (see `repeat`).
     runs: u64,
-    /// A controlled run's seed and schedule.
-    schedule: Option<(u64, Record)>,
+    /// A controlled run's schedule.
+    schedule: Option<Record>,
 }
 
 /// Runs the worker until stdin closes: the harness's `main` is one call of this.
@@ -495,12 +495,8 @@ fn finish((test_id, answer): (u64, Answer), started: Instant) -> String {
     if answer.runs > 1 {
         let _ = write!(line, r#","runs":{}"#, answer.runs);
     }
-    if let Some((seed, record)) = &answer.schedule {
-        let _ = write!(
-            line,
-            r#","schedule":{{"seed":{seed},"steps":{},"switches":{:?},"free":{},"wakes":{}}}"#,
-            record.steps, record.switches, record.free, record.wakes
-        );
+    if let Some(record) = &answer.schedule {
+        let _ = write!(line, r#","schedule":{}"#, record.json());
     }
     let _ = write!(
         line,
@@ -843,7 +839,7 @@ fn run_concurrent<D: Driver>(
     sched::thread_end(0);
     set_role(NO_ROLE, 0);
     wait_done(generation);
-    let schedule = sched::end_run().map(|record| (seed, record));
+    let schedule = sched::end_run();
     set_noise([0.0; 3]);
     let theirs = slot
         .lock()
@@ -1302,12 +1298,8 @@ fn watchdog_loop() {
             "events": events_json(&events),
             "elapsed_us": epoch_us().saturating_sub(started),
         });
-        if let (Some((seed, record)), Json::Object(map)) = (sched::snapshot(), &mut answer) {
-            map.insert(
-                "schedule".into(),
-                json!({"seed": seed, "steps": record.steps, "switches": record.switches,
-                    "free": record.free, "wakes": record.wakes}),
-            );
+        if let (Some(record), Json::Object(map)) = (sched::snapshot(), &mut answer) {
+            map.insert("schedule".into(), record.json());
         }
         let text = answer.to_string();
         let _ = writeln!(out, "{text}");
