@@ -197,6 +197,14 @@ pub(crate) fn add_handles(types: &mut [TypeModel], facts: &[HashMap<String, Lock
                     ..point.clone()
                 });
             }
+            for site in &handle.sync_sites {
+                if !owner.sync_sites.iter().any(|s| s.receiver == site.receiver) {
+                    owner.sync_sites.push(SyncSite {
+                        method: format!("{}::{}", handle.name, site.method),
+                        ..site.clone()
+                    });
+                }
+            }
         }
         let own: Vec<String> = owner
             .methods

@@ -356,6 +356,7 @@ fn build_type<'a>(
         methods: api.methods,
         pairs: vec![],
         split_points: vec![],
+        sync_sites: vec![],
         values: api.values,
         constants: api::constants::size_constants(decl, decls),
         supported: true,

@@ -279,6 +279,7 @@ pub(crate) fn graft(
     model.path = foreign.public_path.clone();
     model.package = package.to_string();
     model.split_points.clear();
+    model.sync_sites.clear();
     for m in &mut model.methods {
         m.body_start = None;
     }

@@ -272,6 +272,7 @@ fn analyze_files(
         let summaries = access::analyze_type(t, edition, &mut d);
         model.pairs = group::group_pairs(model, &summaries);
         model.split_points = split::split_points(t, &summaries);
+        model.sync_sites = access::sync_sites(t, &summaries);
         model
             .split_points
             .retain(|s| !t.expanded.contains(&s.method));

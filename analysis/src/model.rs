@@ -115,6 +115,12 @@ pub struct TypeModel {
     pub pairs: Vec<Pair>,
     /// Ranked split points over all methods, best first.
     pub split_points: Vec<SplitPoint>,
+    /// Lock acquisitions and atomic operations in the bodies of the type's methods and
+    /// helpers, in source order: where the instrumented copy makes schedule points of
+    /// synchronisation (a controlled run switches threads there, and a thread whose lock is
+    /// held hands its turn over instead of sleeping).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub sync_sites: Vec<SyncSite>,
     /// The crate's own types that arguments are built of (`MeterOpts` for
     /// `with_opts(opts: MeterOpts)`), with their constructors; nested ones included.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -576,6 +582,33 @@ pub struct SplitPoint {
     pub num_sv: u32,
     /// What lies on each side, for the reports.
     pub description: String,
+}
+
+/// A lock acquisition or atomic operation on a field, written `receiver.op(args)` in a method
+/// body (`self.state.lock()`, `self.count.fetch_add(1, SeqCst)`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SyncSite {
+    /// The function whose body holds it (a public method or a helper).
+    pub method: String,
+    pub op: SyncOp,
+    /// Where the receiver expression starts (`self` of `self.state.lock()`).
+    pub receiver: Span,
+    /// Where the receiver ends (line, column), in the same file: just before `.lock`.
+    pub receiver_end: (u32, u32),
+    /// Where the whole call ends (line, column): just after its `)`.
+    pub call_end: (u32, u32),
+}
+
+/// What a [`SyncSite`] does.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum SyncOp {
+    /// A blocking acquisition (`lock`, `read`, `write`, …) and the method that attempts the
+    /// same acquisition without blocking (`try_lock`, `try_read`, …).
+    Acquire { blocking: String, attempt: String },
+    /// One operation on an atomic (`load`, `fetch_add`, `compare_exchange`, …).
+    #[default]
+    Atomic,
 }
 
 /// A source position. `line` is 1-based, `column` 0-based in characters (proc-macro2's).

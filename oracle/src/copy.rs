@@ -21,6 +21,37 @@ pub(crate) struct Insertion {
     pub(crate) line: u32,
     pub(crate) column: u32,
     pub(crate) text: String,
+    /// The order of insertions at one position: what closes an expression that ends there
+    /// goes before a statement that starts there, which goes before what opens an expression
+    /// that starts there.
+    pub(crate) rank: Rank,
+    /// The position (line, column) that names the instrumentation it belongs to: its own, or
+    /// for one of the parts of a wrapped call, the call's start. The parts are left out
+    /// together when the copy does not compile with them.
+    pub(crate) key: (u32, u32),
+}
+
+/// See [`Insertion::rank`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Rank {
+    Close,
+    Middle,
+    Statement,
+    Open,
+}
+
+impl Insertion {
+    /// A statement (or item) inserted at `line`:`column`.
+    pub(crate) fn statement(file: PathBuf, line: u32, column: u32, text: String) -> Insertion {
+        Insertion {
+            file,
+            line,
+            column,
+            text,
+            rank: Rank::Statement,
+            key: (line, column),
+        }
+    }
 }
 
 /// The copy after [`sync`].
@@ -148,40 +179,60 @@ fn list_files(
 /// Inserts each text at its position; answers the new text and the insertions whose position
 /// does not exist in it.
 fn insert<'a>(text: &str, insertions: &[&'a Insertion]) -> (String, Vec<&'a Insertion>) {
-    let line_starts: Vec<usize> = std::iter::once(0)
-        .chain(text.match_indices('\n').map(|(i, _)| i + 1))
-        .collect();
-    let mut placed: Vec<(usize, usize, &Insertion)> = Vec::new();
+    let lines = Lines::new(text);
+    let mut placed: Vec<(usize, Rank, usize, &Insertion)> = Vec::new();
     let mut missed = Vec::new();
     for (order, insertion) in insertions.iter().enumerate() {
-        let offset = (insertion.line as usize)
-            .checked_sub(1)
-            .and_then(|l| line_starts.get(l))
-            .and_then(|&start| {
-                let line_end = text[start..].find('\n').map_or(text.len(), |e| start + e);
-                let line = &text[start..line_end];
-                let column = insertion.column as usize;
-                if column == line.chars().count() {
-                    Some(line_end)
-                } else {
-                    line.char_indices().nth(column).map(|(i, _)| start + i)
-                }
-            });
-        match offset {
-            Some(offset) => placed.push((offset, order, insertion)),
+        match lines.offset(insertion.line, insertion.column) {
+            Some(offset) => placed.push((offset, insertion.rank, order, insertion)),
             None => missed.push(*insertion),
         }
     }
-    placed.sort_by_key(|(offset, order, _)| (*offset, *order));
+    placed.sort_by_key(|(offset, rank, order, _)| (*offset, *rank, *order));
     let mut out = String::with_capacity(text.len() + placed.len() * 64);
     let mut done = 0;
-    for (offset, _, insertion) in placed {
+    for (offset, _, _, insertion) in placed {
         out.push_str(&text[done..offset]);
         out.push_str(&insertion.text);
         done = offset;
     }
     out.push_str(&text[done..]);
     (out, missed)
+}
+
+/// Byte offsets of positions (1-based line, 0-based column in characters) in a text.
+pub(crate) struct Lines<'t> {
+    text: &'t str,
+    starts: Vec<usize>,
+}
+
+impl<'t> Lines<'t> {
+    pub(crate) fn new(text: &'t str) -> Lines<'t> {
+        let starts = std::iter::once(0)
+            .chain(text.match_indices('\n').map(|(i, _)| i + 1))
+            .collect();
+        Lines { text, starts }
+    }
+
+    /// The byte offset of a position; the end of a line is a position too.
+    pub(crate) fn offset(&self, line: u32, column: u32) -> Option<usize> {
+        let start = *self.starts.get((line as usize).checked_sub(1)?)?;
+        let text = self.text;
+        let line_end = text[start..].find('\n').map_or(text.len(), |e| start + e);
+        let line = &text[start..line_end];
+        let column = column as usize;
+        if column == line.chars().count() {
+            Some(line_end)
+        } else {
+            line.char_indices().nth(column).map(|(i, _)| start + i)
+        }
+    }
+
+    /// The text between two positions.
+    pub(crate) fn slice(&self, from: (u32, u32), to: (u32, u32)) -> Option<&'t str> {
+        let (a, b) = (self.offset(from.0, from.1)?, self.offset(to.0, to.1)?);
+        self.text.get(a..b)
+    }
 }
 
 /// Makes ascending relative `path`s absolute (they would point elsewhere from the copy) and,
@@ -296,11 +347,8 @@ mod tests {
     fn check(text: &str, at: &[(u32, u32, &str)], expect: &str) {
         let insertions: Vec<Insertion> = at
             .iter()
-            .map(|(line, column, text)| Insertion {
-                file: PathBuf::from("f.rs"),
-                line: *line,
-                column: *column,
-                text: text.to_string(),
+            .map(|(line, column, text)| {
+                Insertion::statement(PathBuf::from("f.rs"), *line, *column, text.to_string())
             })
             .collect();
         let refs: Vec<&Insertion> = insertions.iter().collect();

@@ -8,9 +8,11 @@
 
 use crate::build::{self, CompileError};
 use crate::codegen::{self, Target, TypePlan};
-use crate::copy::{self, Insertion};
+use crate::copy::{self, Insertion, Rank};
 use crate::{OracleConfig, OracleError};
-use analysis::{Diagnostic, GenericKind, Model, ParamKind, Reason, Severity, Span, TypeModel};
+use analysis::{
+    Diagnostic, GenericKind, Model, ParamKind, Reason, Severity, Span, SyncOp, SyncSite, TypeModel,
+};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
 use std::hash::{DefaultHasher, Hash, Hasher};
@@ -283,7 +285,7 @@ pub fn prepare_with(
             return Ok(state.finish(binary, build_secs, false, copy.root, &types));
         }
         round += 1;
-        let progress = state.absorb(
+        let mut progress = state.absorb(
             &outcome.errors,
             &generated,
             &harness_dir,
@@ -292,6 +294,11 @@ pub fn prepare_with(
             &insertions,
             &types,
         );
+        if (!progress || round >= MAX_ROUNDS) && state.disable_sites(&insertions) {
+            // Before giving up: one more round with no synchronisation site wrapped.
+            progress = true;
+            round = round.min(MAX_ROUNDS - 1);
+        }
         if !progress || round >= MAX_ROUNDS {
             let mut message: String = outcome
                 .errors
@@ -376,19 +383,20 @@ fn crate_items(model: &Model, types: &[&TypeModel]) -> Vec<Insertion> {
         .filter(|p| p.edition == "2015" && types.iter().any(|t| t.package == p.name))
         .filter_map(|p| {
             let at = p.first_item.as_ref()?;
-            Some(Insertion {
-                file: at.file.clone(),
-                line: at.line,
-                column: at.column,
-                text: "extern crate covcon_rt; ".to_string(),
-            })
+            Some(Insertion::statement(
+                at.file.clone(),
+                at.line,
+                at.column,
+                "extern crate covcon_rt; ".to_string(),
+            ))
         })
         .collect()
 }
 
-/// Guards at every method body and schedule points at the best split points, at absolute
-/// paths. A relative span is taken relative to its package's directory (as the analysis
-/// writes them), else to the workspace root.
+/// Guards at every method body, schedule points at the best split points, and the
+/// synchronisation sites wrapped ([`site_insertions`]), at absolute paths. A relative span is
+/// taken relative to its package's directory (as the analysis writes them), else to the
+/// workspace root.
 fn insertions(
     types: &[&TypeModel],
     package_dirs: &[PathBuf],
@@ -396,36 +404,94 @@ fn insertions(
     disabled: &BTreeSet<(PathBuf, u32, u32)>,
 ) -> Vec<Insertion> {
     let mut out = Vec::new();
+    let mut sources: BTreeMap<PathBuf, Option<String>> = BTreeMap::new();
     for (ty, package_dir) in types.iter().zip(package_dirs) {
         let resolve = |file: &Path| resolve_file(file, package_dir, workspace_root);
         for method in &ty.methods {
             if let Some(at) = &method.body_start {
-                out.push(Insertion {
-                    file: resolve(&at.file),
-                    line: at.line,
-                    column: at.column,
-                    text: format!(
+                out.push(Insertion::statement(
+                    resolve(&at.file),
+                    at.line,
+                    at.column,
+                    format!(
                         "let __covcon_guard = ::covcon_rt::enter({:?}, {:?}); ",
                         ty.path, method.name
                     ),
-                });
+                ));
             }
         }
         for point in ty.split_points.iter().take(SPLIT_POINTS_PER_TYPE) {
-            out.push(Insertion {
-                file: resolve(&point.at.file),
-                line: point.at.line,
-                column: point.at.column,
-                text: "::covcon_rt::schedule_point(); ".to_string(),
-            });
+            out.push(Insertion::statement(
+                resolve(&point.at.file),
+                point.at.line,
+                point.at.column,
+                "::covcon_rt::schedule_point(); ".to_string(),
+            ));
+        }
+        for site in &ty.sync_sites {
+            let file = resolve(&site.receiver.file);
+            let source = sources
+                .entry(file.clone())
+                .or_insert_with(|| std::fs::read_to_string(&file).ok());
+            if let Some(source) = source {
+                out.extend(site_insertions(site, &file, source));
+            }
         }
     }
-    out.retain(|i| !disabled.contains(&(i.file.clone(), i.line, i.column)));
+    out.retain(|i| !disabled.contains(&(i.file.clone(), i.key.0, i.key.1)));
     out.sort_by(|a, b| {
-        (&a.file, a.line, a.column, &a.text).cmp(&(&b.file, b.line, b.column, &b.text))
+        (&a.file, a.line, a.column, a.rank, &a.text)
+            .cmp(&(&b.file, b.line, b.column, b.rank, &b.text))
     });
     out.dedup();
     out
+}
+
+/// The insertions that make a synchronisation site a schedule point: a lock acquisition
+/// `self.m.lock()` becomes `::covcon_rt::acquire(&self.m, |l| l.try_lock(), |l| l.lock())`,
+/// an atomic operation `self.n.load(o)` becomes `::covcon_rt::at(&self.n).load(o)`. None when
+/// the source at the site's positions is not such a call (a macro's tokens, a stale model).
+fn site_insertions(site: &SyncSite, file: &Path, source: &str) -> Vec<Insertion> {
+    let lines = copy::Lines::new(source);
+    let start = (site.receiver.line, site.receiver.column);
+    let (Some(receiver), Some(call)) = (
+        lines.slice(start, site.receiver_end),
+        lines.slice(site.receiver_end, site.call_end),
+    ) else {
+        return Vec::new();
+    };
+    let call: String = call.split_whitespace().collect();
+    let plain_receiver = !receiver.trim().is_empty()
+        && !receiver.contains([';', '{', '}'])
+        && receiver.matches('(').count() == receiver.matches(')').count();
+    let part = |(line, column): (u32, u32), text: &str, rank: Rank| Insertion {
+        file: file.to_path_buf(),
+        line,
+        column,
+        text: text.to_string(),
+        rank,
+        key: start,
+    };
+    match &site.op {
+        SyncOp::Acquire { blocking, attempt }
+            if plain_receiver && call == format!(".{blocking}()") =>
+        {
+            vec![
+                part(start, "::covcon_rt::acquire(&", Rank::Open),
+                part(
+                    site.receiver_end,
+                    &format!(", |__covcon_l| __covcon_l.{attempt}(), |__covcon_l| __covcon_l"),
+                    Rank::Middle,
+                ),
+                part(site.call_end, ")", Rank::Close),
+            ]
+        }
+        SyncOp::Atomic if plain_receiver && call.starts_with('.') && call.ends_with(')') => vec![
+            part(start, "::covcon_rt::at(&", Rank::Open),
+            part(site.receiver_end, ")", Rank::Close),
+        ],
+        _ => Vec::new(),
+    }
 }
 
 /// A span's file as an absolute path: relative ones are taken relative to their package's
@@ -681,6 +747,48 @@ impl<'o> State<'o> {
         }
     }
 
+    /// Leaves out the instrumentation `insertion` is part of; answers whether it was in.
+    fn disable(&mut self, insertion: &Insertion, error: &str) -> bool {
+        let key = (insertion.file.clone(), insertion.key.0, insertion.key.1);
+        if !self.disabled.insert(key) {
+            return false;
+        }
+        let what = match insertion.rank {
+            Rank::Statement => format!("`{}`", insertion.text.trim()),
+            _ => "around this lock acquisition or atomic operation".to_string(),
+        };
+        self.notes.push(Diagnostic {
+            severity: Severity::Note,
+            message: format!(
+                "the instrumentation {what} does not compile here and is left out: {error}"
+            ),
+            span: Some(Span {
+                file: insertion.file.clone(),
+                line: insertion.key.0,
+                column: insertion.key.1,
+            }),
+        });
+        true
+    }
+
+    /// Leaves out every wrapped synchronisation site: the last resort when the copy does not
+    /// compile and no error could be put down to one insertion. Answers whether any was in.
+    fn disable_sites(&mut self, insertions: &[Insertion]) -> bool {
+        let mut progress = false;
+        for insertion in insertions.iter().filter(|i| i.rank != Rank::Statement) {
+            let key = (insertion.file.clone(), insertion.key.0, insertion.key.1);
+            progress |= self.disabled.insert(key);
+        }
+        if progress {
+            self.notes.push(Diagnostic {
+                severity: Severity::Note,
+                message: "the copy did not compile with schedule points at its lock acquisitions and atomic operations; they are left out (controlled runs switch threads only at calls and split points)".to_string(),
+                span: None,
+            });
+        }
+        progress
+    }
+
     fn restore(&mut self, saved: &SavedPlan) {
         if saved.candidate.len() == self.candidate.len() {
             self.candidate = saved.candidate.clone();
@@ -827,25 +935,9 @@ impl<'o> State<'o> {
                             .is_none();
                     }
                 }
-            } else if let Some(insertion) =
-                copy_insertion(error, copy_root, workspace_root, insertions)
-            {
-                let key = (insertion.file.clone(), insertion.line, insertion.column);
-                if self.disabled.insert(key) {
-                    progress = true;
-                    self.notes.push(Diagnostic {
-                        severity: Severity::Note,
-                        message: format!(
-                            "the instrumentation `{}` does not compile here and is left out: {}",
-                            insertion.text.trim(),
-                            error.message
-                        ),
-                        span: Some(Span {
-                            file: insertion.file.clone(),
-                            line: insertion.line,
-                            column: insertion.column,
-                        }),
-                    });
+            } else {
+                for insertion in copy_insertions(error, copy_root, workspace_root, insertions) {
+                    progress |= self.disable(insertion, &error.message);
                 }
             }
         }
@@ -1126,28 +1218,40 @@ fn harness_target(
     None
 }
 
-/// The insertion an error in the copy is most likely about: the last one at or before the
-/// error's line in the same file.
-fn copy_insertion<'i>(
+/// The insertions an error in the copy is most likely about: every wrapped synchronisation
+/// site with a part on the error's line (columns in the copy are shifted by what was inserted
+/// before them, lines are not), else the last insertion at or before the error's line in the
+/// same file.
+fn copy_insertions<'i>(
     error: &CompileError,
     copy_root: &Path,
     workspace_root: &Path,
     insertions: &'i [Insertion],
-) -> Option<&'i Insertion> {
+) -> Vec<&'i Insertion> {
     for (file, line) in &error.places {
         let Ok(relative) = file.strip_prefix(copy_root) else {
             continue;
         };
         let original = workspace_root.join(relative);
-        let best = insertions
-            .iter()
-            .filter(|i| copy::absolute(workspace_root, &i.file) == original && i.line <= *line)
+        let in_file = || {
+            insertions
+                .iter()
+                .filter(|i| copy::absolute(workspace_root, &i.file) == original)
+        };
+        let sites: Vec<&Insertion> = in_file()
+            .filter(|i| i.rank != Rank::Statement && i.line == *line)
+            .collect();
+        if !sites.is_empty() {
+            return sites;
+        }
+        let best = in_file()
+            .filter(|i| i.line <= *line)
             .max_by_key(|i| (i.line, i.column));
-        if best.is_some() {
-            return best;
+        if let Some(best) = best {
+            return vec![best];
         }
     }
-    None
+    Vec::new()
 }
 
 #[cfg(test)]

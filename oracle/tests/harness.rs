@@ -463,7 +463,12 @@ struct Worker {
 
 impl Worker {
     fn start() -> Worker {
-        let mut child = Command::new(&harness().0.binary)
+        Worker::of(&harness().0.binary)
+    }
+
+    /// A worker of another harness binary.
+    fn of(binary: &Path) -> Worker {
+        let mut child = Command::new(binary)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
@@ -1432,21 +1437,29 @@ fn reproducers_compile_against_the_real_crate_and_a_check_then_act_one_and_a_wro
     );
 }
 
+/// The harness of testdata/tsafe built from the real analysis's model (sync sites included).
+fn analysed() -> &'static Harness {
+    static HARNESS: OnceLock<Harness> = OnceLock::new();
+    HARNESS.get_or_init(|| {
+        let root = testdata();
+        let package = analysis::PackageInfo {
+            name: "tsafe".into(),
+            lib_name: "tsafe".into(),
+            manifest_path: root.join("Cargo.toml"),
+            lib_root: root.join("src/lib.rs"),
+            edition: "2021".into(),
+            ..analysis::PackageInfo::default()
+        };
+        let model = analysis::analyze(&[package], &analysis::Config::default());
+        let mut config = config();
+        config.out_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("covcon-harness-analysis");
+        oracle::prepare(&model, &config).unwrap_or_else(|e| panic!("{e}"))
+    })
+}
+
 #[test]
 fn the_model_from_the_real_analysis_drives_every_type() {
-    let root = testdata();
-    let package = analysis::PackageInfo {
-        name: "tsafe".into(),
-        lib_name: "tsafe".into(),
-        manifest_path: root.join("Cargo.toml"),
-        lib_root: root.join("src/lib.rs"),
-        edition: "2021".into(),
-        ..analysis::PackageInfo::default()
-    };
-    let model = analysis::analyze(&[package], &analysis::Config::default());
-    let mut config = config();
-    config.out_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("covcon-harness-analysis");
-    let harness = oracle::prepare(&model, &config).unwrap_or_else(|e| panic!("{e}"));
+    let harness = analysed();
     // Every type but the two only the crate itself can name (see `hidden`).
     let internal = |t: &&oracle::PreparedType| t.dropped.iter().any(|d| d.reason.is_internal());
     let undriven: Vec<String> = harness
@@ -1475,6 +1488,18 @@ fn the_model_from_the_real_analysis_drives_every_type() {
     let instrumented = std::fs::read_to_string(harness.copy_root.join("src/lib.rs")).unwrap();
     assert!(instrumented.contains("::covcon_rt::enter(\"tsafe::Registry\", \"insert_new\")"));
     assert!(instrumented.contains("::covcon_rt::schedule_point();"));
+    // Lock acquisitions and atomic operations are wrapped, and the copy compiled with all.
+    assert!(instrumented.contains(
+        "let mut a = ::covcon_rt::acquire(&self.a, |__covcon_l| __covcon_l.try_lock(), |__covcon_l| __covcon_l.lock()).unwrap();"
+    ));
+    assert!(instrumented.contains("::covcon_rt::at(&"));
+    let left_out: Vec<&str> = harness
+        .diagnostics
+        .iter()
+        .map(|d| d.message.as_str())
+        .filter(|m| m.contains("left out"))
+        .collect();
+    assert_eq!(left_out, Vec::<&str>::new());
 
     let mut worker = Command::new(&harness.binary)
         .stdin(Stdio::piped())
@@ -1515,6 +1540,67 @@ fn the_model_from_the_real_analysis_drives_every_type() {
         summary(Some(answer)),
         "passed | prefix [] | [true] [true] | t0[+insert_new -insert_new] t1[+insert_new -insert_new]"
     );
+}
+
+/// In a controlled run, a thread that finds a lock of the copy held hands its turn over
+/// instead of sleeping in the kernel: the release wakes no one behind the schedule's back, so
+/// wherever `forward ∥ forward` is preempted, no wake is counted and the run replays. Two
+/// threads that each hold the lock the other wants (`forward ∥ backward`) still block for
+/// real, one after the other, and the run ends as the deadlock it is.
+#[test]
+fn a_thread_finding_a_lock_held_hands_its_turn_over_and_deadlocks_still_end_the_run() {
+    let with = |test: TestCase, at: u32| Request::Concurrent {
+        test,
+        noise: Noise {
+            control: Control::Preempt {
+                first: 0,
+                at: [at, 0],
+            },
+            ..Noise::none()
+        },
+        timeout_ms: 2_000,
+        capture: true,
+        repeat: 1,
+    };
+    let accounts = |other: &str| {
+        test(
+            "Accounts",
+            vec![call("new", vec![])],
+            vec![],
+            [vec![call("forward", vec![])], vec![call(other, vec![])]],
+        )
+    };
+    let binary = &analysed().binary;
+    let mut worker = Worker::of(binary);
+    for at in 0..8 {
+        let answer = worker
+            .ask(&with(accounts("forward"), at))
+            .expect("an answer");
+        assert_eq!(answer.outcome, Outcome::Passed, "preempted at {at}");
+        let schedule = answer.schedule.clone().expect("a schedule");
+        assert_eq!(
+            (schedule.wakes, schedule.free, answer.replayable()),
+            (0, false, true),
+            "preempted at {at}: {schedule:?}"
+        );
+    }
+    let mut outcomes = Vec::new();
+    for at in 0..8 {
+        let answer = worker.ask(&with(accounts("backward"), at));
+        let deadlocked = answer
+            .as_ref()
+            .is_some_and(|a| matches!(a.outcome, Outcome::Deadlocked { .. }));
+        outcomes.push(match &answer {
+            Some(a) if a.outcome == Outcome::Passed => "passed",
+            Some(_) if deadlocked => "deadlocked",
+            other => panic!("preempted at {at}: {other:?}"),
+        });
+        if deadlocked {
+            worker = Worker::of(binary);
+        }
+    }
+    assert!(outcomes.contains(&"passed"), "{outcomes:?}");
+    assert!(outcomes.contains(&"deadlocked"), "{outcomes:?}");
 }
 
 #[test]

@@ -21,6 +21,13 @@ fn blocking_lock(name: &str, args: usize) -> bool {
         )
 }
 
+/// An operation of an atomic (std's and the crates' atomics and cells alike).
+fn atomic_op(name: &str) -> bool {
+    matches!(name, "load" | "store" | "swap" | "get" | "set" | "update")
+        || name.starts_with("fetch_")
+        || name.starts_with("compare_")
+}
+
 /// The variable an expression starts from: `child` for `child.state.lock()`.
 fn root_ident(e: &syn::Expr) -> Option<String> {
     match strip_parens(e) {
@@ -149,6 +156,7 @@ impl Walker<'_> {
                     }
                 }
                 if let Some(v) = self.sync_call(&name, instance, path, &m.args, line) {
+                    self.sync_site(m, &name, path);
                     return v;
                 }
             }
@@ -183,6 +191,28 @@ impl Walker<'_> {
         }
         self.record(&place, kind, &format!("{name}()"), line);
         Val::default()
+    }
+
+    /// Records a blocking acquisition of a lock field, or an operation on an atomic field, as
+    /// a site the instrumented copy makes a schedule point of.
+    fn sync_site(&mut self, m: &syn::ExprMethodCall, name: &str, path: &str) {
+        use crate::model::SyncOp;
+        let op = match self.field_kind(path) {
+            Some(FieldKind::Mutex | FieldKind::RwLock) if blocking_lock(name, m.args.len()) => {
+                SyncOp::Acquire {
+                    blocking: name.to_string(),
+                    attempt: format!("try_{name}"),
+                }
+            }
+            Some(FieldKind::Atomic) if atomic_op(name) => SyncOp::Atomic,
+            _ => return,
+        };
+        self.out.sites.push(Site {
+            op,
+            receiver: pos_of(&m.receiver),
+            receiver_end: end_of(&m.receiver),
+            call_end: end_of(m),
+        });
     }
 
     /// Calls on a lock, atomic, condvar or once field.

@@ -133,6 +133,18 @@ pub(crate) struct MethodSummary {
     /// display's state. Another type of the crate with a method of that name may be the callee
     /// (`cross.rs` follows them between a type and its handles, for lock order).
     pub calls_out: Vec<CallOut>,
+    /// Lock acquisitions and atomic operations on the type's fields, where they are written.
+    pub sites: Vec<Site>,
+}
+
+/// A lock acquisition or atomic operation written in the body: `receiver.op(..)`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Site {
+    pub op: crate::model::SyncOp,
+    /// Start and end of the receiver, end of the call (line, column).
+    pub receiver: (u32, u32),
+    pub receiver_end: (u32, u32),
+    pub call_end: (u32, u32),
 }
 
 /// A method called on data that is not the type's own, holding a lock.
@@ -527,6 +539,54 @@ fn line_of<T: Spanned>(t: &T) -> u32 {
 fn pos_of<T: Spanned>(t: &T) -> (u32, u32) {
     let s = t.span().start();
     (s.line as u32, s.column as u32)
+}
+
+fn end_of<T: Spanned>(t: &T) -> (u32, u32) {
+    let e = t.span().end();
+    (e.line as u32, e.column as u32)
+}
+
+/// The synchronisation sites of a type's functions (public methods and helpers), each once,
+/// in source order; none in a function a macro wrote (its spans point into the macro).
+pub(crate) fn sync_sites(
+    ty: &FoundType,
+    summaries: &HashMap<String, MethodSummary>,
+) -> Vec<crate::model::SyncSite> {
+    let mut out: Vec<crate::model::SyncSite> = Vec::new();
+    for f in ty.fns.iter().filter(|f| f.ref_self) {
+        if ty.expanded.contains(&f.name) {
+            continue;
+        }
+        let Some(summary) = summaries.get(&f.key()) else {
+            continue;
+        };
+        for site in &summary.sites {
+            let ordered = site.receiver <= site.receiver_end && site.receiver_end < site.call_end;
+            if !ordered {
+                continue;
+            }
+            out.push(crate::model::SyncSite {
+                method: f.key(),
+                op: site.op.clone(),
+                receiver: crate::model::Span {
+                    file: f.file.to_path_buf(),
+                    line: site.receiver.0,
+                    column: site.receiver.1,
+                },
+                receiver_end: site.receiver_end,
+                call_end: site.call_end,
+            });
+        }
+    }
+    out.sort_by(|a, b| {
+        (&a.receiver.file, a.receiver.line, a.receiver.column).cmp(&(
+            &b.receiver.file,
+            b.receiver.line,
+            b.receiver.column,
+        ))
+    });
+    out.dedup_by(|a, b| a.receiver == b.receiver);
+    out
 }
 
 impl<'a> Walker<'a> {

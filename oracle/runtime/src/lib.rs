@@ -132,6 +132,79 @@ fn record(role: u8, type_path: &'static str, method: &'static str, start: bool) 
     });
 }
 
+/// A blocking lock acquisition of the instrumented copy: `self.state.lock()` is written
+/// `::covcon_rt::acquire(&self.state, |l| l.try_lock(), |l| l.lock())`. Outside a controlled
+/// run it is the blocking call. In one, it is a schedule point, and a thread that finds the
+/// lock held does not sleep in the kernel (where the release would wake it at a moment no
+/// schedule fixes): it hands its turn to the other thread and tries again when the strategy
+/// next chooses it. When the other thread cannot run either (finished, or blocked itself), it
+/// blocks for real, so a deadlock still ends with both threads asleep, as the stuck test
+/// expects.
+#[inline]
+pub fn acquire<'a, L: ?Sized, A: Attempt>(
+    lock: &'a L,
+    mut attempt: impl FnMut(&'a L) -> A,
+    block: impl FnOnce(&'a L) -> A::Held,
+) -> A::Held {
+    let role = ROLE.with(Cell::get);
+    if role >= 2 || !sched::on() {
+        return block(lock);
+    }
+    sched::point(role);
+    loop {
+        if !sched::on() {
+            return block(lock);
+        }
+        if let Some(held) = attempt(lock).held() {
+            return held;
+        }
+        if !sched::busy(role) {
+            return block(lock);
+        }
+    }
+}
+
+/// What a non-blocking acquisition answers: the guard (as the blocking call would answer
+/// it), or `None` when the lock is held.
+pub trait Attempt {
+    /// What the blocking acquisition returns.
+    type Held;
+    fn held(self) -> Option<Self::Held>;
+}
+
+/// parking_lot's, lock_api's and spin's `try_lock`, `try_read`, `try_write`.
+impl<G> Attempt for Option<G> {
+    type Held = G;
+    fn held(self) -> Option<G> {
+        self
+    }
+}
+
+/// std's `try_lock`, `try_read`, `try_write`: a poisoned lock is acquired (and answered
+/// poisoned, as `lock()` would).
+impl<G> Attempt for Result<G, std::sync::TryLockError<G>> {
+    type Held = std::sync::LockResult<G>;
+    fn held(self) -> Option<std::sync::LockResult<G>> {
+        match self {
+            Ok(guard) => Some(Ok(guard)),
+            Err(std::sync::TryLockError::Poisoned(poisoned)) => Some(Err(poisoned)),
+            Err(std::sync::TryLockError::WouldBlock) => None,
+        }
+    }
+}
+
+/// An atomic operation of the instrumented copy: `self.count.fetch_add(1, o)` is written
+/// `::covcon_rt::at(&self.count).fetch_add(1, o)`. In a controlled run, a schedule point just
+/// before the operation; otherwise nothing.
+#[inline]
+pub fn at<T: ?Sized>(place: &T) -> &T {
+    let role = ROLE.with(Cell::get);
+    if role < 2 && sched::on() {
+        sched::point(role);
+    }
+    place
+}
+
 /// Runs `f` as if the current thread were not a test thread: its calls are not traced and its
 /// schedule points do nothing. For what the driver makes from the receiver before a call (a
 /// guard the method takes), which is not one of the test's calls.

@@ -22,6 +22,18 @@
 //! then on and the run is marked *not fully controlled*. Nothing here ever calls a run a
 //! deadlock: the watchdog still does, with its usual evidence.
 //!
+//! Locks of the copy do not put a thread to sleep under control: the copy acquires them
+//! through `covcon_rt::acquire`, which tries the lock and, when it is held, hands the turn to
+//! the other thread ([`busy`]); the waiting thread tries again when the strategy next chooses
+//! it, which it may only after the other thread has passed a point since the failed try. Two
+//! threads that each wait for a lock the other holds block for real, one after the other, and
+//! the stuck test sees the deadlock.
+//!
+//! A thread chosen [`FAIR_STEPS`] points in a row while the other could run is switched out
+//! (PCT: its priority drops below the other's): a spin loop with a point inside (an atomic the
+//! copy instruments) waits for the other thread, which the highest-priority rule alone would
+//! never let run.
+//!
 //! Strategies: PCT (Burckhardt et al., ASPLOS 2010: random thread priorities, `depth − 1`
 //! priority change points over the run's expected number of steps; the highest-priority
 //! runnable thread runs) and a random walk (at every point, either thread with even odds).
@@ -69,6 +81,8 @@ const LOOK_AFTER: Duration = Duration::from_micros(20);
 const STALL: Duration = Duration::from_millis(20);
 /// Most switches recorded.
 const MAX_SWITCHES: usize = 32;
+/// Points one thread may be chosen in a row while the other could run.
+pub(crate) const FAIR_STEPS: u32 = 256;
 
 /// Whether a controlled run is under way (cleared when control ends).
 static ON: AtomicBool = AtomicBool::new(false);
@@ -83,6 +97,11 @@ static BLOCKED: [AtomicBool; 2] = [AtomicBool::new(false), AtomicBool::new(false
 static WAITING: [AtomicBool; 2] = [AtomicBool::new(false), AtomicBool::new(false)];
 /// Per thread: points passed (the waiting thread watches the holder's).
 static PROGRESS: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
+/// Per thread: found a lock of the copy held and handed its turn over ([`busy`]).
+static LOCK_WAIT: [AtomicBool; 2] = [AtomicBool::new(false), AtomicBool::new(false)];
+/// Per thread in a lock wait: the other thread's progress when the try failed. It may try
+/// again once the other has passed a point since (and so may have released the lock).
+static LOCK_WAIT_SEEN: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
 /// Whether control ended early in this run.
 static GAVE_UP: AtomicBool = AtomicBool::new(false);
 /// Blocked threads woken while the other held the turn, this run.
@@ -100,6 +119,8 @@ struct Strategy {
     changes: Vec<u64>,
     step: u64,
     switches: Vec<u64>,
+    /// Times in a row the running thread was chosen while the other could run.
+    run_length: u32,
 }
 
 impl Strategy {
@@ -112,6 +133,7 @@ impl Strategy {
             changes: Vec::new(),
             step: 0,
             switches: Vec::new(),
+            run_length: 0,
         };
         match control {
             Control::Pct { depth, steps } => {
@@ -179,10 +201,20 @@ impl Strategy {
                 }
             }
         }
+        if other_runnable && self.run_length >= FAIR_STEPS {
+            // Fairness: the running thread may be spinning on what the other is to do.
+            let lowest = self.priority.iter().copied().min().unwrap_or(0);
+            self.priority[mine] = lowest - 1;
+        }
         let next = if other_runnable && self.priority[theirs] > self.priority[mine] {
             other
         } else {
             me
+        };
+        self.run_length = if next == me && other_runnable {
+            self.run_length + 1
+        } else {
+            0
         };
         if next != me && self.switches.len() < MAX_SWITCHES {
             self.switches.push(self.step);
@@ -197,6 +229,7 @@ pub(crate) fn begin_run(control: Control, seed: u64) {
         FINISHED[t].store(false, Ordering::SeqCst);
         BLOCKED[t].store(false, Ordering::SeqCst);
         PROGRESS[t].store(0, Ordering::SeqCst);
+        LOCK_WAIT[t].store(false, Ordering::SeqCst);
     }
     GAVE_UP.store(false, Ordering::SeqCst);
     WAKES.store(0, Ordering::SeqCst);
@@ -305,6 +338,30 @@ pub(crate) fn point(me: u8) {
     }
 }
 
+/// Thread `me`, holding the turn, found a lock of the copy held: it hands the turn to the
+/// other thread and waits to be chosen again, then answers true (try again). Answers false
+/// when the other cannot run (it finished, is blocked, or waits for a lock itself and `me` has
+/// not passed a point since its try): `me` must then block for real.
+pub(crate) fn busy(me: u8) -> bool {
+    if me >= 2 || !on() {
+        return false;
+    }
+    let other = 1 - me;
+    if !runnable(other) {
+        return false;
+    }
+    let mine = usize::from(me);
+    LOCK_WAIT_SEEN[mine].store(
+        PROGRESS[usize::from(other)].load(Ordering::SeqCst),
+        Ordering::SeqCst,
+    );
+    LOCK_WAIT[mine].store(true, Ordering::SeqCst);
+    TURN.store(other, Ordering::SeqCst);
+    wait_turn(me);
+    LOCK_WAIT[mine].store(false, Ordering::SeqCst);
+    on()
+}
+
 /// Whether thread `t` can run now: not finished, and not asleep in a wait it was found in.
 /// A thread found asleep that is awake now was woken by a release since (waking is
 /// synchronous with it) and is on its way: it either gets what it waited for and reaches a
@@ -314,6 +371,12 @@ pub(crate) fn point(me: u8) {
 fn runnable(t: u8) -> bool {
     let t = usize::from(t);
     if FINISHED[t].load(Ordering::SeqCst) {
+        return false;
+    }
+    let waits_for_lock = LOCK_WAIT[t].load(Ordering::SeqCst);
+    if waits_for_lock
+        && PROGRESS[1 - t].load(Ordering::SeqCst) == LOCK_WAIT_SEEN[t].load(Ordering::SeqCst)
+    {
         return false;
     }
     if !BLOCKED[t].load(Ordering::SeqCst) {

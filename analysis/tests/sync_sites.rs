@@ -1,0 +1,105 @@
+//! Synchronisation sites: each lock acquisition and atomic operation on a field, with the
+//! source positions of its receiver and call, which the oracle wraps to make schedule points.
+//! The tests render each site as the source text its positions cut out: `method: receiver |
+//! rest of the call`, white space collapsed.
+
+use analysis::{analyze_source, SyncOp};
+
+/// The text between two (1-based line, 0-based character column) positions.
+fn slice(source: &str, from: (u32, u32), to: (u32, u32)) -> String {
+    let offset = |(line, column): (u32, u32)| -> usize {
+        let start: usize = source
+            .split_inclusive('\n')
+            .take(line as usize - 1)
+            .map(str::len)
+            .sum();
+        let text = &source[start..];
+        text.char_indices()
+            .nth(column as usize)
+            .map_or(text.len(), |(i, _)| i)
+            + start
+    };
+    let text = &source[offset(from)..offset(to)];
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+fn check(body: &str, expect: &str) {
+    let source = format!(
+        "use std::sync::{{Mutex, RwLock, Arc}};\nuse std::sync::atomic::{{AtomicUsize, Ordering}};\n{body}"
+    );
+    let model = analyze_source("sites", "2021", &source);
+    let mut out = String::new();
+    for ty in &model.types {
+        for site in &ty.sync_sites {
+            let from = (site.receiver.line, site.receiver.column);
+            let what = match &site.op {
+                SyncOp::Acquire { attempt, .. } => format!(" (or {attempt})"),
+                SyncOp::Atomic => " (atomic)".to_string(),
+            };
+            out.push_str(&format!(
+                "{}: {} | {}{what}\n",
+                site.method,
+                slice(&source, from, site.receiver_end),
+                slice(&source, site.receiver_end, site.call_end),
+            ));
+        }
+    }
+    let want: String = expect
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(out, want, "\n{}", analysis::summary(&model));
+}
+
+#[test]
+fn lock_acquisitions_and_atomic_operations_on_fields_are_sites_in_source_order() {
+    check(
+        r#"
+pub struct Stock { items: Mutex<Vec<u32>>, names: RwLock<Vec<String>>, count: AtomicUsize }
+impl Stock {
+    pub fn new() -> Self { Stock { items: Mutex::new(vec![]), names: RwLock::new(vec![]), count: AtomicUsize::new(0) } }
+    pub fn add(&self, x: u32) {
+        let n = self.count.fetch_add(1, Ordering::SeqCst);
+        self.items
+            .lock()
+            .unwrap()
+            .push(x + n as u32);
+    }
+    pub fn name(&self, i: usize) -> Option<String> {
+        self.names.read().unwrap().get(i).cloned()
+    }
+    pub fn rename(&self, i: usize) {
+        if let Some(n) = self.names.write().unwrap().get_mut(i) { n.push('!'); }
+        if let Ok(g) = self.items.try_lock() { drop(g); }
+    }
+}
+"#,
+        "add: self.count | .fetch_add(1, Ordering::SeqCst) (atomic)
+         add: self.items | .lock() (or try_lock)
+         name: self.names | .read() (or try_read)
+         rename: self.names | .write() (or try_write)",
+    );
+}
+
+#[test]
+fn helpers_and_the_inner_types_methods_have_sites_too_each_once() {
+    check(
+        r#"
+pub struct Cache { inner: Arc<Inner> }
+struct Inner { map: Mutex<Vec<u32>> }
+impl Inner {
+    fn len(&self) -> usize { self.map.lock().unwrap().len() }
+}
+impl Cache {
+    pub fn new() -> Self { Cache { inner: Arc::new(Inner { map: Mutex::new(vec![]) }) } }
+    pub fn len(&self) -> usize { self.inner.len() }
+    pub fn push(&self, x: u32) { self.put(x); self.put(x); }
+    fn put(&self, x: u32) { self.inner.map.lock().unwrap().push(x); }
+}
+"#,
+        "inner::len: self.map | .lock() (or try_lock)
+         put: self.inner.map | .lock() (or try_lock)",
+    );
+}
