@@ -202,7 +202,7 @@ fn campaign(
     let stats = executor.stats();
     if console.verbose > 0 {
         console.note(format_args!(
-            "covcon: oracle: {} tests ({} failed, {} of those explained by a sequential order), {} sequential runs for verdicts, {} confirmation re-runs, {} shrinking runs, {} worker processes started; {} controlled runs ({} where control ended early)",
+            "covcon: oracle: {} tests ({} failed, {} of those explained by a sequential order), {} sequential runs for verdicts, {} confirmation re-runs, {} shrinking runs, {} worker processes started; {} controlled runs ({} where control ended early), {} runs exploring pairs",
             stats.tests,
             stats.failed,
             stats.explained,
@@ -211,7 +211,8 @@ fn campaign(
             stats.shrink_runs,
             stats.workers_started,
             stats.controlled_runs,
-            stats.uncontrolled_runs
+            stats.uncontrolled_runs,
+            stats.explore_runs
         ));
     }
     report.oracle = Some(stats);
@@ -272,6 +273,11 @@ fn unsupported_methods(t: &TypeModel) -> Vec<String> {
 /// and counts as untested for `--fail-on-untested` (unless it showed a violation anyway).
 fn note_setup_failures(report: &mut TypeReport, stats: &oracle::TypeRunStats) {
     report.setup_failures = stats.setup_failures;
+    for pair in &mut report.pairs {
+        let mut key = pair.methods.clone();
+        key.sort();
+        pair.explored = stats.explored.get(&key).cloned();
+    }
     if report.untested.is_some()
         || !report.violations.is_empty()
         || stats.tests == 0
@@ -365,6 +371,7 @@ pub fn type_report(
                     tried: p.tried,
                     covered: p.covered,
                     reasons,
+                    explored: None,
                 }
             })
             .collect(),
@@ -609,6 +616,7 @@ mod tests {
             tests,
             setup_failures,
             first_setup_error: Some("`new` returned Err(Closed)".into()),
+            ..Default::default()
         };
         let mut report = TypeReport::default();
         note_setup_failures(&mut report, &stats(100, 50));

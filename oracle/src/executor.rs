@@ -12,6 +12,7 @@
 //! reads them, and exits at end of input.
 
 use crate::config::{controlled, mix, NoiseLevel, OracleConfig, OracleError, Scheduling};
+use crate::explore::{self, Exploration};
 use crate::harness::{Harness, PreparedType};
 use crate::pool::{Pool, WorkerCommand};
 use crate::protocol::{BatchRun, Control, Noise, Outcome, Request, Response};
@@ -96,6 +97,10 @@ pub struct TypeRunStats {
     pub setup_failures: u64,
     /// The first of those failures' messages.
     pub first_setup_error: Option<String>,
+    /// Bounded exhaustive exploration of each pair's smallest test, by pair (names sorted).
+    pub explored: BTreeMap<[String; 2], Exploration>,
+    /// Runs those explorations made.
+    pub explore_runs: u64,
 }
 
 /// Counts over everything an executor has run so far.
@@ -126,6 +131,9 @@ pub struct RunStats {
     /// control ended early (a thread ran too long without a schedule point, awake).
     pub controlled_runs: u64,
     pub uncontrolled_runs: u64,
+    /// Runs made exploring pairs' smallest tests under every schedule with at most two
+    /// preemptions.
+    pub explore_runs: u64,
 }
 
 impl RunStats {
@@ -143,6 +151,7 @@ impl RunStats {
             shrink_runs: self.shrink_runs + other.shrink_runs,
             controlled_runs: self.controlled_runs + other.controlled_runs,
             uncontrolled_runs: self.uncontrolled_runs + other.uncontrolled_runs,
+            explore_runs: self.explore_runs + other.explore_runs,
             workers_started: self.workers_started + other.workers_started,
         }
     }
@@ -247,6 +256,7 @@ impl OracleExecutor {
             shrink_runs: get(&s.shrink_runs),
             controlled_runs: get(&s.controlled_runs),
             uncontrolled_runs: get(&s.uncontrolled_runs),
+            explore_runs: get(&s.explore_runs),
             workers_started: self.pool.spawned(),
         }
     }
@@ -269,8 +279,83 @@ impl OracleExecutor {
         tests
             .iter()
             .zip(responses)
-            .map(|(test, response)| self.conclude(test, response))
+            .map(|(test, response)| {
+                let mut execution = self.conclude(test, response);
+                if let Some(violation) = self.explore(test) {
+                    execution.violation.get_or_insert(violation);
+                }
+                execution
+            })
             .collect()
+    }
+
+    /// Explores the smallest test of `test`'s pair under every schedule with at most two
+    /// preemptions, once per pair (`explore.rs`), unless runs are free or the type's time is
+    /// up. Answers the violation a failing schedule shows.
+    fn explore(&self, test: &TestCase) -> Option<Violation> {
+        let late = || self.deadline.is_some_and(|d| Instant::now() >= d);
+        if self.config.scheduling == Scheduling::Free || late() {
+            return None;
+        }
+        let base = explore::smallest(test)?;
+        let mut pair = test.pair.clone();
+        pair.sort();
+        {
+            let mut per_type = lock(&self.per_type);
+            let stats = per_type.entry(test.type_path.clone()).or_default();
+            // At most about half a type's runs go to exploring: a type of many pairs (or
+            // long methods) keeps time for the campaign's own tests, and the pairs not yet
+            // explored get their turn as the tests go on.
+            if stats.explored.contains_key(&pair) || stats.explore_runs > stats.tests {
+                return None;
+            }
+            stats.explored.insert(pair.clone(), Exploration::default());
+        }
+        let mut tree = explore::Tree::new(EXPLORE_RUNS);
+        let mut found = None;
+        let mut keep = true;
+        'runs: loop {
+            let schedules = tree.next(self.config.batch.max(1));
+            if schedules.is_empty() || late() {
+                break;
+            }
+            let candidates: Vec<TestCase> = schedules
+                .iter()
+                .map(|&control| TestCase {
+                    control,
+                    ..base.clone()
+                })
+                .collect();
+            let request = self.batch_of(&candidates, 1);
+            let responses = self.pool.request_all(std::slice::from_ref(&request));
+            self.stats
+                .explore_runs
+                .fetch_add(responses.len() as u64, Ordering::Relaxed);
+            for (candidate, response) in candidates.iter().zip(responses) {
+                let Some(schedule) = response.schedule.clone() else {
+                    // Not run under control (a setup that failed, a worker that cannot):
+                    // nothing was explored, and another test of the pair may try.
+                    keep = false;
+                    break 'runs;
+                };
+                tree.ran(candidate.control, schedule.steps, schedule.ordered_all());
+                if Failure::of(&response.outcome).is_some() {
+                    found = self.judge(candidate, response).0;
+                    tree.failed(found.is_some());
+                    break 'runs;
+                }
+            }
+        }
+        let exploration = tree.exploration();
+        let mut per_type = lock(&self.per_type);
+        let stats = per_type.entry(test.type_path.clone()).or_default();
+        stats.explore_runs += u64::from(exploration.explored);
+        if keep {
+            stats.explored.insert(pair, exploration);
+        } else {
+            stats.explored.remove(&pair);
+        }
+        found
     }
 
     /// `test` with the control its runs get: the one it has, or one drawn from its noise seed
@@ -333,11 +418,7 @@ impl OracleExecutor {
             count(&self.stats.setup_failures);
         }
         self.note_type_run(test, &response.outcome, setup_failed);
-        let mut outcomes = SequentialOutcomes::new();
-        let mut hung = Vec::new();
-        let violation = self
-            .violation_in(test, response, &mut outcomes, &mut hung)
-            .and_then(|violation| self.record(violation, &mut outcomes));
+        let (violation, hung) = self.judge(test, response);
         match (&violation, failed) {
             (Some(_), _) => count(&self.stats.violations),
             (None, true) => count(&self.stats.explained),
@@ -352,6 +433,17 @@ impl OracleExecutor {
             violation,
             hung,
         }
+    }
+
+    /// The violation a run of `test` shows, confirmed and written, and the calls that hung
+    /// alone (see [`Execution::hung`]).
+    fn judge(&self, test: &TestCase, response: Response) -> (Option<Violation>, Vec<Call>) {
+        let mut outcomes = SequentialOutcomes::new();
+        let mut hung = Vec::new();
+        let violation = self
+            .violation_in(test, response, &mut outcomes, &mut hung)
+            .and_then(|violation| self.record(violation, &mut outcomes));
+        (violation, hung)
     }
 
     fn note_type_run(&self, test: &TestCase, outcome: &Outcome, setup_failed: bool) {
@@ -972,6 +1064,11 @@ fn pacing(pass: u64, seed: u64) -> Noise {
     }
 }
 
+/// Runs one pair's exploration makes at most: every schedule with at most two preemptions of
+/// a run of 13 points or fewer (2 + 2·13 + 13·12 = 184 would do; longer runs get the
+/// simplest schedules first).
+const EXPLORE_RUNS: u32 = 400;
+
 /// Schedules a violation found free is tried under, at most ([`OracleExecutor::find_schedule`]).
 const SCHEDULE_SEARCH: usize = 1_000;
 /// Of those, PCT and random-walk seeds tried before the preemptions are enumerated.
@@ -1127,6 +1224,7 @@ struct Stats {
     shrink_runs: AtomicU64,
     controlled_runs: AtomicU64,
     uncontrolled_runs: AtomicU64,
+    explore_runs: AtomicU64,
 }
 
 /// The highest N of an `N.json` already in `dir` (0 if none), so numbering carries on

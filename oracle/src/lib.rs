@@ -8,6 +8,8 @@ mod config;
 pub use config::{default_jobs, NoiseLevel, OracleConfig, OracleError, Scheduling};
 
 mod executor;
+mod explore;
+pub use explore::{Exploration, ExplorationEnd};
 mod pool;
 mod trace;
 pub use trace::covered_pairs;

@@ -391,3 +391,39 @@ fn correct_types_raise_no_wrong_result_with_the_results_oracle_on() {
     let stats = executor.stats();
     assert!(stats.sequential_runs >= 40, "{stats:?}");
 }
+
+/// The first test of a pair also has its smallest test (one call per thread) run under every
+/// schedule with at most two preemptions: the check-then-act window of `insert_new` is opened
+/// by a schedule, not by chance, and the exploration stops there with a violation; a pair
+/// that cannot fail (`incr` ∥ `get` on an atomic) is explored to its end.
+#[test]
+fn a_pairs_smallest_test_is_explored_under_every_schedule_with_two_preemptions() {
+    let mut config = config(1);
+    config.scheduling = oracle::Scheduling::Controlled;
+    let insert = |v| call("insert_new", vec![int(1), int(v)]);
+    let executor = check_with(
+        config.clone(),
+        &tests("Registry", 1, [vec![insert(1)], vec![insert(2)]], 1),
+        &["tsafe::Registry::{insert_new, insert_new} panic"],
+    );
+    let pair = |a: &str, b: &str| [a.to_string(), b.to_string()];
+    let registry =
+        &executor.type_stats()["tsafe::Registry"].explored[&pair("insert_new", "insert_new")];
+    assert_eq!(registry.end, oracle::ExplorationEnd::Failed, "{registry:?}");
+    let executor = check_with(
+        config,
+        &tests(
+            "Counter",
+            1,
+            [vec![call("incr", vec![])], vec![call("get", vec![])]],
+            1,
+        ),
+        &[],
+    );
+    let counter = &executor.type_stats()["tsafe::Counter"].explored[&pair("get", "incr")];
+    assert_eq!(counter.end, oracle::ExplorationEnd::Complete, "{counter:?}");
+    // Both threads first without preemption, then at least one preemption at each point.
+    assert!(counter.schedules > 2 + 2 * counter.steps, "{counter:?}");
+    assert_eq!(counter.explored, counter.schedules);
+    assert_eq!(executor.stats().explore_runs, u64::from(counter.explored));
+}

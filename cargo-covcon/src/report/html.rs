@@ -317,18 +317,30 @@ fn matrix(out: &mut String, t: &TypeReport) {
                         b.sort_unstable();
                         a == b
                     });
+                    let complete = p
+                        .explored
+                        .as_ref()
+                        .is_some_and(|e| e.end == oracle::ExplorationEnd::Complete);
                     let (class, mark, says) = if found {
                         (" violation", " ✗", ", a violation")
+                    } else if complete {
+                        ("", " ✓", "")
                     } else {
                         ("", "", "")
                     };
+                    let explored = p
+                        .explored
+                        .as_ref()
+                        .map(|e| format!("; {}", e.describe()))
+                        .unwrap_or_default();
                     let _ = write!(
                         out,
-                        "<td class=\"{group}{class}\"{style} title=\"{} ‖ {}: {group}, overlapped in {} runs, {} tests aimed at it{says}\">{}/{}{mark}</td>",
+                        "<td class=\"{group}{class}\"{style} title=\"{} ‖ {}: {group}, overlapped in {} runs, {} tests aimed at it{says}{}\">{}/{}{mark}</td>",
                         esc(&p.methods[0]),
                         esc(&p.methods[1]),
                         p.covered,
                         p.tried,
+                        esc(&explored),
                         p.covered,
                         p.tried
                     );
@@ -343,7 +355,9 @@ fn matrix(out: &mut String, t: &TypeReport) {
          <span class=\"key low\">low</span> low group <span class=\"key removed\">removed</span> \
          not worth running together. Each cell: runs (of any test) in which the two methods \
          overlapped / tests aimed at the pair (a test aimed at another pair can overlap this one \
-         too, so the first can be larger); darker = overlapped in a larger share</p>\n",
+         too, so the first can be larger); darker = overlapped in a larger share; ✓ the pair's smallest \
+         test (one call of each) passed under every schedule with at most two preemptions; ✗ a \
+         violation was found on the pair</p>\n",
     );
 }
 

@@ -166,6 +166,10 @@ pub struct PairReport {
     /// The static reasons for the group (from the analysis).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub reasons: Vec<String>,
+    /// The pair's smallest test (one call of each method, one per thread) run under every
+    /// schedule with at most two preemptions, as far as the budget went.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explored: Option<oracle::Exploration>,
 }
 
 /// The kind of failure a violation showed.
@@ -290,6 +294,19 @@ impl TypeReport {
         self.pairs
             .iter()
             .filter(|p| p.group != Group::Removed)
+            .count()
+    }
+
+    /// Pairs whose smallest test ran under every schedule with at most two preemptions, each
+    /// ordered from start to end, without a failure.
+    pub fn pairs_fully_explored(&self) -> usize {
+        self.pairs
+            .iter()
+            .filter(|p| {
+                p.explored
+                    .as_ref()
+                    .is_some_and(|e| e.end == oracle::ExplorationEnd::Complete)
+            })
             .count()
     }
 

@@ -130,9 +130,13 @@ fn render_type(out: &mut String, t: &TypeReport, style: Style) {
         0 => style.green("ok"),
         n => style.red(&format!("{n} violation{}", plural(n))),
     };
+    let explored = match t.pairs_fully_explored() {
+        0 => String::new(),
+        n => format!(", {n} fully explored"),
+    };
     let _ = writeln!(
         out,
-        "{}  {} tests, {}/{} pairs covered, {verdict}",
+        "{}  {} tests, {}/{} pairs covered{explored}, {verdict}",
         style.bold(&t.path),
         t.tests_run,
         t.pairs_covered(),
@@ -157,9 +161,14 @@ fn render_type(out: &mut String, t: &TypeReport, style: Style) {
     }
     if style.verbosity > 0 {
         for p in &t.pairs {
+            let explored = p
+                .explored
+                .as_ref()
+                .map(|e| format!("; {}", e.describe()))
+                .unwrap_or_default();
             let _ = writeln!(
                 out,
-                "  {} {} ‖ {}: {} tests aimed at it, overlapped in {} runs",
+                "  {} {} ‖ {}: {} tests aimed at it, overlapped in {} runs{explored}",
                 style.dim(&format!("{:?}", p.group).to_lowercase()),
                 p.methods[0],
                 p.methods[1],
@@ -282,7 +291,7 @@ mod tests {
     fn the_sample_report_renders_violations_side_by_side() {
         check(
             Style::default(),
-            r#"bank::Account  1200 tests, 2/2 pairs covered, 1 violation
+            r#"bank::Account  1200 tests, 2/2 pairs covered, 1 fully explored, 1 violation
   PANIC deposit ‖ deposit  found after 17 tests (0.5s)
     panicked at bank/src/lib.rs:30:9: lost update <script>alert(1)</script> & more
     none of 6 sequential orders of the same calls fails this way; repeated in 7 of 20 re-runs
@@ -371,7 +380,7 @@ covcon: 2 violations (1 new, 1 in baseline) in 5 types, 1250 tests, 12.5s (harne
     }
 
     #[test]
-    fn verbose_output_lists_pairs_and_skipped_methods() {
+    fn verbose_output_lists_pairs_with_their_exploration_and_skipped_methods() {
         let actual = render(
             &sample::report(),
             Style {
@@ -382,6 +391,12 @@ covcon: 2 violations (1 new, 1 in baseline) in 5 types, 1250 tests, 12.5s (harne
         assert!(
             actual.contains(
                 "  high deposit ‖ deposit: 400 tests aimed at it, overlapped in 380 runs"
+            ),
+            "{actual}"
+        );
+        assert!(
+            actual.contains(
+                "  low deposit ‖ balance: 300 tests aimed at it, overlapped in 250 runs; explored 38 of 38 schedules (at most 2 preemptions, one call per thread): none failed"
             ),
             "{actual}"
         );

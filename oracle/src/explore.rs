@@ -1,0 +1,264 @@
+//! Bounded exhaustive exploration of a pair (CHESS's preemption bounding, Musuvathi and
+//! Qadeer, PLDI 2007): the smallest test of the pair — its prefix, then one call of each
+//! method, one per thread — is run under every schedule with at most two preemptions. A
+//! schedule is a thread to start and the schedule points at which the running thread is
+//! switched out (`Control::Preempt`); which points a run passes is only known by running it,
+//! so the schedules are a tree: both threads first without preemption, then every first
+//! preemption at a point the unpreempted run passed, then every second one after it at a
+//! point the once-preempted run passed. Fewest preemptions first, so a budget cut keeps the
+//! simplest schedules.
+
+use crate::protocol::Control;
+use generator::TestCase;
+use serde::{Deserialize, Serialize};
+use std::collections::VecDeque;
+
+/// What exploring one pair came to.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Exploration {
+    /// Schedules run.
+    pub explored: u32,
+    /// Schedules with at most two preemptions over the points the runs passed.
+    pub schedules: u32,
+    /// Schedule points of the longest run without preemption.
+    pub steps: u32,
+    /// Runs the schedule did not order from start to end (a thread woken behind the
+    /// schedule's back, or control lost to code without points).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unordered: u32,
+    pub end: ExplorationEnd,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// How an exploration ended.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExplorationEnd {
+    /// Every schedule ran, each ordered from start to end, and none failed: the pair's
+    /// smallest test cannot fail with two preemptions or fewer.
+    Complete,
+    /// Every schedule ran and none failed, but some runs were not fully ordered by their
+    /// schedule, so some interleavings may have been left to chance.
+    Unordered,
+    /// The budget (runs per pair, or the type's time) ran out first.
+    #[default]
+    Budget,
+    /// A schedule failed, and no sequential order fails the same way: a violation.
+    Failed,
+    /// A schedule failed as a sequential order of the same calls does too (a call that
+    /// panics or blocks whatever the order): no violation, and nothing more to learn.
+    Explained,
+}
+
+impl Exploration {
+    /// "explored 120 of 120 schedules (at most 2 preemptions)", and how it ended.
+    pub fn describe(&self) -> String {
+        let end = match self.end {
+            ExplorationEnd::Complete => "none failed",
+            ExplorationEnd::Unordered => "none failed, some runs not fully ordered",
+            ExplorationEnd::Budget => "budget ran out",
+            ExplorationEnd::Failed => "one failed, a violation",
+            ExplorationEnd::Explained => "one failed as a sequential order does too",
+        };
+        format!(
+            "explored {} of {} schedules (at most 2 preemptions, one call per thread): {end}",
+            self.explored, self.schedules
+        )
+    }
+}
+
+/// The pair's smallest test: `test`'s instances, handles and prefix, and only the first call
+/// of each thread (the pair's two methods). `None` when a thread has no call.
+pub(crate) fn smallest(test: &TestCase) -> Option<TestCase> {
+    let first = |calls: &[generator::Call]| calls.first().cloned();
+    let threads = [
+        vec![first(&test.threads[0])?],
+        vec![first(&test.threads[1])?],
+    ];
+    Some(TestCase {
+        threads,
+        control: Control::Free,
+        ..test.clone()
+    })
+}
+
+/// The schedules still to run, and what the runs so far showed.
+#[derive(Debug)]
+pub(crate) struct Tree {
+    queue: VecDeque<Control>,
+    /// Most schedules to run.
+    limit: u32,
+    exploration: Exploration,
+    failed: Option<ExplorationEnd>,
+}
+
+impl Tree {
+    /// The two schedules without preemption; at most `limit` runs in all.
+    pub(crate) fn new(limit: u32) -> Tree {
+        Tree {
+            queue: (0..2)
+                .map(|first| Control::Preempt { first, at: [0, 0] })
+                .collect(),
+            limit,
+            exploration: Exploration {
+                schedules: 2,
+                ..Exploration::default()
+            },
+            failed: None,
+        }
+    }
+
+    /// Up to `n` schedules to run next (none when done or out of budget). A batch never
+    /// mixes levels, so the schedules of a level are known when the next one starts.
+    pub(crate) fn next(&mut self, n: usize) -> Vec<Control> {
+        if self.failed.is_some() {
+            return Vec::new();
+        }
+        let left = self.limit.saturating_sub(self.exploration.explored) as usize;
+        let level = self.queue.front().map(preemptions);
+        let mut batch = Vec::new();
+        while batch.len() < n.min(left) {
+            match self.queue.front() {
+                Some(c) if Some(preemptions(c)) == level => {
+                    batch.extend(self.queue.pop_front());
+                }
+                _ => break,
+            }
+        }
+        batch
+    }
+
+    /// A schedule ran, passing `steps` points; `ordered` when its schedule ordered all of it.
+    pub(crate) fn ran(&mut self, control: Control, steps: u64, ordered: bool) {
+        let steps = u32::try_from(steps).unwrap_or(u32::MAX);
+        let e = &mut self.exploration;
+        e.explored += 1;
+        e.unordered += u32::from(!ordered);
+        let Control::Preempt { first, at } = control else {
+            return;
+        };
+        let children: Vec<Control> = match at {
+            [0, _] => {
+                e.steps = e.steps.max(steps);
+                (1..=steps)
+                    .map(|a| Control::Preempt { first, at: [a, 0] })
+                    .collect()
+            }
+            [a, 0] => (a + 1..=steps)
+                .map(|b| Control::Preempt { first, at: [a, b] })
+                .collect(),
+            _ => Vec::new(),
+        };
+        e.schedules = e.schedules.saturating_add(children.len() as u32);
+        self.queue.extend(children);
+    }
+
+    /// A schedule failed, showing a violation or not: the exploration stops there.
+    pub(crate) fn failed(&mut self, violation: bool) {
+        self.failed = Some(if violation {
+            ExplorationEnd::Failed
+        } else {
+            ExplorationEnd::Explained
+        });
+    }
+
+    /// What the exploration came to.
+    pub(crate) fn exploration(&self) -> Exploration {
+        let e = &self.exploration;
+        let end = if let Some(end) = self.failed {
+            end
+        } else if e.explored < e.schedules {
+            ExplorationEnd::Budget
+        } else if e.unordered > 0 {
+            ExplorationEnd::Unordered
+        } else {
+            ExplorationEnd::Complete
+        };
+        Exploration { end, ..e.clone() }
+    }
+}
+
+fn preemptions(control: &Control) -> usize {
+    match control {
+        Control::Preempt { at, .. } => at.iter().filter(|&&a| a > 0).count(),
+        _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs the tree to its end with runs of `steps(control)` points each, in batches of
+    /// `batch`; answers the exploration and every schedule run, in order.
+    fn explore(
+        limit: u32,
+        batch: usize,
+        steps: impl Fn(&Control) -> u64,
+    ) -> (Exploration, Vec<String>) {
+        let mut tree = Tree::new(limit);
+        let mut ran = Vec::new();
+        loop {
+            let next = tree.next(batch);
+            if next.is_empty() {
+                break;
+            }
+            for control in next {
+                let Control::Preempt { first, at } = control else {
+                    unreachable!()
+                };
+                ran.push(format!("{first}:{}.{}", at[0], at[1]));
+                tree.ran(control, steps(&control), true);
+            }
+        }
+        (tree.exploration(), ran)
+    }
+
+    #[test]
+    fn every_schedule_with_at_most_two_preemptions_runs_once_fewest_first() {
+        let (e, ran) = explore(1_000, 4, |_| 3);
+        // 2 without preemption, 2 × 3 with one, 2 × (2 + 1 + 0) with two.
+        assert_eq!((e.explored, e.schedules, e.steps), (14, 14, 3));
+        assert_eq!(e.end, ExplorationEnd::Complete);
+        assert_eq!(
+            ran.join(" "),
+            "0:0.0 1:0.0 0:1.0 0:2.0 0:3.0 1:1.0 1:2.0 1:3.0 0:1.2 0:1.3 0:2.3 1:1.2 1:1.3 1:2.3"
+        );
+    }
+
+    #[test]
+    fn the_second_preemptions_follow_the_points_each_preempted_run_passed() {
+        // Preempted at 1, thread 0's run passes 5 points (a lock handed over), else 3.
+        let (e, ran) = explore(1_000, 32, |c| match c {
+            Control::Preempt {
+                first: 0,
+                at: [1, 0],
+            } => 5,
+            _ => 3,
+        });
+        assert_eq!((e.explored, e.schedules), (16, 16));
+        assert!(ran.contains(&"0:1.5".to_string()), "{ran:?}");
+        assert!(!ran.contains(&"1:1.5".to_string()), "{ran:?}");
+    }
+
+    #[test]
+    fn a_budget_cut_keeps_the_simplest_schedules_and_says_so() {
+        let (e, ran) = explore(5, 32, |_| 3);
+        assert_eq!(
+            (e.explored, e.schedules, e.end),
+            (5, 11, ExplorationEnd::Budget)
+        );
+        assert_eq!(ran.join(" "), "0:0.0 1:0.0 0:1.0 0:2.0 0:3.0");
+        let mut tree = Tree::new(100);
+        let first = tree.next(8);
+        tree.ran(first[0], 3, false);
+        tree.ran(first[1], 3, true);
+        tree.failed(false);
+        assert!(tree.next(8).is_empty());
+        assert_eq!(tree.exploration().end, ExplorationEnd::Explained);
+        assert_eq!(tree.exploration().unordered, 1);
+    }
+}
