@@ -584,8 +584,9 @@ pub struct SplitPoint {
     pub description: String,
 }
 
-/// A lock acquisition or atomic operation on a field, written `receiver.op(args)` in a method
-/// body (`self.state.lock()`, `self.count.fetch_add(1, SeqCst)`).
+/// A lock acquisition, atomic operation or condition variable's wait or notify on a field,
+/// written `receiver.op(args)` in a method body (`self.state.lock()`,
+/// `self.count.fetch_add(1, SeqCst)`, `self.ready.wait(guard)`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SyncSite {
     /// The function whose body holds it (a public method or a helper).
@@ -609,6 +610,12 @@ pub enum SyncOp {
     /// One operation on an atomic (`load`, `fetch_add`, `compare_exchange`, …).
     #[default]
     Atomic,
+    /// A condition variable's wait that takes the guard by value (std's `wait`,
+    /// `wait_timeout`, `wait_while`, `wait_timeout_while`), and the mutex that guard is of,
+    /// as an expression at the site (`self.items`).
+    Wait { lock: String },
+    /// A condition variable's `notify_one` (`all` false) or `notify_all`.
+    Notify { all: bool },
 }
 
 /// A source position. `line` is 1-based, `column` 0-based in characters (proc-macro2's).

@@ -25,7 +25,7 @@ fn slice(source: &str, from: (u32, u32), to: (u32, u32)) -> String {
 
 fn check(body: &str, expect: &str) {
     let source = format!(
-        "use std::sync::{{Mutex, RwLock, Arc}};\nuse std::sync::atomic::{{AtomicUsize, Ordering}};\n{body}"
+        "use std::sync::{{Mutex, RwLock, Arc, Condvar}};\nuse std::sync::atomic::{{AtomicUsize, Ordering}};\n{body}"
     );
     let model = analyze_source("sites", "2021", &source);
     let mut out = String::new();
@@ -35,6 +35,8 @@ fn check(body: &str, expect: &str) {
             let what = match &site.op {
                 SyncOp::Acquire { attempt, .. } => format!(" (or {attempt})"),
                 SyncOp::Atomic => " (atomic)".to_string(),
+                SyncOp::Wait { lock } => format!(" (releasing {lock})"),
+                SyncOp::Notify { all } => format!(" (notify, all: {all})"),
             };
             out.push_str(&format!(
                 "{}: {} | {}{what}\n",
@@ -101,5 +103,44 @@ impl Cache {
 "#,
         "inner::len: self.map | .lock() (or try_lock)
          put: self.inner.map | .lock() (or try_lock)",
+    );
+}
+
+#[test]
+fn a_condvar_wait_by_value_names_the_mutex_of_its_guard_and_notifies_of_waited_condvars_are_sites()
+{
+    check(
+        r#"
+pub struct Queue { inner: Arc<Inner> }
+struct Inner { items: Mutex<Vec<u32>>, ready: Condvar, spare: Condvar }
+impl Inner {
+    fn take(&self) -> u32 {
+        let mut items = self.items.lock().unwrap();
+        while items.is_empty() { items = self.ready.wait(items).unwrap(); }
+        items.pop().unwrap()
+    }
+}
+impl Queue {
+    pub fn new() -> Self { Queue { inner: Arc::new(Inner { items: Mutex::new(vec![]), ready: Condvar::new(), spare: Condvar::new() }) } }
+    /// Nothing waits on `spare` by value: its notify is no site.
+    pub fn poke(&self) { self.inner.spare.notify_all(); }
+    pub fn take(&self) -> u32 { self.inner.take() }
+    pub fn put(&self, x: u32) {
+        self.inner.items.lock().unwrap().push(x);
+        self.inner.ready.notify_one();
+    }
+    pub fn take_soon(&self) -> Option<u32> {
+        let items = self.inner.items.lock().unwrap();
+        let (mut items, _) = self.inner.ready.wait_timeout(items, std::time::Duration::from_millis(1)).unwrap();
+        items.pop()
+    }
+}
+"#,
+        "inner::take: self.items | .lock() (or try_lock)
+         inner::take: self.ready | .wait(items) (releasing self.items)
+         put: self.inner.items | .lock() (or try_lock)
+         put: self.inner.ready | .notify_one() (notify, all: false)
+         take_soon: self.inner.items | .lock() (or try_lock)
+         take_soon: self.inner.ready | .wait_timeout(items, std::time::Duration::from_millis(1)) (releasing self.inner.items)",
     );
 }

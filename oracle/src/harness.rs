@@ -449,7 +449,9 @@ fn insertions(
 
 /// The insertions that make a synchronisation site a schedule point: a lock acquisition
 /// `self.m.lock()` becomes `::covcon_rt::acquire(&self.m, |l| l.try_lock(), |l| l.lock())`,
-/// an atomic operation `self.n.load(o)` becomes `::covcon_rt::at(&self.n).load(o)`. None when
+/// an atomic operation `self.n.load(o)` becomes `::covcon_rt::at(&self.n).load(o)`, a
+/// condition wait `self.cv.wait(g)` on `self.m`'s guard becomes `::covcon_rt::Cond(&self.cv,
+/// &self.m).wait(g)` and a notify `::covcon_rt::notifying(&self.cv, false).notify_one()`. None when
 /// the source at the site's positions is not such a call (a macro's tokens, a stale model).
 fn site_insertions(site: &SyncSite, file: &Path, source: &str) -> Vec<Insertion> {
     let lines = copy::Lines::new(source);
@@ -490,7 +492,31 @@ fn site_insertions(site: &SyncSite, file: &Path, source: &str) -> Vec<Insertion>
             part(start, "::covcon_rt::at(&", Rank::Open),
             part(site.receiver_end, ")", Rank::Close),
         ],
+        SyncOp::Wait { lock } if plain_receiver && is_wait(&call) => vec![
+            part(start, "::covcon_rt::Cond(&", Rank::Open),
+            part(site.receiver_end, &format!(", &{lock})"), Rank::Close),
+        ],
+        SyncOp::Notify { all } if plain_receiver && call == notify_call(*all) => vec![
+            part(start, "::covcon_rt::notifying(&", Rank::Open),
+            part(site.receiver_end, &format!(", {all})"), Rank::Close),
+        ],
         _ => Vec::new(),
+    }
+}
+
+/// Whether a call's text (white space removed) is a wait `covcon_rt::Cond` has.
+fn is_wait(call: &str) -> bool {
+    ["wait", "wait_timeout", "wait_while", "wait_timeout_while"]
+        .iter()
+        .any(|name| call.starts_with(&format!(".{name}(")))
+        && call.ends_with(')')
+}
+
+fn notify_call(all: bool) -> &'static str {
+    if all {
+        ".notify_all()"
+    } else {
+        ".notify_one()"
     }
 }
 

@@ -111,11 +111,18 @@ fn render(
          //!\n\
          //! It repeats the test for up to a minute, with schedule noise that changes from run to\n\
          //! run, and fails as soon as the failure shows. `cargo covcon replay` runs the `.json`\n\
-         //! twin.\n",
+         //! twin{}.\n",
         test.type_path,
         headline.replace('\n', " "),
         test.id,
-        test.noise_seed
+        test.noise_seed,
+        if test.control.is_free() {
+            ""
+        } else {
+            // Only the instrumented copy has the schedule points a schedule names.
+            " under the schedule that showed it, on covcon's instrumented copy of the crate,\n\
+             //! which repeats the interleaving exactly"
+        }
     );
     out.push_str(
         "use std::sync::atomic::{AtomicUsize, Ordering};\n\

@@ -1603,6 +1603,60 @@ fn a_thread_finding_a_lock_held_hands_its_turn_over_and_deadlocks_still_end_the_
     assert!(outcomes.contains(&"deadlocked"), "{outcomes:?}");
 }
 
+/// A condition wait of the copy under control releases its lock and hands the turn over until
+/// the other thread notifies: wherever `take ∥ put` on an empty queue is preempted, the take
+/// ends with the item, no wake is counted and the run replays. Two takes on an empty queue,
+/// which block sequentially too, still end the run as a deadlock instead of hanging it.
+#[test]
+fn a_condition_wait_hands_its_turn_over_until_notified_and_replays() {
+    let with = |test: TestCase, at: u32| Request::Concurrent {
+        test,
+        noise: Noise {
+            control: Control::Preempt {
+                first: 0,
+                at: [at, 0],
+            },
+            ..Noise::none()
+        },
+        timeout_ms: 2_000,
+        capture: true,
+        repeat: 1,
+    };
+    let queue = |other: Call| {
+        test(
+            "Queue",
+            vec![call("new", vec![])],
+            vec![],
+            [vec![call("take", vec![])], vec![other]],
+        )
+    };
+    let binary = &analysed().binary;
+    let mut worker = Worker::of(binary);
+    for at in 0..16 {
+        let answer = worker
+            .ask(&with(queue(call("put", vec![Value::Int(7)])), at))
+            .expect("an answer");
+        assert_eq!(
+            summary(Some(answer.clone())),
+            "passed | prefix [] | [7] [()] | t0[+take -take] t1[+put -put]",
+            "preempted at {at}"
+        );
+        let schedule = answer.schedule.clone().expect("a schedule");
+        assert_eq!(
+            (schedule.wakes, schedule.free, answer.replayable()),
+            (0, false, true),
+            "preempted at {at}: {schedule:?}"
+        );
+    }
+    let answer = worker.ask(&with(queue(call("take", vec![])), 0));
+    assert!(
+        answer
+            .as_ref()
+            .is_some_and(|a| matches!(a.outcome, Outcome::Deadlocked { .. })),
+        "{answer:?}"
+    );
+}
+
 #[test]
 fn a_workspace_member_with_inherited_settings_and_path_dependencies_is_copied_and_driven() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/ws");

@@ -205,10 +205,27 @@ impl Walker<'_> {
                 }
             }
             Some(FieldKind::Atomic) if atomic_op(name) => SyncOp::Atomic,
+            Some(FieldKind::Condvar)
+                if matches!(
+                    name,
+                    "wait" | "wait_timeout" | "wait_while" | "wait_timeout_while"
+                ) =>
+            {
+                match self.last_wait_lock.take() {
+                    Some(lock) => SyncOp::Wait { lock },
+                    None => return,
+                }
+            }
+            Some(FieldKind::Condvar) if name == "notify_one" || name == "notify_all" => {
+                SyncOp::Notify {
+                    all: name == "notify_all",
+                }
+            }
             _ => return,
         };
         self.out.sites.push(Site {
             op,
+            field: path.to_string(),
             receiver: pos_of(&m.receiver),
             receiver_end: end_of(&m.receiver),
             call_end: end_of(m),
@@ -381,6 +398,7 @@ impl Walker<'_> {
         line: u32,
     ) {
         self.out.wait_stmts.push(self.cur_stmt);
+        self.last_wait_lock = None;
         let mut result = Val::default();
         if let Some(first) = args.first() {
             let (by_ref, inner) = match strip_parens(first) {
@@ -394,6 +412,9 @@ impl Walker<'_> {
                             let s = &self.out.sections[old];
                             (s.lock.clone(), s.instance.clone(), s.mode)
                         };
+                        if !by_ref {
+                            self.last_wait_lock = self.expression_of(&instance, &lock);
+                        }
                         self.out.sections[old].ended_by_wait = true;
                         self.release(old);
                         let new = self.new_section(Section {
@@ -426,6 +447,21 @@ impl Walker<'_> {
             self.rvalue(a);
         }
         self.last_wait_val = Some(result);
+    }
+
+    /// How the field at `path` of `instance` is written in the body being walked
+    /// (`self.items`, or `self.items` for `inner.items` inside `Inner`'s own method); `None`
+    /// for what is no field of an instance (a static).
+    fn expression_of(&self, instance: &str, path: &str) -> Option<String> {
+        if !self.instances.iter().any(|i| i == instance) || path.is_empty() {
+            return None;
+        }
+        let path = match (instance, self.prefix.as_str()) {
+            ("self", "") => path,
+            ("self", prefix) => path.strip_prefix(prefix)?.strip_prefix('.')?,
+            _ => path,
+        };
+        Some(format!("{instance}.{path}"))
     }
 
     pub(super) fn call(&mut self, c: &syn::ExprCall) -> Val {

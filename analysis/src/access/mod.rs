@@ -141,6 +141,8 @@ pub(crate) struct MethodSummary {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Site {
     pub op: crate::model::SyncOp,
+    /// The field operated on (`state`, `inner.ready`), as the walk names it.
+    pub field: String,
     /// Start and end of the receiver, end of the call (line, column).
     pub receiver: (u32, u32),
     pub receiver_end: (u32, u32),
@@ -521,6 +523,9 @@ struct Walker<'a> {
     depth: usize,
     /// The value of the last `Condvar::wait` call (the re-acquired guard).
     last_wait_val: Option<Val>,
+    /// The mutex the last `Condvar::wait`'s guard (passed by value) is of, as an expression
+    /// at the call (`self.items`).
+    last_wait_lock: Option<String>,
     /// What the next closure's first parameter names (an element of a lock collection).
     closure_param: Option<Place>,
     /// For a field's method (`Inner::m` reached as `self.inner.m()`): the field, so that its
@@ -547,11 +552,21 @@ fn end_of<T: Spanned>(t: &T) -> (u32, u32) {
 }
 
 /// The synchronisation sites of a type's functions (public methods and helpers), each once,
-/// in source order; none in a function a macro wrote (its spans point into the macro).
+/// in source order; none in a function a macro wrote (its spans point into the macro). A
+/// notify is a site only on a condition variable some site waits on (std's waits, which take
+/// the guard by value: parking_lot's condition variables have no wait sites, and their
+/// notifies answer another type than std's).
 pub(crate) fn sync_sites(
     ty: &FoundType,
     summaries: &HashMap<String, MethodSummary>,
 ) -> Vec<crate::model::SyncSite> {
+    use crate::model::SyncOp;
+    let waited: std::collections::HashSet<&str> = summaries
+        .values()
+        .flat_map(|s| &s.sites)
+        .filter(|s| matches!(s.op, SyncOp::Wait { .. }))
+        .map(|s| s.field.as_str())
+        .collect();
     let mut out: Vec<crate::model::SyncSite> = Vec::new();
     for f in ty.fns.iter().filter(|f| f.ref_self) {
         if ty.expanded.contains(&f.name) {
@@ -562,7 +577,9 @@ pub(crate) fn sync_sites(
         };
         for site in &summary.sites {
             let ordered = site.receiver <= site.receiver_end && site.receiver_end < site.call_end;
-            if !ordered {
+            let unwaited =
+                matches!(site.op, SyncOp::Notify { .. }) && !waited.contains(site.field.as_str());
+            if !ordered || unwaited {
                 continue;
             }
             out.push(crate::model::SyncSite {
@@ -609,6 +626,7 @@ impl<'a> Walker<'a> {
             notes: Vec::new(),
             depth: 0,
             last_wait_val: None,
+            last_wait_lock: None,
             closure_param: None,
             prefix: String::new(),
             loop_depth: 0,

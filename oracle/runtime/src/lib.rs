@@ -205,6 +205,187 @@ pub fn at<T: ?Sized>(place: &T) -> &T {
     place
 }
 
+/// A notify of the instrumented copy: `self.ready.notify_one()` is written
+/// `::covcon_rt::notifying(&self.ready, false).notify_one()`. In a controlled run, the other
+/// test thread, if it waits on this condition variable ([`Cond`]), is marked notified (it may
+/// run from now on), and the notify is a schedule point; the real notify follows, for waits
+/// outside control. Otherwise nothing.
+#[inline]
+pub fn notifying(condvar: &std::sync::Condvar, _all: bool) -> &std::sync::Condvar {
+    let role = ROLE.with(Cell::get);
+    if role < 2 && sched::on() {
+        // Two test threads: a notify of either kind wakes the one other waiter there can be.
+        sched::notify(role, address(condvar));
+        sched::point(role);
+    }
+    condvar
+}
+
+/// How many notifies std's condition variable has had, where that can be read: on Linux it
+/// is one futex word that every `notify_one` and `notify_all` increments, waiter or not
+/// (std's `sys::sync::condvar::futex`). `None` where its size says it is something else.
+/// It tells a wait that no notify at all reached (a notify missing from the code: wait for
+/// real, as the program would) from one a notify the copy did not see may have reached (a
+/// thread of the user's own: return, as that notify would have made it).
+pub(crate) fn notify_count(condvar: &std::sync::Condvar) -> Option<u32> {
+    #[cfg(target_os = "linux")]
+    {
+        use std::sync::atomic::AtomicU32;
+        let word = std::mem::size_of::<std::sync::Condvar>() == std::mem::size_of::<AtomicU32>()
+            && std::mem::align_of::<std::sync::Condvar>() == std::mem::align_of::<AtomicU32>();
+        if word {
+            // SAFETY: on Linux, std's Condvar is exactly one `AtomicU32` (its futex), as the
+            // size and alignment checked above agree; it is only read, atomically, as std
+            // itself reads it.
+            let futex = unsafe { &*(condvar as *const std::sync::Condvar).cast::<AtomicU32>() };
+            return Some(futex.load(Ordering::SeqCst));
+        }
+    }
+    let _ = condvar;
+    None
+}
+
+fn address<C: ?Sized>(value: &C) -> usize {
+    (value as *const C).cast::<u8>() as usize
+}
+
+/// A condition variable's wait in the instrumented copy: `self.ready.wait(items)`, where
+/// `items` guards `self.items`, is written `::covcon_rt::Cond(&self.ready,
+/// &self.items).wait(items)`. Outside a controlled run every method is std's. In one, the wait
+/// releases the lock, hands the turn to the other thread and runs again when the strategy
+/// chooses it after a notify ([`notifying`]) — or, for a timed wait, at any point, which is
+/// its timeout — then re-takes the lock as [`acquire`] does, so the wake-up, and who gets the
+/// lock first after it, are the schedule's choices like any other. A wait no one can end
+/// (untimed, the other thread finished or blocked) waits for real; so does one whose guard is
+/// not of the mutex the analysis named (its data does not lie inside that mutex). A wait no
+/// test thread can end any more (the other finished or blocked without a notify the copy saw)
+/// waits for real when no notify reached the condition variable at all since it began
+/// ([`notify_count`]: a notify missing from the code deadlocks as it would), and otherwise
+/// returns as a spurious wake-up, which std allows — as does a wait during which control
+/// ended: a notify the copy did not see (a thread of the user's own) is never lost.
+pub struct Cond<'a, T>(pub &'a std::sync::Condvar, pub &'a std::sync::Mutex<T>);
+
+type Guard_<'a, T> = std::sync::MutexGuard<'a, T>;
+
+impl<'a, T> Cond<'a, T> {
+    pub fn wait(self, guard: Guard_<'a, T>) -> std::sync::LockResult<Guard_<'a, T>> {
+        match self.controlled_wait(guard, false) {
+            Ok(woken) => woken
+                .map(|(guard, _)| guard)
+                .map_err(|p| std::sync::PoisonError::new(p.into_inner().0)),
+            Err(guard) => self.0.wait(guard),
+        }
+    }
+
+    pub fn wait_timeout(
+        self,
+        guard: Guard_<'a, T>,
+        timeout: Duration,
+    ) -> std::sync::LockResult<(Guard_<'a, T>, std::sync::WaitTimeoutResult)> {
+        match self.controlled_wait(guard, true) {
+            Ok(woken) => self.timeout_result(woken),
+            Err(guard) => self.0.wait_timeout(guard, timeout),
+        }
+    }
+
+    pub fn wait_while<F: FnMut(&mut T) -> bool>(
+        self,
+        mut guard: Guard_<'a, T>,
+        mut condition: F,
+    ) -> std::sync::LockResult<Guard_<'a, T>> {
+        while condition(&mut *guard) {
+            guard = Cond(self.0, self.1).wait(guard)?;
+        }
+        Ok(guard)
+    }
+
+    pub fn wait_timeout_while<F: FnMut(&mut T) -> bool>(
+        self,
+        mut guard: Guard_<'a, T>,
+        timeout: Duration,
+        mut condition: F,
+    ) -> std::sync::LockResult<(Guard_<'a, T>, std::sync::WaitTimeoutResult)> {
+        if !controlled() {
+            return self.0.wait_timeout_while(guard, timeout, condition);
+        }
+        loop {
+            if !condition(&mut *guard) {
+                return self.timeout_result(Ok((guard, false)));
+            }
+            let (woken, result) = Cond(self.0, self.1).wait_timeout(guard, timeout)?;
+            guard = woken;
+            if result.timed_out() {
+                return self.timeout_result(Ok((guard, true)));
+            }
+        }
+    }
+
+    /// Waits under control: `Err(guard)` when this wait cannot be controlled (then it is
+    /// std's), else the re-taken guard and whether the wait timed out.
+    #[allow(clippy::type_complexity)]
+    fn controlled_wait(
+        &self,
+        guard: Guard_<'a, T>,
+        timed: bool,
+    ) -> Result<std::sync::LockResult<(Guard_<'a, T>, bool)>, Guard_<'a, T>> {
+        let role = ROLE.with(Cell::get);
+        let data = address(&*guard);
+        let mutex = address(self.1);
+        let of_mutex = mutex <= data && data <= mutex + std::mem::size_of_val(self.1);
+        if role >= 2 || !of_mutex || !sched::can_wait(role, timed) {
+            return Err(guard);
+        }
+        let notified_before = notify_count(self.0);
+        drop(guard);
+        let woken = sched::cond_wait(role, address(self.0), timed);
+        let lock = acquire(self.1, |m| m.try_lock(), |m| m.lock());
+        let unreached = notified_before.is_some() && notify_count(self.0) == notified_before;
+        if woken == sched::Woken::Abandoned && unreached {
+            // No notify at all since the wait began, and no test thread left to send one:
+            // the program would wait on, so this wait does, for real.
+            return Err(lock.unwrap_or_else(std::sync::PoisonError::into_inner));
+        }
+        let timed_out = woken == sched::Woken::TimedOut;
+        Ok(match lock {
+            Ok(guard) => Ok((guard, timed_out)),
+            Err(poisoned) => Err(std::sync::PoisonError::new((
+                poisoned.into_inner(),
+                timed_out,
+            ))),
+        })
+    }
+
+    /// std's result of a timed wait, made by std (a `WaitTimeoutResult` cannot be built
+    /// otherwise): a wait of no time that times out, or returns at once, as asked.
+    #[allow(clippy::type_complexity)]
+    fn timeout_result(
+        &self,
+        woken: std::sync::LockResult<(Guard_<'a, T>, bool)>,
+    ) -> std::sync::LockResult<(Guard_<'a, T>, std::sync::WaitTimeoutResult)> {
+        let (guard, timed_out, poisoned) = match woken {
+            Ok((guard, timed_out)) => (guard, timed_out, false),
+            Err(p) => {
+                let (guard, timed_out) = p.into_inner();
+                (guard, timed_out, true)
+            }
+        };
+        let made = self
+            .0
+            .wait_timeout_while(guard, Duration::ZERO, |_| timed_out)
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if poisoned {
+            Err(std::sync::PoisonError::new(made))
+        } else {
+            Ok(made)
+        }
+    }
+}
+
+/// Whether the calling thread is a test thread of a controlled run.
+fn controlled() -> bool {
+    ROLE.with(Cell::get) < 2 && sched::on()
+}
+
 /// Runs `f` as if the current thread were not a test thread: its calls are not traced and its
 /// schedule points do nothing. For what the driver makes from the receiver before a call (a
 /// guard the method takes), which is not one of the test's calls.

@@ -29,6 +29,12 @@
 //! threads that each wait for a lock the other holds block for real, one after the other, and
 //! the stuck test sees the deadlock.
 //!
+//! Condition variables of the copy are taken over the same way (`covcon_rt::Cond`): a
+//! waiting thread releases the lock and hands the turn over ([`cond_wait`]); it can be chosen
+//! again once the other thread notified that condition variable ([`notify`]), or at any point
+//! if its wait has a timeout (being chosen unnotified is the timeout), and then re-takes the
+//! lock like any acquisition.
+//!
 //! A thread chosen [`FAIR_STEPS`] points in a row while the other could run is switched out
 //! (PCT: its priority drops below the other's): a spin loop with a point inside (an atomic the
 //! copy instruments) waits for the other thread, which the highest-priority rule alone would
@@ -38,7 +44,7 @@
 //! priority change points over the run's expected number of steps; the highest-priority
 //! runnable thread runs) and a random walk (at every point, either thread with even odds).
 
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -102,6 +108,12 @@ static LOCK_WAIT: [AtomicBool; 2] = [AtomicBool::new(false), AtomicBool::new(fal
 /// Per thread in a lock wait: the other thread's progress when the try failed. It may try
 /// again once the other has passed a point since (and so may have released the lock).
 static LOCK_WAIT_SEEN: [AtomicU64; 2] = [AtomicU64::new(0), AtomicU64::new(0)];
+/// Per thread: the address of the condition variable of the copy it waits on (0 for none).
+static COND_WAIT: [AtomicUsize; 2] = [AtomicUsize::new(0), AtomicUsize::new(0)];
+/// Per thread: its condition wait has a timeout.
+static COND_TIMED: [AtomicBool; 2] = [AtomicBool::new(false), AtomicBool::new(false)];
+/// Per thread: its condition wait was notified.
+static NOTIFIED: [AtomicBool; 2] = [AtomicBool::new(false), AtomicBool::new(false)];
 /// Whether control ended early in this run.
 static GAVE_UP: AtomicBool = AtomicBool::new(false);
 /// Blocked threads woken while the other held the turn, this run.
@@ -230,6 +242,8 @@ pub(crate) fn begin_run(control: Control, seed: u64) {
         BLOCKED[t].store(false, Ordering::SeqCst);
         PROGRESS[t].store(0, Ordering::SeqCst);
         LOCK_WAIT[t].store(false, Ordering::SeqCst);
+        COND_WAIT[t].store(0, Ordering::SeqCst);
+        NOTIFIED[t].store(false, Ordering::SeqCst);
     }
     GAVE_UP.store(false, Ordering::SeqCst);
     WAKES.store(0, Ordering::SeqCst);
@@ -362,6 +376,66 @@ pub(crate) fn busy(me: u8) -> bool {
     on()
 }
 
+/// How a controlled condition wait ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Woken {
+    Notified,
+    TimedOut,
+    /// Control ended during the wait: a spurious wake-up, which std allows.
+    Spurious,
+    /// An untimed wait no notify the copy saw reached got the turn back: the other thread
+    /// finished or blocked (the caller tells a notify missing from the code from one the copy
+    /// did not see).
+    Abandoned,
+}
+
+/// Whether thread `me` can wait under control now: the other thread can run (and so may
+/// notify), or the wait has a timeout (then it times out at once when nothing else can run).
+/// Otherwise the wait is std's, which sleeps for real where the stuck test sees it.
+pub(crate) fn can_wait(me: u8, timed: bool) -> bool {
+    if me >= 2 || !on() {
+        return false;
+    }
+    // The wait releases a lock: a thread that found it held may try again.
+    PROGRESS[usize::from(me)].fetch_add(1, Ordering::SeqCst);
+    timed || runnable(1 - me)
+}
+
+/// Thread `me`, holding the turn, has released its lock to wait on the condition variable at
+/// `condvar`: it hands the turn over and waits to be chosen, which it can be once notified,
+/// or at any point when `timed` (chosen unnotified, it timed out).
+pub(crate) fn cond_wait(me: u8, condvar: usize, timed: bool) -> Woken {
+    let mine = usize::from(me);
+    NOTIFIED[mine].store(false, Ordering::SeqCst);
+    COND_TIMED[mine].store(timed, Ordering::SeqCst);
+    COND_WAIT[mine].store(condvar, Ordering::SeqCst);
+    let other = 1 - me;
+    if runnable(other) {
+        TURN.store(other, Ordering::SeqCst);
+        wait_turn(me);
+    }
+    COND_WAIT[mine].store(0, Ordering::SeqCst);
+    let notified = NOTIFIED[mine].swap(false, Ordering::SeqCst);
+    match (notified, on(), timed) {
+        (true, _, _) => Woken::Notified,
+        (false, false, _) => Woken::Spurious,
+        (false, true, true) => Woken::TimedOut,
+        (false, true, false) => Woken::Abandoned,
+    }
+}
+
+/// Thread `me` notifies the condition variable at `condvar`: the other thread, if it waits on
+/// it under control, may run from now on.
+pub(crate) fn notify(me: u8, condvar: usize) {
+    if me >= 2 {
+        return;
+    }
+    let other = usize::from(1 - me);
+    if COND_WAIT[other].load(Ordering::SeqCst) == condvar {
+        NOTIFIED[other].store(true, Ordering::SeqCst);
+    }
+}
+
 /// Whether thread `t` can run now: not finished, and not asleep in a wait it was found in.
 /// A thread found asleep that is awake now was woken by a release since (waking is
 /// synchronous with it) and is on its way: it either gets what it waited for and reaches a
@@ -371,6 +445,12 @@ pub(crate) fn busy(me: u8) -> bool {
 fn runnable(t: u8) -> bool {
     let t = usize::from(t);
     if FINISHED[t].load(Ordering::SeqCst) {
+        return false;
+    }
+    let waits_unnotified = COND_WAIT[t].load(Ordering::SeqCst) != 0
+        && !NOTIFIED[t].load(Ordering::SeqCst)
+        && !COND_TIMED[t].load(Ordering::SeqCst);
+    if waits_unnotified {
         return false;
     }
     let waits_for_lock = LOCK_WAIT[t].load(Ordering::SeqCst);
