@@ -357,6 +357,7 @@ fn build_type<'a>(
         pairs: vec![],
         split_points: vec![],
         sync_sites: vec![],
+        mutation_sites: vec![],
         values: api.values,
         constants: api::constants::size_constants(decl, decls),
         supported: true,

@@ -37,8 +37,9 @@ pub(crate) fn load_package(
     edition: &str,
     externs: impl IntoIterator<Item = String>,
     cfg: &CfgSet,
+    sources: &crate::Sources,
 ) -> (LoadedCrate, FileFacts, CrateIndex) {
-    let loaded = source::load_crate(lib_root, cfg);
+    let loaded = source::load_crate(lib_root, cfg, sources);
     let mut facts = FileFacts::default();
     for f in &loaded.files {
         facts.merge(&f.facts);
@@ -119,6 +120,7 @@ impl<'p> Dependencies<'p> {
             edition,
             dep.externs.iter().cloned(),
             &cfg,
+            &crate::Sources::new(),
         );
         let package = crate::model::PackageInfo {
             name: dep.package.clone(),
@@ -280,6 +282,7 @@ pub(crate) fn graft(
     model.package = package.to_string();
     model.split_points.clear();
     model.sync_sites.clear();
+    model.mutation_sites.clear();
     for m in &mut model.methods {
         m.body_start = None;
     }

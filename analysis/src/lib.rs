@@ -21,6 +21,7 @@ mod foreign;
 mod group;
 mod known;
 pub mod model;
+mod mutation;
 mod reason;
 mod source;
 mod split;
@@ -45,7 +46,13 @@ pub struct Config {
     /// The target's configuration (`rustc --print cfg`) that `#[cfg]` is evaluated against,
     /// each package's features added; the host covcon was built for when `None`.
     pub cfg: Option<CfgSet>,
+    /// Text to analyse instead of what these files hold (absolute paths): a mutant's code,
+    /// analysed as a user running covcon on it would have it analysed.
+    pub sources: Sources,
 }
+
+/// Files' texts that stand in for what is on disk, by absolute path.
+pub type Sources = std::collections::BTreeMap<PathBuf, String>;
 
 /// Analyses the library targets of `packages` (parsed in parallel) into one [`Model`].
 pub fn analyze(packages: &[PackageInfo], config: &Config) -> Model {
@@ -62,7 +69,7 @@ pub fn analyze(packages: &[PackageInfo], config: &Config) -> Model {
                 .edition
                 .clone()
                 .unwrap_or_else(|| pkg.edition.clone());
-            analyze_package(pkg, &edition, &target, &config.types)
+            analyze_package(pkg, &edition, &target, &config.types, &config.sources)
         })
         .collect();
     for (package, (types, diags, first_item)) in model.packages.iter_mut().zip(per_package) {
@@ -126,11 +133,18 @@ fn analyze_package(
     edition: &str,
     target: &CfgSet,
     filter: &[String],
+    sources: &Sources,
 ) -> (Vec<TypeModel>, Vec<Diagnostic>, Option<Span>) {
     let cfg = target.with_features(&pkg.features);
     let externs = pkg.dependencies.iter().map(|d| d.extern_name.clone());
-    let (loaded, facts, index) =
-        foreign::load_package(&pkg.lib_root, &pkg.lib_name, edition, externs, &cfg);
+    let (loaded, facts, index) = foreign::load_package(
+        &pkg.lib_root,
+        &pkg.lib_name,
+        edition,
+        externs,
+        &cfg,
+        sources,
+    );
     let mut diags = loaded.diagnostics.clone();
     let safe = discover::thread_safe_names(&facts, &index);
     let names = discover::relevant_names(&facts, &safe);
@@ -273,6 +287,7 @@ fn analyze_files(
         model.pairs = group::group_pairs(model, &summaries);
         model.split_points = split::split_points(t, &summaries);
         model.sync_sites = access::sync_sites(t, &summaries);
+        model.mutation_sites = mutation::mutation_sites(t);
         model
             .split_points
             .retain(|s| !t.expanded.contains(&s.method));

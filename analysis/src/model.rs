@@ -121,6 +121,10 @@ pub struct TypeModel {
     /// held hands its turn over instead of sleeping).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub sync_sites: Vec<SyncSite>,
+    /// Where concurrency mutants can be made of the type's code (`cargo covcon mutants`),
+    /// besides its atomic operations and notifies (which are sync sites), in source order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mutation_sites: Vec<MutationSite>,
     /// The crate's own types that arguments are built of (`MeterOpts` for
     /// `with_opts(opts: MeterOpts)`), with their constructors; nested ones included.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -614,8 +618,73 @@ pub enum SyncOp {
     /// `wait_timeout`, `wait_while`, `wait_timeout_while`), and the mutex that guard is of,
     /// as an expression at the site (`self.items`).
     Wait { lock: String },
-    /// A condition variable's `notify_one` (`all` false) or `notify_all`.
-    Notify { all: bool },
+    /// A condition variable's `notify_one` (`all` false) or `notify_all`; `waited` when some
+    /// site waits on that condition variable (only those notifies are schedule points).
+    Notify { all: bool, waited: bool },
+}
+
+/// Where a concurrency mutant can be made (positions are (line, column) in the file of the
+/// `Span` they go with).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind")]
+pub enum MutationSite {
+    /// A guard bound by `let`, and the places after it in its block, each between two
+    /// statements that use the guard, where it can be dropped and taken again; and `nested`:
+    /// the starts (just after `{`) of the blocks of an `if` or `match` whose condition uses
+    /// the guard and whose block uses it again (a check-then-act in one statement).
+    Section {
+        method: String,
+        guard: GuardLet,
+        splits: Vec<(u32, u32)>,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        nested: Vec<(u32, u32)>,
+    },
+    /// Two guards bound one right after the other, whose acquisitions can be swapped.
+    LockOrder {
+        method: String,
+        first: GuardLet,
+        second: GuardLet,
+    },
+    /// A `while` loop (its keyword at `at`) whose body waits on a condition variable, and the
+    /// position of the body's closing brace.
+    WaitLoop {
+        method: String,
+        at: Span,
+        body_end: (u32, u32),
+    },
+}
+
+impl MutationSite {
+    /// The function it is in.
+    pub fn method(&self) -> &str {
+        match self {
+            MutationSite::Section { method, .. }
+            | MutationSite::LockOrder { method, .. }
+            | MutationSite::WaitLoop { method, .. } => method,
+        }
+    }
+}
+
+/// `let g = self.m.lock().unwrap();`: where its parts are.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct GuardLet {
+    /// The bound name (`g`).
+    pub name: String,
+    /// The statement's start (`let`) and end (after its `;`).
+    pub stmt: Span,
+    pub stmt_end: (u32, u32),
+    /// The binding (`mut g`).
+    pub pattern: (u32, u32),
+    pub pattern_end: (u32, u32),
+    /// The initialiser (`self.m.lock().unwrap()`).
+    pub init: (u32, u32),
+    pub init_end: (u32, u32),
+    /// The acquisition inside it: its receiver (`self.m`), where that ends, where the call
+    /// (`.lock()`) ends, and the method (`lock`).
+    pub receiver: (u32, u32),
+    pub receiver_end: (u32, u32),
+    pub call_end: (u32, u32),
+    pub acquire: String,
 }
 
 /// A source position. `line` is 1-based, `column` 0-based in characters (proc-macro2's).

@@ -79,7 +79,7 @@ struct Pending {
 }
 
 /// Loads every module file reachable from the crate root under `cfg`.
-pub(crate) fn load_crate(root: &Path, cfg: &CfgSet) -> LoadedCrate {
+pub(crate) fn load_crate(root: &Path, cfg: &CfgSet, sources: &crate::Sources) -> LoadedCrate {
     let mut files: Vec<LoadedFile> = Vec::new();
     let mut diagnostics = Vec::new();
     let mut macros = MacroTable::default();
@@ -93,7 +93,10 @@ pub(crate) fn load_crate(root: &Path, cfg: &CfgSet) -> LoadedCrate {
         while !level.is_empty() {
             level.retain(|p| seen.insert(p.path.clone()));
             let table = &macros;
-            let results: Vec<Loaded> = level.par_iter().map(|p| load_one(p, cfg, table)).collect();
+            let results: Vec<Loaded> = level
+                .par_iter()
+                .map(|p| load_one(p, cfg, table, sources))
+                .collect();
             level = Vec::new();
             for loaded in results {
                 if let Some(file) = &loaded.file {
@@ -126,7 +129,7 @@ pub(crate) fn load_crate(root: &Path, cfg: &CfgSet) -> LoadedCrate {
                 module: old.module,
                 mod_rs: old.mod_rs,
             };
-            let loaded = load_one(&pending, cfg, &macros);
+            let loaded = load_one(&pending, cfg, &macros, sources);
             files.extend(loaded.file);
             level.extend(loaded.children);
         }
@@ -194,8 +197,11 @@ struct Loaded {
     diagnostics: Vec<Diagnostic>,
 }
 
-fn load_one(p: &Pending, cfg: &CfgSet, macros: &MacroTable) -> Loaded {
-    let text = match std::fs::read_to_string(&p.path) {
+fn load_one(p: &Pending, cfg: &CfgSet, macros: &MacroTable, sources: &crate::Sources) -> Loaded {
+    let text = match sources
+        .get(&p.path)
+        .map_or_else(|| std::fs::read_to_string(&p.path), |text| Ok(text.clone()))
+    {
         Ok(t) => t,
         Err(e) => {
             let d = error(format!("cannot read {}: {e}", p.path.display()), None);

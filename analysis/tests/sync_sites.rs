@@ -3,25 +3,10 @@
 //! The tests render each site as the source text its positions cut out: `method: receiver |
 //! rest of the call`, white space collapsed.
 
-use analysis::{analyze_source, SyncOp};
+mod common;
 
-/// The text between two (1-based line, 0-based character column) positions.
-fn slice(source: &str, from: (u32, u32), to: (u32, u32)) -> String {
-    let offset = |(line, column): (u32, u32)| -> usize {
-        let start: usize = source
-            .split_inclusive('\n')
-            .take(line as usize - 1)
-            .map(str::len)
-            .sum();
-        let text = &source[start..];
-        text.char_indices()
-            .nth(column as usize)
-            .map_or(text.len(), |(i, _)| i)
-            + start
-    };
-    let text = &source[offset(from)..offset(to)];
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
-}
+use analysis::{analyze_source, SyncOp};
+use common::slice;
 
 fn check(body: &str, expect: &str) {
     let source = format!(
@@ -36,7 +21,9 @@ fn check(body: &str, expect: &str) {
                 SyncOp::Acquire { attempt, .. } => format!(" (or {attempt})"),
                 SyncOp::Atomic => " (atomic)".to_string(),
                 SyncOp::Wait { lock } => format!(" (releasing {lock})"),
-                SyncOp::Notify { all } => format!(" (notify, all: {all})"),
+                SyncOp::Notify { all, waited } => {
+                    format!(" (notify, all: {all}, waited: {waited})")
+                }
             };
             out.push_str(&format!(
                 "{}: {} | {}{what}\n",
@@ -122,7 +109,7 @@ impl Inner {
 }
 impl Queue {
     pub fn new() -> Self { Queue { inner: Arc::new(Inner { items: Mutex::new(vec![]), ready: Condvar::new(), spare: Condvar::new() }) } }
-    /// Nothing waits on `spare` by value: its notify is no site.
+    /// Nothing waits on `spare` by value: its notify is no schedule point.
     pub fn poke(&self) { self.inner.spare.notify_all(); }
     pub fn take(&self) -> u32 { self.inner.take() }
     pub fn put(&self, x: u32) {
@@ -138,8 +125,9 @@ impl Queue {
 "#,
         "inner::take: self.items | .lock() (or try_lock)
          inner::take: self.ready | .wait(items) (releasing self.items)
+         poke: self.inner.spare | .notify_all() (notify, all: true, waited: false)
          put: self.inner.items | .lock() (or try_lock)
-         put: self.inner.ready | .notify_one() (notify, all: false)
+         put: self.inner.ready | .notify_one() (notify, all: false, waited: true)
          take_soon: self.inner.items | .lock() (or try_lock)
          take_soon: self.inner.ready | .wait_timeout(items, std::time::Duration::from_millis(1)) (releasing self.inner.items)",
     );

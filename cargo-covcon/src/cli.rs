@@ -44,6 +44,10 @@ pub enum Command {
     Report(ReportArgs),
     /// Compare strategies: tests and seconds until the first violation, over several seeds
     Bench(BenchArgs),
+    /// Concurrency mutation testing: make correct types thread-unsafe one site at a time and
+    /// see whether covcon (or your own tests, with --test-cmd) catches each
+    #[command(after_help = exit_code::HELP)]
+    Mutants(MutantsArgs),
 }
 
 /// Which packages, features and cargo flags.
@@ -326,6 +330,50 @@ pub struct BenchArgs {
     /// Write the markdown table to FILE, and FILE's stem with .json and -coverage.csv next to it
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
+}
+
+/// `cargo covcon mutants`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct MutantsArgs {
+    #[command(flatten)]
+    pub workspace: WorkspaceArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Only these types: a name, a path suffix or a glob with `*` (repeatable)
+    #[arg(long = "type", value_name = "PATTERN")]
+    pub types: Vec<String>,
+    /// Only these operators, comma separated: split_section, swap_lock_order,
+    /// rmw_to_load_store, while_to_if, drop_notify
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub operators: Vec<String>,
+    /// Campaign time per mutant (and per type for the unmutated baseline): 10, 10s, 1m
+    #[arg(long, value_name = "DURATION", default_value = "10s")]
+    pub budget: String,
+    /// Judge the mutants with this shell command run in the instrumented copy (with
+    /// COVCON_MUTANT set) instead of covcon's campaign: a mutant is caught when it fails
+    #[arg(long, value_name = "CMD")]
+    pub test_cmd: Option<String>,
+    /// How long one --test-cmd run may take [default: five times the unmutated run, at least 30s]
+    #[arg(long, value_name = "DURATION")]
+    pub timeout: Option<String>,
+    /// Only mutants on lines a unified diff (`git diff`) adds or changes
+    #[arg(long, value_name = "FILE")]
+    pub in_diff: Option<PathBuf>,
+    /// Seed of the campaigns (each mutant's campaign uses it)
+    #[arg(long, value_name = "N", default_value_t = 1)]
+    pub seed: u64,
+    /// Worker processes running tests at once [default: half the cores, 2 on 2 cores]
+    #[arg(short, long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// What counts as caught in covcon's campaigns: panics and deadlocks only (`panic`), or
+    /// also results no sequential order gives (`results`, the default here: a split critical
+    /// section often returns a wrong answer without panicking)
+    #[arg(long, value_enum, value_name = "ORACLE", default_value = "results")]
+    pub oracle: OracleKind,
+    /// Only list the mutants (after building the copy, so unviable ones are marked), without
+    /// running them
+    #[arg(long)]
+    pub list: bool,
 }
 
 /// Parses argv, accepting both `cargo-covcon covcon …` (how cargo runs us) and

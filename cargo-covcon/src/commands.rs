@@ -22,6 +22,7 @@ pub fn dispatch(args: Args) -> Result<ExitCode> {
         Some(Command::Replay(r)) => replay(&r),
         Some(Command::Report(r)) => merge(&r),
         Some(Command::Bench(b)) => crate::bench::bench(&b),
+        Some(Command::Mutants(m)) => crate::mutants::mutants(&m),
     }
 }
 

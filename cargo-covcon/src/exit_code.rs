@@ -16,6 +16,9 @@ pub enum ExitCode {
     Violations = 2,
     /// The generated harness did not build.
     HarnessBuild = 3,
+    /// `mutants`: the unmutated code already fails the judge (`--test-cmd` fails, as
+    /// cargo-mutants' baseline does), so no mutant can be judged.
+    BaselineFailed = 4,
     /// A bug in covcon (sysexits `EX_SOFTWARE`).
     Internal = 70,
     /// Interrupted by Ctrl-C or SIGTERM (128 + SIGINT, as shells report it); the report of
@@ -34,8 +37,10 @@ pub const HELP: &str = "\
 Exit codes:
   0   no violation found (or only violations already in --baseline)
   1   usage or configuration error
-  2   violations found (or types covcon could not test, with --fail-on-untested)
+  2   violations found (or types covcon could not test, with --fail-on-untested);
+      mutants: some viable mutant was missed
   3   the generated harness failed to build
+  4   mutants: the --test-cmd fails on the unmutated code (the baseline)
   70  internal error in covcon
   130 interrupted (Ctrl-C, SIGTERM): the report of what ran is written; a second Ctrl-C quits at once";
 
@@ -110,7 +115,7 @@ mod tests {
 
     #[test]
     fn the_help_text_lists_every_code() {
-        for code in [0, 1, 2, 3, 70] {
+        for code in [0, 1, 2, 3, 4, 70, 130] {
             assert!(
                 HELP.contains(&format!("  {code} ")),
                 "{code} missing from HELP"

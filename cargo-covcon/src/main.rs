@@ -11,6 +11,7 @@ mod cli;
 mod commands;
 mod config;
 mod exit_code;
+mod mutants;
 mod options;
 mod output;
 mod prepare;

@@ -78,13 +78,33 @@ pub(crate) fn prepare_harness(
     selection: &Selection,
     config: &OracleConfig,
 ) -> Result<(Model, Harness)> {
+    prepare_selected(model, selection, |selected, instantiations| {
+        oracle::prepare_with(selected, config, instantiations)
+    })
+}
+
+/// [`prepare_harness`] with every mutant of the selected types compiled into the copy as a
+/// mutant schema (`cargo covcon mutants`), in `config.out_dir`.
+pub(crate) fn prepare_mutant_harness(
+    model: &Model,
+    selection: &Selection,
+    config: &OracleConfig,
+) -> Result<(Model, Harness)> {
+    prepare_selected(model, selection, |selected, instantiations| {
+        oracle::prepare_mutants(selected, config, instantiations)
+    })
+}
+
+fn prepare_selected(
+    model: &Model,
+    selection: &Selection,
+    prepare: impl FnOnce(&Model, &BTreeMap<String, Vec<String>>) -> Result<Harness, OracleError>,
+) -> Result<(Model, Harness)> {
     let selected = Model {
         types: selection.types.clone(),
         ..model.clone()
     };
-    let instantiations = instantiations(selection);
-    let harness =
-        oracle::prepare_with(&selected, config, &instantiations).map_err(harness_error)?;
+    let harness = prepare(&selected, &instantiations(selection)).map_err(harness_error)?;
     Ok((selected, harness))
 }
 

@@ -100,7 +100,7 @@ pub fn run(options: &RunOptions, workspace: &Workspace) -> Result<ExitCode> {
 /// The flag Ctrl-C and SIGTERM raise during the campaign: the first ends it after the batch
 /// that is running, with the report of what ran written; a second quits at once. Before the
 /// campaign (while the harness builds) the signals keep their default effect: nothing ran.
-fn interrupt_flag(console: &Console) -> generator::StopFlag {
+pub(crate) fn interrupt_flag(console: &Console) -> generator::StopFlag {
     let stop = generator::StopFlag::default();
     let flag = stop.clone();
     let quiet = console.quiet;

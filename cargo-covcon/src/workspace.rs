@@ -56,6 +56,25 @@ impl Workspace {
         analysis::analyze(&self.packages, &config)
     }
 
+    /// The model of one type of `package` as it is with `sources` standing in for the files
+    /// they name (a mutant's code).
+    pub fn analyze_type(
+        &self,
+        package: &str,
+        type_path: &str,
+        sources: analysis::Sources,
+    ) -> Option<analysis::TypeModel> {
+        let package = self.packages.iter().find(|p| p.name == package)?;
+        let config = analysis::Config {
+            cfg: self.target_cfg.clone(),
+            types: vec![type_path.to_string()],
+            sources,
+            ..analysis::Config::default()
+        };
+        let model = analysis::analyze(std::slice::from_ref(package), &config);
+        model.types.into_iter().find(|t| t.path == type_path)
+    }
+
     /// The configuration for one package: its own table over the workspace's.
     pub fn config_for(&self, package: &str) -> Config {
         match self.package_configs.get(package) {

@@ -44,6 +44,9 @@ pub struct OracleConfig {
     /// new noise, up to the first that fails (the protocol's `repeat`). Under the results
     /// oracle always 1. Confirmation, shrinking and replay runs are single runs.
     pub repeat: u32,
+    /// The mutant of a harness built by `prepare_mutants` that the workers run
+    /// (`COVCON_MUTANT`); `None` runs the code as written.
+    pub mutant: Option<u32>,
 }
 
 impl OracleConfig {
@@ -64,6 +67,7 @@ impl OracleConfig {
             shrink: None,
             batch: 32,
             repeat: 1,
+            mutant: None,
         }
     }
 }

@@ -27,8 +27,11 @@ pub(crate) struct Insertion {
     pub(crate) rank: Rank,
     /// The position (line, column) that names the instrumentation it belongs to: its own, or
     /// for one of the parts of a wrapped call, the call's start. The parts are left out
-    /// together when the copy does not compile with them.
+    /// together when the copy does not compile with them. A mutant's parts have `(0, id)`.
     pub(crate) key: (u32, u32),
+    /// Set for a replacement: the text from `line`:`column` to here is replaced by `text`
+    /// (padded with the line breaks it takes out, so that lines stay where they were).
+    pub(crate) end: Option<(u32, u32)>,
 }
 
 /// See [`Insertion::rank`].
@@ -50,6 +53,7 @@ impl Insertion {
             text,
             rank: Rank::Statement,
             key: (line, column),
+            end: None,
         }
     }
 }
@@ -180,21 +184,37 @@ fn list_files(
 /// does not exist in it.
 fn insert<'a>(text: &str, insertions: &[&'a Insertion]) -> (String, Vec<&'a Insertion>) {
     let lines = Lines::new(text);
-    let mut placed: Vec<(usize, Rank, usize, &Insertion)> = Vec::new();
+    let mut placed: Vec<(usize, Rank, usize, usize, &Insertion)> = Vec::new();
     let mut missed = Vec::new();
     for (order, insertion) in insertions.iter().enumerate() {
-        match lines.offset(insertion.line, insertion.column) {
-            Some(offset) => placed.push((offset, insertion.rank, order, insertion)),
-            None => missed.push(*insertion),
+        let start = lines.offset(insertion.line, insertion.column);
+        let end = match insertion.end {
+            Some((line, column)) => lines.offset(line, column),
+            None => start,
+        };
+        match (start, end) {
+            (Some(start), Some(end)) if start <= end => {
+                placed.push((start, insertion.rank, order, end, insertion))
+            }
+            _ => missed.push(*insertion),
         }
     }
-    placed.sort_by_key(|(offset, rank, order, _)| (*offset, *rank, *order));
+    placed.sort_by_key(|(offset, rank, order, _, _)| (*offset, *rank, *order));
     let mut out = String::with_capacity(text.len() + placed.len() * 64);
     let mut done = 0;
-    for (offset, _, _, insertion) in placed {
+    for (offset, _, _, end, insertion) in placed {
+        if offset < done {
+            // Inside a replaced range: the replacement says what goes there.
+            missed.push(insertion);
+            continue;
+        }
         out.push_str(&text[done..offset]);
         out.push_str(&insertion.text);
-        done = offset;
+        let breaks = text[offset..end].matches('\n').count();
+        for _ in insertion.text.matches('\n').count()..breaks {
+            out.push('\n');
+        }
+        done = end;
     }
     out.push_str(&text[done..]);
     (out, missed)
@@ -373,6 +393,20 @@ mod tests {
             "fn é() {G;\n    S;x();\n}\n|",
         );
         check("fn a() {}\n", &[(9, 0, "G;")], "fn a() {}\n|9:0");
+    }
+
+    #[test]
+    fn a_replacement_keeps_the_lines_it_spans_and_what_falls_inside_it_is_left_out() {
+        let text = "fn a() {\n    let x = f(1,\n        2);\n    g();\n}\n";
+        let replace = Insertion {
+            end: Some((3, 10)),
+            ..Insertion::statement(PathBuf::from("f.rs"), 2, 12, "h()".into())
+        };
+        let inside = Insertion::statement(PathBuf::from("f.rs"), 3, 8, "X".into());
+        let after = Insertion::statement(PathBuf::from("f.rs"), 4, 4, "S;".into());
+        let (out, missed) = insert(text, &[&replace, &inside, &after]);
+        assert_eq!(out, "fn a() {\n    let x = h()\n;\n    S;g();\n}\n");
+        assert_eq!(missed, vec![&inside]);
     }
 
     #[test]

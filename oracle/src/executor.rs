@@ -1030,6 +1030,9 @@ fn worker_command(program: &Path, config: &OracleConfig) -> WorkerCommand {
     if config.verbose {
         env.push(("COVCON_VERBOSE".to_string(), "1".to_string()));
     }
+    if let Some(mutant) = config.mutant {
+        env.push((crate::MUTANT_ENV.to_string(), mutant.to_string()));
+    }
     WorkerCommand {
         program: program.to_path_buf(),
         args: Vec::new(),
@@ -1128,17 +1131,27 @@ fn describe(test: &TestCase, failure: &Failure, response: Response, tried: u32) 
                     .unwrap_or_else(|| other_of_pair(method));
             ([method.clone(), partner], message.clone(), location.clone())
         }
-        Failure::Deadlock { inside } => {
+        Failure::Deadlock {
+            inside,
+            lost_wakeup,
+        } => {
             let methods = match inside {
                 [Some(a), Some(b)] => [a.clone(), b.clone()],
                 [Some(a), None] | [None, Some(a)] => [a.clone(), other_of_pair(a)],
                 [None, None] => test.pair.clone(),
             };
-            let message = format!(
-                "deadlock: thread 0 blocked in {}, thread 1 blocked in {}",
-                inside[0].as_deref().unwrap_or("(no instrumented method)"),
-                inside[1].as_deref().unwrap_or("(no instrumented method)"),
-            );
+            let in_call = |t: usize| inside[t].as_deref().unwrap_or("(no instrumented method)");
+            let message = match lost_wakeup {
+                Some(t) => format!(
+                    "lost wake-up: thread {t} waited in {} on a condition variable for a notify that never came, although what it waited for already held: every thread was blocked, and a spurious wake-up (which correct code survives) let it finish; without one it waits for ever",
+                    in_call(usize::from(*t).min(1))
+                ),
+                None => format!(
+                    "deadlock: thread 0 blocked in {}, thread 1 blocked in {}",
+                    in_call(0),
+                    in_call(1),
+                ),
+            };
             (methods, message, None)
         }
         Failure::Crash { message } => (test.pair.clone(), message.clone(), None),

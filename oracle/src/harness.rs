@@ -34,6 +34,10 @@ pub struct Harness {
     pub diagnostics: Vec<Diagnostic>,
     /// `<out>/copy`: the instrumented copy of the workspace.
     pub copy_root: PathBuf,
+    /// With [`prepare_mutants`]: every mutant of the types, and of those the ones the copy did
+    /// not compile with (unviable), with rustc's message.
+    pub mutants: Vec<crate::Mutant>,
+    pub unviable: BTreeMap<u32, String>,
 }
 
 /// How one type of the model went into the harness.
@@ -184,6 +188,27 @@ pub fn prepare_with(
     config: &OracleConfig,
     instantiations: &BTreeMap<String, Vec<String>>,
 ) -> Result<Harness, OracleError> {
+    prepare_inner(model, config, instantiations, false)
+}
+
+/// [`prepare_with`], with every mutant of the types compiled into the copy as a mutant
+/// schema (`mutants.rs`): a worker started with `COVCON_MUTANT=N` runs mutant `N`, one started
+/// without it the code as written. Mutants the copy does not compile with are left out and
+/// listed in [`Harness::unviable`].
+pub fn prepare_mutants(
+    model: &Model,
+    config: &OracleConfig,
+    instantiations: &BTreeMap<String, Vec<String>>,
+) -> Result<Harness, OracleError> {
+    prepare_inner(model, config, instantiations, true)
+}
+
+fn prepare_inner(
+    model: &Model,
+    config: &OracleConfig,
+    instantiations: &BTreeMap<String, Vec<String>>,
+    with_mutants: bool,
+) -> Result<Harness, OracleError> {
     let out_dir = absolute_dir(&config.out_dir)?;
     let workspace_root = config.workspace_root.canonicalize().map_err(|e| {
         OracleError::io(
@@ -224,6 +249,15 @@ pub fn prepare_with(
     instantiations.hash(&mut key_hasher);
     RUNTIME_FILES.hash(&mut key_hasher);
 
+    let mutants = if with_mutants {
+        crate::mutants::generate(
+            &types,
+            |i, file| resolve_file(file, &package_dirs[i], &workspace_root),
+            &workspace_root,
+        )
+    } else {
+        Vec::new()
+    };
     let mut state = State::new(&types, instantiations);
     let saved = load_plan(&harness_dir);
     if let Some(saved) = &saved {
@@ -235,6 +269,7 @@ pub fn prepare_with(
     loop {
         let mut insertions = insertions(&types, &package_dirs, &workspace_root, &state.disabled);
         insertions.extend(crate_items.iter().cloned());
+        with_schema(&mut insertions, &mutants, &state.disabled);
         let copy = copy::sync(
             &workspace_root,
             &out_dir,
@@ -275,14 +310,18 @@ pub fn prepare_with(
         let binary = target_dir.join("release").join(binary_name());
         if round == 0 && binary.exists() && saved.as_ref().is_some_and(|s| s.key == key && s.built)
         {
-            return Ok(state.finish(binary, 0.0, true, copy.root, &types));
+            return Ok(state
+                .finish(binary, 0.0, true, copy.root, &types)
+                .with_mutants(mutants, &state));
         }
         let build_started = Instant::now();
         let outcome = build::run(&argv, config.verbose)?;
         build_secs += build_started.elapsed().as_secs_f64();
         if outcome.success {
             state.save(&harness_dir, key)?;
-            return Ok(state.finish(binary, build_secs, false, copy.root, &types));
+            return Ok(state
+                .finish(binary, build_secs, false, copy.root, &types)
+                .with_mutants(mutants, &state));
         }
         round += 1;
         let mut progress = state.absorb(
@@ -294,12 +333,19 @@ pub fn prepare_with(
             &insertions,
             &types,
         );
-        if (!progress || round >= MAX_ROUNDS) && state.disable_sites(&insertions) {
+        let max_rounds = if mutants.is_empty() {
+            MAX_ROUNDS
+        } else {
+            // Each round can take out several unviable mutants, but a borrow error waits
+            // for the type errors before it.
+            MAX_ROUNDS * 3
+        };
+        if (!progress || round >= max_rounds) && state.disable_sites(&insertions) {
             // Before giving up: one more round with no synchronisation site wrapped.
             progress = true;
-            round = round.min(MAX_ROUNDS - 1);
+            round = round.min(max_rounds - 1);
         }
-        if !progress || round >= MAX_ROUNDS {
+        if !progress || round >= max_rounds {
             let mut message: String = outcome
                 .errors
                 .iter()
@@ -311,6 +357,48 @@ pub fn prepare_with(
             }
             return Err(OracleError::Build { message });
         }
+    }
+}
+
+/// Adds the schema of every mutant not left out, and leaves out the synchronisation sites a
+/// mutant's replacement covers (the replacement writes them its own way).
+fn with_schema(
+    insertions: &mut Vec<Insertion>,
+    mutants: &[crate::Mutant],
+    disabled: &BTreeSet<(PathBuf, u32, u32)>,
+) {
+    let on: Vec<&Insertion> = mutants
+        .iter()
+        .flat_map(|m| &m.schema)
+        .filter(|i| !disabled.contains(&(i.file.clone(), i.key.0, i.key.1)))
+        .collect();
+    let covered = |i: &Insertion| {
+        i.key.0 != 0
+            && i.rank != Rank::Statement
+            && on.iter().any(|r| {
+                r.file == i.file
+                    && r.end
+                        .is_some_and(|end| (r.line, r.column) <= i.key && i.key < end)
+            })
+    };
+    insertions.retain(|i| !covered(i));
+    insertions.extend(on.into_iter().cloned());
+}
+
+impl Harness {
+    fn with_mutants(mut self, mutants: Vec<crate::Mutant>, state: &State) -> Harness {
+        self.unviable = mutants
+            .iter()
+            .filter_map(|m| {
+                let file = m.schema.first()?.file.clone();
+                state
+                    .disabled
+                    .contains(&(file, 0, m.id))
+                    .then(|| (m.id, state.unviable.get(&m.id).cloned().unwrap_or_default()))
+            })
+            .collect();
+        self.mutants = mutants;
+        self
     }
 }
 
@@ -473,6 +561,7 @@ fn site_insertions(site: &SyncSite, file: &Path, source: &str) -> Vec<Insertion>
         text: text.to_string(),
         rank,
         key: start,
+        end: None,
     };
     match &site.op {
         SyncOp::Acquire { blocking, attempt }
@@ -496,10 +585,12 @@ fn site_insertions(site: &SyncSite, file: &Path, source: &str) -> Vec<Insertion>
             part(start, "::covcon_rt::Cond(&", Rank::Open),
             part(site.receiver_end, &format!(", &{lock})"), Rank::Close),
         ],
-        SyncOp::Notify { all } if plain_receiver && call == notify_call(*all) => vec![
-            part(start, "::covcon_rt::notifying(&", Rank::Open),
-            part(site.receiver_end, &format!(", {all})"), Rank::Close),
-        ],
+        SyncOp::Notify { all, waited: true } if plain_receiver && call == notify_call(*all) => {
+            vec![
+                part(start, "::covcon_rt::notifying(&", Rank::Open),
+                part(site.receiver_end, &format!(", {all})"), Rank::Close),
+            ]
+        }
         _ => Vec::new(),
     }
 }
@@ -705,6 +796,8 @@ struct SavedPlan {
     #[serde(default)]
     root_path: Vec<usize>,
     disabled: Vec<(PathBuf, u32, u32)>,
+    #[serde(default)]
+    unviable: BTreeMap<u32, String>,
     notes: Vec<Diagnostic>,
 }
 
@@ -731,6 +824,8 @@ struct State<'o> {
     root_path: BTreeSet<usize>,
     /// Insertions left out because the copy did not compile with them.
     disabled: BTreeSet<(PathBuf, u32, u32)>,
+    /// Mutants left out for the same reason, with rustc's message.
+    unviable: BTreeMap<u32, String>,
     /// Diagnostics about insertions and instantiations.
     notes: Vec<Diagnostic>,
     /// Index into `types` of each plan of the last `plans` call.
@@ -748,6 +843,7 @@ impl<'o> State<'o> {
             skip_values: vec![BTreeMap::new(); types.len()],
             root_path: BTreeSet::new(),
             disabled: BTreeSet::new(),
+            unviable: BTreeMap::new(),
             notes: Vec::new(),
             planned: Vec::new(),
         }
@@ -779,6 +875,11 @@ impl<'o> State<'o> {
         if !self.disabled.insert(key) {
             return false;
         }
+        if insertion.key.0 == 0 {
+            // A mutant's schema: the mutant is unviable, which is no note about the copy.
+            self.unviable.insert(insertion.key.1, error.to_string());
+            return true;
+        }
         let what = match insertion.rank {
             Rank::Statement => format!("`{}`", insertion.text.trim()),
             _ => "around this lock acquisition or atomic operation".to_string(),
@@ -801,7 +902,10 @@ impl<'o> State<'o> {
     /// compile and no error could be put down to one insertion. Answers whether any was in.
     fn disable_sites(&mut self, insertions: &[Insertion]) -> bool {
         let mut progress = false;
-        for insertion in insertions.iter().filter(|i| i.rank != Rank::Statement) {
+        let sites = insertions
+            .iter()
+            .filter(|i| i.rank != Rank::Statement && i.key.0 != 0);
+        for insertion in sites {
             let key = (insertion.file.clone(), insertion.key.0, insertion.key.1);
             progress |= self.disabled.insert(key);
         }
@@ -825,6 +929,7 @@ impl<'o> State<'o> {
                 self.skip_values = saved.skip_values.clone();
             }
             self.root_path = saved.root_path.iter().copied().collect();
+            self.unviable = saved.unviable.clone();
             self.notes = saved.notes.clone();
         }
     }
@@ -840,6 +945,7 @@ impl<'o> State<'o> {
             skip_values: self.skip_values.clone(),
             root_path: self.root_path.iter().copied().collect(),
             disabled: self.disabled.iter().cloned().collect(),
+            unviable: self.unviable.clone(),
             notes: self.notes.clone(),
         };
         let text = serde_json::to_string_pretty(&saved).unwrap_or_default();
@@ -1170,6 +1276,8 @@ impl<'o> State<'o> {
             types: prepared,
             diagnostics,
             copy_root,
+            mutants: Vec::new(),
+            unviable: BTreeMap::new(),
         }
     }
 }
@@ -1244,8 +1352,9 @@ fn harness_target(
     None
 }
 
-/// The insertions an error in the copy is most likely about: every wrapped synchronisation
-/// site with a part on the error's line (columns in the copy are shifted by what was inserted
+/// The insertions an error in the copy is most likely about: the nearest mutant's schema at
+/// or before the error's line, else every wrapped synchronisation site with a part on the
+/// error's line (columns in the copy are shifted by what was inserted
 /// before them, lines are not), else the last insertion at or before the error's line in the
 /// same file.
 fn copy_insertions<'i>(
@@ -1264,6 +1373,14 @@ fn copy_insertions<'i>(
                 .iter()
                 .filter(|i| copy::absolute(workspace_root, &i.file) == original)
         };
+        // A mutant's schema at or before the line is the likeliest culprit (the rest of the
+        // instrumentation compiles without mutants), then a wrapped site on the line.
+        let mutant = in_file()
+            .filter(|i| i.key.0 == 0 && i.line <= *line)
+            .max_by_key(|i| (i.line, i.column));
+        if let Some(mutant) = mutant {
+            return vec![mutant];
+        }
         let sites: Vec<&Insertion> = in_file()
             .filter(|i| i.rank != Rank::Statement && i.line == *line)
             .collect();
@@ -1314,6 +1431,8 @@ mod tests {
             binary: PathBuf::new(),
             build_secs: 0.0,
             cached: false,
+            mutants: Vec::new(),
+            unviable: BTreeMap::new(),
             types: vec![PreparedType {
                 path: "k::Pool".into(),
                 driven: true,

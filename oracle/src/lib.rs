@@ -9,7 +9,9 @@ pub use config::{default_jobs, NoiseLevel, OracleConfig, OracleError, Scheduling
 
 mod executor;
 mod explore;
+mod mutants;
 pub use explore::{Exploration, ExplorationEnd};
+pub use mutants::{Mutant, Operator, MUTANT_ENV};
 mod pool;
 mod trace;
 pub use trace::covered_pairs;
@@ -18,13 +20,15 @@ pub use executor::{
     replay, replay_with_worker, OracleExecutor, ReplayResult, RunStats, TypeRunStats, Violation,
     ViolationKind,
 };
-pub use pool::kill_all_workers;
+pub use pool::{kill_all_workers, run_command, CommandEnd};
 
 // Harness engineer's modules.
 mod build;
 mod codegen;
 mod copy;
 mod harness;
-pub use harness::{prepare, prepare_with, Dropped, DroppedKind, Harness, PreparedType};
+pub use harness::{
+    prepare, prepare_mutants, prepare_with, Dropped, DroppedKind, Harness, PreparedType,
+};
 mod reproducer;
 pub use reproducer::{render_reproducer, render_results_reproducer};

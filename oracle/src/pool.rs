@@ -24,7 +24,7 @@ use std::collections::VecDeque;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::fd::AsRawFd;
 use std::os::unix::process::{CommandExt, ExitStatusExt};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, ChildStdout, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicI32, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -628,4 +628,78 @@ fn push_tail(tail: &Mutex<VecDeque<String>>, line: String) {
 /// Locks a mutex, carrying on after a panic elsewhere (the data stays usable).
 fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// How one run of a user's test command ended (`cargo covcon mutants --test-cmd`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CommandEnd {
+    Passed,
+    /// It exited unsuccessfully (with this code, or by a signal: `None`).
+    Failed(Option<i32>),
+    TimedOut,
+    /// `stop` said so before it ended.
+    Stopped,
+}
+
+/// Runs `sh -c CMD` in `dir` with `env` set and `MUTANT_ENV` only as `env` sets it, its output
+/// to `log`, in a process group of its own that is killed (everything it started with it,
+/// `cargo test` and the test binaries) after `limit` or once `stop` answers true, and by a
+/// second Ctrl-C like the workers.
+pub fn run_command(
+    cmd: &str,
+    dir: &Path,
+    env: &[(&str, String)],
+    log: &Path,
+    limit: Option<Duration>,
+    stop: &dyn Fn() -> bool,
+) -> Result<CommandEnd, OracleError> {
+    let file = std::fs::File::create(log)
+        .map_err(|e| OracleError::io(format!("creating {}", log.display()), e))?;
+    let err = file
+        .try_clone()
+        .map_err(|e| OracleError::io(format!("opening {}", log.display()), e))?;
+    let mut command = Command::new("sh");
+    command
+        .arg("-c")
+        .arg(cmd)
+        .current_dir(dir)
+        .env_remove(crate::MUTANT_ENV)
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::null())
+        .stdout(file)
+        .stderr(err)
+        .process_group(0);
+    let mut child = command
+        .spawn()
+        .map_err(|e| OracleError::io(format!("running `{cmd}`"), e))?;
+    let pgid = child.id() as i32;
+    register_group(pgid);
+    let started = Instant::now();
+    let end = loop {
+        match child.try_wait() {
+            Ok(Some(status)) if status.success() => break CommandEnd::Passed,
+            Ok(Some(status)) => break CommandEnd::Failed(status.code()),
+            Ok(None) => {}
+            Err(e) => {
+                kill_group(pgid);
+                unregister_group(pgid);
+                return Err(OracleError::io(format!("waiting for `{cmd}`"), e));
+            }
+        }
+        let over = limit.is_some_and(|l| started.elapsed() > l);
+        if over || stop() {
+            kill_group(pgid);
+            let _ = child.wait();
+            break if over {
+                CommandEnd::TimedOut
+            } else {
+                CommandEnd::Stopped
+            };
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    // Whatever it left running in its group goes with it.
+    kill_group(pgid);
+    unregister_group(pgid);
+    Ok(end)
 }

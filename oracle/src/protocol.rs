@@ -225,10 +225,17 @@ pub enum Outcome {
     /// that could run user code was asleep in an untimed wait (a lock or condition no thread
     /// can release), or else (`false`) the run outlived its timeout: a deadlock, an endless
     /// loop or a very slow run. The worker exits after sending this.
+    ///
+    /// `lost_wakeup`: the run was blocked for good, the watchdog woke the threads waiting on
+    /// a condition variable of the copy (a spurious wake-up, which correct code survives), and
+    /// this one then finished its call: it waited for a notify that never came although what
+    /// it waited for already held. Sent by the main thread when the run then passed.
     Deadlocked {
         inside: [Option<String>; 2],
         #[serde(default, skip_serializing_if = "is_false")]
         blocked_for_good: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        lost_wakeup: Option<u8>,
     },
     /// A constructor returned `Err` or `None`: the test could not be set up.
     SetupFailed {

@@ -33,6 +33,8 @@ pub(crate) enum Failure {
     },
     Deadlock {
         inside: [Option<String>; 2],
+        /// The thread a wake-up probe let finish (see `Outcome::Deadlocked`).
+        lost_wakeup: Option<u8>,
     },
     Crash {
         message: String,
@@ -71,8 +73,13 @@ impl Failure {
                     })
                     .collect(),
             }),
-            Outcome::Deadlocked { inside, .. } => Some(Failure::Deadlock {
+            Outcome::Deadlocked {
+                inside,
+                lost_wakeup,
+                ..
+            } => Some(Failure::Deadlock {
                 inside: inside.clone(),
+                lost_wakeup: *lost_wakeup,
             }),
             Outcome::Crashed { message } => Some(Failure::Crash {
                 message: message.clone(),
@@ -115,6 +122,22 @@ impl Failure {
                 same(thread, call, message, location)
                     || also.iter().any(|(t, c, m, l)| same(t, c, m, l))
             }
+            // A lost wake-up is repeated only by another: a run that blocks in a wait whose
+            // condition does not hold (`take` before any `put`) waits again when woken, and
+            // does not explain a wait that a wake-up lets finish.
+            (
+                Failure::Deadlock {
+                    lost_wakeup: Some(_),
+                    ..
+                },
+                outcome,
+            ) => matches!(
+                outcome,
+                Outcome::Deadlocked {
+                    lost_wakeup: Some(_),
+                    ..
+                }
+            ),
             // A run that never ends and a worker that dies are both the end of the worker;
             // a hang the watchdog missed even shows as a crash. Either explains the other.
             (
@@ -735,12 +758,14 @@ mod tests {
             Outcome::Deadlocked {
                 inside: [Some("take".into()), Some("put".into())],
                 blocked_for_good: true,
+                lost_wakeup: None,
             },
             |order| {
                 if order[0] == (0, 0) {
                     Outcome::Deadlocked {
                         inside: [Some("take".into()), None],
                         blocked_for_good: true,
+                        lost_wakeup: None,
                     }
                 } else {
                     Outcome::Passed
@@ -757,6 +782,7 @@ mod tests {
             Outcome::Deadlocked {
                 inside: [Some("ab".into()), Some("ba".into())],
                 blocked_for_good: true,
+                lost_wakeup: None,
             },
             |_| panic_at(0, 0, "poisoned"),
             "violation=true tried=4 paced=0 own=2 ran=[a0 b0 | b0 a0]",
@@ -790,6 +816,7 @@ mod tests {
             Outcome::Deadlocked {
                 inside: [Some("spin".into()), None],
                 blocked_for_good: false,
+                lost_wakeup: None,
             },
             |_| Outcome::Crashed {
                 message: "stopped answering".into(),

@@ -617,13 +617,15 @@ fn summary(response: Option<Response>) -> String {
         Outcome::Deadlocked {
             inside,
             blocked_for_good,
+            lost_wakeup,
         } => format!(
-            "deadlocked ({}) inside {inside:?}",
+            "deadlocked ({}{}) inside {inside:?}",
             if *blocked_for_good {
                 "blocked for good"
             } else {
                 "timed out"
-            }
+            },
+            lost_wakeup.map_or(String::new(), |t| format!(", lost wake-up of thread {t}"))
         ),
         Outcome::SetupFailed { message } => format!("setup failed: {message}"),
         Outcome::Crashed { message } => format!("crashed: {message}"),
@@ -1654,6 +1656,58 @@ fn a_condition_wait_hands_its_turn_over_until_notified_and_replays() {
             .as_ref()
             .is_some_and(|a| matches!(a.outcome, Outcome::Deadlocked { .. })),
         "{answer:?}"
+    );
+}
+
+#[test]
+fn a_wait_a_spurious_wake_up_lets_finish_is_a_lost_wake_up_and_a_wait_on_nothing_is_not() {
+    let first = |control| Noise {
+        control,
+        ..Noise::none()
+    };
+    let request = |threads: [Vec<Call>; 2], noise: Noise| Request::Concurrent {
+        test: test("Queue", vec![call("new", vec![])], vec![], threads),
+        noise,
+        timeout_ms: 2_000,
+        capture: true,
+        repeat: 1,
+    };
+    let take = || call("take", vec![]);
+    let quiet = || call("put_quietly", vec![Value::Int(7)]);
+    let binary = &analysed().binary;
+    // `take` waits first (thread 0 runs until its wait hands the turn over), the put never
+    // notifies: blocked for good, and the probe's wake-up lets `take` find the item.
+    let thread_0_first = first(Control::Preempt {
+        first: 0,
+        at: [0, 0],
+    });
+    let answer = Worker::of(binary).ask(&request([vec![take()], vec![quiet()]], thread_0_first));
+    assert_eq!(
+        summary(answer).split(" | ").next(),
+        Some(
+            r#"deadlocked (blocked for good, lost wake-up of thread 0) inside [Some("take"), None]"#
+        )
+    );
+    // Two takes of nothing: woken, each finds the queue empty and waits again.
+    let answer = Worker::of(binary).ask(&request([vec![take()], vec![take()]], Noise::none()));
+    assert_eq!(
+        summary(answer).split(" | ").next(),
+        Some(r#"deadlocked (blocked for good) inside [Some("take"), Some("take")]"#)
+    );
+    // Sequentially, `take` before the put waits on nothing yet: no lost wake-up either.
+    let mut worker = Worker::of(binary);
+    let answer = worker.ask(&sequential(
+        test(
+            "Queue",
+            vec![call("new", vec![])],
+            vec![],
+            [vec![take()], vec![quiet()]],
+        ),
+        vec![(0, 0), (1, 0)],
+    ));
+    assert!(
+        summary(answer).starts_with("deadlocked (blocked for good) inside"),
+        "a sequential take waits on nothing"
     );
 }
 

@@ -219,6 +219,7 @@ impl Walker<'_> {
             Some(FieldKind::Condvar) if name == "notify_one" || name == "notify_all" => {
                 SyncOp::Notify {
                     all: name == "notify_all",
+                    waited: false,
                 }
             }
             _ => return,

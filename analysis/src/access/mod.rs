@@ -553,9 +553,9 @@ fn end_of<T: Spanned>(t: &T) -> (u32, u32) {
 
 /// The synchronisation sites of a type's functions (public methods and helpers), each once,
 /// in source order; none in a function a macro wrote (its spans point into the macro). A
-/// notify is a site only on a condition variable some site waits on (std's waits, which take
+/// notify is `waited` when some site waits on its condition variable (std's waits, which take
 /// the guard by value: parking_lot's condition variables have no wait sites, and their
-/// notifies answer another type than std's).
+/// notifies answer another type than std's, so only waited ones become schedule points).
 pub(crate) fn sync_sites(
     ty: &FoundType,
     summaries: &HashMap<String, MethodSummary>,
@@ -577,14 +577,19 @@ pub(crate) fn sync_sites(
         };
         for site in &summary.sites {
             let ordered = site.receiver <= site.receiver_end && site.receiver_end < site.call_end;
-            let unwaited =
-                matches!(site.op, SyncOp::Notify { .. }) && !waited.contains(site.field.as_str());
-            if !ordered || unwaited {
+            if !ordered {
                 continue;
             }
+            let op = match &site.op {
+                SyncOp::Notify { all, .. } => SyncOp::Notify {
+                    all: *all,
+                    waited: waited.contains(site.field.as_str()),
+                },
+                op => op.clone(),
+            };
             out.push(crate::model::SyncSite {
                 method: f.key(),
-                op: site.op.clone(),
+                op,
                 receiver: crate::model::Span {
                     file: f.file.to_path_buf(),
                     line: site.receiver.0,

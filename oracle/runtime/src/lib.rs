@@ -205,6 +205,26 @@ pub fn at<T: ?Sized>(place: &T) -> &T {
     place
 }
 
+/// Whether mutant `id` of the copy's mutant schema is the one this process runs (`cargo
+/// covcon mutants`): the `COVCON_MUTANT` environment variable names it. Read once.
+#[inline]
+pub fn mutant(id: u32) -> bool {
+    static ACTIVE: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *ACTIVE.get_or_init(|| {
+        std::env::var("COVCON_MUTANT")
+            .ok()
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or(0)
+    }) == id
+}
+
+/// `f(value)`: a mutant's stand-in for `fetch_update(set, fetch, f)`, whose closure gets its
+/// parameter type from this signature as it got it from `fetch_update`'s.
+#[inline]
+pub fn apply<T, F: FnOnce(T) -> Option<T>>(value: T, f: F) -> Option<T> {
+    f(value)
+}
+
 /// A notify of the instrumented copy: `self.ready.notify_one()` is written
 /// `::covcon_rt::notifying(&self.ready, false).notify_one()`. In a controlled run, the other
 /// test thread, if it waits on this condition variable ([`Cond`]), is marked notified (it may
@@ -265,6 +285,43 @@ fn address<C: ?Sized>(value: &C) -> usize {
 /// ended: a notify the copy did not see (a thread of the user's own) is never lost.
 pub struct Cond<'a, T>(pub &'a std::sync::Condvar, pub &'a std::sync::Mutex<T>);
 
+/// The condition variable each test thread is waiting on for real with no timeout (its
+/// address, 0 for none): what the watchdog's wake-up probe ([`wake_waiters`]) notifies.
+static WAITING: [Mutex<usize>; 2] = [const { Mutex::new(0) }; 2];
+
+/// A test thread's untimed wait on `cv`, for real, registered in [`WAITING`] while it lasts.
+fn waiting_for_real<R>(cv: &std::sync::Condvar, wait: impl FnOnce() -> R) -> R {
+    let role = ROLE.with(Cell::get);
+    let Some(slot) = WAITING.get(usize::from(role)) else {
+        return wait();
+    };
+    *slot.lock().unwrap_or_else(|p| p.into_inner()) = address(cv);
+    let result = wait();
+    *slot.lock().unwrap_or_else(|p| p.into_inner()) = 0;
+    result
+}
+
+/// The watchdog's probe of a run blocked for good: a spurious wake-up (which std allows at
+/// any time, so correct code waits in a loop and survives it) of every test thread waiting
+/// for real, untimed, on a condition variable of the copy. Answers which threads were woken
+/// (bits 0 and 1). A woken thread that then gets on with its call was waiting for a notify
+/// that never came although what it waited for already held: a lost wake-up.
+pub(crate) fn wake_waiters() -> u8 {
+    let mut woken = 0;
+    for (role, slot) in WAITING.iter().enumerate() {
+        // Held while notifying: the waiting thread clears its slot under the same lock before
+        // its wait's borrow of the condition variable ends, so the address is alive here.
+        let cv = slot.lock().unwrap_or_else(|p| p.into_inner());
+        if *cv != 0 {
+            // SAFETY: a non-zero slot holds the address of a `Condvar` a test thread is
+            // waiting on through a `&Condvar` that outlives the slot's entry (see above).
+            unsafe { &*(*cv as *const std::sync::Condvar) }.notify_all();
+            woken |= 1 << role;
+        }
+    }
+    woken
+}
+
 type Guard_<'a, T> = std::sync::MutexGuard<'a, T>;
 
 impl<'a, T> Cond<'a, T> {
@@ -273,7 +330,7 @@ impl<'a, T> Cond<'a, T> {
             Ok(woken) => woken
                 .map(|(guard, _)| guard)
                 .map_err(|p| std::sync::PoisonError::new(p.into_inner().0)),
-            Err(guard) => self.0.wait(guard),
+            Err(guard) => waiting_for_real(self.0, move || self.0.wait(guard)),
         }
     }
 

@@ -399,6 +399,11 @@ fn answer(
     loop {
         watch(id, timeout_ms);
         let mut answer = driver.run(&run);
+        if answer.passed() {
+            if let Some(lost) = lost_wakeup() {
+                answer.outcome = lost;
+            }
+        }
         unwatch();
         runs += 1;
         if !answer.passed() || runs >= repeat {
@@ -1280,6 +1285,11 @@ fn watchdog_loop() {
         if !over_time && !stuck {
             continue;
         }
+        if stuck && probe(started) {
+            // Woken: give the run another look before calling it blocked.
+            last = None;
+            continue;
+        }
         let Some(out) = OUT.get() else { hard_exit(3) };
         // Holding the protocol's output, so the main thread cannot answer in between: if the
         // run is still the same one, it is over its time or blocked for good, a deadlock (or,
@@ -1306,6 +1316,56 @@ fn watchdog_loop() {
         let _ = out.flush();
         hard_exit(3);
     }
+}
+
+/// The watchdog's wake-up probe of a run blocked for good, once per run.
+struct Probe {
+    /// The run's `STARTED_US`.
+    started: u64,
+    /// The test threads it woke (bits 0 and 1).
+    woken: u8,
+    /// The instrumented calls the test threads were in.
+    inside: [Option<String>; 2],
+}
+
+static PROBE: Mutex<Option<Probe>> = Mutex::new(None);
+
+/// Wakes the threads of run `started` that wait for real on a condition variable of the copy
+/// (a spurious wake-up, which correct code survives: [`crate::wake_waiters`]), the first time
+/// the run is blocked for good. Answers whether it woke any.
+fn probe(started: u64) -> bool {
+    let mut probe = PROBE.lock().unwrap_or_else(|p| p.into_inner());
+    if probe.as_ref().is_some_and(|p| p.started == started) {
+        return false;
+    }
+    let events = peek_events();
+    let inside = [innermost(&events, 0), innermost(&events, 1)];
+    let woken = crate::wake_waiters();
+    *probe = Some(Probe {
+        started,
+        woken,
+        inside,
+    });
+    woken != 0
+}
+
+/// For a run that passed after the probe woke a thread of it: the run was blocked for good,
+/// and a spurious wake-up let the waiting thread finish its call, so it waited for a notify
+/// that never came although what it waited for already held. Without the wake-up, which
+/// nothing promises, it would have waited for ever: the outcome is that deadlock, marked as a
+/// lost wake-up of the (first) woken thread.
+fn lost_wakeup() -> Option<Json> {
+    let probe = PROBE.lock().unwrap_or_else(|p| p.into_inner());
+    let probe = probe
+        .as_ref()
+        .filter(|p| p.started == STARTED_US.load(Ordering::SeqCst) && p.woken != 0)?;
+    let thread = probe.woken.trailing_zeros();
+    Some(json!({
+        "kind": "deadlocked",
+        "inside": probe.inside,
+        "blocked_for_good": true,
+        "lost_wakeup": thread,
+    }))
 }
 
 /// The watchdog's longest sleep between two looks at the running test.

@@ -123,6 +123,7 @@ fn concurrent_run(test: &generator::TestCase, noise: Noise, run: u64) -> Respons
                 Outcome::Deadlocked {
                     inside,
                     blocked_for_good: true,
+                    lost_wakeup: None,
                 },
                 events,
             );
@@ -136,10 +137,12 @@ fn concurrent_run(test: &generator::TestCase, noise: Noise, run: u64) -> Respons
                 "take" => Outcome::Deadlocked {
                     inside: [Some("take".into()), None],
                     blocked_for_good: true,
+                    lost_wakeup: None,
                 },
                 "stall" if first_stall(test.id) => Outcome::Deadlocked {
                     inside: [Some("stall".into()), None],
                     blocked_for_good: false,
+                    lost_wakeup: None,
                 },
                 _ => misbehave(name, true),
             };
@@ -202,6 +205,7 @@ fn sequential(test: &generator::TestCase, order: &[(u8, u32)]) -> Response {
             "take" if !put => Outcome::Deadlocked {
                 inside: [Some("take".into()), None],
                 blocked_for_good: true,
+                lost_wakeup: None,
             },
             _ => misbehave(name, false),
         };

@@ -146,6 +146,7 @@ impl Accounts {
 /// blocks on an empty queue sequentially too (not a violation), `abort` and `spin` end or
 /// hang the worker (must not stop a campaign). `take_delayed` waits while a thread of its own
 /// sleeps and then puts: a wait another thread will end is not blocked for good.
+/// `put_quietly` forgets to notify: a `take` already waiting misses it (a lost wake-up).
 #[derive(Debug, Default)]
 pub struct Queue {
     items: Mutex<Vec<u32>>,
@@ -159,6 +160,9 @@ impl Queue {
     pub fn put(&self, v: u32) {
         self.items.lock().unwrap().push(v);
         self.ready.notify_one();
+    }
+    pub fn put_quietly(&self, v: u32) {
+        self.items.lock().unwrap().push(v);
     }
     pub fn take(&self) -> u32 {
         let mut items = self.items.lock().unwrap();

@@ -1,0 +1,178 @@
+//! Mutation sites: where `cargo covcon mutants` can split a critical section, swap two
+//! acquisitions or turn a wait loop into an `if`. The tests render each site with the source
+//! text its positions cut out.
+
+mod common;
+
+use analysis::{analyze_source, GuardLet, MutationSite};
+use common::slice;
+
+/// The first words of the line at a position.
+fn line_at(source: &str, at: (u32, u32)) -> String {
+    let line = source.lines().nth(at.0 as usize - 1).unwrap_or_default();
+    let text: String = line.chars().skip(at.1 as usize).collect();
+    text.split_whitespace()
+        .take(3)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn guard(source: &str, g: &GuardLet) -> String {
+    format!(
+        "{} = {} [{}|{}]",
+        slice(source, g.pattern, g.pattern_end),
+        slice(source, g.init, g.init_end),
+        slice(source, g.receiver, g.receiver_end),
+        slice(source, g.receiver_end, g.call_end),
+    )
+}
+
+fn check(body: &str, expect: &str) {
+    let source = format!("use std::sync::{{Mutex, Condvar}};\n{body}");
+    let model = analyze_source("mutants", "2021", &source);
+    let mut out = String::new();
+    for ty in &model.types {
+        for site in &ty.mutation_sites {
+            let line = match site {
+                MutationSite::Section {
+                    method,
+                    guard: g,
+                    splits,
+                    nested,
+                } => {
+                    let at: Vec<String> = splits.iter().map(|&s| line_at(&source, s)).collect();
+                    let inside: Vec<String> = nested.iter().map(|&s| line_at(&source, s)).collect();
+                    let mut line = format!(
+                        "{method}: section {} split before: {}",
+                        guard(&source, g),
+                        at.join(" / ")
+                    );
+                    if !inside.is_empty() {
+                        line.push_str(&format!(" inside: {}", inside.join(" / ")));
+                    }
+                    line
+                }
+                MutationSite::LockOrder {
+                    method,
+                    first,
+                    second,
+                } => format!(
+                    "{method}: order {} then {}",
+                    guard(&source, first),
+                    guard(&source, second)
+                ),
+                MutationSite::WaitLoop {
+                    method,
+                    at,
+                    body_end,
+                } => format!(
+                    "{method}: wait loop `{}` ends with `{}`",
+                    line_at(&source, (at.line, at.column)),
+                    line_at(&source, *body_end)
+                ),
+            };
+            out.push_str(&line);
+            out.push('\n');
+        }
+    }
+    let want: String = expect
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .map(|l| format!("{l}\n"))
+        .collect();
+    assert_eq!(out, want, "\n{}", analysis::summary(&model));
+}
+
+#[test]
+fn a_guard_used_before_a_statement_boundary_and_after_it_can_be_split_there_and_two_lets_swapped() {
+    check(
+        r#"
+pub struct Stock { items: Mutex<Vec<u32>>, total: Mutex<u64> }
+impl Stock {
+    pub fn new() -> Self { Stock { items: Mutex::new(vec![]), total: Mutex::new(0) } }
+    /// Split after the read of `len` (the push uses it later); not after `unrelated`, whose
+    /// statement does not use the guard, nor after the `drop`.
+    pub fn add(&self, x: u32) {
+        let mut items = self.items.lock().unwrap();
+        let n = items.len();
+        let unrelated = x + 1;
+        items.push(unrelated + n as u32);
+        drop(items);
+        let mut t = self.total.lock().expect("total");
+        *t += 1;
+    }
+    /// No split: nothing before `let b` uses `a`. The two acquisitions can be swapped.
+    pub fn both(&self) -> u64 {
+        let a = self.items.lock().unwrap();
+        let b = self.total.lock().unwrap();
+        a.len() as u64 + *b
+    }
+}
+"#,
+        "add: section mut items = self.items.lock().unwrap() [self.items|.lock()] split before: let unrelated =
+         both: order a = self.items.lock().unwrap() [self.items|.lock()] then b = self.total.lock().unwrap() [self.total|.lock()]",
+    );
+}
+
+#[test]
+fn a_while_loop_that_waits_is_a_wait_loop_and_a_closure_is_not_followed() {
+    check(
+        r#"
+pub struct Queue { items: Mutex<Vec<u32>>, ready: Condvar }
+impl Queue {
+    pub fn new() -> Self { Queue { items: Mutex::new(vec![]), ready: Condvar::new() } }
+    pub fn take(&self) -> u32 {
+        let mut items = self.items.lock().unwrap();
+        while items.is_empty() {
+            items = self.ready.wait(items).unwrap();
+        }
+        items.pop().unwrap()
+    }
+    pub fn later(&self) -> impl Fn() + '_ {
+        move || { let g = self.items.lock().unwrap(); let n = g.len(); let _ = (n, g.len()); }
+    }
+}
+"#,
+        "take: section mut items = self.items.lock().unwrap() [self.items|.lock()] split before: items.pop().unwrap()
+         take: wait loop `while items.is_empty() {` ends with `}`",
+    );
+}
+
+#[test]
+fn a_check_then_act_in_an_if_or_match_splits_inside_its_blocks_and_a_rebinding_ends_the_guard() {
+    check(
+        r#"
+pub struct Table { rows: Mutex<Vec<u32>>, slot: Mutex<Option<Vec<u32>>> }
+impl Table {
+    pub fn new() -> Self { Table { rows: Mutex::new(vec![]), slot: Mutex::new(None) } }
+    /// The `Some` arm acts on the row the scrutinee found; `None` does not use the guard.
+    pub fn remove(&self, x: u32) -> bool {
+        let mut rows = self.rows.lock().unwrap();
+        match rows.iter().position(|&r| r == x) {
+            Some(i) => { rows.remove(i); true }
+            None => { false }
+        }
+    }
+    /// Both branches act under the guard, in the guard's last statement; not the first `if`,
+    /// after which the guard is used again (a guard moved into the block is gone after it),
+    /// nor the loop's body (it would be gone on the loop's next round).
+    pub fn put(&self, x: u32) {
+        let mut rows = self.rows.lock().unwrap();
+        if rows.is_empty() { rows.push(0) }
+        while rows.len() > 3 { if rows.is_empty() { rows.pop(); } }
+        if rows.contains(&x) { rows.retain(|&r| r != x) } else { rows.push(x) }
+    }
+    /// After `let slot = slot.as_mut()..`, `slot` is no guard: no split after it.
+    pub fn fill(&self) -> Option<usize> {
+        let mut slot = self.slot.lock().unwrap();
+        let slot = slot.as_mut()?;
+        slot.push(1);
+        Some(slot.len())
+    }
+}
+"#,
+        "remove: section mut rows = self.rows.lock().unwrap() [self.rows|.lock()] split before:  inside: rows.remove(i); true }
+         put: section mut rows = self.rows.lock().unwrap() [self.rows|.lock()] split before: while rows.len() > / if rows.contains(&x) { inside: rows.retain(|&r| r != / rows.push(x) }",
+    );
+}

@@ -1,0 +1,1027 @@
+//! `cargo covcon mutants`: concurrency mutation testing. Every mutant the oracle makes of the
+//! selected types (`oracle::Mutant`: a split critical section, a swapped lock order, an atomic
+//! read-modify-write done as a load and a store, a condition wait's `while` made `if`, a
+//! notify left out) is compiled into one instrumented copy as a mutant schema; then each is
+//! judged, one after the other, by a covcon campaign on its type (or by the user's own
+//! command, `--test-cmd`), with `COVCON_MUTANT` naming it. Outcomes, as cargo-mutants has
+//! them: caught, missed, unviable (the copy did not compile with it), timeout (`--test-cmd`
+//! only), and skipped (its type cannot be driven, or already fails unmutated).
+//!
+//! Output goes to `<target>/covcon/mutants.out/` (the previous one kept as `mutants.out.old`):
+//! `mutants.json`, `outcomes.json`, `caught.txt`, `missed.txt` (with each missed mutant's
+//! diff), `timeout.txt`, `unviable.txt`, `skipped.txt`, `diff/ID.diff`, `report.html`, and
+//! `log/ID.log` with `--test-cmd`.
+
+use crate::cli::{MutantsArgs, OracleKind};
+use crate::exit_code::{usage_error, ExitCode, Failure};
+use crate::options::{parse_duration, Console, DEFAULT_STRATEGY};
+use crate::output::stdout;
+use crate::prepare::{harness_error, prepare_mutant_harness, type_configs};
+use crate::report::html::esc;
+use crate::select;
+use crate::workspace::{self, Workspace, WorkspaceOptions};
+use analysis::{Model, TypeModel};
+use anyhow::{Context, Result};
+use generator::{CampaignConfig, StopFlag, Strategy};
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use oracle::{CommandEnd, Mutant, Operator, OracleConfig, OracleExecutor, MUTANT_ENV};
+use serde::Serialize;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// What became of one mutant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Caught,
+    Missed,
+    Timeout,
+    Unviable,
+    Skipped,
+}
+
+impl Status {
+    fn as_str(self) -> &'static str {
+        match self {
+            Status::Caught => "caught",
+            Status::Missed => "missed",
+            Status::Timeout => "timeout",
+            Status::Unviable => "unviable",
+            Status::Skipped => "skipped",
+        }
+    }
+}
+
+/// The violation a campaign caught a mutant with.
+#[derive(Debug, Clone, Serialize)]
+pub struct Caught {
+    pub kind: String,
+    pub methods: [String; 2],
+    pub message: String,
+    pub tests_until_found: u64,
+    pub seconds_until_found: f64,
+    /// Re-runs that failed the same way, of those made.
+    pub confirmed: (u32, u32),
+}
+
+/// One mutant and its outcome.
+#[derive(Debug, Clone, Serialize)]
+pub struct Outcome {
+    #[serde(flatten)]
+    pub mutant: Mutant,
+    pub outcome: Status,
+    /// Time spent judging it.
+    pub seconds: f64,
+    /// Tests its campaign ran (not with `--test-cmd`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tests: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub caught_by: Option<Caught>,
+    /// Why it is unviable (rustc's message) or skipped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Pairs of its type that the analysis of the mutated code puts in another group than
+    /// the original's (not with `--test-cmd`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub regrouped: Option<usize>,
+    /// The command's output, with `--test-cmd`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub log: Option<PathBuf>,
+}
+
+/// The unmutated code, judged first: a type (or the command) that already fails cannot tell
+/// a mutant from the bug it has.
+#[derive(Debug, Clone, Serialize)]
+pub struct Baseline {
+    /// A type path, or `--test-cmd`.
+    pub of: String,
+    pub passed: bool,
+    pub seconds: f64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
+}
+
+/// Caught, missed, timeouts of one operator or type, and the score.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Score {
+    pub name: String,
+    pub caught: usize,
+    pub missed: usize,
+    pub timeout: usize,
+    pub unviable: usize,
+    pub skipped: usize,
+    /// (caught + timeout) / (caught + missed + timeout), as a percentage; `None` when nothing
+    /// was judged. A timeout counts as caught (the tests did not pass), as in PIT.
+    pub score: Option<f64>,
+}
+
+impl Score {
+    fn of<'a>(name: &str, outcomes: impl IntoIterator<Item = &'a Outcome>) -> Score {
+        let mut s = Score {
+            name: name.to_string(),
+            ..Score::default()
+        };
+        for o in outcomes {
+            match o.outcome {
+                Status::Caught => s.caught += 1,
+                Status::Missed => s.missed += 1,
+                Status::Timeout => s.timeout += 1,
+                Status::Unviable => s.unviable += 1,
+                Status::Skipped => s.skipped += 1,
+            }
+        }
+        let judged = s.caught + s.missed + s.timeout;
+        s.score = (judged > 0).then(|| 100.0 * (s.caught + s.timeout) as f64 / judged as f64);
+        s
+    }
+}
+
+/// Everything `outcomes.json` holds.
+#[derive(Debug, Clone, Serialize)]
+pub struct MutantsReport {
+    /// `covcon` (a campaign per mutant) or the `--test-cmd` command.
+    pub judge: String,
+    pub seed: u64,
+    pub budget_s: f64,
+    pub elapsed_s: f64,
+    pub build_s: f64,
+    pub interrupted: bool,
+    pub total: Score,
+    pub operators: Vec<Score>,
+    pub types: Vec<Score>,
+    pub baseline: Vec<Baseline>,
+    pub outcomes: Vec<Outcome>,
+}
+
+pub fn mutants(args: &MutantsArgs) -> Result<ExitCode> {
+    let start = Instant::now();
+    let console = Console::new(&args.output);
+    let budget = parse_duration(&args.budget)
+        .map_err(|e| usage_error(format_args!("invalid --budget: {e}")))?;
+    let timeout = args
+        .timeout
+        .as_deref()
+        .map(parse_duration)
+        .transpose()
+        .map_err(|e| usage_error(format_args!("invalid --timeout: {e}")))?;
+    let operators = parse_operators(&args.operators)?;
+    let changed = match &args.in_diff {
+        Some(file) => Some(parse_diff(&std::fs::read_to_string(file).map_err(|e| {
+            usage_error(format_args!(
+                "cannot read --in-diff {}: {e}",
+                file.display()
+            ))
+        })?)),
+        None => None,
+    };
+    let options = WorkspaceOptions::new(&args.workspace);
+    let workspace = workspace::load(&options)?;
+    let model = workspace.analyze();
+    let selection = select::select(&model, &workspace, &args.types);
+    if selection.types.is_empty() {
+        return Err(usage_error("no testable thread-safe type selected"));
+    }
+    let covcon_dir = workspace.target_dir.join("covcon");
+    let mut config = OracleConfig::new(&workspace.root);
+    config.out_dir = covcon_dir.join("mutants");
+    config.cargo_args = options.cargo_args();
+    config.shrink = None;
+    if let Some(jobs) = args.jobs {
+        config.jobs = jobs.max(1);
+    }
+    if args.oracle == OracleKind::Results {
+        config.results = Some(oracle::results::ResultsConfig::default());
+    }
+    console.note("mutants: building the copy with every mutant compiled in (once; reused while the code is unchanged)");
+    let (selected, harness) = prepare_mutant_harness(&model, &selection, &config)?;
+    let chosen: Vec<&Mutant> = harness
+        .mutants
+        .iter()
+        .filter(|m| operators.contains(&m.operator))
+        .filter(|m| {
+            changed
+                .as_ref()
+                .is_none_or(|c| touches(c, m, &workspace.root))
+        })
+        .collect();
+    console.note(format_args!(
+        "mutants: {} mutant(s) of {} type(s){}, {} unviable; harness {}",
+        chosen.len(),
+        selection.types.len(),
+        if changed.is_some() {
+            " on changed lines"
+        } else {
+            ""
+        },
+        chosen
+            .iter()
+            .filter(|m| harness.unviable.contains_key(&m.id))
+            .count(),
+        if harness.cached {
+            "cached".to_string()
+        } else {
+            format!("built in {:.1}s", harness.build_secs)
+        }
+    ));
+    if args.list {
+        let mut text = String::new();
+        for m in &chosen {
+            let mark = if harness.unviable.contains_key(&m.id) {
+                " (unviable)"
+            } else {
+                ""
+            };
+            let _ = writeln!(text, "{:>4}  {}{mark}", m.id, m.name);
+        }
+        stdout(&text);
+        return Ok(ExitCode::Success);
+    }
+    let out = covcon_dir.join("mutants.out");
+    rotate(&out)?;
+    let stop = crate::run::interrupt_flag(&console);
+    let judge = Judge {
+        workspace: &workspace,
+        harness: &harness,
+        chosen: &chosen,
+        stop: &stop,
+        console: &console,
+        out: &out,
+    };
+    let (baseline, outcomes) = match &args.test_cmd {
+        Some(cmd) => judge.by_command(cmd, timeout, &covcon_dir)?,
+        None => {
+            let strategy: Strategy = DEFAULT_STRATEGY.parse().map_err(usage_error)?;
+            let campaign = CampaignConfig {
+                strategy,
+                seed: args.seed,
+                time_budget: budget,
+                batch_size: 16,
+                types: BTreeMap::new(),
+                stop: stop.clone(),
+                ..CampaignConfig::default()
+            };
+            judge.by_campaign(&selected, &selection, &config, campaign)?
+        }
+    };
+    let report = MutantsReport {
+        judge: args
+            .test_cmd
+            .clone()
+            .unwrap_or_else(|| format!("covcon (oracle {:?})", args.oracle).to_lowercase()),
+        seed: args.seed,
+        budget_s: budget.as_secs_f64(),
+        elapsed_s: start.elapsed().as_secs_f64(),
+        build_s: harness.build_secs,
+        interrupted: stop.raised(),
+        total: Score::of("all", &outcomes),
+        operators: Operator::ALL
+            .iter()
+            .map(|op| {
+                Score::of(
+                    op.as_str(),
+                    outcomes.iter().filter(|o| o.mutant.operator == *op),
+                )
+            })
+            .filter(|s| s.caught + s.missed + s.timeout + s.unviable + s.skipped > 0)
+            .collect(),
+        types: outcomes
+            .iter()
+            .map(|o| o.mutant.type_path.as_str())
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .map(|t| Score::of(t, outcomes.iter().filter(|o| o.mutant.type_path == t)))
+            .collect(),
+        baseline,
+        outcomes,
+    };
+    write_outputs(&out, &report)?;
+    stdout(&terminal(&report, console.verbose > 0));
+    console.note(format_args!("mutants: wrote {}", out.display()));
+    Ok(if report.interrupted {
+        ExitCode::Interrupted
+    } else if report.total.missed > 0 {
+        ExitCode::Violations
+    } else {
+        ExitCode::Success
+    })
+}
+
+/// `--operators`: names of `Operator::ALL`; all when empty.
+fn parse_operators(names: &[String]) -> Result<Vec<Operator>> {
+    if names.is_empty() {
+        return Ok(Operator::ALL.to_vec());
+    }
+    names
+        .iter()
+        .map(|n| {
+            Operator::ALL
+                .into_iter()
+                .find(|op| op.as_str() == n.trim())
+                .ok_or_else(|| {
+                    let known: Vec<&str> = Operator::ALL.iter().map(|o| o.as_str()).collect();
+                    usage_error(format_args!(
+                        "unknown operator `{n}`; known: {}",
+                        known.join(", ")
+                    ))
+                })
+        })
+        .collect()
+}
+
+/// The lines a unified diff adds, by the file's path as the diff names it (`b/` dropped).
+pub fn parse_diff(text: &str) -> BTreeMap<String, BTreeSet<u32>> {
+    let mut out: BTreeMap<String, BTreeSet<u32>> = BTreeMap::new();
+    let mut file: Option<String> = None;
+    let mut line = 0u32;
+    for l in text.lines() {
+        if let Some(path) = l.strip_prefix("+++ ") {
+            let path = path.split('\t').next().unwrap_or_default().trim();
+            file =
+                (path != "/dev/null").then(|| path.strip_prefix("b/").unwrap_or(path).to_string());
+        } else if let Some(hunk) = l.strip_prefix("@@ ") {
+            // `@@ -a,b +c,d @@`: the new side starts at line c.
+            line = hunk
+                .split_whitespace()
+                .find_map(|w| w.strip_prefix('+'))
+                .and_then(|w| w.split(',').next()?.parse().ok())
+                .unwrap_or(0);
+        } else if l.starts_with("--- ") || l.starts_with("diff ") || l.starts_with("index ") {
+            continue;
+        } else if let Some(f) = &file {
+            if l.starts_with('+') {
+                out.entry(f.clone()).or_default().insert(line);
+                line += 1;
+            } else if l.starts_with(' ') || l.is_empty() {
+                line += 1;
+            }
+        }
+    }
+    out
+}
+
+/// Whether a mutant's lines (its diff's old side) include a line the diff adds. Paths match
+/// when one ends with the other: a diff names files from the repository's root, which may be
+/// above the workspace's.
+fn touches(changed: &BTreeMap<String, BTreeSet<u32>>, m: &Mutant, root: &Path) -> bool {
+    let relative = m.file.strip_prefix(root).unwrap_or(&m.file);
+    let lines = m
+        .diff
+        .lines()
+        .filter(|l| l.starts_with('-') && !l.starts_with("---"));
+    let last = m.line + (lines.count() as u32).max(1) - 1;
+    changed.iter().any(|(path, added)| {
+        let path = Path::new(path);
+        (path.ends_with(relative) || relative.ends_with(path))
+            && added.range(m.line..=last).next().is_some()
+    })
+}
+
+/// Keeps the previous output as `<out>.old` and starts an empty one.
+fn rotate(out: &Path) -> Result<()> {
+    if out.exists() {
+        let old = out.with_extension("out.old");
+        if old.exists() {
+            std::fs::remove_dir_all(&old).with_context(|| format!("removing {}", old.display()))?;
+        }
+        std::fs::rename(out, &old).with_context(|| format!("moving {}", out.display()))?;
+    }
+    std::fs::create_dir_all(out.join("diff")).with_context(|| format!("creating {}", out.display()))
+}
+
+/// What judging every mutant shares.
+struct Judge<'a> {
+    workspace: &'a Workspace,
+    harness: &'a oracle::Harness,
+    chosen: &'a [&'a Mutant],
+    stop: &'a StopFlag,
+    console: &'a Console,
+    out: &'a Path,
+}
+
+impl Judge<'_> {
+    /// The outcome of a mutant that is not run: unviable, or skipped for `why`.
+    fn not_run(&self, m: &Mutant, why: Option<String>) -> Option<Outcome> {
+        let (outcome, reason) = match (self.harness.unviable.get(&m.id), why) {
+            (Some(error), _) => (Status::Unviable, Some(error.clone())),
+            (None, Some(why)) => (Status::Skipped, Some(why)),
+            (None, None) => return None,
+        };
+        Some(Outcome {
+            mutant: m.clone(),
+            outcome,
+            seconds: 0.0,
+            tests: None,
+            caught_by: None,
+            reason,
+            regrouped: None,
+            log: None,
+        })
+    }
+
+    /// A covcon campaign per mutant, on the type whose code it changes, after one on each such
+    /// type unmutated.
+    fn by_campaign(
+        &self,
+        selected: &Model,
+        selection: &select::Selection,
+        config: &OracleConfig,
+        campaign: CampaignConfig,
+    ) -> Result<(Vec<Baseline>, Vec<Outcome>)> {
+        let drivable = self.harness.drivable_model(selected);
+        let runnable: Vec<TypeModel> = drivable
+            .types
+            .iter()
+            .filter(|t| t.supported && t.methods.iter().any(|m| m.supported))
+            .cloned()
+            .collect();
+        let configs = type_configs(&runnable, selection, self.harness);
+        let why_not = |path: &str| -> Option<String> {
+            if runnable.iter().any(|t| t.path == path) {
+                return None;
+            }
+            let reason = drivable
+                .types
+                .iter()
+                .find(|t| t.path == path)
+                .and_then(|t| t.reason.as_ref().map(ToString::to_string))
+                .unwrap_or_else(|| "no method covcon can call".to_string());
+            Some(format!("covcon cannot test the type: {reason}"))
+        };
+        let campaign_of = |t: &TypeModel| CampaignConfig {
+            types: configs
+                .get(&t.path)
+                .map(|c| BTreeMap::from([(t.path.clone(), c.clone())]))
+                .unwrap_or_default(),
+            ..campaign.clone()
+        };
+        let run = |t: &TypeModel,
+                   mutant: Option<u32>|
+         -> Result<generator::TypeResult<oracle::Violation>> {
+            let config = OracleConfig {
+                mutant,
+                ..config.clone()
+            };
+            let mut executor =
+                OracleExecutor::new(self.harness, &config, &drivable).map_err(harness_error)?;
+            let result = generator::run_campaign(
+                std::slice::from_ref(t),
+                &campaign_of(t),
+                &mut executor,
+                &mut |_| {},
+            );
+            result
+                .types
+                .into_iter()
+                .next()
+                .context("a campaign of one type answered no type")
+        };
+        // The unmutated types first.
+        let wanted: BTreeSet<&str> = self
+            .chosen
+            .iter()
+            .filter(|m| !self.harness.unviable.contains_key(&m.id))
+            .map(|m| m.type_path.as_str())
+            .collect();
+        let mut baseline = Vec::new();
+        for t in runnable.iter().filter(|t| wanted.contains(t.path.as_str())) {
+            if self.stop.raised() {
+                break;
+            }
+            self.console.note(format_args!(
+                "mutants: baseline: {} unmutated for {:.0}s",
+                t.path,
+                campaign.time_budget.as_secs_f64()
+            ));
+            let started = Instant::now();
+            let r = run(t, None)?;
+            let failure = r.violations.first().map(|v| {
+                let [a, b] = &v.violation.methods;
+                format!(
+                    "{} in {a} ∥ {b}: {}",
+                    v.violation.kind,
+                    first_line(&v.violation.message)
+                )
+            });
+            baseline.push(Baseline {
+                of: t.path.clone(),
+                passed: failure.is_none(),
+                seconds: started.elapsed().as_secs_f64(),
+                failure,
+            });
+        }
+        let failing = |path: &str| {
+            baseline
+                .iter()
+                .find(|b| b.of == path && !b.passed)
+                .map(|b| {
+                    format!(
+                        "the unmutated type already shows a violation ({}); fix it or leave the type out",
+                        b.failure.as_deref().unwrap_or_default()
+                    )
+                })
+        };
+        let progress = Progress::new(self.console, self.chosen.len());
+        let mut outcomes = Vec::new();
+        for m in self.chosen {
+            if self.stop.raised() {
+                break;
+            }
+            let why = why_not(&m.type_path).or_else(|| failing(&m.type_path));
+            if let Some(o) = self.not_run(m, why) {
+                progress.done(&o);
+                outcomes.push(o);
+                continue;
+            }
+            progress.start(m);
+            let t = runnable
+                .iter()
+                .find(|t| t.path == m.type_path)
+                .context("a runnable type vanished")?;
+            let started = Instant::now();
+            let (t, regrouped) = self.as_mutated(t, m);
+            let r = run(&t, Some(m.id))?;
+            let caught_by = r.violations.first().map(|v| Caught {
+                kind: v.violation.kind.to_string(),
+                methods: v.violation.methods.clone(),
+                message: first_line(&v.violation.message),
+                tests_until_found: v.tests_until_found,
+                seconds_until_found: v.seconds_until_found,
+                confirmed: v.violation.confirmed,
+            });
+            let o = Outcome {
+                mutant: (*m).clone(),
+                outcome: if caught_by.is_some() {
+                    Status::Caught
+                } else {
+                    Status::Missed
+                },
+                seconds: started.elapsed().as_secs_f64(),
+                tests: Some(r.tests_run),
+                caught_by,
+                reason: None,
+                regrouped: Some(regrouped),
+                log: None,
+            };
+            progress.done(&o);
+            outcomes.push(o);
+        }
+        progress.finish();
+        Ok((baseline, outcomes))
+    }
+
+    /// The type as the analysis has it in the mutated code: the same methods and pairs, each
+    /// pair in the group the mutant's code puts it in (a split critical section no longer
+    /// protects what it protected; the campaign must not skip the pairs it opens). Also how
+    /// many pairs changed group. The type unchanged when its code cannot be analysed.
+    fn as_mutated(&self, t: &TypeModel, m: &Mutant) -> (TypeModel, usize) {
+        let mut t = t.clone();
+        let mutated = std::fs::read_to_string(&m.file)
+            .ok()
+            .and_then(|source| m.apply(&source))
+            .and_then(|text| {
+                let sources = analysis::Sources::from([(m.file.clone(), text)]);
+                self.workspace.analyze_type(&t.package, &t.path, sources)
+            });
+        let Some(mutated) = mutated else {
+            return (t, 0);
+        };
+        let mut regrouped = 0;
+        for pair in &mut t.pairs {
+            let again = mutated.pairs.iter().find(|p| p.methods == pair.methods);
+            if let Some(again) = again.filter(|p| p.group != pair.group) {
+                pair.group = again.group;
+                pair.reasons = again.reasons.clone();
+                regrouped += 1;
+            }
+        }
+        (t, regrouped)
+    }
+
+    /// The user's command per mutant, run in the instrumented copy, after once unmutated.
+    fn by_command(
+        &self,
+        cmd: &str,
+        timeout: Option<Duration>,
+        covcon_dir: &Path,
+    ) -> Result<(Vec<Baseline>, Vec<Outcome>)> {
+        let logs = self.out.join("log");
+        std::fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))?;
+        let target = covcon_dir.join("mutants-target");
+        let run = |mutant: Option<u32>, log: &Path, limit: Option<Duration>| {
+            let mut env = vec![("CARGO_TARGET_DIR", target.display().to_string())];
+            env.extend(mutant.map(|id| (MUTANT_ENV, id.to_string())));
+            oracle::run_command(cmd, &self.harness.copy_root, &env, log, limit, &|| {
+                self.stop.raised()
+            })
+            .map_err(harness_error)
+        };
+        self.console.note(format_args!(
+            "mutants: baseline: `{cmd}` in {} unmutated",
+            self.harness.copy_root.display()
+        ));
+        let base_log = logs.join("baseline.log");
+        let started = Instant::now();
+        let ran = run(None, &base_log, None)?;
+        let base_secs = started.elapsed().as_secs_f64();
+        let baseline = vec![Baseline {
+            of: "--test-cmd".to_string(),
+            passed: ran == CommandEnd::Passed,
+            seconds: base_secs,
+            failure: (ran != CommandEnd::Passed)
+                .then(|| format!("{ran:?}; see {}", base_log.display())),
+        }];
+        if ran == CommandEnd::Stopped {
+            return Ok((baseline, Vec::new()));
+        }
+        if ran != CommandEnd::Passed {
+            return Err(Failure {
+                code: ExitCode::BaselineFailed,
+                error: anyhow::anyhow!(
+                    "`{cmd}` fails on the unmutated code ({ran:?}), so it cannot judge mutants; its output is in {}",
+                    base_log.display()
+                ),
+            }
+            .into());
+        }
+        // The first run built the tests; later runs reuse the build (a mutant is chosen at
+        // run time), so the baseline's time is a fair measure of one run.
+        let limit = timeout.unwrap_or_else(|| Duration::from_secs_f64((base_secs * 5.0).max(30.0)));
+        let progress = Progress::new(self.console, self.chosen.len());
+        let mut outcomes = Vec::new();
+        for m in self.chosen {
+            if self.stop.raised() {
+                break;
+            }
+            if let Some(o) = self.not_run(m, None) {
+                progress.done(&o);
+                outcomes.push(o);
+                continue;
+            }
+            progress.start(m);
+            let log = logs.join(format!("{}.log", m.id));
+            let started = Instant::now();
+            let ran = run(Some(m.id), &log, Some(limit))?;
+            if ran == CommandEnd::Stopped {
+                break;
+            }
+            let o = Outcome {
+                mutant: (*m).clone(),
+                outcome: match ran {
+                    CommandEnd::Passed => Status::Missed,
+                    CommandEnd::Failed(_) => Status::Caught,
+                    CommandEnd::TimedOut | CommandEnd::Stopped => Status::Timeout,
+                },
+                seconds: started.elapsed().as_secs_f64(),
+                tests: None,
+                caught_by: None,
+                reason: None,
+                regrouped: None,
+                log: Some(log),
+            };
+            progress.done(&o);
+            outcomes.push(o);
+        }
+        progress.finish();
+        Ok((baseline, outcomes))
+    }
+}
+
+/// A bar over the mutants on a terminal, a line per mutant otherwise, nothing with `-q`.
+struct Progress {
+    bar: Option<ProgressBar>,
+    plain: bool,
+    total: usize,
+    done: std::cell::Cell<usize>,
+}
+
+impl Progress {
+    fn new(console: &Console, total: usize) -> Progress {
+        let bar = (!console.quiet && console.stderr_is_terminal).then(|| {
+            let bar =
+                ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
+            bar.set_style(
+                ProgressStyle::with_template("{bar:30} {pos}/{len} {elapsed} {wide_msg}")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            );
+            bar
+        });
+        Progress {
+            plain: !console.quiet && bar.is_none(),
+            bar,
+            total,
+            done: std::cell::Cell::new(0),
+        }
+    }
+
+    fn start(&self, m: &Mutant) {
+        if let Some(bar) = &self.bar {
+            bar.set_message(m.name.clone());
+        }
+    }
+
+    fn done(&self, o: &Outcome) {
+        self.done.set(self.done.get() + 1);
+        let line = format!(
+            "{:<8} {} ({:.1}s)",
+            o.outcome.as_str(),
+            o.mutant.name,
+            o.seconds
+        );
+        if let Some(bar) = &self.bar {
+            bar.inc(1);
+            if o.outcome == Status::Missed {
+                bar.println(line);
+            }
+        } else if self.plain {
+            eprintln!("mutants: [{}/{}] {line}", self.done.get(), self.total);
+        }
+    }
+
+    fn finish(&self) {
+        if let Some(bar) = &self.bar {
+            bar.finish_and_clear();
+        }
+    }
+}
+
+fn first_line(text: &str) -> String {
+    text.lines().next().unwrap_or_default().to_string()
+}
+
+/// The terminal summary: missed mutants, the score per operator and per type, the total.
+pub fn terminal(report: &MutantsReport, verbose: bool) -> String {
+    let mut out = String::new();
+    for b in report.baseline.iter().filter(|b| !b.passed) {
+        let _ = writeln!(
+            out,
+            "baseline failed: {}: {}",
+            b.of,
+            b.failure.as_deref().unwrap_or_default()
+        );
+    }
+    let missed: Vec<&Outcome> = report
+        .outcomes
+        .iter()
+        .filter(|o| o.outcome == Status::Missed)
+        .collect();
+    if !missed.is_empty() {
+        let _ = writeln!(out, "missed:");
+        for o in &missed {
+            let _ = writeln!(out, "  {}", o.mutant.name);
+            if verbose {
+                for line in o.mutant.diff.lines() {
+                    let _ = writeln!(out, "    {line}");
+                }
+            }
+        }
+        out.push('\n');
+    }
+    let _ = writeln!(out, "{}", score_table("operator", &report.operators));
+    let _ = writeln!(out, "{}", score_table("type", &report.types));
+    let t = &report.total;
+    let _ = writeln!(
+        out,
+        "{} mutants in {:.0}s: {} caught, {} missed, {} timeout, {} unviable, {} skipped; score {}{}",
+        report.outcomes.len(),
+        report.elapsed_s,
+        t.caught,
+        t.missed,
+        t.timeout,
+        t.unviable,
+        t.skipped,
+        t.score.map_or_else(|| "—".to_string(), |s| format!("{s:.1}%")),
+        if report.interrupted { " (interrupted)" } else { "" }
+    );
+    out
+}
+
+fn score_table(what: &str, scores: &[Score]) -> String {
+    let width = scores
+        .iter()
+        .map(|s| s.name.len())
+        .max()
+        .unwrap_or(0)
+        .max(what.len());
+    let mut out = format!("{what:<width$}  caught  missed  timeout  unviable  skipped  score\n");
+    for s in scores {
+        let _ = writeln!(
+            out,
+            "{:<width$}  {:>6}  {:>6}  {:>7}  {:>8}  {:>7}  {:>5}",
+            s.name,
+            s.caught,
+            s.missed,
+            s.timeout,
+            s.unviable,
+            s.skipped,
+            s.score
+                .map_or_else(|| "—".to_string(), |v| format!("{v:.0}%"))
+        );
+    }
+    out
+}
+
+fn write_outputs(out: &Path, report: &MutantsReport) -> Result<()> {
+    let write = |name: &str, text: String| {
+        let path = out.join(name);
+        std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))
+    };
+    let mutants: Vec<&Mutant> = report.outcomes.iter().map(|o| &o.mutant).collect();
+    write("mutants.json", serde_json::to_string_pretty(&mutants)?)?;
+    write("outcomes.json", serde_json::to_string_pretty(report)?)?;
+    for status in [
+        Status::Caught,
+        Status::Missed,
+        Status::Timeout,
+        Status::Unviable,
+        Status::Skipped,
+    ] {
+        let mut text = String::new();
+        for o in report.outcomes.iter().filter(|o| o.outcome == status) {
+            let _ = writeln!(text, "{}", o.mutant.name);
+            match status {
+                Status::Caught => {
+                    if let Some(c) = &o.caught_by {
+                        let [a, b] = &c.methods;
+                        let _ = writeln!(
+                            text,
+                            "    {} in {a} ∥ {b} after {} tests ({:.2}s): {}",
+                            c.kind, c.tests_until_found, c.seconds_until_found, c.message
+                        );
+                    }
+                }
+                Status::Missed | Status::Timeout => {
+                    text.push_str(&o.mutant.diff);
+                    text.push('\n');
+                }
+                Status::Unviable | Status::Skipped => {
+                    let reason = o.reason.as_deref().unwrap_or_default();
+                    let _ = writeln!(text, "    {}", first_line(reason));
+                }
+            }
+        }
+        write(&format!("{}.txt", status.as_str()), text)?;
+    }
+    for o in &report.outcomes {
+        write(&format!("diff/{}.diff", o.mutant.id), o.mutant.diff.clone())?;
+    }
+    write("report.html", html(report))
+}
+
+/// The HTML report: the score, per operator and per type, and every mutant with its diff.
+pub fn html(report: &MutantsReport) -> String {
+    let mut body = String::new();
+    let t = &report.total;
+    let _ = writeln!(
+        body,
+        "<p class=\"verdict\">Mutation score <b>{}</b>: {} caught, {} missed, {} timeout of {} judged; {} unviable, {} skipped. Judge: <code>{}</code>, {:.0}s per mutant at most, seed {}; {:.0}s in all{}.</p>",
+        t.score.map_or_else(|| "—".to_string(), |s| format!("{s:.1}%")),
+        t.caught,
+        t.missed,
+        t.timeout,
+        t.caught + t.missed + t.timeout,
+        t.unviable,
+        t.skipped,
+        esc(&report.judge),
+        report.budget_s,
+        report.seed,
+        report.elapsed_s,
+        if report.interrupted { ", interrupted" } else { "" }
+    );
+    for (title, scores) in [
+        ("By operator", &report.operators),
+        ("By type", &report.types),
+    ] {
+        let _ = writeln!(body, "<h2>{title}</h2>\n<table class=\"types\"><tr><th></th><th>caught</th><th>missed</th><th>timeout</th><th>unviable</th><th>skipped</th><th>score</th></tr>");
+        for s in scores {
+            let _ = writeln!(
+                body,
+                "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                esc(&s.name),
+                s.caught,
+                s.missed,
+                s.timeout,
+                s.unviable,
+                s.skipped,
+                s.score.map_or_else(|| "—".to_string(), |v| format!("{v:.0}%"))
+            );
+        }
+        body.push_str("</table>\n");
+    }
+    body.push_str("<h2>Mutants</h2>\n");
+    for o in &report.outcomes {
+        let class = match o.outcome {
+            Status::Caught | Status::Timeout => "good",
+            Status::Missed => "bad",
+            Status::Unviable | Status::Skipped => "muted",
+        };
+        let _ = writeln!(
+            body,
+            "<h3><span class=\"{class}\">{}</span> {}</h3>",
+            o.outcome.as_str(),
+            esc(&o.mutant.name)
+        );
+        if let Some(c) = &o.caught_by {
+            let [a, b] = &c.methods;
+            let _ = writeln!(
+                body,
+                "<p class=\"found\">{} in <code>{}</code> ∥ <code>{}</code> after {} tests ({:.2}s): {}</p>",
+                esc(&c.kind),
+                esc(a),
+                esc(b),
+                c.tests_until_found,
+                c.seconds_until_found,
+                esc(&c.message)
+            );
+        }
+        if let Some(reason) = &o.reason {
+            let _ = writeln!(body, "<p class=\"muted\">{}</p>", esc(&first_line(reason)));
+        }
+        let _ = writeln!(body, "<pre>{}</pre>", esc(&o.mutant.diff));
+    }
+    format!(
+        "<!doctype html>\n<html lang=\"en\">\n<head><meta charset=\"utf-8\"><title>cargo covcon mutants</title>\n<style>{CSS}</style></head>\n<body>\n<h1>cargo covcon mutants</h1>\n{body}</body>\n</html>\n"
+    )
+}
+
+const CSS: &str = "
+body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;margin:2em auto;max-width:70em;padding:0 1em;color:#1b1f24;line-height:1.4}
+h2{border-bottom:1px solid #d0d7de;padding-bottom:.2em;margin-top:2em}h3{font-size:1em;font-weight:500;margin:1.2em 0 .3em}
+code,pre{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em}
+pre{background:#f6f8fa;padding:.5em .7em;margin:0;overflow-x:auto;white-space:pre-wrap}
+.bad{color:#cf222e;font-weight:600}.good{color:#1a7f37;font-weight:600}.muted{color:#57606a}.found{color:#57606a;margin:.2em 0}
+.verdict{font-size:1.2em}
+table.types td,table.types th{padding:.25em .8em;border-bottom:1px solid #d0d7de;text-align:left}
+";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A mutant of `/repo/ws/src/lib.rs` as `mutants.json` has it.
+    fn mutant(operator: Operator, line: u32, diff: String) -> Mutant {
+        serde_json::from_value(serde_json::json!({
+            "id": 1, "name": "m", "type_path": "k::T", "method": "f", "operator": operator,
+            "file": "/repo/ws/src/lib.rs", "line": line, "column": 8, "description": "",
+            "diff": diff,
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn a_diff_gives_the_lines_it_adds_on_the_new_side() {
+        let diff = "diff --git a/src/lib.rs b/src/lib.rs\nindex 1..2 100644\n--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -10,4 +10,5 @@ impl X {\n     a();\n-    b();\n+    c();\n+    d();\n     e();\n@@ -40,2 +41,2 @@\n-x\n+y\n--- a/gone.rs\n+++ /dev/null\n@@ -1 +0,0 @@\n-z\n";
+        let changed = parse_diff(diff);
+        assert_eq!(changed.len(), 1, "{changed:?}");
+        assert_eq!(
+            changed["src/lib.rs"].iter().copied().collect::<Vec<_>>(),
+            vec![11, 12, 41]
+        );
+    }
+
+    #[test]
+    fn the_score_counts_timeouts_as_caught_and_leaves_out_what_was_not_judged() {
+        let outcome = |status| Outcome {
+            mutant: mutant(Operator::SplitSection, 3, String::new()),
+            outcome: status,
+            seconds: 0.0,
+            tests: None,
+            caught_by: None,
+            reason: None,
+            regrouped: None,
+            log: None,
+        };
+        let all = [
+            outcome(Status::Caught),
+            outcome(Status::Timeout),
+            outcome(Status::Missed),
+            outcome(Status::Missed),
+            outcome(Status::Unviable),
+            outcome(Status::Skipped),
+        ];
+        let s = Score::of("all", &all);
+        assert_eq!(
+            (s.caught, s.missed, s.timeout, s.unviable, s.skipped),
+            (1, 2, 1, 1, 1)
+        );
+        assert_eq!(s.score, Some(50.0));
+        assert_eq!(Score::of("none", &all[4..]).score, None);
+    }
+
+    #[test]
+    fn a_mutant_is_on_a_changed_line_when_its_lines_meet_one_the_diff_adds() {
+        let m = mutant(
+            Operator::SwapLockOrder,
+            20,
+            "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -20,2 +20,1 @@\n-        let a = x;\n-        let b = y;\n+        let b = y; let a = x;\n".into(),
+        );
+        let root = Path::new("/repo/ws");
+        let changed =
+            |path: &str, line| BTreeMap::from([(path.to_string(), BTreeSet::from([line]))]);
+        assert!(touches(&changed("ws/src/lib.rs", 21), &m, root));
+        assert!(touches(&changed("src/lib.rs", 20), &m, root));
+        assert!(!touches(&changed("ws/src/lib.rs", 22), &m, root));
+        assert!(!touches(&changed("ws/src/other.rs", 20), &m, root));
+    }
+}

@@ -1,0 +1,149 @@
+//! `cargo covcon mutants` on the `meter` test crate: the mutants it makes, their outcomes under
+//! covcon's campaign and under a hand-written test (`--test-cmd`), the files it writes, and
+//! its exit codes.
+
+mod common;
+
+use common::{Run, Sandbox};
+use serde_json::Value;
+
+/// The outcomes written to `mutants.out/outcomes.json`, by mutant name.
+fn outcomes(sandbox: &Sandbox) -> Vec<(String, String)> {
+    let out = sandbox.path("target/covcon/mutants.out");
+    let text = std::fs::read_to_string(out.join("outcomes.json")).unwrap();
+    let report: Value = serde_json::from_str(&text).unwrap();
+    report["outcomes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| {
+            (
+                o["name"].as_str().unwrap().to_string(),
+                o["outcome"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The outcome of the one mutant whose name contains `what`.
+fn outcome_of<'a>(all: &'a [(String, String)], what: &str) -> &'a str {
+    let found: Vec<&(String, String)> = all.iter().filter(|(n, _)| n.contains(what)).collect();
+    assert_eq!(found.len(), 1, "one mutant named like {what:?} in {all:?}");
+    &found[0].1
+}
+
+fn check_code(run: &Run, code: i32) {
+    assert_eq!(
+        run.code, code,
+        "exit code\nstdout:\n{}\nstderr:\n{}",
+        run.stdout, run.stderr
+    );
+}
+
+#[test]
+fn covcon_catches_the_split_section_and_the_lost_ticket_and_marks_the_borrowed_split_unviable() {
+    let sandbox = Sandbox::data("mutants");
+    let list = sandbox.covcon(&["mutants", "--list"]);
+    check_code(&list, 0);
+    let names: Vec<&str> = list.stdout.lines().collect();
+    assert_eq!(names.len(), 3, "{}", list.stdout);
+    assert!(
+        list.stdout.contains(
+            "src/lib.rs:29:9: split the critical section of `totals` (line 27) before line 29"
+        ),
+        "{}",
+        list.stdout
+    );
+    assert!(list.stdout.contains("(unviable)"), "{}", list.stdout);
+
+    let run = sandbox.covcon(&["mutants", "--budget", "5s", "--seed", "3"]);
+    check_code(&run, 0);
+    let all = outcomes(&sandbox);
+    assert_eq!(outcome_of(&all, "before line 29"), "caught");
+    assert_eq!(outcome_of(&all, "tickets.fetch_add"), "caught");
+    assert_eq!(outcome_of(&all, "before line 42"), "unviable");
+    assert!(run.stdout.contains("score 100.0%"), "{}", run.stdout);
+    let out = sandbox.path("target/covcon/mutants.out");
+    for file in [
+        "mutants.json",
+        "caught.txt",
+        "missed.txt",
+        "unviable.txt",
+        "report.html",
+    ] {
+        assert!(out.join(file).exists(), "{file} written");
+    }
+    let unviable = std::fs::read_to_string(out.join("unviable.txt")).unwrap();
+    assert!(unviable.contains("borrowed"), "rustc's reason: {unviable}");
+    // The user's code is untouched: the mutants live in the copy.
+    let source = std::fs::read_to_string(sandbox.path("src/lib.rs")).unwrap();
+    assert!(!source.contains("covcon_rt"), "{source}");
+}
+
+#[test]
+fn a_hand_written_test_misses_what_it_never_calls_and_a_failing_baseline_exits_4() {
+    let sandbox = Sandbox::data("mutants");
+    let cmd = "cargo test --offline --test concurrent";
+    let run = sandbox.covcon(&[
+        "mutants",
+        "--test-cmd",
+        cmd,
+        "--operators",
+        "rmw_to_load_store",
+    ]);
+    // The test never takes a ticket: the ticket's lost update is missed, exit 2.
+    check_code(&run, 2);
+    let all = outcomes(&sandbox);
+    assert_eq!(all.len(), 1, "{all:?}");
+    assert_eq!(outcome_of(&all, "tickets.fetch_add"), "missed");
+    let missed =
+        std::fs::read_to_string(sandbox.path("target/covcon/mutants.out/missed.txt")).unwrap();
+    assert!(
+        missed.contains("+        { let __covcon_v = self.tickets.load(Ordering::SeqCst); self.tickets.store(__covcon_v.wrapping_add(1), Ordering::SeqCst); __covcon_v }"),
+        "the missed mutant's diff: {missed}"
+    );
+    let text =
+        std::fs::read_to_string(sandbox.path("target/covcon/mutants.out/outcomes.json")).unwrap();
+    let report: Value = serde_json::from_str(&text).unwrap();
+    let log = report["outcomes"][0]["log"]
+        .as_str()
+        .expect("the command's log");
+    let log = std::fs::read_to_string(log).unwrap();
+    assert!(log.contains("records_from_two_threads"), "{log}");
+
+    // A test that fails on the code as written cannot judge mutants.
+    sandbox.write(
+        "tests/broken.rs",
+        "#[test]\nfn fails() {\n    panic!(\"always\");\n}\n",
+    );
+    let run = sandbox.covcon(&[
+        "mutants",
+        "--test-cmd",
+        "cargo test --offline --test broken",
+    ]);
+    check_code(&run, 4);
+    assert!(
+        run.stderr.contains("fails on the unmutated code"),
+        "{}",
+        run.stderr
+    );
+}
+
+#[test]
+fn in_diff_keeps_the_mutants_on_changed_lines_and_bad_arguments_are_usage_errors() {
+    let sandbox = Sandbox::data("mutants");
+    let diff = "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -51,3 +51,3 @@\n     pub fn ticket(&self) -> u64 {\n-        self.tickets.fetch_add(1, Ordering::Relaxed)\n+        self.tickets.fetch_add(1, Ordering::SeqCst)\n     }\n";
+    sandbox.write("change.diff", diff);
+    let run = sandbox.covcon(&["mutants", "--list", "--in-diff", "change.diff"]);
+    check_code(&run, 0);
+    assert_eq!(run.stdout.lines().count(), 1, "{}", run.stdout);
+    assert!(run.stdout.contains("tickets.fetch_add"), "{}", run.stdout);
+
+    let run = sandbox.covcon(&["mutants", "--operators", "split,swap"]);
+    check_code(&run, 1);
+    assert!(
+        run.stderr.contains("unknown operator `split`"),
+        "{}",
+        run.stderr
+    );
+}

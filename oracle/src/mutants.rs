@@ -1,0 +1,585 @@
+//! Concurrency mutants (`cargo covcon mutants`): each makes one site of a correct type's code
+//! thread-unsafe, as SplitRichTest's operators do (splitrichtest.txt III.B.1), rendered for
+//! Rust:
+//!
+//! - [`Operator::SplitSection`] (SPCR): drop a guard between two statements that use it, and
+//!   take the lock again;
+//! - [`Operator::SwapLockOrder`]: take two locks of one method in the other order;
+//! - [`Operator::RmwToLoadStore`] (RTXC's atomicity analogue): an atomic read-modify-write
+//!   (`fetch_add`, `swap`, `compare_exchange`, `fetch_update`, …) done as a load and a store;
+//! - [`Operator::WhileToIf`] (WTIS): a `while` that waits on a condition variable runs its
+//!   body at most once;
+//! - [`Operator::DropNotify`] (RTXC): a `notify_one` or `notify_all` is not made.
+//!
+//! All of a harness's mutants are compiled into its copy at once, as a *mutant schema*: each
+//! site becomes `if ::covcon_rt::mutant(ID) { mutated } else { original }`, and a worker (or a
+//! `cargo test` of the copy) runs mutant ID when `COVCON_MUTANT=ID` is set. One build for all
+//! mutants; one that does not compile is left out of the schema as *unviable*, as cargo-mutants
+//! does. Schema code is written in the copy only; the user's tree is never touched.
+
+use crate::copy::{Insertion, Lines, Rank};
+use analysis::{GuardLet, MutationSite, SyncOp, SyncSite, TypeModel};
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// The environment variable that selects the mutant a worker runs.
+pub const MUTANT_ENV: &str = "COVCON_MUTANT";
+
+/// How a mutant breaks the code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Operator {
+    SplitSection,
+    SwapLockOrder,
+    RmwToLoadStore,
+    WhileToIf,
+    DropNotify,
+}
+
+impl Operator {
+    pub const ALL: [Operator; 5] = [
+        Operator::SplitSection,
+        Operator::SwapLockOrder,
+        Operator::RmwToLoadStore,
+        Operator::WhileToIf,
+        Operator::DropNotify,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Operator::SplitSection => "split_section",
+            Operator::SwapLockOrder => "swap_lock_order",
+            Operator::RmwToLoadStore => "rmw_to_load_store",
+            Operator::WhileToIf => "while_to_if",
+            Operator::DropNotify => "drop_notify",
+        }
+    }
+}
+
+impl std::fmt::Display for Operator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One mutant.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Mutant {
+    /// 1-based, in the order of the types and their sites.
+    pub id: u32,
+    /// `src/lib.rs:12:9: split the critical section of `items` before line 13` — stable
+    /// across runs of the same source, as cargo-mutants' names are.
+    pub name: String,
+    pub type_path: String,
+    /// The function the site is in (a method or a helper of the type).
+    pub method: String,
+    pub operator: Operator,
+    /// The file (absolute, in the user's tree) and where the mutated code starts.
+    pub file: PathBuf,
+    pub line: u32,
+    pub column: u32,
+    /// What it does, in words.
+    pub description: String,
+    /// The mutation as it would be written in the user's code, as a unified diff.
+    pub diff: String,
+    /// The schema's insertions and replacements in the copy.
+    #[serde(skip)]
+    pub(crate) schema: Vec<Insertion>,
+    /// The edit the diff shows: from, to ((line, column) each) and the new text.
+    #[serde(skip)]
+    pub(crate) edit: Option<Edit>,
+}
+
+type Edit = ((u32, u32), (u32, u32), String);
+
+/// One edit of a mutant's schema: start, end when it replaces text, the text with `{ID}`
+/// for the mutant's number, and its rank among insertions at the same place.
+type SchemaEdit = ((u32, u32), Option<(u32, u32)>, String, Rank);
+
+impl Mutant {
+    /// The file's text with the mutation written in as the diff shows it, given the file's
+    /// text; `None` when the positions are not in it. (What a user who made this mistake
+    /// would have: `cargo covcon mutants` analyses it to judge the mutant as covcon would
+    /// judge that code.)
+    pub fn apply(&self, source: &str) -> Option<String> {
+        let (start, end, text) = self.edit.as_ref()?;
+        let lines = Lines::new(source);
+        let (a, b) = (lines.offset(start.0, start.1)?, lines.offset(end.0, end.1)?);
+        Some(format!("{}{text}{}", &source[..a], &source[b..]))
+    }
+}
+
+/// The mutants of `types` (their files resolved by `resolve`), numbered from 1, reading each
+/// source file once. Sites whose source does not read as the analysis says are skipped.
+pub(crate) fn generate(
+    types: &[&TypeModel],
+    resolve: impl Fn(usize, &Path) -> PathBuf,
+    workspace_root: &Path,
+) -> Vec<Mutant> {
+    let mut sources = std::collections::BTreeMap::<PathBuf, Option<String>>::new();
+    let mut out = Vec::new();
+    let mut seen = std::collections::BTreeSet::new();
+    for (index, ty) in types.iter().enumerate() {
+        let mut made = Vec::new();
+        for site in &ty.mutation_sites {
+            let file = resolve(index, &site_file(site));
+            let source = sources
+                .entry(file.clone())
+                .or_insert_with(|| std::fs::read_to_string(&file).ok());
+            if let Some(source) = source {
+                made.extend(from_mutation_site(site, &file, source));
+            }
+        }
+        for site in &ty.sync_sites {
+            let file = resolve(index, &site.receiver.file);
+            let source = sources
+                .entry(file.clone())
+                .or_insert_with(|| std::fs::read_to_string(&file).ok());
+            if let Some(source) = source {
+                made.extend(from_sync_site(site, &file, source));
+            }
+        }
+        made.sort_by_key(|d| (d.file.clone(), d.line, d.column, d.operator));
+        // Code two types share (a handle's and its owner's helper) is mutated once, as the
+        // first type's.
+        made.retain(|d| seen.insert((d.file.clone(), d.line, d.column, d.operator)));
+        for draft in made {
+            let id = out.len() as u32 + 1;
+            out.push(draft.finish(id, ty, workspace_root));
+        }
+    }
+    out
+}
+
+fn site_file(site: &MutationSite) -> PathBuf {
+    match site {
+        MutationSite::Section { guard, .. } => guard.stmt.file.clone(),
+        MutationSite::LockOrder { first, .. } => first.stmt.file.clone(),
+        MutationSite::WaitLoop { at, .. } => at.file.clone(),
+    }
+}
+
+/// A mutant before it has its number: the schema's texts take the number as `{ID}`.
+struct Draft {
+    method: String,
+    operator: Operator,
+    file: PathBuf,
+    line: u32,
+    column: u32,
+    description: String,
+    /// The user-level edit (start, end, new text) the diff shows.
+    user: ((u32, u32), (u32, u32), String),
+    /// The schema's edits.
+    schema: Vec<SchemaEdit>,
+    /// The source's lines around the edit, for the diff.
+    source: String,
+}
+
+impl Draft {
+    fn finish(self, id: u32, ty: &TypeModel, workspace_root: &Path) -> Mutant {
+        let shown = self
+            .file
+            .strip_prefix(workspace_root)
+            .unwrap_or(&self.file)
+            .display()
+            .to_string();
+        let schema = self
+            .schema
+            .into_iter()
+            .map(|(start, end, text, rank)| Insertion {
+                file: self.file.clone(),
+                line: start.0,
+                column: start.1,
+                text: text.replace("{ID}", &id.to_string()),
+                rank,
+                key: (0, id),
+                end,
+            })
+            .collect();
+        Mutant {
+            id,
+            name: format!(
+                "{shown}:{}:{}: {}",
+                self.line,
+                self.column + 1,
+                self.description
+            ),
+            type_path: ty.path.clone(),
+            method: self.method,
+            operator: self.operator,
+            diff: unified_diff(&self.source, &shown, self.user.clone()),
+            edit: Some(self.user),
+            file: self.file,
+            line: self.line,
+            column: self.column,
+            description: self.description,
+            schema,
+        }
+    }
+}
+
+/// Whether mutant `ID` is on, in schema code.
+const ON: &str = "::covcon_rt::mutant({ID})";
+const SEQ_CST: &str = "::std::sync::atomic::Ordering::SeqCst";
+
+fn from_mutation_site(site: &MutationSite, file: &Path, source: &str) -> Vec<Draft> {
+    let lines = Lines::new(source);
+    let draft = |operator, at: (u32, u32), description: String, user, schema| Draft {
+        method: site.method().to_string(),
+        operator,
+        file: file.to_path_buf(),
+        line: at.0,
+        column: at.1,
+        description,
+        user,
+        schema,
+        source: source.to_string(),
+    };
+    match site {
+        MutationSite::Section {
+            guard,
+            splits,
+            nested,
+            ..
+        } => {
+            let (Some(pattern), Some(init), Some(wrapped)) = (
+                one_line(lines.slice(guard.pattern, guard.pattern_end)),
+                one_line(lines.slice(guard.init, guard.init_end)),
+                wrapped_init(guard, &lines),
+            ) else {
+                return Vec::new();
+            };
+            let name = &guard.name;
+            let between = splits
+                .iter()
+                .map(|&at| (at, format!("before line {}", at.0)));
+            let inside = nested
+                .iter()
+                .map(|&at| (at, format!("inside the block at line {}", at.0)));
+            between
+                .chain(inside)
+                .map(|(at, place)| {
+                    draft(
+                        Operator::SplitSection,
+                        at,
+                        format!(
+                            "split the critical section of `{name}` (line {}) {place}",
+                            guard.stmt.line
+                        ),
+                        (at, at, format!("drop({name}); let {pattern} = {init}; ")),
+                        vec![(
+                            at,
+                            None,
+                            format!(
+                                "let {pattern} = if {ON} {{ drop({name}); {wrapped} }} else {{ {name} }}; "
+                            ),
+                            Rank::Statement,
+                        )],
+                    )
+                })
+                .collect()
+        }
+        MutationSite::LockOrder { first, second, .. } => {
+            let texts = (
+                one_line(lines.slice(first.pattern, first.pattern_end)),
+                one_line(lines.slice(second.pattern, second.pattern_end)),
+                one_line(lines.slice(first.init, first.init_end)),
+                one_line(lines.slice(second.init, second.init_end)),
+                wrapped_init(first, &lines),
+                wrapped_init(second, &lines),
+            );
+            let (Some(p1), Some(p2), Some(i1), Some(i2), Some(w1), Some(w2)) = texts else {
+                return Vec::new();
+            };
+            let (start, end) = ((first.stmt.line, first.stmt.column), second.stmt_end);
+            let (n1, n2) = (&first.name, &second.name);
+            vec![draft(
+                Operator::SwapLockOrder,
+                start,
+                format!("take `{n2}` before `{n1}` (lines {} and {})", first.stmt.line, second.stmt.line),
+                (start, end, format!("let {p2} = {i2}; let {p1} = {i1};")),
+                vec![(
+                    start,
+                    Some(end),
+                    format!(
+                        "let ({p1}, {p2}) = if {ON} {{ let {n2} = {w2}; let {n1} = {w1}; ({n1}, {n2}) }} else {{ let {n1} = {w1}; let {n2} = {w2}; ({n1}, {n2}) }};"
+                    ),
+                    Rank::Open,
+                )],
+            )]
+        }
+        MutationSite::WaitLoop { at, body_end, .. } => {
+            let start = (at.line, at.column);
+            let keyword_end = (at.line, at.column + "while".len() as u32);
+            if lines.slice(start, keyword_end) != Some("while") {
+                return Vec::new();
+            }
+            vec![draft(
+                Operator::WhileToIf,
+                start,
+                format!(
+                    "`while` waiting on a condition variable (line {}) made `if`",
+                    at.line
+                ),
+                (start, keyword_end, "if".to_string()),
+                vec![(
+                    *body_end,
+                    None,
+                    format!("; if {ON} {{ break }} "),
+                    Rank::Middle,
+                )],
+            )]
+        }
+    }
+}
+
+/// A guard's initialiser with its acquisition wrapped as the copy wraps every acquisition
+/// (`covcon_rt::acquire`), so a mutant's re-acquisition is a schedule point too.
+fn wrapped_init(guard: &GuardLet, lines: &Lines) -> Option<String> {
+    let receiver = one_line(lines.slice(guard.receiver, guard.receiver_end))?;
+    let rest = one_line(lines.slice(guard.call_end, guard.init_end))?;
+    let method = &guard.acquire;
+    Some(format!(
+        "::covcon_rt::acquire(&{receiver}, |__covcon_l| __covcon_l.try_{method}(), |__covcon_l| __covcon_l.{method}()){rest}"
+    ))
+}
+
+fn from_sync_site(site: &SyncSite, file: &Path, source: &str) -> Vec<Draft> {
+    let lines = Lines::new(source);
+    let start = (site.receiver.line, site.receiver.column);
+    let (Some(receiver), Some(call)) = (
+        one_line(lines.slice(start, site.receiver_end)),
+        one_line(lines.slice(site.receiver_end, site.call_end)),
+    ) else {
+        return Vec::new();
+    };
+    let Some((method, args)) = parse_call(&call) else {
+        return Vec::new();
+    };
+    let draft = |operator, description: String, user: String, schema: String| Draft {
+        method: site.method.clone(),
+        operator,
+        file: file.to_path_buf(),
+        line: start.0,
+        column: start.1,
+        description,
+        user: (start, site.call_end, user),
+        schema: vec![(start, Some(site.call_end), schema, Rank::Open)],
+        source: source.to_string(),
+    };
+    match &site.op {
+        SyncOp::Atomic => {
+            let Some((user, mutated)) = load_store(&receiver, &method, &args) else {
+                return Vec::new();
+            };
+            let original = format!("::covcon_rt::at(&{receiver}){call}");
+            vec![draft(
+                Operator::RmwToLoadStore,
+                format!("`{receiver}.{method}` done as a load and a store"),
+                user,
+                format!("(if {ON} {{ {mutated} }} else {{ {original} }})"),
+            )]
+        }
+        SyncOp::Notify { waited, .. } => {
+            let original = if *waited {
+                let all = method == "notify_all";
+                format!("::covcon_rt::notifying(&{receiver}, {all}){call}")
+            } else {
+                format!("{receiver}{call}")
+            };
+            vec![draft(
+                Operator::DropNotify,
+                format!("`{receiver}.{method}()` left out"),
+                "()".to_string(),
+                format!("{{ if !{ON} {{ {original}; }} }}"),
+            )]
+        }
+        SyncOp::Acquire { .. } | SyncOp::Wait { .. } => Vec::new(),
+    }
+}
+
+/// `.fetch_add(1, Ordering::SeqCst)` → (`fetch_add`, [`1`, `Ordering::SeqCst`]).
+fn parse_call(call: &str) -> Option<(String, Vec<String>)> {
+    let call = call.trim();
+    let rest = call.strip_prefix('.')?;
+    let open = rest.find('(')?;
+    let method = rest[..open].trim().to_string();
+    let inner = rest[open + 1..].strip_suffix(')')?;
+    let mut args = Vec::new();
+    let (mut depth, mut piece) = (0i32, String::new());
+    for c in inner.chars() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                args.push(piece.trim().to_string());
+                piece.clear();
+                continue;
+            }
+            _ => {}
+        }
+        piece.push(c);
+    }
+    if !piece.trim().is_empty() {
+        args.push(piece.trim().to_string());
+    }
+    Some((method, args))
+}
+
+/// An atomic read-modify-write as a load and a store: the text a user would write, and the
+/// schema's (each access a schedule point). `None` for an operation that is no
+/// read-modify-write.
+fn load_store(receiver: &str, method: &str, args: &[String]) -> Option<(String, String)> {
+    let arg = |i: usize| args.get(i).cloned();
+    let combine = |v: &str, a: &str| -> Option<String> {
+        Some(match method {
+            "fetch_add" => format!("{v}.wrapping_add({a})"),
+            "fetch_sub" => format!("{v}.wrapping_sub({a})"),
+            "fetch_and" => format!("{v} & ({a})"),
+            "fetch_or" => format!("{v} | ({a})"),
+            "fetch_xor" => format!("{v} ^ ({a})"),
+            "fetch_nand" => format!("!({v} & ({a}))"),
+            "fetch_max" => format!("::std::cmp::max({v}, {a})"),
+            "fetch_min" => format!("::std::cmp::min({v}, {a})"),
+            "swap" => a.to_string(),
+            _ => return None,
+        })
+    };
+    // The update function is a closure whose parameter type comes from `fetch_update`'s
+    // signature; called through a generic function its type is known the same way.
+    let body = |load: &str,
+                store: &dyn Fn(&str) -> String,
+                apply: &dyn Fn(&str, &str) -> String|
+     -> Option<String> {
+        let v = "__covcon_v";
+        Some(match method {
+            "compare_exchange" | "compare_exchange_weak" => format!(
+                "let {v} = {load}; if {v} == ({}) {{ {}; Ok({v}) }} else {{ Err({v}) }}",
+                arg(0)?,
+                store(&arg(1)?)
+            ),
+            "fetch_update" => format!(
+                "let {v} = {load}; match {} {{ Some(__covcon_n) => {{ {}; Ok({v}) }} None => Err({v}) }}",
+                apply(v, &args.get(2..)?.join(", ")),
+                store("__covcon_n")
+            ),
+            _ => format!("let {v} = {load}; {}; {v}", store(&combine(v, &arg(0)?)?)),
+        })
+    };
+    let user = body(
+        &format!("{receiver}.load({SEQ_CST})"),
+        &|value| format!("{receiver}.store({value}, {SEQ_CST})"),
+        &|v, f| format!("({f})({v})"),
+    )?;
+    let schema = body(
+        &format!("::covcon_rt::at(__covcon_r).load({SEQ_CST})"),
+        &|value| format!("::covcon_rt::at(__covcon_r).store({value}, {SEQ_CST})"),
+        &|v, f| format!("::covcon_rt::apply({v}, {f})"),
+    )?;
+    Some((
+        format!("{{ {user} }}").replace("::std::sync::atomic::Ordering::", "Ordering::"),
+        format!("let __covcon_r = &{receiver}; {schema}"),
+    ))
+}
+
+/// Text with its line breaks (and the indentation after them) made single spaces; `None`
+/// for text that was not there.
+fn one_line(text: Option<&str>) -> Option<String> {
+    let text = text?;
+    let mut out = String::with_capacity(text.len());
+    let mut lines = text.split('\n');
+    out.push_str(lines.next().unwrap_or_default().trim_end());
+    for line in lines {
+        out.push(' ');
+        out.push_str(line.trim());
+    }
+    Some(out)
+}
+
+/// The unified diff of one edit: the lines it touches, before and after.
+fn unified_diff(source: &str, shown: &str, edit: ((u32, u32), (u32, u32), String)) -> String {
+    let ((start, end, text), lines) = (edit, Lines::new(source));
+    let (Some(a), Some(b)) = (lines.offset(start.0, start.1), lines.offset(end.0, end.1)) else {
+        return String::new();
+    };
+    let first = source[..a].rfind('\n').map_or(0, |i| i + 1);
+    let last = source[b..].find('\n').map_or(source.len(), |i| b + i);
+    let before = &source[first..last];
+    let after = format!("{}{}{}", &source[first..a], text, &source[b..last]);
+    let old: Vec<&str> = before.lines().collect();
+    let new: Vec<&str> = after.lines().collect();
+    let mut out = format!(
+        "--- a/{shown}\n+++ b/{shown}\n@@ -{},{} +{},{} @@\n",
+        start.0,
+        old.len(),
+        start.0,
+        new.len()
+    );
+    for line in old {
+        out.push_str(&format!("-{line}\n"));
+    }
+    for line in new {
+        out.push_str(&format!("+{line}\n"));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_call_is_split_into_its_method_and_top_level_arguments() {
+        assert_eq!(
+            parse_call(".compare_exchange(f(1, 2), [3, 4].len(), A, B)"),
+            Some((
+                "compare_exchange".into(),
+                vec![
+                    "f(1, 2)".into(),
+                    "[3, 4].len()".into(),
+                    "A".into(),
+                    "B".into()
+                ]
+            ))
+        );
+        assert_eq!(
+            parse_call(".load(Ordering::SeqCst)").map(|c| c.1.len()),
+            Some(1)
+        );
+        assert_eq!(parse_call("load()"), None);
+    }
+
+    #[test]
+    fn read_modify_writes_become_a_load_and_a_store_and_plain_accesses_do_not() {
+        let (user, schema) = load_store("self.n", "fetch_add", &["1".into(), "o".into()]).unwrap();
+        assert_eq!(
+            user,
+            "{ let __covcon_v = self.n.load(Ordering::SeqCst); self.n.store(__covcon_v.wrapping_add(1), Ordering::SeqCst); __covcon_v }"
+        );
+        assert!(
+            schema.starts_with(
+                "let __covcon_r = &self.n; let __covcon_v = ::covcon_rt::at(__covcon_r).load("
+            ),
+            "{schema}"
+        );
+        let (user, _) = load_store(
+            "self.s",
+            "compare_exchange",
+            &["0".into(), "1".into(), "a".into(), "b".into()],
+        )
+        .unwrap();
+        assert!(user.contains("if __covcon_v == (0) { self.s.store(1, Ordering::SeqCst); Ok(__covcon_v) } else { Err(__covcon_v) }"), "{user}");
+        assert!(load_store("self.n", "load", &["o".into()]).is_none());
+        assert!(load_store("self.n", "store", &["1".into(), "o".into()]).is_none());
+    }
+
+    #[test]
+    fn the_diff_shows_the_whole_lines_an_edit_touches() {
+        let source = "fn f() {\n    a.fetch_add(1, o);\n}\n";
+        let diff = unified_diff(source, "src/lib.rs", ((2, 4), (2, 21), "X".into()));
+        assert_eq!(
+            diff,
+            "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -2,1 +2,1 @@\n-    a.fetch_add(1, o);\n+    X;\n"
+        );
+    }
+}
