@@ -639,6 +639,14 @@ pub enum MutationSite {
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         nested: Vec<(u32, u32)>,
     },
+    /// A guard bound by `let` that lives to the end of its block, and where the statements
+    /// after its last use start, when one of them touches `self`: dropping the guard there
+    /// moves them out of the critical section.
+    ReleaseEarly {
+        method: String,
+        guard: GuardLet,
+        at: (u32, u32),
+    },
     /// Two guards bound one right after the other, whose acquisitions can be swapped.
     LockOrder {
         method: String,
@@ -659,6 +667,7 @@ impl MutationSite {
     pub fn method(&self) -> &str {
         match self {
             MutationSite::Section { method, .. }
+            | MutationSite::ReleaseEarly { method, .. }
             | MutationSite::LockOrder { method, .. }
             | MutationSite::WaitLoop { method, .. } => method,
         }

@@ -5,6 +5,9 @@
 //! - a *section*: `let g = self.m.lock().unwrap();` and the places after it, in the same
 //!   block, between two statements that both use the guard, where it can be dropped and taken
 //!   again (SPCR, split a critical region);
+//! - a *release*: where the statements after a guard's last use start, when the guard
+//!   lives on to the end of its block and one of them touches `self` (they can be moved out
+//!   of the section by dropping the guard there);
 //! - a *lock order*: two such `let`s one after the other, which can be swapped;
 //! - a *wait loop*: a `while` whose body waits on a condition variable, which can be made to
 //!   run its body at most once (WTIS, `while` to `if`).
@@ -59,10 +62,22 @@ impl<'ast> Visit<'ast> for Finder<'_> {
             // The guard's life in this block ends at an explicit `drop(g)`, and its name's at
             // a `let` that binds the name again (`let g = g.as_mut()?;`): after that, `g` is
             // something else.
-            let live = block.stmts[i + 1..]
+            let ended = block.stmts[i + 1..]
                 .iter()
-                .position(|s| drops(s, &guard.name) || rebinds(s, &guard.name))
-                .unwrap_or(uses.len());
+                .position(|s| drops(s, &guard.name) || rebinds(s, &guard.name));
+            let live = ended.unwrap_or(uses.len());
+            // Statements after the last use, up to the block's end, that touch `self`.
+            let last = uses.iter().rposition(|&u| u);
+            if let (None, Some(last)) = (ended, last) {
+                let tail = &block.stmts[i + 1 + last + 1..];
+                if tail.iter().any(|s| mentions(s, "self")) {
+                    self.out.push(MutationSite::ReleaseEarly {
+                        method: self.method.clone(),
+                        guard: guard.clone(),
+                        at: pos(tail[0].span().start()),
+                    });
+                }
+            }
             // Between statement j and j + 1 (after the `let`), both sides using the guard.
             let splits: Vec<(u32, u32)> = (0..live.saturating_sub(1))
                 .filter(|&j| uses[j] && uses[j + 1..live].contains(&true))

@@ -52,6 +52,15 @@ fn check(body: &str, expect: &str) {
                     }
                     line
                 }
+                MutationSite::ReleaseEarly {
+                    method,
+                    guard: g,
+                    at,
+                } => format!(
+                    "{method}: release {} before: {}",
+                    guard(&source, g),
+                    line_at(&source, *at)
+                ),
                 MutationSite::LockOrder {
                     method,
                     first,
@@ -174,5 +183,38 @@ impl Table {
 "#,
         "remove: section mut rows = self.rows.lock().unwrap() [self.rows|.lock()] split before:  inside: rows.remove(i); true }
          put: section mut rows = self.rows.lock().unwrap() [self.rows|.lock()] split before: while rows.len() > / if rows.contains(&x) { inside: rows.retain(|&r| r != / rows.push(x) }",
+    );
+}
+
+#[test]
+fn statements_after_a_guards_last_use_that_touch_self_can_be_moved_out_of_its_section() {
+    check(
+        r#"
+use std::sync::atomic::{AtomicUsize, Ordering};
+pub struct Chan { queue: Mutex<Vec<u32>>, len: AtomicUsize }
+impl Chan {
+    pub fn new() -> Self { Chan { queue: Mutex::new(vec![]), len: AtomicUsize::new(0) } }
+    /// The count is changed after the push, still under the lock.
+    pub fn send(&self, v: u32) -> bool {
+        let mut queue = self.queue.lock().unwrap();
+        queue.push(v);
+        self.len.fetch_add(1, Ordering::SeqCst);
+        true
+    }
+    /// Nothing after the last use touches `self`; and a guard dropped by hand is left alone.
+    pub fn peek(&self) -> bool {
+        let queue = self.queue.lock().unwrap();
+        let empty = queue.is_empty();
+        !empty
+    }
+    pub fn clear(&self) {
+        let mut queue = self.queue.lock().unwrap();
+        queue.clear();
+        drop(queue);
+        self.len.store(0, Ordering::SeqCst);
+    }
+}
+"#,
+        "send: release mut queue = self.queue.lock().unwrap() [self.queue|.lock()] before: self.len.fetch_add(1, Ordering::SeqCst);",
     );
 }

@@ -342,8 +342,8 @@ pub struct MutantsArgs {
     /// Only these types: a name, a path suffix or a glob with `*` (repeatable)
     #[arg(long = "type", value_name = "PATTERN")]
     pub types: Vec<String>,
-    /// Only these operators, comma separated: split_section, swap_lock_order,
-    /// rmw_to_load_store, while_to_if, drop_notify
+    /// Only these operators, comma separated: split_section, release_early,
+    /// swap_lock_order, rmw_to_load_store, while_to_if, drop_notify
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub operators: Vec<String>,
     /// Campaign time per mutant (and per type for the unmutated baseline): 10, 10s, 1m

@@ -4,6 +4,8 @@
 //!
 //! - [`Operator::SplitSection`] (SPCR): drop a guard between two statements that use it, and
 //!   take the lock again;
+//! - [`Operator::ReleaseEarly`] (a statement moved out of its section): drop a guard right
+//!   after its last use, so the statements after it that touch `self` run unlocked;
 //! - [`Operator::SwapLockOrder`]: take two locks of one method in the other order;
 //! - [`Operator::RmwToLoadStore`] (RTXC's atomicity analogue): an atomic read-modify-write
 //!   (`fetch_add`, `swap`, `compare_exchange`, `fetch_update`, …) done as a load and a store;
@@ -30,6 +32,7 @@ pub const MUTANT_ENV: &str = "COVCON_MUTANT";
 #[serde(rename_all = "snake_case")]
 pub enum Operator {
     SplitSection,
+    ReleaseEarly,
     SwapLockOrder,
     RmwToLoadStore,
     WhileToIf,
@@ -37,8 +40,9 @@ pub enum Operator {
 }
 
 impl Operator {
-    pub const ALL: [Operator; 5] = [
+    pub const ALL: [Operator; 6] = [
         Operator::SplitSection,
+        Operator::ReleaseEarly,
         Operator::SwapLockOrder,
         Operator::RmwToLoadStore,
         Operator::WhileToIf,
@@ -48,6 +52,7 @@ impl Operator {
     pub fn as_str(self) -> &'static str {
         match self {
             Operator::SplitSection => "split_section",
+            Operator::ReleaseEarly => "release_early",
             Operator::SwapLockOrder => "swap_lock_order",
             Operator::RmwToLoadStore => "rmw_to_load_store",
             Operator::WhileToIf => "while_to_if",
@@ -153,7 +158,9 @@ pub(crate) fn generate(
 
 fn site_file(site: &MutationSite) -> PathBuf {
     match site {
-        MutationSite::Section { guard, .. } => guard.stmt.file.clone(),
+        MutationSite::Section { guard, .. } | MutationSite::ReleaseEarly { guard, .. } => {
+            guard.stmt.file.clone()
+        }
         MutationSite::LockOrder { first, .. } => first.stmt.file.clone(),
         MutationSite::WaitLoop { at, .. } => at.file.clone(),
     }
@@ -278,6 +285,24 @@ fn from_mutation_site(site: &MutationSite, file: &Path, source: &str) -> Vec<Dra
                     )
                 })
                 .collect()
+        }
+        MutationSite::ReleaseEarly { guard, at, .. } => {
+            let name = &guard.name;
+            vec![draft(
+                Operator::ReleaseEarly,
+                *at,
+                format!(
+                    "release `{name}` (line {}) after its last use, before line {}: what follows runs unlocked",
+                    guard.stmt.line, at.0
+                ),
+                (*at, *at, format!("drop({name}); ")),
+                vec![(
+                    *at,
+                    None,
+                    format!("if {ON} {{ drop({name}); }} "),
+                    Rank::Statement,
+                )],
+            )]
         }
         MutationSite::LockOrder { first, second, .. } => {
             let texts = (
