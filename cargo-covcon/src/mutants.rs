@@ -1,5 +1,6 @@
 //! `cargo covcon mutants`: concurrency mutation testing. Every mutant the oracle makes of the
-//! selected types (`oracle::Mutant`: a split critical section, a swapped lock order, an atomic
+//! selected types (`oracle::Mutant`: a split critical section, a guard released before the
+//! end of its section, a swapped lock order, an atomic
 //! read-modify-write done as a load and a store, a condition wait's `while` made `if`, a
 //! notify left out) is compiled into one instrumented copy as a mutant schema; then each is
 //! judged, one after the other, by a covcon campaign on its type (or by the user's own
