@@ -386,17 +386,10 @@ fn with_schema(
 }
 
 impl Harness {
+    /// The mutants, and those left out of the schema (`State::unviable` is filled exactly
+    /// when a mutant's key is disabled, and saved and restored with the plan).
     fn with_mutants(mut self, mutants: Vec<crate::Mutant>, state: &State) -> Harness {
-        self.unviable = mutants
-            .iter()
-            .filter_map(|m| {
-                let file = m.schema.first()?.file.clone();
-                state
-                    .disabled
-                    .contains(&(file, 0, m.id))
-                    .then(|| (m.id, state.unviable.get(&m.id).cloned().unwrap_or_default()))
-            })
-            .collect();
+        self.unviable = state.unviable.clone();
         self.mutants = mutants;
         self
     }

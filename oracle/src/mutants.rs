@@ -150,7 +150,8 @@ pub(crate) fn generate(
         made.retain(|d| seen.insert((d.file.clone(), d.line, d.column, d.operator)));
         for draft in made {
             let id = out.len() as u32 + 1;
-            out.push(draft.finish(id, ty, workspace_root));
+            let source = sources[&draft.file].as_deref().unwrap_or_default();
+            out.push(draft.finish(id, ty, workspace_root, source));
         }
     }
     out
@@ -178,12 +179,11 @@ struct Draft {
     user: ((u32, u32), (u32, u32), String),
     /// The schema's edits.
     schema: Vec<SchemaEdit>,
-    /// The source's lines around the edit, for the diff.
-    source: String,
 }
 
 impl Draft {
-    fn finish(self, id: u32, ty: &TypeModel, workspace_root: &Path) -> Mutant {
+    /// The mutant numbered `id`, `source` being its file's text.
+    fn finish(self, id: u32, ty: &TypeModel, workspace_root: &Path, source: &str) -> Mutant {
         let shown = self
             .file
             .strip_prefix(workspace_root)
@@ -214,7 +214,7 @@ impl Draft {
             type_path: ty.path.clone(),
             method: self.method,
             operator: self.operator,
-            diff: unified_diff(&self.source, &shown, self.user.clone()),
+            diff: unified_diff(source, &shown, self.user.clone()),
             edit: Some(self.user),
             file: self.file,
             line: self.line,
@@ -240,7 +240,6 @@ fn from_mutation_site(site: &MutationSite, file: &Path, source: &str) -> Vec<Dra
         description,
         user,
         schema,
-        source: source.to_string(),
     };
     match site {
         MutationSite::Section {
@@ -390,7 +389,6 @@ fn from_sync_site(site: &SyncSite, file: &Path, source: &str) -> Vec<Draft> {
         description,
         user: (start, site.call_end, user),
         schema: vec![(start, Some(site.call_end), schema, Rank::Open)],
-        source: source.to_string(),
     };
     match &site.op {
         SyncOp::Atomic => {

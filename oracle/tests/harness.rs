@@ -576,6 +576,32 @@ fn concurrent(test: TestCase) -> Request {
     }
 }
 
+/// [`concurrent`] under `control`.
+fn controlled(test: TestCase, control: Control) -> Request {
+    Request::Concurrent {
+        test,
+        noise: Noise {
+            control,
+            ..Noise::none()
+        },
+        timeout_ms: 2_000,
+        capture: true,
+        repeat: 1,
+    }
+}
+
+/// Thread 0 first, preempted at its schedule point `at` (none at 0: it runs until it blocks
+/// or ends).
+fn preempted(test: TestCase, at: u32) -> Request {
+    controlled(
+        test,
+        Control::Preempt {
+            first: 0,
+            at: [at, 0],
+        },
+    )
+}
+
 fn sequential(test: TestCase, order: Vec<(u8, u32)>) -> Request {
     Request::Sequential {
         test,
@@ -1551,19 +1577,6 @@ fn the_model_from_the_real_analysis_drives_every_type() {
 /// real, one after the other, and the run ends as the deadlock it is.
 #[test]
 fn a_thread_finding_a_lock_held_hands_its_turn_over_and_deadlocks_still_end_the_run() {
-    let with = |test: TestCase, at: u32| Request::Concurrent {
-        test,
-        noise: Noise {
-            control: Control::Preempt {
-                first: 0,
-                at: [at, 0],
-            },
-            ..Noise::none()
-        },
-        timeout_ms: 2_000,
-        capture: true,
-        repeat: 1,
-    };
     let accounts = |other: &str| {
         test(
             "Accounts",
@@ -1576,7 +1589,7 @@ fn a_thread_finding_a_lock_held_hands_its_turn_over_and_deadlocks_still_end_the_
     let mut worker = Worker::of(binary);
     for at in 0..8 {
         let answer = worker
-            .ask(&with(accounts("forward"), at))
+            .ask(&preempted(accounts("forward"), at))
             .expect("an answer");
         assert_eq!(answer.outcome, Outcome::Passed, "preempted at {at}");
         let schedule = answer.schedule.clone().expect("a schedule");
@@ -1588,7 +1601,7 @@ fn a_thread_finding_a_lock_held_hands_its_turn_over_and_deadlocks_still_end_the_
     }
     let mut outcomes = Vec::new();
     for at in 0..8 {
-        let answer = worker.ask(&with(accounts("backward"), at));
+        let answer = worker.ask(&preempted(accounts("backward"), at));
         let deadlocked = answer
             .as_ref()
             .is_some_and(|a| matches!(a.outcome, Outcome::Deadlocked { .. }));
@@ -1611,19 +1624,6 @@ fn a_thread_finding_a_lock_held_hands_its_turn_over_and_deadlocks_still_end_the_
 /// which block sequentially too, still end the run as a deadlock instead of hanging it.
 #[test]
 fn a_condition_wait_hands_its_turn_over_until_notified_and_replays() {
-    let with = |test: TestCase, at: u32| Request::Concurrent {
-        test,
-        noise: Noise {
-            control: Control::Preempt {
-                first: 0,
-                at: [at, 0],
-            },
-            ..Noise::none()
-        },
-        timeout_ms: 2_000,
-        capture: true,
-        repeat: 1,
-    };
     let queue = |other: Call| {
         test(
             "Queue",
@@ -1636,7 +1636,7 @@ fn a_condition_wait_hands_its_turn_over_until_notified_and_replays() {
     let mut worker = Worker::of(binary);
     for at in 0..16 {
         let answer = worker
-            .ask(&with(queue(call("put", vec![Value::Int(7)])), at))
+            .ask(&preempted(queue(call("put", vec![Value::Int(7)])), at))
             .expect("an answer");
         assert_eq!(
             summary(Some(answer.clone())),
@@ -1650,7 +1650,7 @@ fn a_condition_wait_hands_its_turn_over_until_notified_and_replays() {
             "preempted at {at}: {schedule:?}"
         );
     }
-    let answer = worker.ask(&with(queue(call("take", vec![])), 0));
+    let answer = worker.ask(&preempted(queue(call("take", vec![])), 0));
     assert!(
         answer
             .as_ref()
@@ -1661,27 +1661,13 @@ fn a_condition_wait_hands_its_turn_over_until_notified_and_replays() {
 
 #[test]
 fn a_wait_a_spurious_wake_up_lets_finish_is_a_lost_wake_up_and_a_wait_on_nothing_is_not() {
-    let first = |control| Noise {
-        control,
-        ..Noise::none()
-    };
-    let request = |threads: [Vec<Call>; 2], noise: Noise| Request::Concurrent {
-        test: test("Queue", vec![call("new", vec![])], vec![], threads),
-        noise,
-        timeout_ms: 2_000,
-        capture: true,
-        repeat: 1,
-    };
+    let queue = |threads| test("Queue", vec![call("new", vec![])], vec![], threads);
     let take = || call("take", vec![]);
     let quiet = || call("put_quietly", vec![Value::Int(7)]);
     let binary = &analysed().binary;
     // `take` waits first (thread 0 runs until its wait hands the turn over), the put never
     // notifies: blocked for good, and the probe's wake-up lets `take` find the item.
-    let thread_0_first = first(Control::Preempt {
-        first: 0,
-        at: [0, 0],
-    });
-    let answer = Worker::of(binary).ask(&request([vec![take()], vec![quiet()]], thread_0_first));
+    let answer = Worker::of(binary).ask(&preempted(queue([vec![take()], vec![quiet()]]), 0));
     assert_eq!(
         summary(answer).split(" | ").next(),
         Some(
@@ -1689,7 +1675,7 @@ fn a_wait_a_spurious_wake_up_lets_finish_is_a_lost_wake_up_and_a_wait_on_nothing
         )
     );
     // Two takes of nothing: woken, each finds the queue empty and waits again.
-    let answer = Worker::of(binary).ask(&request([vec![take()], vec![take()]], Noise::none()));
+    let answer = Worker::of(binary).ask(&concurrent(queue([vec![take()], vec![take()]])));
     assert_eq!(
         summary(answer).split(" | ").next(),
         Some(r#"deadlocked (blocked for good) inside [Some("take"), Some("take")]"#)
@@ -1697,12 +1683,7 @@ fn a_wait_a_spurious_wake_up_lets_finish_is_a_lost_wake_up_and_a_wait_on_nothing
     // Sequentially, `take` before the put waits on nothing yet: no lost wake-up either.
     let mut worker = Worker::of(binary);
     let answer = worker.ask(&sequential(
-        test(
-            "Queue",
-            vec![call("new", vec![])],
-            vec![],
-            [vec![take()], vec![quiet()]],
-        ),
+        queue([vec![take()], vec![quiet()]]),
         vec![(0, 0), (1, 0)],
     ));
     assert!(
@@ -1772,16 +1753,6 @@ fn a_workspace_member_with_inherited_settings_and_path_dependencies_is_copied_an
 /// both sleeping first) end the run as the deadlock it is instead of hanging it.
 #[test]
 fn controlled_runs_switch_where_the_schedule_says_and_replay_exactly() {
-    let with = |test: TestCase, control: Control| Request::Concurrent {
-        test,
-        noise: Noise {
-            control,
-            ..Noise::none()
-        },
-        timeout_ms: 2_000,
-        capture: true,
-        repeat: 1,
-    };
     let registry = || {
         let insert = || call("insert_new", vec![Value::Int(1), Value::Int(1)]);
         test(
@@ -1801,7 +1772,9 @@ fn controlled_runs_switch_where_the_schedule_says_and_replay_exactly() {
     };
     let mut worker = Worker::start();
     for _ in 0..5 {
-        let answer = worker.ask(&with(registry(), alone)).expect("an answer");
+        let answer = worker
+            .ask(&controlled(registry(), alone))
+            .expect("an answer");
         assert_eq!(
             summary(Some(answer.clone())),
             "passed | prefix [] | [true] [false] | t0[+insert_new -insert_new] t1[+insert_new -insert_new]"
@@ -1811,7 +1784,9 @@ fn controlled_runs_switch_where_the_schedule_says_and_replay_exactly() {
             (schedule.steps, schedule.switches, schedule.free),
             (5, vec![], false)
         );
-        let answer = worker.ask(&with(registry(), in_window)).expect("an answer");
+        let answer = worker
+            .ask(&controlled(registry(), in_window))
+            .expect("an answer");
         assert_eq!(
             summary(Some(answer.clone())),
             "panicked Some(0) #0 insert_new: key inserted twice at lib.rs | prefix [] | [-] [true] | t0[+insert_new -insert_new] t1[+insert_new -insert_new]"
@@ -1825,7 +1800,7 @@ fn controlled_runs_switch_where_the_schedule_says_and_replay_exactly() {
         test.noise_seed = seed;
         let runs: Vec<(String, Vec<u64>)> = (0..3)
             .map(|_| {
-                let mut request = with(test.clone(), pct);
+                let mut request = controlled(test.clone(), pct);
                 if let Request::Concurrent { noise, .. } = &mut request {
                     noise.seed = seed;
                 }
@@ -1858,20 +1833,22 @@ fn controlled_runs_switch_where_the_schedule_says_and_replay_exactly() {
     );
     for (control, wakes) in [(alone, 0), (in_window, 1)] {
         let answer = worker
-            .ask(&with(twice.clone(), control))
+            .ask(&controlled(twice.clone(), control))
             .expect("an answer");
         assert_eq!(answer.outcome, Outcome::Passed);
         let schedule = answer.schedule.clone().expect("a schedule");
         assert_eq!((schedule.wakes, answer.replayable()), (wakes, wakes == 0));
     }
     let answer = worker
-        .ask(&with(accounts.clone(), alone))
+        .ask(&controlled(accounts.clone(), alone))
         .expect("an answer");
     assert_eq!(
         summary(Some(answer)),
         "passed | prefix [] | [()] [()] | t0[+forward -forward] t1[+backward -backward]"
     );
-    let answer = worker.ask(&with(accounts, in_window)).expect("an answer");
+    let answer = worker
+        .ask(&controlled(accounts, in_window))
+        .expect("an answer");
     assert_eq!(
         summary(Some(answer)),
         r#"deadlocked (blocked for good) inside [Some("forward"), Some("backward")] | prefix [] | [] [] | t0[+forward] t1[+backward]"#

@@ -1330,6 +1330,10 @@ struct Probe {
 
 static PROBE: Mutex<Option<Probe>> = Mutex::new(None);
 
+/// `started` of the last run the probe looked at (0: none), read without a lock after every
+/// run that passed; only a run that matches takes the lock for [`PROBE`].
+static WOKEN_RUN: AtomicU64 = AtomicU64::new(0);
+
 /// Wakes the threads of run `started` that wait for real on a condition variable of the copy
 /// (a spurious wake-up, which correct code survives: [`crate::wake_waiters`]), the first time
 /// the run is blocked for good. Answers whether it woke any.
@@ -1340,6 +1344,9 @@ fn probe(started: u64) -> bool {
     }
     let events = peek_events();
     let inside = [innermost(&events, 0), innermost(&events, 1)];
+    // Marked before the wake-up, under the lock: a woken thread's run can end, and the main
+    // thread look, before this function returns; it then waits for the lock and the probe.
+    WOKEN_RUN.store(started, Ordering::SeqCst);
     let woken = crate::wake_waiters();
     *probe = Some(Probe {
         started,
@@ -1355,6 +1362,9 @@ fn probe(started: u64) -> bool {
 /// nothing promises, it would have waited for ever: the outcome is that deadlock, marked as a
 /// lost wake-up of the (first) woken thread.
 fn lost_wakeup() -> Option<Json> {
+    if WOKEN_RUN.load(Ordering::SeqCst) != STARTED_US.load(Ordering::SeqCst) {
+        return None;
+    }
     let probe = PROBE.lock().unwrap_or_else(|p| p.into_inner());
     let probe = probe
         .as_ref()
