@@ -349,6 +349,10 @@ pub struct MutantsArgs {
     /// Campaign time per mutant (and per type for the unmutated baseline): 10, 10s, 1m
     #[arg(long, value_name = "DURATION", default_value = "10s")]
     pub budget: String,
+    /// Tests per mutant at most (and per type for the unmutated baseline); with a long
+    /// --budget, a judgement that does not depend on the machine's speed
+    #[arg(long, value_name = "N")]
+    pub max_tests: Option<u64>,
     /// Judge the mutants with this shell command run in the instrumented copy (with
     /// COVCON_MUTANT set) instead of covcon's campaign: a mutant is caught when it fails
     #[arg(long, value_name = "CMD")]

@@ -258,6 +258,7 @@ pub fn mutants(args: &MutantsArgs) -> Result<ExitCode> {
                 strategy,
                 seed: args.seed,
                 time_budget: budget,
+                max_tests_per_type: args.max_tests,
                 batch_size: 16,
                 types: BTreeMap::new(),
                 stop: stop.clone(),

@@ -122,8 +122,11 @@ fn every_type_behind_a_published_crates_obstacles_is_tested_with_every_method() 
     let sandbox = Sandbox::data("reach");
     let run = sandbox.covcon(&[
         "--workspace",
+        // Bounded by tests, not by the machine's speed; the budget is only a safety net.
+        "--max-tests",
+        "1500",
         "--time-budget",
-        "9s",
+        "10m",
         "--seed",
         "1",
         "--out",

@@ -48,7 +48,7 @@ impl Copy {
             .arg(self.root().join("Cargo.toml"))
             .args(["--oracle", oracle])
             .args(["--seed", SEED, "--max-tests", max_tests])
-            .args(["--time-budget", "30s", "-q"])
+            .args(["--time-budget", "10m", "-q"])
             .arg("--out")
             .arg(&out)
             .current_dir(self.dir.path())
