@@ -14,6 +14,7 @@
 
 mod access;
 mod api;
+mod clock;
 mod cross;
 mod discover;
 mod facts;
@@ -62,7 +63,7 @@ pub fn analyze(packages: &[PackageInfo], config: &Config) -> Model {
         ..Model::default()
     };
     let target = config.cfg.clone().unwrap_or_else(CfgSet::host);
-    let per_package: Vec<(Vec<TypeModel>, Vec<Diagnostic>, Option<Span>)> = packages
+    let per_package: Vec<Analysed> = packages
         .par_iter()
         .map(|pkg| {
             let edition = config
@@ -72,10 +73,11 @@ pub fn analyze(packages: &[PackageInfo], config: &Config) -> Model {
             analyze_package(pkg, &edition, &target, &config.types, &config.sources)
         })
         .collect();
-    for (package, (types, diags, first_item)) in model.packages.iter_mut().zip(per_package) {
-        package.first_item = first_item;
-        model.types.extend(types);
-        model.diagnostics.extend(diags);
+    for (package, analysed) in model.packages.iter_mut().zip(per_package) {
+        package.first_item = analysed.first_item;
+        package.clock_sites = analysed.clock_sites;
+        model.types.extend(analysed.types);
+        model.diagnostics.extend(analysed.diagnostics);
     }
     model.types.sort_by(|a, b| a.path.cmp(&b.path));
     model
@@ -97,6 +99,7 @@ pub fn analyze_source(crate_name: &str, edition: &str, source: &str) -> Model {
         packages: vec![pkg.clone()],
         ..Model::default()
     };
+    model.packages[0].clock_sites = clock::clock_sites(&pkg.lib_root, source);
     match source::parse_file(&pkg.lib_root, source) {
         Ok(ast) => {
             let cfg = CfgSet::host();
@@ -126,15 +129,23 @@ pub fn analyze_source(crate_name: &str, edition: &str, source: &str) -> Model {
     model
 }
 
+/// What [`analyze_package`] finds of one package.
+struct Analysed {
+    types: Vec<TypeModel>,
+    diagnostics: Vec<Diagnostic>,
+    first_item: Option<Span>,
+    clock_sites: Vec<ClockSite>,
+}
+
 /// Loads one package's module tree in parallel, then parses again and analyses the files
-/// that hold thread-safe types (and what their APIs need).
+/// that hold thread-safe types (and what their APIs need), and finds its clock sites.
 fn analyze_package(
     pkg: &PackageInfo,
     edition: &str,
     target: &CfgSet,
     filter: &[String],
     sources: &Sources,
-) -> (Vec<TypeModel>, Vec<Diagnostic>, Option<Span>) {
+) -> Analysed {
     let cfg = target.with_features(&pkg.features);
     let externs = pkg.dependencies.iter().map(|d| d.extern_name.clone());
     let (loaded, facts, index) = foreign::load_package(
@@ -166,7 +177,17 @@ fn analyze_package(
         filter,
         &mut diags,
     ));
-    (types, diags, loaded.first_item.clone())
+    let clock_sites = loaded
+        .files
+        .iter()
+        .flat_map(|f| clock::clock_sites(&f.path, &f.text))
+        .collect();
+    Analysed {
+        types,
+        diagnostics: diags,
+        first_item: loaded.first_item.clone(),
+        clock_sites,
+    }
 }
 
 /// The thread-safe types of dependencies that `pkg` re-exports or aliases (`pub use

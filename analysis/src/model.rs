@@ -53,6 +53,39 @@ pub struct PackageInfo {
     /// Filled by the analysis.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_item: Option<Span>,
+    /// Where the package's code reads std's clock or sleeps, which the oracle's copy points
+    /// at covcon's virtual clock. Filled by the analysis.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub clock_sites: Vec<ClockSite>,
+}
+
+/// A read of std's clock, or a sleep, in a package's code (`analysis/src/clock.rs`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClockSite {
+    pub read: ClockRead,
+    /// Where the called path (`Instant::now`, `thread::sleep`) or, for `elapsed`, the
+    /// receiver starts.
+    pub at: Span,
+    /// Where that path or receiver ends (line, column), in the same file.
+    pub end: (u32, u32),
+    /// Where the whole call ends (line, column): just after its `)`.
+    pub call_end: (u32, u32),
+}
+
+/// What a [`ClockSite`] reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ClockRead {
+    /// `Instant::now()`.
+    Now,
+    /// `SystemTime::now()`.
+    SystemNow,
+    /// `instant.elapsed()`.
+    Elapsed,
+    /// `system_time.elapsed()`.
+    SystemElapsed,
+    /// `thread::sleep(duration)`.
+    Sleep,
 }
 
 /// A dependency a package's code can name (`use dashmap::DashMap`), so that the harness can

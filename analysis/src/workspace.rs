@@ -136,6 +136,7 @@ fn package_info(meta: &Metadata, pkg: &Package) -> Option<PackageInfo> {
         features,
         dependencies,
         first_item: None,
+        clock_sites: Vec::new(),
     })
 }
 

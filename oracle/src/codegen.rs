@@ -802,7 +802,12 @@ fn value_builders(
             let start = w.next_line();
             w.line(&format!("        {:?} => {{", c.name));
             w.line(&globs.replacen("                ", "            ", 1));
-            let built = construction(c, &ty, &args_cx, w, "            ");
+            let built = match (value.path.as_str(), c.name.as_str()) {
+                // The copy reads covcon's clock (`covcon_rt::time`): so do its arguments.
+                ("std::time::Instant", "now") => "::covcon_rt::time::now()".to_string(),
+                ("std::time::SystemTime", "now") => "::covcon_rt::time::system_now()".to_string(),
+                _ => construction(c, &ty, &args_cx, w, "            "),
+            };
             let name = &c.name;
             match c.returns {
                 ReturnShape::SelfValue | ReturnShape::ArcSelf => {

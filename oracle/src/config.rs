@@ -111,6 +111,7 @@ impl NoiseLevel {
             spin_p,
             sleep_p,
             control: Control::Free,
+            pause_us: 0,
         }
     }
 }

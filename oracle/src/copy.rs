@@ -182,7 +182,7 @@ fn list_files(
 
 /// Inserts each text at its position; answers the new text and the insertions whose position
 /// does not exist in it.
-fn insert<'a>(text: &str, insertions: &[&'a Insertion]) -> (String, Vec<&'a Insertion>) {
+pub(crate) fn insert<'a>(text: &str, insertions: &[&'a Insertion]) -> (String, Vec<&'a Insertion>) {
     let lines = Lines::new(text);
     let mut placed: Vec<(usize, Rank, usize, usize, &Insertion)> = Vec::new();
     let mut missed = Vec::new();

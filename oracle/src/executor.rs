@@ -478,7 +478,8 @@ impl OracleExecutor {
     ) -> Option<Violation> {
         if let Some(failure) = Failure::of(&response.outcome) {
             let mut last = None;
-            let verdict = verdict::judge(test, &failure, |order, pace| {
+            let pause_us = verdict::alone_pause(response.elapsed_us);
+            let verdict = verdict::judge(test, &failure, pause_us, |order, pace| {
                 let response = self.paced_sequential(test, order, pace);
                 let outcome = response.outcome.clone();
                 last = Some(response);
@@ -817,6 +818,13 @@ impl OracleExecutor {
         let run = self.stats.sequential_runs.fetch_add(1, Ordering::Relaxed);
         let (noise, paced) = match pace {
             Pace::Full | Pace::OwnThreads => (Noise::none(), Vec::new()),
+            Pace::Alone { pause_us } => (
+                Noise {
+                    pause_us: *pause_us,
+                    ..Noise::none()
+                },
+                Vec::new(),
+            ),
             Pace::Paced { pass, calls } => (
                 pacing(*pass, mix(test.noise_seed ^ mix(pass ^ run))),
                 calls.clone(),
@@ -1007,12 +1015,13 @@ impl OracleExecutor {
                 }
                 continue;
             };
+            let pause_us = verdict::alone_pause(response.elapsed_us);
             let found = describe(test, &failure, response, 0);
             let (repeats, more) = self.confirm(&found, &mut outcomes, runs - run);
             result.runs += more;
             result.failures = 1 + repeats;
             result.outcome = outcome;
-            let verdict = verdict::judge(test, &failure, |order, pace| {
+            let verdict = verdict::judge(test, &failure, pause_us, |order, pace| {
                 self.paced_sequential(test, order, pace).outcome
             });
             result.linearizations = verdict.tried;
@@ -1064,6 +1073,7 @@ fn pacing(pass: u64, seed: u64) -> Noise {
         spin_p: 0.0,
         sleep_p: 1.0,
         control: Control::Free,
+        pause_us: 0,
     }
 }
 

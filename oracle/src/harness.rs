@@ -11,7 +11,8 @@ use crate::codegen::{self, Target, TypePlan};
 use crate::copy::{self, Insertion, Rank};
 use crate::{OracleConfig, OracleError};
 use analysis::{
-    Diagnostic, GenericKind, Model, ParamKind, Reason, Severity, Span, SyncOp, SyncSite, TypeModel,
+    ClockRead, ClockSite, Diagnostic, GenericKind, Model, ParamKind, Reason, Severity, Span,
+    SyncOp, SyncSite, TypeModel,
 };
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -268,6 +269,12 @@ fn prepare_inner(
     let mut build_secs = 0.0;
     loop {
         let mut insertions = insertions(&types, &package_dirs, &workspace_root, &state.disabled);
+        insertions.extend(clock_insertions(
+            model,
+            &manifests,
+            &workspace_root,
+            &state.disabled,
+        ));
         insertions.extend(crate_items.iter().cloned());
         with_schema(&mut insertions, &mutants, &state.disabled);
         let copy = copy::sync(
@@ -408,12 +415,13 @@ fn absolute_dir(path: &Path) -> Result<PathBuf, OracleError> {
 }
 
 /// The runtime crate's sources, embedded so the harness can be built anywhere.
-const RUNTIME_FILES: [(&str, &str); 7] = [
+const RUNTIME_FILES: [(&str, &str); 8] = [
     ("Cargo.toml", include_str!("../runtime/Cargo.toml")),
     ("src/lib.rs", include_str!("../runtime/src/lib.rs")),
     ("src/request.rs", include_str!("../runtime/src/request.rs")),
     ("src/sched.rs", include_str!("../runtime/src/sched.rs")),
     ("src/stuck.rs", include_str!("../runtime/src/stuck.rs")),
+    ("src/time.rs", include_str!("../runtime/src/time.rs")),
     ("src/value.rs", include_str!("../runtime/src/value.rs")),
     ("src/worker.rs", include_str!("../runtime/src/worker.rs")),
 ];
@@ -584,6 +592,91 @@ fn site_insertions(site: &SyncSite, file: &Path, source: &str) -> Vec<Insertion>
                 part(site.receiver_end, &format!(", {all})"), Rank::Close),
             ]
         }
+        _ => Vec::new(),
+    }
+}
+
+/// The clock sites of the packages under test (those whose manifest gets the runtime),
+/// pointed at the runtime's virtual clock ([`clock_site_insertions`]).
+fn clock_insertions(
+    model: &Model,
+    manifests: &BTreeSet<PathBuf>,
+    workspace_root: &Path,
+    disabled: &BTreeSet<(PathBuf, u32, u32)>,
+) -> Vec<Insertion> {
+    let mut out = Vec::new();
+    for package in &model.packages {
+        if !manifests.contains(&copy::absolute(workspace_root, &package.manifest_path)) {
+            continue;
+        }
+        let mut sources: BTreeMap<PathBuf, Option<String>> = BTreeMap::new();
+        for site in &package.clock_sites {
+            let file = copy::absolute(workspace_root, &site.at.file);
+            let source = sources
+                .entry(file.clone())
+                .or_insert_with(|| std::fs::read_to_string(&file).ok());
+            if let Some(source) = source {
+                out.extend(clock_site_insertions(site, &file, source));
+            }
+        }
+    }
+    out.retain(|i| !disabled.contains(&(i.file.clone(), i.key.0, i.key.1)));
+    out
+}
+
+/// The insertions that make the copy read covcon's clock at a clock site: the called path
+/// `Instant::now` becomes `::covcon_rt::time::now` (and so for `SystemTime::now` and
+/// `thread::sleep`), and `x.elapsed()` becomes `::covcon_rt::time::elapsed(&(x))`. None when
+/// the source at the site's positions is not such a call (a stale model).
+fn clock_site_insertions(site: &ClockSite, file: &Path, source: &str) -> Vec<Insertion> {
+    let lines = copy::Lines::new(source);
+    let start = (site.at.line, site.at.column);
+    let (Some(written), Some(rest)) = (
+        lines.slice(start, site.end),
+        lines.slice(site.end, site.call_end),
+    ) else {
+        return Vec::new();
+    };
+    let rest: String = rest.split_whitespace().collect();
+    let path_like = !written.trim().is_empty() && !written.contains([';', '{', '}', '(']);
+    // Open: an `elapsed` of `Instant::now()` opens its call where `now`'s path is replaced,
+    // and the opening goes first (the two are in source order, the outer one first).
+    let replace = |text: &str, from: (u32, u32), to: (u32, u32)| Insertion {
+        file: file.to_path_buf(),
+        line: from.0,
+        column: from.1,
+        text: text.to_string(),
+        rank: Rank::Open,
+        key: start,
+        end: Some(to),
+    };
+    let function = match site.read {
+        ClockRead::Now => "now",
+        ClockRead::SystemNow => "system_now",
+        ClockRead::Sleep => "sleep",
+        ClockRead::Elapsed => "elapsed",
+        ClockRead::SystemElapsed => "system_elapsed",
+    };
+    match site.read {
+        ClockRead::Now | ClockRead::SystemNow | ClockRead::Sleep
+            if path_like && rest.starts_with('(') =>
+        {
+            vec![replace(
+                &format!("::covcon_rt::time::{function}"),
+                start,
+                site.end,
+            )]
+        }
+        ClockRead::Elapsed | ClockRead::SystemElapsed if rest == ".elapsed()" => vec![
+            Insertion {
+                end: None,
+                ..replace(&format!("::covcon_rt::time::{function}(&("), start, start)
+            },
+            Insertion {
+                rank: Rank::Middle,
+                ..replace("))", site.end, site.call_end)
+            },
+        ],
         _ => Vec::new(),
     }
 }
@@ -1393,6 +1486,37 @@ fn copy_insertions<'i>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The copy's text of `source` with its clock sites pointed at covcon's clock.
+    fn check_clock(source: &str, expect: &str) {
+        let model = analysis::analyze_source("k", "2021", source);
+        let file = PathBuf::from("src/lib.rs");
+        let insertions: Vec<Insertion> = model.packages[0]
+            .clock_sites
+            .iter()
+            .flat_map(|site| clock_site_insertions(site, &file, source))
+            .collect();
+        let refs: Vec<&Insertion> = insertions.iter().collect();
+        let (text, missed) = copy::insert(source, &refs);
+        assert!(missed.is_empty(), "{missed:?}");
+        assert_eq!(text, expect);
+    }
+
+    #[test]
+    fn the_copy_reads_covcons_clock_where_the_code_reads_stds() {
+        let head = "use std::time::Instant;\nstruct S { at: Instant }\n";
+        check_clock(
+            &format!(
+                "{head}impl S {{ fn f(&self) -> u128 {{ std::thread::sleep(D); \
+                 self.at.elapsed().as_nanos() + Instant::now().elapsed().as_nanos() }} }}"
+            ),
+            &format!(
+                "{head}impl S {{ fn f(&self) -> u128 {{ ::covcon_rt::time::sleep(D); \
+                 ::covcon_rt::time::elapsed(&(self.at)).as_nanos() + \
+                 ::covcon_rt::time::elapsed(&(::covcon_rt::time::now())).as_nanos() }} }}"
+            ),
+        );
+    }
 
     #[test]
     fn the_drivable_model_marks_what_was_dropped_and_keeps_only_callable_pairs() {

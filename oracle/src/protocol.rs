@@ -114,6 +114,14 @@ pub struct Noise {
     /// strategy choose; the noise is then unused). Sequential runs ignore it.
     #[serde(default, skip_serializing_if = "Control::is_free")]
     pub control: Control,
+    /// A sequential run's real pause before each paced call, in microseconds: time passing
+    /// between a thread's calls, as it did in a slow concurrent run.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub pause_us: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Noise {
@@ -125,12 +133,15 @@ impl Noise {
             spin_p: 0.0,
             sleep_p: 0.0,
             control: Control::Free,
+            pause_us: 0,
         }
     }
 
     /// Whether it perturbs nothing.
     pub fn is_none(&self) -> bool {
-        self.yield_p + self.spin_p + self.sleep_p <= 0.0 && self.control.is_free()
+        self.yield_p + self.spin_p + self.sleep_p <= 0.0
+            && self.control.is_free()
+            && self.pause_us == 0
     }
 }
 

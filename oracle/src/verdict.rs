@@ -174,7 +174,27 @@ pub(crate) enum Pace {
     /// orders differ from the run in more than the interleaving. Last, since handing each call
     /// to another thread costs time, and time is what the other passes keep under control.
     OwnThreads,
+    /// The failing thread's calls alone, up to its failing call, with a real pause of
+    /// `pause_us` before each: see [`judge`].
+    Alone { pause_us: u64 },
 }
+
+/// The pause before each call of a thread run alone ([`Pace::Alone`]), from how long the
+/// concurrent run took: twice that, so that any time that passed between two of its events
+/// passes between two calls here, but at least [`MIN_PAUSE`] and at most [`MAX_PAUSE`].
+pub(crate) fn alone_pause(concurrent_us: u64) -> u64 {
+    concurrent_us
+        .saturating_mul(2)
+        .clamp(MIN_PAUSE.as_micros() as u64, MAX_PAUSE.as_micros() as u64)
+}
+
+/// Shortest pause between calls of a thread run alone: a millisecond, past the refill of any
+/// limiter whose interval a fast concurrent run could have outrun.
+const MIN_PAUSE: std::time::Duration = std::time::Duration::from_millis(1);
+
+/// Longest pause: a run that took longer (it blocked, or the machine was that busy) is paced by
+/// a second, which keeps a verdict's cost bounded.
+const MAX_PAUSE: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// Paced passes over the orders after the full-speed one, for failures it does not explain.
 pub(crate) const PACED_PASSES: u64 = 2;
@@ -193,9 +213,17 @@ const PREFIX_ATTEMPTS: u32 = 4;
 /// make two threads block each other for good, and a deadlock's orders are the costly ones.
 /// A run whose prefix panicked as the concurrent run's call did explains it too (see
 /// [`Failure::is_repeated_in_prefix`]); one whose prefix failed otherwise is run again.
+///
+/// Last, for a panic no order repeated, each panicking thread's calls are run alone up to
+/// the panic, with a real pause of `pause_us` before each ([`Pace::Alone`]): a panic they
+/// give at the same place (message and location, at any call of the same method) is one a
+/// single thread meets by waiting, on a clock covcon does not control (a dependency's, a
+/// syscall's). Unlike the paced passes, whose delays are drawn, this pass cannot miss on a
+/// busy machine: a slower concurrent run only makes its pauses longer.
 pub(crate) fn judge(
     test: &TestCase,
     failure: &Failure,
+    pause_us: u64,
     mut run: impl FnMut(&[(u8, u32)], &Pace) -> Outcome,
 ) -> Verdict {
     let mut tried = 0;
@@ -259,6 +287,18 @@ pub(crate) fn judge(
             };
         }
     }
+    for (thread, call) in failed {
+        let order: Order = (0..=call).map(|index| (thread, index)).collect();
+        let outcome = run(&order, &Pace::Alone { pause_us });
+        tried += 1;
+        if failure.is_repeated_alone(test, &outcome) || failure.is_repeated_in_prefix(&outcome) {
+            return Verdict {
+                violation: false,
+                tried,
+                explained_by: Some((order, outcome)),
+            };
+        }
+    }
     Verdict {
         // An order never run past its prefix might have explained the failure: no verdict.
         violation: ran_through.iter().all(|&through| through),
@@ -307,6 +347,47 @@ impl Failure {
             }
             _ => false,
         }
+    }
+
+    /// Whether a run of one panicking thread's calls alone panicked as that thread did in the
+    /// concurrent run: the same message (up to numbers) and location, at a call of the same
+    /// method (waiting may make an earlier call of it fail first).
+    fn is_repeated_alone(&self, test: &TestCase, outcome: &Outcome) -> bool {
+        let Failure::Panic {
+            thread,
+            call,
+            message,
+            location,
+            also,
+            ..
+        } = self
+        else {
+            return false;
+        };
+        let Outcome::Panicked {
+            thread: Some(t),
+            call: c,
+            message: m,
+            location: l,
+            ..
+        } = outcome
+        else {
+            return false;
+        };
+        let method = |thread: u8, call: u32| {
+            test.threads[usize::from(thread.min(1))]
+                .get(call as usize)
+                .map(|c| c.method.as_str())
+        };
+        std::iter::once((*thread, *call, message, location))
+            .chain(also.iter().map(|(t, c, m, l)| (*t, *c, m, l)))
+            .any(|(thread, call, message, location)| {
+                thread == *t
+                    && method(thread, call).is_some()
+                    && method(thread, call) == method(*t, *c)
+                    && same_message(message, m)
+                    && location == l
+            })
     }
 
     /// The calls that failed: a panic's, and the other thread's when it panicked too; none
@@ -501,7 +582,12 @@ mod tests {
         sequential: impl Fn(&[(u8, u32)]) -> Outcome,
         expect: &str,
     ) {
-        check_paced_verdict(lens, concurrent, |order, _| sequential(order), expect);
+        // The calls of one thread alone, paused, pass here: `check_paced_verdict` judges them.
+        let sequential = |order: &[(u8, u32)], pace: &Pace| match pace {
+            Pace::Alone { .. } => Outcome::Passed,
+            _ => sequential(order),
+        };
+        check_paced_verdict(lens, concurrent, sequential, expect);
     }
 
     fn check_paced_verdict(
@@ -511,20 +597,24 @@ mod tests {
         expect: &str,
     ) {
         let failure = Failure::of(&concurrent).expect("a failing outcome");
-        let (mut ran, mut paced, mut own) = (Vec::new(), 0, 0);
-        let verdict = judge(&test_case(lens), &failure, |order, pace| {
+        let (mut ran, mut paced, mut own, mut alone) = (Vec::new(), 0, 0, 0);
+        let verdict = judge(&test_case(lens), &failure, 1_000, |order, pace| {
             match pace {
                 Pace::Full => ran.push(order_text(order)),
                 Pace::Paced { .. } => paced += 1,
                 Pace::OwnThreads => own += 1,
+                Pace::Alone { .. } => alone += 1,
             }
             sequential(order, pace)
         });
-        let own = if own > 0 {
+        let mut own = if own > 0 {
             format!(" own={own}")
         } else {
             String::new()
         };
+        if alone > 0 {
+            own.push_str(&format!(" alone={alone}"));
+        }
         let got = format!(
             "violation={} tried={} paced={paced}{own} ran=[{}]",
             verdict.violation,
@@ -570,7 +660,7 @@ mod tests {
                 Some((1, _)) => panic_at(0, 1, "called `Option::unwrap()` on a `None` value"),
                 _ => Outcome::Passed,
             },
-            "violation=true tried=12 paced=6 own=3 ran=[a0 a1 | a0 b0 a1 | b0 a0 a1]",
+            "violation=true tried=13 paced=6 own=3 alone=1 ran=[a0 a1 | a0 b0 a1 | b0 a0 a1]",
         );
     }
 
@@ -585,7 +675,7 @@ mod tests {
             [1, 2],
             overdue(1),
             |order, pace| match pace {
-                Pace::Full | Pace::OwnThreads => Outcome::Passed,
+                Pace::Full | Pace::OwnThreads | Pace::Alone { .. } => Outcome::Passed,
                 Pace::Paced { calls, .. } => match order.iter().find(|c| calls.contains(c)) {
                     Some(&(_, call)) => overdue(call),
                     None => Outcome::Passed,
@@ -597,11 +687,44 @@ mod tests {
             [1, 2],
             overdue(1),
             |_, pace| match pace {
-                Pace::Full | Pace::OwnThreads => Outcome::Passed,
+                Pace::Full | Pace::OwnThreads | Pace::Alone { .. } => Outcome::Passed,
                 Pace::Paced { .. } => overdue(0),
             },
-            "violation=true tried=12 paced=6 own=3 ran=[a0 b0 b1 | b0 a0 b1 | b0 b1]",
+            "violation=true tried=13 paced=6 own=3 alone=1 ran=[a0 b0 b1 | b0 a0 b1 | b0 b1]",
         );
+    }
+
+    /// The same bucket read through a clock covcon does not control, where no paced pass
+    /// happened to wait long enough: thread 1's calls alone, paused, panic at its first
+    /// `until_next` with the same message and location, which explains the run. Another
+    /// message there does not.
+    #[test]
+    fn a_panic_one_threads_calls_alone_repeat_when_paused_is_not_a_violation() {
+        let overdue = |call| panic_at(1, call, "overflow when subtracting durations");
+        let alone = |answer: Outcome| {
+            move |order: &[(u8, u32)], pace: &Pace| match pace {
+                Pace::Alone { pause_us: 1_000 } => {
+                    assert_eq!(order_text(order), "b0 b1");
+                    answer.clone()
+                }
+                _ => Outcome::Passed,
+            }
+        };
+        check_paced_verdict(
+            [1, 2],
+            overdue(1),
+            alone(overdue(0)),
+            "violation=false tried=13 paced=6 own=3 alone=1 ran=[a0 b0 b1 | b0 a0 b1 | b0 b1]",
+        );
+        check_paced_verdict(
+            [1, 2],
+            overdue(1),
+            alone(panic_at(1, 0, "another message")),
+            "violation=true tried=13 paced=6 own=3 alone=1 ran=[a0 b0 b1 | b0 a0 b1 | b0 b1]",
+        );
+        assert_eq!(alone_pause(0), 1_000);
+        assert_eq!(alone_pause(3_000), 6_000);
+        assert_eq!(alone_pause(u64::MAX), 1_000_000);
     }
 
     /// A prefix that panics now and then as the concurrent run's call did (both read the
@@ -621,7 +744,7 @@ mod tests {
             ("m", "violation=false tried=2 paced=0 ran=[a0 b0 | b0]"),
             (
                 "other",
-                "violation=false tried=20 paced=10 own=5 ran=[a0 b0 | b0 | b0 | b0 | b0]",
+                "violation=false tried=21 paced=10 own=5 alone=1 ran=[a0 b0 | b0 | b0 | b0 | b0]",
             ),
         ] {
             check_verdict(
@@ -661,7 +784,7 @@ mod tests {
                     Outcome::Passed
                 }
             },
-            "violation=false tried=20 paced=10 own=5 ran=[a0 b0 | b0 | b0 | b0 | b0]",
+            "violation=false tried=21 paced=10 own=5 alone=1 ran=[a0 b0 | b0 | b0 | b0 | b0]",
         );
         let runs = std::cell::Cell::new(0);
         check_verdict(
@@ -675,7 +798,7 @@ mod tests {
                     Outcome::Passed
                 }
             },
-            "violation=true tried=11 paced=4 own=2 ran=[a0 b0 | b0 | b0 | b0 | b0]",
+            "violation=true tried=12 paced=4 own=2 alone=1 ran=[a0 b0 | b0 | b0 | b0 | b0]",
         );
     }
 
@@ -685,7 +808,7 @@ mod tests {
             [1, 1],
             panic_at(1, 0, "boom"),
             |_| Outcome::Passed,
-            "violation=true tried=8 paced=4 own=2 ran=[a0 b0 | b0]",
+            "violation=true tried=9 paced=4 own=2 alone=1 ran=[a0 b0 | b0]",
         );
     }
 
@@ -714,7 +837,7 @@ mod tests {
                 2 => panic_at(0, 0, "boom"),
                 _ => panic_at(0, 1, "other"),
             },
-            "violation=true tried=12 paced=6 own=3 ran=[a0 a1 | a0 b0 a1 | b0 a0 a1]",
+            "violation=true tried=13 paced=6 own=3 alone=1 ran=[a0 a1 | a0 b0 a1 | b0 a0 a1]",
         );
     }
 
@@ -741,7 +864,7 @@ mod tests {
             [3, 1],
             first_by_clock,
             sequential,
-            "violation=true tried=16 paced=8 own=4 ran=[a0 a1 a2 | a0 a1 b0 a2 | a0 b0 a1 a2 | b0 a0 a1 a2]",
+            "violation=true tried=17 paced=8 own=4 alone=1 ran=[a0 a1 a2 | a0 a1 b0 a2 | a0 b0 a1 a2 | b0 a0 a1 a2]",
         );
         check_verdict(
             [3, 1],

@@ -1230,7 +1230,7 @@ fn check_then_act_panics_only_when_the_two_threads_interleave() {
         yield_p: 0.5,
         spin_p: 0.3,
         sleep_p: 0.2,
-        control: Default::default(),
+        ..Noise::none()
     };
     let request = Request::Concurrent {
         test: registry(vec![insert()], vec![insert()]),
@@ -1549,7 +1549,7 @@ fn the_model_from_the_real_analysis_drives_every_type() {
             yield_p: 0.5,
             spin_p: 0.2,
             sleep_p: 0.1,
-            control: Default::default(),
+            ..Noise::none()
         },
         timeout_ms: 2_000,
         capture: true,

@@ -17,6 +17,7 @@
 mod request;
 mod sched;
 mod stuck;
+pub mod time;
 mod value;
 mod worker;
 
@@ -340,8 +341,17 @@ impl<'a, T> Cond<'a, T> {
         timeout: Duration,
     ) -> std::sync::LockResult<(Guard_<'a, T>, std::sync::WaitTimeoutResult)> {
         match self.controlled_wait(guard, true) {
-            Ok(woken) => self.timeout_result(woken),
-            Err(guard) => self.0.wait_timeout(guard, timeout),
+            Ok(woken) => {
+                if matches!(&woken, Ok((_, true))) {
+                    time::advance(timeout);
+                }
+                self.timeout_result(woken)
+            }
+            Err(guard) => {
+                let waited = self.0.wait_timeout(guard, real_wait(timeout));
+                timed_out_after(&waited, timeout);
+                waited
+            }
         }
     }
 
@@ -363,7 +373,11 @@ impl<'a, T> Cond<'a, T> {
         mut condition: F,
     ) -> std::sync::LockResult<(Guard_<'a, T>, std::sync::WaitTimeoutResult)> {
         if !controlled() {
-            return self.0.wait_timeout_while(guard, timeout, condition);
+            let waited = self
+                .0
+                .wait_timeout_while(guard, real_wait(timeout), condition);
+            timed_out_after(&waited, timeout);
+            return waited;
         }
         loop {
             if !condition(&mut *guard) {
@@ -435,6 +449,36 @@ impl<'a, T> Cond<'a, T> {
         } else {
             Ok(made)
         }
+    }
+}
+
+/// The longest a timed wait of a test's call waits for real under the virtual clock
+/// ([`time`]): a notify that would have come later could have been that late anyway (the
+/// notifying thread delayed), so waking then is an answer the program can give, and a
+/// sequential order, where no test thread can notify, does not wait out every timeout.
+const REAL_WAIT_CAP: Duration = Duration::from_millis(1);
+
+/// How long a timed wait of `timeout` waits for real (see [`REAL_WAIT_CAP`]).
+fn real_wait(timeout: Duration) -> Duration {
+    if time::in_virtual_call() {
+        timeout.min(REAL_WAIT_CAP)
+    } else {
+        timeout
+    }
+}
+
+/// After a real timed wait: when it timed out, the call's virtual clock has waited the whole
+/// `timeout`.
+fn timed_out_after<G>(
+    waited: &std::sync::LockResult<(G, std::sync::WaitTimeoutResult)>,
+    timeout: Duration,
+) {
+    let timed_out = match waited {
+        Ok((_, result)) => result.timed_out(),
+        Err(poisoned) => poisoned.get_ref().1.timed_out(),
+    };
+    if timed_out {
+        time::advance(timeout);
     }
 }
 

@@ -55,6 +55,8 @@ pub(crate) struct Noise {
     pub(crate) p: [f64; 3],
     /// How a concurrent run is scheduled (free: by the OS and the noise above).
     pub(crate) control: Control,
+    /// A sequential run's real pause before each paced call, in microseconds.
+    pub(crate) pause_us: u64,
 }
 
 impl<'de> Deserialize<'de> for Line {
@@ -173,6 +175,7 @@ impl<'de> Deserialize<'de> for Noise {
                         Key::YieldP => noise.p[0] = map.next_value()?,
                         Key::SpinP => noise.p[1] = map.next_value()?,
                         Key::SleepP => noise.p[2] = map.next_value()?,
+                        Key::PauseUs => noise.pause_us = map.next_value()?,
                         Key::Control => noise.control = map.next_value()?,
                         _ => {
                             map.next_value::<IgnoredAny>()?;

@@ -10,6 +10,7 @@
 use crate::request::{BatchRun, Line, Noise, Op};
 use crate::sched::{self, Control, Record};
 use crate::stuck::{self, Snapshot};
+use crate::time;
 use crate::value::{Arg, Call, FromArg, TestData};
 use crate::{set_role, RawEvent, BUFFERS, CAPTURE, LAST_PANIC, NOISE, NO_ROLE, PACE_CALLS};
 use serde::Deserialize;
@@ -256,6 +257,7 @@ pub struct Answer {
 pub fn worker_main(drivers: Vec<&'static dyn Registered>) {
     let out = take_stdout();
     stuck::MAIN.register();
+    crate::time::make_virtual();
     crate::precise_sleeps();
     install_panic_hook();
     start_helper();
@@ -695,6 +697,8 @@ fn setup<D: Driver>(
     test: &TestData,
 ) -> Result<Ready<D::Instance>, Box<Answer>> {
     set_role(2, 0);
+    // Each setup call reads the clock of its own slot, its number here (see `time`).
+    time::reset();
     let mut built = Built {
         locals: test.threads.each_ref().map(|calls| {
             calls
@@ -708,7 +712,9 @@ fn setup<D: Driver>(
         instances: Vec::new(),
     };
     for (index, call) in test.instances.iter().enumerate() {
-        match guarded(|| driver.construct(call, &built.cx())) {
+        match in_slot(index as u32, || {
+            guarded(|| driver.construct(call, &built.cx()))
+        }) {
             Ok((instance, elements)) => {
                 built.instances.push(instance);
                 built.elements.push(Mutex::new(elements));
@@ -724,10 +730,10 @@ fn setup<D: Driver>(
         }
     }
     for (index, call) in test.handles.iter().enumerate() {
-        match guarded(|| driver.handle(call, &built.cx())) {
+        let call_index = (test.instances.len() + index) as u32;
+        match in_slot(call_index, || guarded(|| driver.handle(call, &built.cx()))) {
             Ok(handle) => built.handles.push(handle),
             Err(failure) => {
-                let call_index = (test.instances.len() + index) as u32;
                 let answer = setup_failure(None, call_index, &call.method, failure);
                 quietly(move || drop(built));
                 return Err(Box::new(answer));
@@ -736,10 +742,12 @@ fn setup<D: Driver>(
     }
     let mut prefix_results = Vec::with_capacity(test.prefix.len());
     for (index, call) in test.prefix.iter().enumerate() {
-        match guarded(|| invoke_times(driver, call, &built.cx())) {
+        let call_index = (test.instances.len() + test.handles.len() + index) as u32;
+        match in_slot(call_index, || {
+            guarded(|| invoke_times(driver, call, &built.cx()))
+        }) {
             Ok(result) => prefix_results.push(result.map(clip)),
             Err(failure) => {
-                let call_index = (test.instances.len() + test.handles.len() + index) as u32;
                 let mut answer = setup_failure(None, call_index, &call.method, failure);
                 answer.prefix_results = prefix_results;
                 return Err(Box::new(answer));
@@ -747,6 +755,21 @@ fn setup<D: Driver>(
         }
     }
     Ok((built, prefix_results))
+}
+
+/// Runs `f`, a call of clock slot `slot` (see `time`), on the calling thread.
+fn in_slot<R>(slot: u32, f: impl FnOnce() -> R) -> R {
+    time::begin_call(slot);
+    let result = f();
+    time::end_call();
+    result
+}
+
+/// The clock slot of suffix call `index` of `test`: after its setup calls, the two threads'
+/// `index`th calls sharing one, so a sequential order reads the clock the concurrent run read.
+fn suffix_slot(test: &TestData, index: u32) -> u32 {
+    let setup = test.instances.len() + test.handles.len() + test.prefix.len();
+    time::suffix_slot(setup, index)
 }
 
 /// `call.times` calls in a row (a prefix's loop), answering the last one's result.
@@ -787,12 +810,14 @@ fn outcome_json(thread: Option<u8>, call: u32, method: &str, failure: &Failure) 
 fn run_thread<D: Driver>(
     driver: &'static D,
     built: &Built<D::Instance>,
+    test: &TestData,
     thread: usize,
-    calls: &[Call],
 ) -> ThreadRun {
+    let calls = &test.threads[thread];
     let mut results = Vec::with_capacity(calls.len());
     for (index, call) in calls.iter().enumerate() {
-        match thread_call(driver, built, thread, call) {
+        let slot = suffix_slot(test, index as u32);
+        match in_slot(slot, || thread_call(driver, built, thread, call)) {
             Ok(result) => results.push(result.map(clip)),
             Err(failure) => {
                 results.resize(calls.len(), None);
@@ -829,7 +854,7 @@ fn run_concurrent<D: Driver>(
         Box::new(move || {
             set_role(1, seed);
             sched::thread_start(1);
-            let run = run_thread(driver, &built, 1, &test.threads[1]);
+            let run = run_thread(driver, &built, &test, 1);
             sched::thread_end(1);
             *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(run);
             set_role(NO_ROLE, 0);
@@ -840,7 +865,7 @@ fn run_concurrent<D: Driver>(
     set_role(0, seed);
     let generation = launch(job);
     sched::thread_start(0);
-    let mine = run_thread(driver, &built, 0, &test.threads[0]);
+    let mine = run_thread(driver, &built, test, 0);
     sched::thread_end(0);
     set_role(NO_ROLE, 0);
     wait_done(generation);
@@ -945,6 +970,11 @@ fn run_sequential<D: Driver>(
         };
         let seed = noise.seed ^ u64::from(index).wrapping_mul(0xD1B5_4A32_D192_ED03);
         let pace = paced.is_empty() || paced.contains(&(thread, index));
+        if pace && noise.pause_us > 0 {
+            // Time passing between calls, on a clock covcon does not control (see
+            // `oracle/src/verdict.rs`, the pass of a thread alone).
+            std::thread::sleep(Duration::from_micros(noise.pause_us));
+        }
         set_noise(if pace { noise.p } else { [0.0; 3] });
         // A controlled run also waits at the starts and ends of calls (where it hands the
         // turn over): a paced order waits there too, so what waiting alone brings on shows.
@@ -955,11 +985,14 @@ fn run_sequential<D: Driver>(
         // With `own_threads`, each call on the thread it ran on concurrently: a type that
         // behaves by thread (a per-thread shard, a thread-local cache, an owner check) does the
         // same here, so only the interleaving differs from the concurrent run.
+        let slot = suffix_slot(test, index);
         let result = if own_threads && thread == 1 {
-            on_helper(driver, &built, call, seed)
+            on_helper(driver, &built, call, seed, slot)
         } else {
             set_role(thread, seed);
-            let result = thread_call(driver, &built, usize::from(thread), call);
+            let result = in_slot(slot, || {
+                thread_call(driver, &built, usize::from(thread), call)
+            });
             set_role(NO_ROLE, 0);
             result
         };
@@ -997,13 +1030,14 @@ fn on_helper<D: Driver>(
     built: &Arc<Built<D::Instance>>,
     call: &Call,
     seed: u64,
+    clock_slot: u32,
 ) -> CallResult {
     let slot: Arc<Mutex<Option<CallResult>>> = Arc::new(Mutex::new(None));
     let job: Job = {
         let (built, call, slot) = (built.clone(), call.clone(), slot.clone());
         Box::new(move || {
             set_role(1, seed);
-            let result = thread_call(driver, &built, 1, &call);
+            let result = in_slot(clock_slot, || thread_call(driver, &built, 1, &call));
             set_role(NO_ROLE, 0);
             *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(result);
         })

@@ -1,0 +1,353 @@
+//! Where a package's code reads the clock or sleeps (`ClockSite`s), so that the oracle's copy
+//! reads covcon's virtual clock there instead (`oracle/runtime/src/time.rs`).
+//!
+//! Found in the syntax of every file of the package, not only the types' methods: a helper
+//! function or a free function reads the clock for them as often. Only what is plainly std's
+//! is taken: `Instant::now()` and `SystemTime::now()` where the file imports them from
+//! `std::time` (or writes the path out), `thread::sleep(d)` (or `sleep` imported from
+//! `std::thread`), and `x.elapsed()` where `x` is `Instant::now()` itself, a field the file
+//! declares as an `Instant` or `SystemTime`, or a local or parameter given that type or bound
+//! to `Instant::now()`. Clocks read elsewhere (through a dependency, `quanta`, a syscall) stay
+//! real; the verdict does not count on them.
+
+use crate::model::{ClockRead, ClockSite, Span};
+use std::collections::BTreeMap;
+use std::path::Path;
+use syn::spanned::Spanned;
+use syn::visit::Visit;
+
+/// The clock sites of one file's text, in source order; none when it does not parse.
+pub(crate) fn clock_sites(file: &Path, text: &str) -> Vec<ClockSite> {
+    if !["Instant", "SystemTime", "sleep"]
+        .iter()
+        .any(|w| text.contains(w))
+    {
+        return Vec::new();
+    }
+    let Ok(ast) = syn::parse_file(text) else {
+        return Vec::new();
+    };
+    let mut imports = Imports::default();
+    imports.visit_file(&ast);
+    let mut typed = Typed::default();
+    typed.visit_file(&ast);
+    let mut finder = Finder {
+        file,
+        imports: &imports.names,
+        typed: &typed,
+        out: Vec::new(),
+    };
+    finder.visit_file(&ast);
+    finder.out
+}
+
+/// What a file's `use` items make a single name stand for: `Instant` → `std::time::Instant`.
+#[derive(Default)]
+struct Imports {
+    names: BTreeMap<String, Vec<String>>,
+}
+
+impl<'ast> Visit<'ast> for Imports {
+    fn visit_item_use(&mut self, item: &'ast syn::ItemUse) {
+        walk_use(&item.tree, &mut Vec::new(), &mut self.names);
+    }
+}
+
+fn walk_use(
+    tree: &syn::UseTree,
+    prefix: &mut Vec<String>,
+    out: &mut BTreeMap<String, Vec<String>>,
+) {
+    match tree {
+        syn::UseTree::Path(p) => {
+            prefix.push(p.ident.to_string());
+            walk_use(&p.tree, prefix, out);
+            prefix.pop();
+        }
+        syn::UseTree::Name(n) => {
+            let mut path = prefix.clone();
+            path.push(n.ident.to_string());
+            out.insert(n.ident.to_string(), path);
+        }
+        syn::UseTree::Rename(r) => {
+            let mut path = prefix.clone();
+            path.push(r.ident.to_string());
+            out.insert(r.rename.to_string(), path);
+        }
+        syn::UseTree::Group(g) => g.items.iter().for_each(|t| walk_use(t, prefix, out)),
+        syn::UseTree::Glob(_) => {}
+    }
+}
+
+/// Names the file gives a clock type: fields declared as one, and locals and parameters
+/// typed as one or bound to `Instant::now()`. By name only, over the whole file: a name that
+/// is a clock in one function and something else in another is taken in both, and the copy
+/// that does not compile with it leaves that site out.
+#[derive(Default)]
+struct Typed {
+    instants: Vec<String>,
+    system_times: Vec<String>,
+}
+
+impl Typed {
+    fn note(&mut self, name: String, ty: &syn::Type) {
+        match clock_type(ty) {
+            Some(ClockType::Instant) => self.instants.push(name),
+            Some(ClockType::SystemTime) => self.system_times.push(name),
+            None => {}
+        }
+    }
+
+    fn kind_of(&self, name: &str) -> Option<ClockType> {
+        if self.instants.iter().any(|n| n == name) {
+            Some(ClockType::Instant)
+        } else if self.system_times.iter().any(|n| n == name) {
+            Some(ClockType::SystemTime)
+        } else {
+            None
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum ClockType {
+    Instant,
+    SystemTime,
+}
+
+/// `Instant`, `std::time::Instant`, `SystemTime`… as a type (not a reference or an `Option`).
+fn clock_type(ty: &syn::Type) -> Option<ClockType> {
+    let syn::Type::Path(p) = ty else {
+        return None;
+    };
+    let names: Vec<String> = p
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    let std_path = names.len() == 1 || names.starts_with(&["std".into(), "time".into()]);
+    match names.last().map(String::as_str) {
+        Some("Instant") if std_path => Some(ClockType::Instant),
+        Some("SystemTime") if std_path => Some(ClockType::SystemTime),
+        _ => None,
+    }
+}
+
+impl<'ast> Visit<'ast> for Typed {
+    fn visit_field(&mut self, field: &'ast syn::Field) {
+        if let Some(name) = &field.ident {
+            self.note(name.to_string(), &field.ty);
+        }
+        syn::visit::visit_field(self, field);
+    }
+
+    fn visit_pat_type(&mut self, pat: &'ast syn::PatType) {
+        if let syn::Pat::Ident(id) = &*pat.pat {
+            self.note(id.ident.to_string(), &pat.ty);
+        }
+        syn::visit::visit_pat_type(self, pat);
+    }
+
+    fn visit_local(&mut self, local: &'ast syn::Local) {
+        if let (syn::Pat::Ident(id), Some(init)) = (&local.pat, &local.init) {
+            if is_now_call(&init.expr, "Instant") {
+                self.instants.push(id.ident.to_string());
+            }
+        }
+        syn::visit::visit_local(self, local);
+    }
+}
+
+/// Whether `expr` is a call `Instant::now()` (or `SystemTime::now()`, by `ty`), whatever it
+/// is imported as.
+fn is_now_call(expr: &syn::Expr, ty: &str) -> bool {
+    let syn::Expr::Call(call) = expr else {
+        return false;
+    };
+    let syn::Expr::Path(p) = &*call.func else {
+        return false;
+    };
+    let names: Vec<String> = p
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    names.len() >= 2 && names[names.len() - 2] == ty && names[names.len() - 1] == "now"
+}
+
+struct Finder<'a> {
+    file: &'a Path,
+    imports: &'a BTreeMap<String, Vec<String>>,
+    typed: &'a Typed,
+    out: Vec<ClockSite>,
+}
+
+impl Finder<'_> {
+    /// The full path a written path stands for, its first segment looked up in the imports.
+    fn resolve(&self, path: &syn::Path) -> Vec<String> {
+        let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        match names.first().and_then(|first| self.imports.get(first)) {
+            Some(full) => full
+                .iter()
+                .cloned()
+                .chain(names[1..].iter().cloned())
+                .collect(),
+            None => names,
+        }
+    }
+
+    /// What a called path reads of the clock, if it is std's `now` or `sleep`.
+    fn read_of(&self, path: &syn::Path) -> Option<ClockRead> {
+        let full = self.resolve(path);
+        let full: Vec<&str> = full.iter().map(String::as_str).collect();
+        match full.as_slice() {
+            ["std" | "core", "time", "Instant", "now"] => Some(ClockRead::Now),
+            ["std" | "core", "time", "SystemTime", "now"] => Some(ClockRead::SystemNow),
+            ["std", "thread", "sleep"] => Some(ClockRead::Sleep),
+            _ => None,
+        }
+    }
+
+    /// The clock type of an `elapsed()` receiver, when the file says what it is.
+    fn receiver_type(&self, receiver: &syn::Expr) -> Option<ClockType> {
+        match receiver {
+            syn::Expr::Field(f) => match &f.member {
+                syn::Member::Named(name) => self.typed.kind_of(&name.to_string()),
+                syn::Member::Unnamed(_) => None,
+            },
+            syn::Expr::Path(p) if p.path.segments.len() == 1 && p.qself.is_none() => {
+                self.typed.kind_of(&p.path.segments[0].ident.to_string())
+            }
+            syn::Expr::Call(call) => match &*call.func {
+                syn::Expr::Path(p) => match self.read_of(&p.path) {
+                    Some(ClockRead::Now) => Some(ClockType::Instant),
+                    Some(ClockRead::SystemNow) => Some(ClockType::SystemTime),
+                    _ => None,
+                },
+                _ => None,
+            },
+            syn::Expr::Paren(p) => self.receiver_type(&p.expr),
+            syn::Expr::Reference(r) => self.receiver_type(&r.expr),
+            _ => None,
+        }
+    }
+
+    fn push(
+        &mut self,
+        read: ClockRead,
+        start: proc_macro2::LineColumn,
+        end: proc_macro2::LineColumn,
+        call_end: proc_macro2::LineColumn,
+    ) {
+        self.out.push(ClockSite {
+            read,
+            at: Span {
+                file: self.file.to_path_buf(),
+                line: start.line as u32,
+                column: start.column as u32,
+            },
+            end: (end.line as u32, end.column as u32),
+            call_end: (call_end.line as u32, call_end.column as u32),
+        });
+    }
+}
+
+impl<'ast> Visit<'ast> for Finder<'_> {
+    fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+        if let syn::Expr::Path(p) = &*call.func {
+            if p.qself.is_none() {
+                if let Some(read) = self.read_of(&p.path) {
+                    let span = p.span();
+                    self.push(read, span.start(), span.end(), call.span().end());
+                }
+            }
+        }
+        syn::visit::visit_expr_call(self, call);
+    }
+
+    fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+        if call.method == "elapsed" && call.args.is_empty() && call.turbofish.is_none() {
+            let read = match self.receiver_type(&call.receiver) {
+                Some(ClockType::Instant) => Some(ClockRead::Elapsed),
+                Some(ClockType::SystemTime) => Some(ClockRead::SystemElapsed),
+                None => None,
+            };
+            if let Some(read) = read {
+                let receiver = call.receiver.span();
+                self.push(read, receiver.start(), receiver.end(), call.span().end());
+            }
+        }
+        syn::visit::visit_expr_method_call(self, call);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each site as `read line:column-line:column..line:column`.
+    fn check(text: &str, expect: &[&str]) {
+        let sites = clock_sites(Path::new("f.rs"), text);
+        let got: Vec<String> = sites
+            .iter()
+            .map(|s| {
+                format!(
+                    "{:?} {}:{}-{}:{}..{}:{}",
+                    s.read, s.at.line, s.at.column, s.end.0, s.end.1, s.call_end.0, s.call_end.1
+                )
+            })
+            .collect();
+        assert_eq!(got, expect);
+    }
+
+    #[test]
+    fn std_clock_reads_and_sleeps_are_sites_by_their_imports() {
+        check(
+            "use std::time::{Duration, Instant};\nuse std::thread;\n\
+             fn f() { let t = Instant::now(); thread::sleep(Duration::from_millis(1)); }",
+            &["Now 3:17-3:29..3:31", "Sleep 3:33-3:46..3:72"],
+        );
+        check(
+            "fn f() { let _ = std::time::SystemTime::now(); std::thread::sleep(d); }",
+            &["SystemNow 1:17-1:43..1:45", "Sleep 1:47-1:65..1:68"],
+        );
+        // Another crate's `Instant`, or one of the file's own, is not std's.
+        check("use quanta::Instant;\nfn f() { Instant::now(); }", &[]);
+        check(
+            "struct Instant;\nimpl Instant { fn now() {} }\nfn f() { Instant::now(); }",
+            &[],
+        );
+        check(
+            "use std::thread::sleep as nap;\nfn f() { nap(d); }",
+            &["Sleep 2:9-2:12..2:15"],
+        );
+    }
+
+    #[test]
+    fn elapsed_is_a_site_where_the_file_says_its_receiver_is_a_clock() {
+        check(
+            "use std::time::Instant;\nstruct S { epoch: Instant, other: Timer }\n\
+             impl S { fn a(&self) { self.epoch.elapsed(); self.other.elapsed(); } }",
+            &["Elapsed 3:23-3:33..3:43"],
+        );
+        check(
+            "use std::time::Instant;\nfn f(since: Instant) { let t = Instant::now(); t.elapsed(); since.elapsed(); }",
+            &[
+                "Now 2:31-2:43..2:45",
+                "Elapsed 2:47-2:48..2:58",
+                "Elapsed 2:60-2:65..2:75",
+            ],
+        );
+        check(
+            "use std::time::SystemTime;\nstruct S { at: std::time::SystemTime }\nfn f(s: &S) { s.at.elapsed(); }",
+            &["SystemElapsed 3:14-3:18..3:28"],
+        );
+    }
+
+    #[test]
+    fn a_file_that_never_names_a_clock_is_not_parsed() {
+        check("fn f( {", &[]);
+    }
+}

@@ -1,0 +1,215 @@
+//! Time under covcon's control: the clock the instrumented copy reads.
+//!
+//! The copy's `Instant::now()`, `SystemTime::now()`, `elapsed()` of an `Instant` or
+//! `SystemTime` it can see the type of, and `thread::sleep(d)` are written as calls of this
+//! module (`oracle/src/harness.rs`, from the analysis's `ClockSite`s). Outside a worker (the
+//! user's own tests run in the copy by `cargo covcon mutants --test-cmd`) every function is
+//! std's. In a worker, a test's calls read a *virtual* clock that is a function of the call
+//! alone: call `slot` of a test (its constructors, handles and prefix calls numbered in
+//! order, then each thread's suffix calls numbered after them, the two threads' `i`th calls
+//! sharing a slot) starts at `slot × CALL_GAP`, and each read inside the call moves it on a
+//! little ([`offset`]). A sequential order runs every call with the slot it had in the
+//! concurrent run, so it reads the same clock: a failure that time alone brings on (a refill
+//! overdue, an entry expired) happens there too, whatever the load of the machine, and is
+//! explained instead of reported. A sleep moves the calling call's clock on by its length
+//! and returns at once (a schedule point, then a yield), so waiting costs no wall time.
+//!
+//! Threads that are not running a test's call (a thread the type started itself) read the
+//! latest time any call has read, moved on a little at each read, so their own loops end.
+
+use std::cell::Cell;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant, SystemTime, SystemTimeError};
+
+/// Virtual time between the starts of two consecutive call slots: longer than what a call's
+/// own reads add ([`offset`]) for any call that reads the clock fewer than a thousand times,
+/// so a thread's clock runs forward from call to call.
+pub(crate) const CALL_GAP: Duration = Duration::from_millis(1);
+
+/// What one read of the clock moves a call's clock on by, before [`offset`]'s growth.
+const STEP_NS: u64 = 100;
+
+/// Whether the clock is virtual: set by the worker (`worker_main`) only.
+static VIRTUAL: AtomicBool = AtomicBool::new(false);
+
+/// The latest virtual time handed out, in nanoseconds after the origin.
+static LATEST: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    /// The running call's clock: its start (ns after the origin) and the reads made so far.
+    static CALL: Cell<Option<(u64, u64)>> = const { Cell::new(None) };
+}
+
+/// The real instant and system time virtual time 0 stands for: the worker's start.
+fn origin() -> &'static (Instant, SystemTime) {
+    static ORIGIN: OnceLock<(Instant, SystemTime)> = OnceLock::new();
+    ORIGIN.get_or_init(|| (Instant::now(), SystemTime::now()))
+}
+
+/// Makes this process's clock virtual (the worker, before its first request).
+pub(crate) fn make_virtual() {
+    origin();
+    VIRTUAL.store(true, Ordering::SeqCst);
+}
+
+/// Starts call slot `slot` on the calling thread: its reads come from the slot's clock.
+pub(crate) fn begin_call(slot: u32) {
+    let start = u64::from(slot).saturating_mul(CALL_GAP.as_nanos() as u64);
+    CALL.with(|c| c.set(Some((start, 0))));
+}
+
+/// Ends the calling thread's call: its reads come from the shared clock again.
+pub(crate) fn end_call() {
+    CALL.with(|c| c.set(None));
+}
+
+/// The virtual slot of suffix call `index` of a test with `setup_calls` setup calls
+/// (constructors, handles, prefix calls, which take slots `0..setup_calls`).
+pub(crate) fn suffix_slot(setup_calls: usize, index: u32) -> u32 {
+    (setup_calls as u32).saturating_add(1).saturating_add(index)
+}
+
+/// Starts a new test: the shared clock starts again from 0.
+pub(crate) fn reset() {
+    LATEST.store(0, Ordering::SeqCst);
+}
+
+/// How far a call's clock has moved after `reads` reads: a fixed step each, and a term that
+/// grows with the cube of the count, so that a loop that waits for a deadline by reading the
+/// clock (`while start.elapsed() < timeout`) gets there within about a million reads even for
+/// an hour, instead of spinning until the watchdog calls it a deadlock.
+fn offset(reads: u64) -> u64 {
+    let cube = reads.saturating_mul(reads).saturating_mul(reads) >> 24;
+    STEP_NS
+        .saturating_mul(reads)
+        .saturating_add(STEP_NS.saturating_mul(cube))
+}
+
+/// The next virtual time of the calling thread, in nanoseconds after the origin.
+fn tick() -> u64 {
+    let at = CALL.with(|c| match c.get() {
+        Some((start, reads)) => {
+            c.set(Some((start, reads + 1)));
+            Some(start.saturating_add(offset(reads)))
+        }
+        None => None,
+    });
+    match at {
+        Some(at) => {
+            LATEST.fetch_max(at, Ordering::Relaxed);
+            at
+        }
+        None => LATEST.fetch_add(STEP_NS, Ordering::Relaxed) + STEP_NS,
+    }
+}
+
+fn is_virtual() -> bool {
+    VIRTUAL.load(Ordering::Relaxed)
+}
+
+/// `Instant::now()` of the copy.
+pub fn now() -> Instant {
+    if !is_virtual() {
+        return Instant::now();
+    }
+    origin().0 + Duration::from_nanos(tick())
+}
+
+/// `SystemTime::now()` of the copy.
+pub fn system_now() -> SystemTime {
+    if !is_virtual() {
+        return SystemTime::now();
+    }
+    origin().1 + Duration::from_nanos(tick())
+}
+
+/// `instant.elapsed()` of the copy (saturating, as std's).
+pub fn elapsed(instant: &Instant) -> Duration {
+    now().saturating_duration_since(*instant)
+}
+
+/// `time.elapsed()` of the copy, for a `SystemTime`.
+pub fn system_elapsed(time: &SystemTime) -> Result<Duration, SystemTimeError> {
+    system_now().duration_since(*time)
+}
+
+/// `thread::sleep(duration)` of the copy: inside a test's call, the call's clock moves on by
+/// `duration` and the thread only passes a schedule point and yields; elsewhere a real sleep.
+pub fn sleep(duration: Duration) {
+    if is_virtual() && advance(duration) {
+        crate::schedule_point();
+        std::thread::yield_now();
+    } else {
+        std::thread::sleep(duration);
+    }
+}
+
+/// Moves the calling thread's call clock on by `duration`: what a timed wait that timed out
+/// waited. False when the thread runs no call (then nothing moves).
+pub(crate) fn advance(duration: Duration) -> bool {
+    let by = u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX);
+    CALL.with(|c| match c.get() {
+        Some((start, reads)) => {
+            let start = start.saturating_add(by);
+            c.set(Some((start, reads)));
+            LATEST.fetch_max(start, Ordering::Relaxed);
+            true
+        }
+        None => false,
+    })
+}
+
+/// Whether the calling thread runs a call of a test under the virtual clock.
+pub(crate) fn in_virtual_call() -> bool {
+    is_virtual() && CALL.with(|c| c.get().is_some())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_calls_clock_moves_by_steps_that_grow_so_a_deadline_loop_ends() {
+        assert_eq!(offset(0), 0);
+        assert_eq!(offset(1), 100);
+        assert_eq!(offset(10), 1_000);
+        // A thousand reads stay within a call's gap, so a thread's clock runs forward.
+        assert!(
+            offset(1_000) < CALL_GAP.as_nanos() as u64,
+            "{}",
+            offset(1_000)
+        );
+        // A million reads pass an hour.
+        assert!(
+            offset(1_000_000) > 3_600_000_000_000,
+            "{}",
+            offset(1_000_000)
+        );
+    }
+
+    #[test]
+    fn the_same_slot_reads_the_same_clock_and_sleeps_move_only_their_call() {
+        make_virtual();
+        let read = |slot: u32, sleep_ms: u64| {
+            begin_call(slot);
+            let a = now();
+            sleep(Duration::from_millis(sleep_ms));
+            let b = now();
+            end_call();
+            (a, b)
+        };
+        let (a, b) = read(3, 0);
+        let (c, d) = read(3, 0);
+        assert_eq!((a, b), (c, d));
+        let (e, f) = read(3, 500);
+        assert_eq!(e, a);
+        assert_eq!(
+            f.duration_since(e),
+            Duration::from_millis(500) + Duration::from_nanos(100)
+        );
+        let (g, _) = read(4, 0);
+        assert_eq!(g.duration_since(a), CALL_GAP);
+        assert_eq!(suffix_slot(2, 0), 3);
+    }
+}
