@@ -339,6 +339,7 @@ pub fn type_report(
                 // The violation's own test: the one its confirmation ran and its files hold,
                 // with the schedule it runs under (the generator's may be a later duplicate's).
                 original_test: v.shrunk.is_some().then(|| v.test.clone()),
+                original_message: v.original_message.clone(),
                 test: Some(v.shrunk.clone().unwrap_or_else(|| v.test.clone())),
                 linearizations: v.linearizations,
                 confirmed: (v.confirmed.1 > 0).then_some([v.confirmed.0, v.confirmed.1]),

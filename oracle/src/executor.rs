@@ -62,8 +62,11 @@ pub struct Violation {
     /// For a wrong result: the closest linearization and where its results differ.
     pub results: Option<ResultsViolation>,
     /// A smaller test that still shows the violation, when shrinking is on and found one; the
-    /// files are written from it.
+    /// files are written from it, and `message`, `location` and `results` are its run's.
     pub shrunk: Option<TestCase>,
+    /// The message of the test as first found, when it was shrunk (for a wrong result, its
+    /// observed and expected results are numbered as that test's calls).
+    pub original_message: Option<String>,
 }
 
 /// How a violation showed.
@@ -557,6 +560,8 @@ impl OracleExecutor {
         }
         if let Some(config) = &self.config.shrink {
             let config = self.shrink_config(config);
+            // The last candidate kept, as judged: what the report says of the shrunk test.
+            let mut kept: Option<Violation> = None;
             let shrunk =
                 generator::shrink(&violation.test, &config, &mut |candidate: &TestCase| {
                     self.stats.shrink_runs.fetch_add(1, Ordering::Relaxed);
@@ -570,14 +575,26 @@ impl OracleExecutor {
                     // (the results oracle's evidence runs), so what varies between runs of the
                     // same calls is left out; one more check, as a confirmation makes, adds
                     // runs of the closest order before the candidate is kept.
-                    self.violation_in(candidate, response, &mut outcomes, &mut Vec::new())
-                        .is_some_and(|found| {
-                            self.violation_key(&found) == key
+                    let found = self
+                        .violation_in(candidate, response, &mut outcomes, &mut Vec::new())
+                        .filter(|found| {
+                            self.violation_key(found) == key
                                 && (found.kind != ViolationKind::WrongResult
-                                    || self.still_wrong(&found, &mut outcomes))
-                        })
+                                    || self.still_wrong(found, &mut outcomes))
+                        });
+                    let still = found.is_some();
+                    if still {
+                        kept = found;
+                    }
+                    still
                 });
             if shrunk.shrunk != violation.test {
+                if let Some(judged) = kept.filter(|k| k.test == shrunk.shrunk) {
+                    violation.original_message =
+                        Some(std::mem::replace(&mut violation.message, judged.message));
+                    violation.location = judged.location;
+                    violation.results = judged.results;
+                }
                 violation.shrunk = Some(shrunk.shrunk);
             }
         }
@@ -1182,6 +1199,7 @@ fn describe(test: &TestCase, failure: &Failure, response: Response, tried: u32) 
         confirmed: (0, 0),
         results: None,
         shrunk: None,
+        original_message: None,
     }
 }
 
@@ -1208,6 +1226,7 @@ fn describe_results(
         confirmed: (0, 0),
         results: Some(results),
         shrunk: None,
+        original_message: None,
     }
 }
 

@@ -219,10 +219,14 @@ pub struct ViolationReport {
     /// The test that showed it (shrunk, when the oracle found a smaller one).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub test: Option<TestCase>,
-    /// The test as first found, when `test` is a shrunk version of it. For a wrong result the
-    /// message's observed and expected values refer to this test's calls.
+    /// The test as first found, when `test` is a shrunk version of it. `message` is the shrunk
+    /// test's (re-judged: for a wrong result, its observed and expected results are numbered as
+    /// `test`'s calls); `original_message` is this test's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub original_test: Option<TestCase>,
+    /// The message of `original_test`'s run, when the test was shrunk and re-judged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub original_message: Option<String>,
     /// Sequential orders of the same calls run, none of which failed the same way.
     #[serde(default)]
     pub linearizations: u32,

@@ -108,6 +108,7 @@ pub(crate) fn report() -> Report {
                     control: Default::default(),
                 }),
                 original_test: None,
+                original_message: None,
                 linearizations: 6,
                 confirmed: Some([7, 20]),
                 sites: vec![Site {
@@ -168,6 +169,7 @@ pub(crate) fn report() -> Report {
                 seconds_until_found: 0.25,
                 test: None,
                 original_test: None,
+                original_message: None,
                 linearizations: 0,
                 confirmed: None,
                 sites: vec![],
