@@ -273,6 +273,7 @@ fn unsupported_methods(t: &TypeModel) -> Vec<String> {
 /// and counts as untested for `--fail-on-untested` (unless it showed a violation anyway).
 fn note_setup_failures(report: &mut TypeReport, stats: &oracle::TypeRunStats) {
     report.setup_failures = stats.setup_failures;
+    report.own_threads = stats.own_threads;
     for pair in &mut report.pairs {
         let mut key = pair.methods.clone();
         key.sort();
@@ -390,6 +391,7 @@ pub fn type_report(
             })
             .collect(),
         setup_failures: 0,
+        own_threads: false,
         builders: builders(t),
         functions: functions(t),
     }

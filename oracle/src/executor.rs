@@ -104,6 +104,10 @@ pub struct TypeRunStats {
     pub explored: BTreeMap<[String; 2], Exploration>,
     /// Runs those explorations made.
     pub explore_runs: u64,
+    /// Whether a run ended with threads the type started itself (`Response::own_threads`):
+    /// the results oracle then runs every other sequential order slowly (see
+    /// [`OracleExecutor::results_run`]).
+    pub own_threads: bool,
 }
 
 /// Counts over everything an executor has run so far.
@@ -420,7 +424,7 @@ impl OracleExecutor {
         if setup_failed {
             count(&self.stats.setup_failures);
         }
-        self.note_type_run(test, &response.outcome, setup_failed);
+        self.note_type_run(test, &response, setup_failed);
         let (violation, hung) = self.judge(test, response);
         match (&violation, failed) {
             (Some(_), _) => count(&self.stats.violations),
@@ -449,12 +453,14 @@ impl OracleExecutor {
         (violation, hung)
     }
 
-    fn note_type_run(&self, test: &TestCase, outcome: &Outcome, setup_failed: bool) {
+    fn note_type_run(&self, test: &TestCase, response: &Response, setup_failed: bool) {
+        let outcome = &response.outcome;
         let mut per_type = self
             .per_type
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
         let stats = per_type.entry(test.type_path.clone()).or_default();
+        stats.own_threads |= response.own_threads;
         stats.tests += 1;
         if setup_failed {
             stats.setup_failures += 1;
@@ -510,8 +516,10 @@ impl OracleExecutor {
             return None;
         }
         let config = self.config.results.as_ref()?;
+        let mut runs = 0;
+        let slow = self.slow_runs(test, response.elapsed_us);
         let check = check_results(test, &response, outcomes, config, |order| {
-            self.sequential(test, order)
+            self.results_run(test, order, slow, &mut runs)
         });
         let ResultsVerdict::Violation(results) = check.verdict else {
             return None;
@@ -624,7 +632,10 @@ impl OracleExecutor {
             return None;
         }
         let test = violation.shrunk.as_ref().unwrap_or(&violation.test);
-        allowed_outcomes(test, outcomes, config, |order| self.sequential(test, order))
+        let (mut runs, slow) = (0, self.slow_runs(test, violation.response.elapsed_us));
+        allowed_outcomes(test, outcomes, config, |order| {
+            self.results_run(test, order, slow, &mut runs)
+        })
     }
 
     /// Whether the first run of a wrong result is still one after the confirmation runs: they
@@ -635,8 +646,9 @@ impl OracleExecutor {
             return false;
         };
         let test = &violation.test;
+        let (mut runs, slow) = (0, self.slow_runs(test, violation.response.elapsed_us));
         let check = check_results(test, &violation.response, outcomes, config, |order| {
-            self.sequential(test, order)
+            self.results_run(test, order, slow, &mut runs)
         });
         matches!(check.verdict, ResultsVerdict::Violation(_))
     }
@@ -737,8 +749,9 @@ impl OracleExecutor {
             let repeated = match (&failure, &self.config.results) {
                 (Some(failure), _) => failure.is_repeated_by(&response.outcome),
                 (None, Some(config)) if response.outcome == Outcome::Passed => {
+                    let (mut runs, slow) = (0, self.slow_runs(test, response.elapsed_us));
                     let check = check_results(test, &response, outcomes, config, |order| {
-                        self.sequential(test, order)
+                        self.results_run(test, order, slow, &mut runs)
                     });
                     matches!(check.verdict, ResultsVerdict::Violation(_))
                 }
@@ -828,6 +841,38 @@ impl OracleExecutor {
         self.paced_sequential(test, order, &Pace::Full)
     }
 
+    /// For a type that runs threads of its own, the pause of its slow sequential runs (as long
+    /// as a thread's calls alone get in the verdict, from the concurrent run's length); `None`
+    /// for other types, whose sequential runs are all at full speed.
+    fn slow_runs(&self, test: &TestCase, concurrent_us: u64) -> Option<u64> {
+        let per_type = lock(&self.per_type);
+        let own = per_type.get(&test.type_path).is_some_and(|s| s.own_threads);
+        own.then(|| verdict::alone_pause(concurrent_us))
+    }
+
+    /// The `runs`th sequential run the results oracle asks for: when `slow` is set, the 2nd,
+    /// 4th, … up to the [`SLOW_RUNS`]th paused before each call. A type's own threads (a
+    /// housekeeper evicting, a timer firing) act on their own schedule, so what a sequential
+    /// order answers may depend on how long its calls took; text that differs between a fast
+    /// and a slow run of the same order is left out of the comparison like any other text that
+    /// varies (for every order: one disagreement is enough), and what both agree on is still
+    /// compared.
+    fn results_run(
+        &self,
+        test: &TestCase,
+        order: &[(u8, u32)],
+        slow: Option<u64>,
+        runs: &mut u32,
+    ) -> Response {
+        *runs += 1;
+        match slow {
+            Some(pause_us) if runs.is_multiple_of(2) && *runs <= SLOW_RUNS => {
+                self.paced_sequential(test, order, &Pace::Paused { pause_us })
+            }
+            _ => self.sequential(test, order),
+        }
+    }
+
     /// A sequential run of `order`; a paced one draws its noise from a seed of its own (a
     /// shrinking candidate keeps its test's noise seed, and with it the same delays at every
     /// point, which would judge every candidate alike).
@@ -835,13 +880,17 @@ impl OracleExecutor {
         let run = self.stats.sequential_runs.fetch_add(1, Ordering::Relaxed);
         let (noise, paced) = match pace {
             Pace::Full | Pace::OwnThreads => (Noise::none(), Vec::new()),
-            Pace::Alone { pause_us } => (
-                Noise {
-                    pause_us: *pause_us,
+            Pace::Paused { pause_us } => {
+                // The pauses count towards the run's timeout: together they take at most a
+                // quarter of it, so a paused order never looks like a deadlock.
+                let calls = order.len() as u64 + 1;
+                let most = timeout_ms(&self.config) * 1000 / 4 / calls;
+                let noise = Noise {
+                    pause_us: (*pause_us).min(most),
                     ..Noise::none()
-                },
-                Vec::new(),
-            ),
+                };
+                (noise, Vec::new())
+            }
             Pace::Paced { pass, calls } => (
                 pacing(*pass, mix(test.noise_seed ^ mix(pass ^ run))),
                 calls.clone(),
@@ -1093,6 +1142,10 @@ fn pacing(pass: u64, seed: u64) -> Noise {
         pause_us: 0,
     }
 }
+
+/// The results oracle's runs per check among which the slow ones of a type with threads of
+/// its own are (every other one): a few, since what they show is left out everywhere.
+const SLOW_RUNS: u32 = 8;
 
 /// Runs one pair's exploration makes at most: every schedule with at most two preemptions of
 /// a run of 13 points or fewer (2 + 2·13 + 13·12 = 184 would do; longer runs get the

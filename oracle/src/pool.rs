@@ -323,6 +323,7 @@ fn crashed(test_id: u64, message: String, started: Instant) -> Response {
         elapsed_us: started.elapsed().as_micros() as u64,
         runs: 1,
         schedule: None,
+        own_threads: false,
     }
 }
 

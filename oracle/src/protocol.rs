@@ -177,6 +177,10 @@ pub struct Response {
     /// A controlled run's schedule: what replays it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub schedule: Option<Schedule>,
+    /// The run ended with more threads in the worker than its setup began with: the type
+    /// runs threads of its own (a housekeeper, a timer). Told only when results are captured.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub own_threads: bool,
 }
 
 /// What a controlled run reports about its schedule.

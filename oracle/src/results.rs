@@ -964,6 +964,7 @@ mod tests {
             elapsed_us: 5,
             runs: 1,
             schedule: None,
+            own_threads: false,
         }
     }
 

@@ -174,12 +174,13 @@ pub(crate) enum Pace {
     /// orders differ from the run in more than the interleaving. Last, since handing each call
     /// to another thread costs time, and time is what the other passes keep under control.
     OwnThreads,
-    /// The failing thread's calls alone, up to its failing call, with a real pause of
-    /// `pause_us` before each: see [`judge`].
-    Alone { pause_us: u64 },
+    /// At full speed, with a real pause of `pause_us` before each call: the verdict's last
+    /// pass, the failing thread's calls alone (see [`judge`]), and the results oracle's slow
+    /// runs of a type with threads of its own.
+    Paused { pause_us: u64 },
 }
 
-/// The pause before each call of a thread run alone ([`Pace::Alone`]), from how long the
+/// The pause before each call of a thread run alone ([`Pace::Paused`]), from how long the
 /// concurrent run took: twice that, so that any time that passed between two of its events
 /// passes between two calls here, but at least [`MIN_PAUSE`] and at most [`MAX_PAUSE`].
 pub(crate) fn alone_pause(concurrent_us: u64) -> u64 {
@@ -215,7 +216,7 @@ const PREFIX_ATTEMPTS: u32 = 4;
 /// [`Failure::is_repeated_in_prefix`]); one whose prefix failed otherwise is run again.
 ///
 /// Last, for a panic no order repeated, each panicking thread's calls are run alone up to
-/// the panic, with a real pause of `pause_us` before each ([`Pace::Alone`]): a panic they
+/// the panic, with a real pause of `pause_us` before each ([`Pace::Paused`]): a panic they
 /// give at the same place (message and location, at any call of the same method) is one a
 /// single thread meets by waiting, on a clock covcon does not control (a dependency's, a
 /// syscall's). Unlike the paced passes, whose delays are drawn, this pass cannot miss on a
@@ -289,7 +290,7 @@ pub(crate) fn judge(
     }
     for (thread, call) in failed {
         let order: Order = (0..=call).map(|index| (thread, index)).collect();
-        let outcome = run(&order, &Pace::Alone { pause_us });
+        let outcome = run(&order, &Pace::Paused { pause_us });
         tried += 1;
         if failure.is_repeated_alone(test, &outcome) || failure.is_repeated_in_prefix(&outcome) {
             return Verdict {
@@ -584,7 +585,7 @@ mod tests {
     ) {
         // The calls of one thread alone, paused, pass here: `check_paced_verdict` judges them.
         let sequential = |order: &[(u8, u32)], pace: &Pace| match pace {
-            Pace::Alone { .. } => Outcome::Passed,
+            Pace::Paused { .. } => Outcome::Passed,
             _ => sequential(order),
         };
         check_paced_verdict(lens, concurrent, sequential, expect);
@@ -603,7 +604,7 @@ mod tests {
                 Pace::Full => ran.push(order_text(order)),
                 Pace::Paced { .. } => paced += 1,
                 Pace::OwnThreads => own += 1,
-                Pace::Alone { .. } => alone += 1,
+                Pace::Paused { .. } => alone += 1,
             }
             sequential(order, pace)
         });
@@ -675,7 +676,7 @@ mod tests {
             [1, 2],
             overdue(1),
             |order, pace| match pace {
-                Pace::Full | Pace::OwnThreads | Pace::Alone { .. } => Outcome::Passed,
+                Pace::Full | Pace::OwnThreads | Pace::Paused { .. } => Outcome::Passed,
                 Pace::Paced { calls, .. } => match order.iter().find(|c| calls.contains(c)) {
                     Some(&(_, call)) => overdue(call),
                     None => Outcome::Passed,
@@ -687,7 +688,7 @@ mod tests {
             [1, 2],
             overdue(1),
             |_, pace| match pace {
-                Pace::Full | Pace::OwnThreads | Pace::Alone { .. } => Outcome::Passed,
+                Pace::Full | Pace::OwnThreads | Pace::Paused { .. } => Outcome::Passed,
                 Pace::Paced { .. } => overdue(0),
             },
             "violation=true tried=13 paced=6 own=3 alone=1 ran=[a0 b0 b1 | b0 a0 b1 | b0 b1]",
@@ -703,7 +704,7 @@ mod tests {
         let overdue = |call| panic_at(1, call, "overflow when subtracting durations");
         let alone = |answer: Outcome| {
             move |order: &[(u8, u32)], pace: &Pace| match pace {
-                Pace::Alone { pause_us: 1_000 } => {
+                Pace::Paused { pause_us: 1_000 } => {
                     assert_eq!(order_text(order), "b0 b1");
                     answer.clone()
                 }

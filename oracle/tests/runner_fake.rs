@@ -118,7 +118,7 @@ fn a_panic_only_concurrent_runs_show_is_a_violation() {
     check(
         1,
         &["racy | ok"],
-        r#"[ok+racy]; panic {ok, racy} "racy went wrong" after 8 linearizations"#,
+        r#"[ok+racy]; panic {ok, racy} "racy went wrong" after 9 linearizations"#,
     );
 }
 
@@ -204,7 +204,7 @@ fn a_worker_lost_in_the_middle_of_a_pipelined_chunk_costs_only_its_own_test() {
 []; crash {abort_conc, ok} "the worker was killed by signal 6 (SIGABRT: abort)" after 4 linearizations
 [ok_a+ok_b]; none
 []; none
-[ok+racy]; panic {ok, racy} "racy went wrong" after 8 linearizations
+[ok+racy]; panic {ok, racy} "racy went wrong" after 9 linearizations
 [ok_a+ok_b]; none"#,
     );
 }
@@ -470,7 +470,7 @@ fn a_deadlock_a_panic_and_an_abort_inside_a_batch_cost_only_their_own_tests() {
     let expect = |i: usize| {
         match script(i) {
         "lock | lock" => "[lock+lock]; deadlock {lock, lock} \"deadlock: thread 0 blocked in lock, thread 1 blocked in lock\" after 4 linearizations",
-        "racy | ok" => "[ok+racy]; panic {ok, racy} \"racy went wrong\" after 8 linearizations",
+        "racy | ok" => "[ok+racy]; panic {ok, racy} \"racy went wrong\" after 9 linearizations",
         "abort_conc | ok" => "[]; crash {abort_conc, ok} \"the worker was killed by signal 6 (SIGABRT: abort)\" after 4 linearizations",
         "buggy | ok" => "[buggy+ok]; none",
         "ok_a | ok_b" => "[ok_a+ok_b]; none",

@@ -88,6 +88,10 @@ pub struct TypeReport {
     /// ran.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub setup_failures: u64,
+    /// Its runs ended with threads it started itself (a housekeeper, a timer): the results
+    /// oracle compared only what fast and slow sequential runs of the same calls agree on.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub own_threads: bool,
     /// The builder constructors, by their first function's name: each call of the chain
     /// (the first function's included) with how many of the constructor's arguments it takes,
     /// so that a test's constructor reads as the chain it runs.

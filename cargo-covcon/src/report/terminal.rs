@@ -142,6 +142,16 @@ fn render_type(out: &mut String, t: &TypeReport, style: Style) {
         t.pairs_covered(),
         t.pairs_worth()
     );
+    if t.own_threads {
+        let _ = writeln!(
+            out,
+            "  {}",
+            style.dim(
+                "runs threads of its own: results compared only where fast and slow \
+                 sequential runs of the same calls agree"
+            )
+        );
+    }
     for v in t.violations.iter().filter(|v| !v.unconfirmed()) {
         render_violation(out, v, text::Shapes::of(t), style);
     }

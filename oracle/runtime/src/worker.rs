@@ -251,6 +251,9 @@ pub struct Answer {
     runs: u64,
     /// A controlled run's schedule.
     schedule: Option<Record>,
+    /// Whether the process ran more threads at the end of the run than before its setup: the
+    /// type started threads of its own (asked only when results are captured).
+    own_threads: bool,
 }
 
 /// Runs the worker until stdin closes: the harness's `main` is one call of this.
@@ -434,6 +437,7 @@ fn empty_answer(outcome: Json) -> Answer {
         final_state: None,
         runs: 1,
         schedule: None,
+        own_threads: false,
     }
 }
 
@@ -504,6 +508,9 @@ fn finish((test_id, answer): (u64, Answer), started: Instant) -> String {
     }
     if let Some(record) = &answer.schedule {
         let _ = write!(line, r#","schedule":{}"#, record.json());
+    }
+    if answer.own_threads {
+        line.push_str(r#","own_threads":true"#);
     }
     let _ = write!(
         line,
@@ -843,6 +850,7 @@ fn run_concurrent<D: Driver>(
 ) -> Answer {
     clear_events();
     set_noise([0.0; 3]);
+    let threads_before = thread_count();
     let (built, prefix_results) = match setup(driver, test) {
         Ok(ready) => ready,
         Err(answer) => return *answer,
@@ -880,6 +888,7 @@ fn run_concurrent<D: Driver>(
             failure: None,
         });
     let final_state = state_of(driver, &built.instances);
+    let own_threads = threads_before.is_some_and(|before| thread_count() > Some(before));
     let runs = [mine, theirs];
     let outcome = concurrent_outcome(&runs);
     let [mine, theirs] = runs;
@@ -894,6 +903,7 @@ fn run_concurrent<D: Driver>(
         final_state,
         runs: 1,
         schedule,
+        own_threads,
     }
 }
 
@@ -1017,7 +1027,20 @@ fn run_sequential<D: Driver>(
         final_state,
         runs: 1,
         schedule: None,
+        own_threads: false,
     }
+}
+
+/// Threads of this process now (Linux: `/proc/self/task`), when results are captured (the
+/// results oracle is the one reader of [`Answer::own_threads`]); `None` otherwise or where it
+/// cannot be read.
+fn thread_count() -> Option<usize> {
+    if !CAPTURE.load(Ordering::Relaxed) {
+        return None;
+    }
+    std::fs::read_dir("/proc/self/task")
+        .ok()
+        .map(|entries| entries.count())
 }
 
 /// A call's result text, or how it failed.

@@ -268,6 +268,7 @@ fn response(test_id: u64, outcome: Outcome, events: Vec<Event>) -> Response {
         elapsed_us: 1,
         runs: 1,
         schedule: None,
+        own_threads: false,
     }
 }
 
