@@ -333,10 +333,37 @@ pub struct Method {
     /// a test binds before its prefix, and paired with the type's own methods.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub via: Option<Via>,
+    /// Set when the method's answer is approximate by its contract: its doc comment says so
+    /// (`len` of a sharded set that sums its shards without a global lock: "may be stale"), or
+    /// the package's covcon metadata lists it in `approximate`. It is still called and judged
+    /// for panics and deadlocks, but the results oracle does not compare its results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approximate: Option<Approximation>,
     /// Whether covcon can call it from a generated test.
     pub supported: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<Reason>,
+}
+
+/// Why a method's answer is approximate ([`Method::approximate`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "by", rename_all = "snake_case")]
+pub enum Approximation {
+    /// The method's doc comment says so; `line` quotes the line (or the lines a phrase runs
+    /// over) that does.
+    Doc { line: String },
+    /// `approximate = ["Type::method"]` in the package's or workspace's covcon metadata.
+    Configured,
+}
+
+/// `its doc says "…"`, or `configured approximate`.
+impl std::fmt::Display for Approximation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Approximation::Doc { line } => write!(f, "its doc says \"{line}\""),
+            Approximation::Configured => f.write_str("configured approximate"),
+        }
+    }
 }
 
 /// Where a handle method's receiver comes from: a method of the type under test that returns

@@ -81,6 +81,12 @@ fn type_summary(out: &mut String, ty: &TypeModel) {
             param_list(&m.params),
             support(m.supported, &m.reason)
         );
+        if let Some(approximation) = &m.approximate {
+            let _ = writeln!(
+                out,
+                "      approximate answer, results not compared: {approximation}"
+            );
+        }
     }
     for group in [Group::High, Group::Low, Group::Removed] {
         let pairs: Vec<&Pair> = ty.pairs.iter().filter(|p| p.group == group).collect();

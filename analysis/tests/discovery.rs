@@ -111,8 +111,13 @@ fn render(model: &Model) -> String {
                 format!("::<{}>", m.generic_args.join(", "))
             };
             let asyncness = if m.is_async { "async " } else { "" };
+            let approximate = m
+                .approximate
+                .as_ref()
+                .map(|a| format!(" approximate: {a}"))
+                .unwrap_or_default();
             out.push_str(&format!(
-                "  method {asyncness}{}{turbofish}({}){tr}{why}\n",
+                "  method {asyncness}{}{turbofish}({}){tr}{why}{approximate}\n",
                 m.name,
                 params.join(", ")
             ));
@@ -677,5 +682,42 @@ fn a_private_modules_type_whose_name_the_root_gives_another_is_internal() {
         type demo::raw::Map <> debug=false unsupported: not reachable from outside its crate: a `pub` type in a private module, not re-exported
           ctor fn new() -> SelfValue
           method get()",
+    );
+}
+
+#[test]
+fn a_method_whose_doc_calls_its_answer_approximate_says_so_with_the_line() {
+    check(
+        "use std::sync::Mutex;
+        pub mod api {
+            pub trait Sized_ {
+                /// How many, counted without the lock:
+                /// an approximation while others insert.
+                fn size(&self) -> usize;
+                /// Whether any.
+                fn any(&self) -> bool;
+            }
+        }
+        pub struct Set { shards: Vec<Mutex<Vec<u64>>> }
+        impl Set {
+            pub fn new() -> Self { todo!() }
+            /// Sums the shards one at a time.
+            ///
+            /// The count may be stale when another thread inserts.
+            pub fn len(&self) -> usize { 0 }
+            /// Whether `k` is in, not an estimate.
+            pub fn contains(&self, k: u64) -> bool { false }
+        }
+        impl api::Sized_ for Set {
+            fn size(&self) -> usize { 0 }
+            /// Whether any; only a hint while others insert.
+            fn any(&self) -> bool { false }
+        }",
+        r#"type demo::Set <> debug=false supported
+          ctor fn new() -> SelfValue
+          method len() approximate: its doc says "The count may be stale when another thread inserts."
+          method contains(k: u64)
+          method size() [demo::api::Sized_] approximate: its doc says "How many, counted without the lock: an approximation while others insert."
+          method any() [demo::api::Sized_] approximate: its doc says "Whether any; only a hint while others insert.""#,
     );
 }

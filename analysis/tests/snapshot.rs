@@ -63,3 +63,44 @@ fn the_summary_of_the_same_types_reads_well() {
     let model = analyze_source("shapes", "2021", BUFFER);
     insta::assert_snapshot!(analysis::summary(&model));
 }
+
+const SHARDED: &str = r#"use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+#[derive(Debug, Default)]
+pub struct Shards {
+    shards: [Mutex<Vec<u64>>; 2],
+    count: AtomicUsize,
+}
+
+impl Shards {
+    pub fn insert(&self, k: u64) {
+        self.shards[(k % 2) as usize].lock().unwrap().push(k);
+        self.count.fetch_add(1, Ordering::SeqCst);
+    }
+
+    /// How many keys were inserted.
+    ///
+    /// The count is kept apart from the shards, so while another thread inserts it may be
+    /// stale.
+    pub fn len(&self) -> usize {
+        self.count.load(Ordering::SeqCst)
+    }
+}
+"#;
+
+#[test]
+fn a_method_documented_approximate_serialises_and_reads_with_its_sentence() {
+    let model = analyze_source("shapes", "2021", SHARDED);
+    let len = &model.types[0].methods[1];
+    insta::assert_json_snapshot!(len.approximate, @r#"
+    {
+      "by": "doc",
+      "line": "The count is kept apart from the shards, so while another thread inserts it may be stale."
+    }
+    "#);
+    insta::assert_snapshot!(
+        "summary_of_a_documented_approximate_len",
+        analysis::summary(&model)
+    );
+}

@@ -40,11 +40,15 @@ pub fn load_model(options: &WorkspaceOptions) -> Result<(Workspace, analysis::Mo
     Ok((workspace, model))
 }
 
-/// Keeps the types the command line and configuration select.
+/// Keeps the types the command line and configuration select, with the methods the
+/// configuration calls approximate or exact marked so.
 fn filter_types(model: &mut analysis::Model, workspace: &Workspace, patterns: &[String]) {
     model
         .types
         .retain(|t| select::wanted(t, patterns, &workspace.config_for(&t.package)));
+    for t in &mut model.types {
+        select::configure_answers(t, &workspace.config_for(&t.package));
+    }
 }
 
 fn analyze(args: &AnalyzeArgs) -> Result<ExitCode> {

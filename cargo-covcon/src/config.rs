@@ -48,6 +48,13 @@ pub struct Config {
     /// Never call methods matching these patterns.
     #[serde(alias = "skip-methods")]
     pub skip_methods: Vec<String>,
+    /// Methods (patterns as `methods`) whose answers are approximate by contract although
+    /// their docs do not say so: still called, but the results oracle does not compare their
+    /// results.
+    pub approximate: Vec<String>,
+    /// Methods whose answers are exact although their docs read as approximate: the results
+    /// oracle compares them. Wins over `approximate`.
+    pub exact: Vec<String>,
     /// Type pattern → name of the constructor that builds instances.
     pub constructors: BTreeMap<String, String>,
     /// Type pattern → the concrete types for its generic parameters, in order.
@@ -135,6 +142,8 @@ impl Config {
             skip_types: join(&self.skip_types, &base.skip_types),
             methods: join(&self.methods, &base.methods),
             skip_methods: join(&self.skip_methods, &base.skip_methods),
+            approximate: join(&self.approximate, &base.approximate),
+            exact: join(&self.exact, &base.exact),
             constructors: join_map(&self.constructors, &base.constructors),
             instantiate: join_map(&self.instantiate, &base.instantiate),
             values: ValuePools {
@@ -218,5 +227,22 @@ mod tests {
         assert_eq!(merged.jobs, Some(4));
         assert_eq!(merged.strategy.as_deref(), Some("bc"));
         assert_eq!(merged.skip_methods, ["b", "a"]);
+    }
+
+    #[test]
+    fn approximate_and_exact_lists_join_like_the_other_method_lists() {
+        let ws = from_metadata(
+            &json!({"covcon": {"approximate": ["len"], "exact": ["Set::hint"]}}),
+            "workspace",
+        )
+        .unwrap();
+        let pkg = from_metadata(
+            &json!({"covcon": {"approximate": ["Map::size"]}}),
+            "package",
+        )
+        .unwrap();
+        let merged = pkg.over(&ws);
+        assert_eq!(merged.approximate, ["Map::size", "len"]);
+        assert_eq!(merged.exact, ["Set::hint"]);
     }
 }

@@ -8,7 +8,8 @@ use crate::output::{finish, stdout, Gate};
 use crate::prepare::{harness_error, instantiations, oracle_config, prepare_harness, type_configs};
 use crate::progress::Reporter;
 use crate::report::{
-    CoveragePoint, Kind, PairReport, Report, Site, TypeReport, UntestedKind, ViolationReport,
+    ApproximateMethod, CoveragePoint, Kind, PairReport, Report, Site, TypeReport, UntestedKind,
+    ViolationReport,
 };
 use crate::select::{self, Selection};
 use crate::workspace::{self, Workspace, WorkspaceOptions};
@@ -223,6 +224,9 @@ fn campaign(
         if let Some(stats) = type_stats.get(&t.path) {
             note_setup_failures(&mut type_report, stats);
         }
+        if oracle_config.results.is_some() {
+            type_report.approximate = approximate_methods(t);
+        }
         reports.push(type_report);
     }
     Ok(reports)
@@ -394,7 +398,23 @@ pub fn type_report(
         own_threads: false,
         builders: builders(t),
         functions: functions(t),
+        approximate: Vec::new(),
     }
+}
+
+/// The type's callable methods whose answers are approximate by its contract: the results
+/// oracle does not compare them (`TypeReport::approximate`).
+fn approximate_methods(t: &TypeModel) -> Vec<ApproximateMethod> {
+    t.methods
+        .iter()
+        .filter(|m| m.supported)
+        .filter_map(|m| {
+            Some(ApproximateMethod {
+                method: m.name.clone(),
+                why: m.approximate.clone()?,
+            })
+        })
+        .collect()
 }
 
 /// The type's free-function constructors as the report renders them

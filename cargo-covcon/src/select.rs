@@ -1,6 +1,6 @@
 //! Which types and methods a run tests: `--type` patterns, the configuration's include and
-//! skip lists, constructor choices and generic instantiations, applied to the analysis's
-//! [`Model`]. Pure: data in, data out.
+//! skip lists, constructor choices, generic instantiations and which methods' answers are
+//! approximate, applied to the analysis's [`Model`]. Pure: data in, data out.
 //!
 //! A type pattern with `*` is a glob over the type path (or its bare name); without one it
 //! names a type by bare name, full path or path suffix (`Cache`, `krate::cache::Cache`,
@@ -9,7 +9,7 @@
 
 use crate::config::{Config, ValuePools};
 use crate::workspace::Workspace;
-use analysis::{Model, Reason, TypeModel};
+use analysis::{Approximation, Model, Reason, TypeModel};
 use std::collections::BTreeMap;
 
 /// What a run will test.
@@ -75,8 +75,34 @@ pub fn wanted(t: &TypeModel, cli_types: &[String], config: &Config) -> bool {
     included && !config.skip_types.iter().any(|p| type_matches(p, &t.path))
 }
 
+/// Applies the configuration's `approximate` and `exact` lists to the type's methods: a
+/// method `exact` names compares its results even if its doc calls its answer approximate;
+/// one `approximate` names (and `exact` does not) does not compare them, doc or no doc.
+pub fn configure_answers(t: &mut TypeModel, config: &Config) {
+    let named = |patterns: &[String], method: &str| {
+        patterns.iter().any(|p| method_matches(p, &t.path, method))
+    };
+    let answers: Vec<Option<Approximation>> = t
+        .methods
+        .iter()
+        .map(|m| {
+            if named(&config.exact, &m.name) {
+                None
+            } else if named(&config.approximate, &m.name) && m.approximate.is_none() {
+                Some(Approximation::Configured)
+            } else {
+                m.approximate.clone()
+            }
+        })
+        .collect();
+    for (m, answer) in t.methods.iter_mut().zip(answers) {
+        m.approximate = answer;
+    }
+}
+
 fn configure(t: &TypeModel, config: &Config) -> (TypeModel, TypeSettings, Vec<String>) {
     let mut t = t.clone();
+    configure_answers(&mut t, config);
     let mut settings = TypeSettings {
         values: config.values.clone(),
         ..TypeSettings::default()
@@ -251,6 +277,16 @@ mod selection_tests {
         }
     }
 
+    /// A method whose doc says its answer may be stale.
+    fn documented_approximate(name: &str) -> Method {
+        Method {
+            approximate: Some(Approximation::Doc {
+                line: "It may be stale.".into(),
+            }),
+            ..method(name)
+        }
+    }
+
     fn model() -> Model {
         let ty = |path: &str, package: &str| TypeModel {
             path: path.into(),
@@ -262,7 +298,12 @@ mod selection_tests {
                 supported: true,
                 ..Constructor::default()
             }],
-            methods: vec![method("get"), method("put"), method("clear")],
+            methods: vec![
+                method("get"),
+                method("put"),
+                method("clear"),
+                documented_approximate("len"),
+            ],
             pairs: vec![
                 Pair {
                     methods: ["get".into(), "put".into()],
@@ -301,18 +342,22 @@ mod selection_tests {
         }
     }
 
-    /// Renders what was selected: tested types with their callable methods and pairs,
-    /// untested types with why, and warnings.
+    /// Renders what was selected: tested types with their callable methods (an approximate
+    /// one marked `~doc` or `~configured`) and pairs, untested types with why, and warnings.
     fn check(ws: Workspace, cli_types: &[&str], expect: &str) {
         let cli: Vec<String> = cli_types.iter().map(|s| s.to_string()).collect();
         let selection = select(&model(), &ws, &cli);
         let mut actual = String::new();
         for t in &selection.types {
-            let methods: Vec<&str> = t
+            let methods: Vec<String> = t
                 .methods
                 .iter()
                 .filter(|m| m.supported)
-                .map(|m| m.name.as_str())
+                .map(|m| match &m.approximate {
+                    None => m.name.clone(),
+                    Some(Approximation::Doc { .. }) => format!("{}~doc", m.name),
+                    Some(Approximation::Configured) => format!("{}~configured", m.name),
+                })
                 .collect();
             let pairs: Vec<String> = t.pairs.iter().map(|p| p.methods.join("|")).collect();
             let settings = &selection.settings[&t.path];
@@ -338,8 +383,8 @@ mod selection_tests {
         check(
             workspace(serde_json::json!({}), serde_json::json!({})),
             &[],
-            "a::Cache methods=get,put,clear pairs=get|put,put|clear constructor=None\n\
-             a::Legacy methods=get,put,clear pairs=get|put,put|clear constructor=None\n\
+            "a::Cache methods=get,put,clear,len~doc pairs=get|put,put|clear constructor=None\n\
+             a::Legacy methods=get,put,clear,len~doc pairs=get|put,put|clear constructor=None\n\
              untested b::Odd: no public constructor (`new`-like function, `Default` or builder) was found\n",
         );
     }
@@ -352,7 +397,7 @@ mod selection_tests {
                 serde_json::json!({"skip_methods": ["Cache::clear"]}),
             ),
             &[],
-            "a::Cache methods=get,put pairs=get|put constructor=None\n\
+            "a::Cache methods=get,put,len~doc pairs=get|put constructor=None\n\
              untested b::Odd: no public constructor (`new`-like function, `Default` or builder) was found\n",
         );
     }
@@ -365,7 +410,7 @@ mod selection_tests {
                 serde_json::json!({}),
             ),
             &["a::*"],
-            "a::Legacy methods=get,put,clear pairs=get|put,put|clear constructor=None\n",
+            "a::Legacy methods=get,put,clear,len~doc pairs=get|put,put|clear constructor=None\n",
         );
     }
 
@@ -377,9 +422,23 @@ mod selection_tests {
                 serde_json::json!({}),
             ),
             &["a::*"],
-            "a::Cache methods=get,put,clear pairs=get|put,put|clear constructor=Some(\"new\")\n\
-             a::Legacy methods=get,put,clear pairs=get|put,put|clear constructor=None\n\
+            "a::Cache methods=get,put,clear,len~doc pairs=get|put,put|clear constructor=Some(\"new\")\n\
+             a::Legacy methods=get,put,clear,len~doc pairs=get|put,put|clear constructor=None\n\
              warning a::Legacy: configured constructor `build` not found (constructors: new)\n",
+        );
+    }
+
+    #[test]
+    fn configured_approximate_methods_join_the_documented_ones_and_exact_overrides_both() {
+        check(
+            workspace(
+                serde_json::json!({"approximate": ["get"]}),
+                serde_json::json!({"approximate": ["Cache::put"], "exact": ["Cache::len", "a::Cache::get"]}),
+            ),
+            &[],
+            "a::Cache methods=get,put~configured,clear,len pairs=get|put,put|clear constructor=None\n\
+             a::Legacy methods=get~configured,put,clear,len~doc pairs=get|put,put|clear constructor=None\n\
+             untested b::Odd: no public constructor (`new`-like function, `Default` or builder) was found\n",
         );
     }
 }

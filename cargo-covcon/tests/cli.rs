@@ -200,6 +200,83 @@ fn analyze_type_filter_keeps_only_the_named_type() {
     assert_eq!(model["types"].as_array().unwrap().len(), 1);
 }
 
+/// The methods `analyze --format json` marks approximate in the fixtures' sharded set, each as
+/// `method: by` (`doc` with the quoted sentence, or `configured`), after `[package.metadata.covcon]`
+/// of the `nondet` crate is `metadata`.
+fn approximate_methods_in_the_sharded_set(metadata: &str) -> Vec<String> {
+    let sandbox = Sandbox::fixtures();
+    let manifest = sandbox.path("nondet/Cargo.toml");
+    let mut text = std::fs::read_to_string(&manifest).unwrap();
+    text.push_str(&format!("\n[package.metadata.covcon]\n{metadata}\n"));
+    std::fs::write(&manifest, text).unwrap();
+    let run = sandbox.covcon(&[
+        "analyze",
+        "--format",
+        "json",
+        "-p",
+        "nondet",
+        "--type",
+        "ShardedSet",
+        "--manifest-path",
+        &sandbox.manifest(),
+    ]);
+    check(&run, 0, &[]);
+    let model: serde_json::Value = serde_json::from_str(&run.stdout).unwrap();
+    model["types"][0]["methods"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["approximate"].is_object())
+        .map(|m| {
+            let why = &m["approximate"];
+            let line = why["line"]
+                .as_str()
+                .map(|l| format!(" \"{l}\""))
+                .unwrap_or_default();
+            format!(
+                "{}: {}{line}",
+                m["name"].as_str().unwrap(),
+                why["by"].as_str().unwrap()
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn analyze_shows_the_documented_approximate_len_and_the_metadata_overrides_it() {
+    let documented =
+        "len: doc \"While other threads insert or remove, the answer is an approximation.\"";
+    assert_eq!(approximate_methods_in_the_sharded_set(""), [documented]);
+    assert_eq!(
+        approximate_methods_in_the_sharded_set(
+            "exact = [\"ShardedSet::len\"]\napproximate = [\"nondet::sharded_set::ShardedSet::contains\"]"
+        ),
+        ["contains: configured"]
+    );
+}
+
+#[test]
+fn analyze_text_quotes_the_doc_of_an_approximate_method() {
+    let sandbox = Sandbox::fixtures();
+    let run = sandbox.covcon(&[
+        "analyze",
+        "-p",
+        "nondet",
+        "--type",
+        "ShardedSet",
+        "--manifest-path",
+        &sandbox.manifest(),
+    ]);
+    check(&run, 0, &[]);
+    assert!(
+        run.stdout.contains(
+            "    len() -> usize\n      approximate answer, results not compared: its doc says \"While other threads insert or remove, the answer is an approximation.\""
+        ),
+        "{}",
+        run.stdout
+    );
+}
+
 /// A shard's report with one type, with or without a violation whose message has HTML in it.
 fn shard_report(seed: u64, shard: &str, path: &str, violation: bool) -> String {
     let violations = if violation {

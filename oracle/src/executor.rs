@@ -219,16 +219,23 @@ impl OracleExecutor {
         std::fs::create_dir_all(&violations_dir)
             .map_err(|e| OracleError::io(format!("creating {}", violations_dir.display()), e))?;
         let next_number = AtomicU32::new(highest_number(&violations_dir) + 1);
+        let copy_root = config.out_dir.join("copy");
+        let mut config = config.clone();
+        if let Some(results) = &mut config.results {
+            // What the types' contracts leave open is not compared (their documented
+            // approximate answers), in every campaign that runs the results oracle.
+            results.learn_contracts(model);
+        }
         Ok(OracleExecutor {
             pool,
-            config: config.clone(),
+            config,
             types: model
                 .types
                 .iter()
                 .map(|t| (t.path.clone(), t.clone()))
                 .collect(),
             prepared: Vec::new(),
-            copy_root: config.out_dir.join("copy"),
+            copy_root,
             violations_dir,
             known: Mutex::new(HashMap::new()),
             next_number,

@@ -7,9 +7,10 @@
 //! False alarms are guarded against by leaving out of the comparison whatever is not a
 //! function of the calls: a method whose text differed between two sequential runs of the same
 //! calls (random ids, timestamps, `HashMap` iteration order) is left out everywhere, and so is
-//! the final state when its text differed; so is a call whose result has no `Debug` text.
-//! [`ResultsCheck::left_out`] says what was left out and why; those methods are still covered
-//! by the panic oracle.
+//! the final state when its text differed; so is a call whose result has no `Debug` text, and
+//! a call of a method whose answer is approximate by the type's contract (its doc comment says
+//! so, or the configuration: `analysis::Method::approximate`). [`ResultsCheck::left_out`] says
+//! what was left out and why; those methods are still covered by the panic oracle.
 //!
 //! Accepting is cheap: linearizations are tried one at a time, each run once and a second
 //! time only if it does not match outright, and the first that matches ends the check. Only
@@ -23,6 +24,7 @@
 
 use crate::protocol::{Event, Outcome, Response};
 use crate::verdict::linearizations;
+use analysis::{Approximation, Model};
 use generator::{Call, TestCase};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -44,6 +46,11 @@ pub struct ResultsConfig {
     /// Whether the final state is compared (a type whose `Debug` shows schedule-dependent
     /// counters, such as spins or contended acquisitions, may turn it off).
     pub compare_final_state: bool,
+    /// Per type path, the methods whose answers are approximate by the type's contract, and
+    /// why: their results are never compared in that type's tests (each call is still made,
+    /// and its panics and deadlocks still count). Read from the model
+    /// ([`ResultsConfig::learn_contracts`], which the executor calls).
+    pub approximate: BTreeMap<String, BTreeMap<String, Approximation>>,
 }
 
 impl Default for ResultsConfig {
@@ -53,7 +60,35 @@ impl Default for ResultsConfig {
             extra_runs: 4,
             ignored_methods: BTreeSet::new(),
             compare_final_state: true,
+            approximate: BTreeMap::new(),
         }
+    }
+}
+
+impl ResultsConfig {
+    /// Adds the methods of `model`'s types whose answers are approximate
+    /// (`analysis::Method::approximate`) to [`ResultsConfig::approximate`].
+    pub fn learn_contracts(&mut self, model: &Model) {
+        for t in &model.types {
+            for m in &t.methods {
+                if let Some(why) = &m.approximate {
+                    self.approximate
+                        .entry(t.path.clone())
+                        .or_default()
+                        .insert(m.name.clone(), why.clone());
+                }
+            }
+        }
+    }
+
+    /// Why the results of `method`'s calls in tests of the type at `type_path` are never
+    /// compared, when the configuration or the type's contract says so.
+    fn not_compared(&self, type_path: &str, method: &str) -> Option<LeftOutReason> {
+        if self.ignored_methods.contains(method) {
+            return Some(LeftOutReason::Ignored);
+        }
+        let why = self.approximate.get(type_path)?.get(method)?;
+        Some(LeftOutReason::Approximate { why: why.clone() })
     }
 }
 
@@ -138,6 +173,9 @@ pub enum LeftOutReason {
     /// The configuration says so ([`ResultsConfig::ignored_methods`],
     /// [`ResultsConfig::compare_final_state`]).
     Ignored,
+    /// The method's answer is approximate by the type's contract
+    /// ([`ResultsConfig::approximate`]): its doc says so, or the configuration does.
+    Approximate { why: Approximation },
 }
 
 /// The sequential runs made for one test, kept so that checking the same test again
@@ -293,7 +331,7 @@ impl SequentialOutcomes {
         let mut out = Vec::new();
         for (t, calls) in test.threads.iter().enumerate() {
             for (i, call) in calls.iter().enumerate() {
-                if config.ignored_methods.contains(&call.method)
+                if config.not_compared(&test.type_path, &call.method).is_some()
                     || self.unstable_methods.contains_key(&call.method)
                 {
                     continue;
@@ -348,8 +386,8 @@ impl SequentialOutcomes {
             .collect();
         for (t, calls) in test.threads.iter().enumerate() {
             for (i, call) in calls.iter().enumerate() {
-                if config.ignored_methods.contains(&call.method) {
-                    methods.insert(call.method.clone(), LeftOutReason::Ignored);
+                if let Some(reason) = config.not_compared(&test.type_path, &call.method) {
+                    methods.insert(call.method.clone(), reason);
                 } else if result(concurrent, t, i).is_none() {
                     methods
                         .entry(call.method.clone())
@@ -480,7 +518,7 @@ pub fn allowed_outcomes(
     let mut calls = Vec::new();
     for (t, thread) in test.threads.iter().enumerate() {
         for (i, call) in thread.iter().enumerate() {
-            let masked = config.ignored_methods.contains(&call.method)
+            let masked = config.not_compared(&test.type_path, &call.method).is_some()
                 || outcomes.unstable_methods.contains_key(&call.method)
                 || passing.iter().any(|(_, r)| result(r, t, i).is_none());
             if !masked {
@@ -883,6 +921,7 @@ impl fmt::Display for LeftOut {
         match &self.reason {
             LeftOutReason::NoDebug => f.write_str("no Debug text"),
             LeftOutReason::Ignored => f.write_str("ignored by configuration"),
+            LeftOutReason::Approximate { why } => write!(f, "approximate answer: {why}"),
             LeftOutReason::Unstable { first, second } => write!(
                 f,
                 "its Debug text differed between two sequential runs of the same calls ({first} vs {second})"
@@ -1517,6 +1556,125 @@ runs=1 linearizations=1 ran=[a0 b0]",
         );
     }
 
+    /// A config in which `get` of the fake `Counter` is approximate by its doc.
+    fn approximate_get() -> ResultsConfig {
+        let why = Approximation::Doc {
+            line: "The count may be stale.".into(),
+        };
+        ResultsConfig {
+            approximate: [(
+                "fixtures::Counter".to_string(),
+                [("get".to_string(), why)].into(),
+            )]
+            .into(),
+            ..ResultsConfig::default()
+        }
+    }
+
+    #[test]
+    fn an_approximate_methods_results_are_not_compared_and_the_doc_says_why() {
+        // `get` beside two hits answers 5, which no order gives.
+        let test = test_case("Counter", &[], [&["hit", "hit"], &["get"]]);
+        let run = concurrent([&["1", "2"], &["5"]], Some("Counter { n: 2 }"));
+        check_with(
+            &test,
+            &run,
+            &mut SequentialOutcomes::new(),
+            &approximate_get(),
+            "linearizable by a0 a1 b0
+left out: [`get`: approximate answer: its doc says \"The count may be stale.\"]
+runs=1 linearizations=1 ran=[a0 a1 b0]",
+        );
+        // Without the contract it is a wrong result.
+        check_with(
+            &test,
+            &run,
+            &mut SequentialOutcomes::new(),
+            &ResultsConfig {
+                extra_runs: 0,
+                ..ResultsConfig::default()
+            },
+            "violation: closest linearization: t1.1 t1.2 t2.1
+  thread 2 call 1 `get`: observed 5, expected 2
+left out: []
+runs=8 linearizations=3 ran=[a0 a1 b0 | a0 a1 b0 | a0 b0 a1 | a0 b0 a1 | b0 a0 a1 | b0 a0 a1 | - | -]",
+        );
+    }
+
+    #[test]
+    fn beside_an_approximate_method_the_other_calls_and_the_final_state_are_still_compared() {
+        let test = test_case("Counter", &[], [&["hit"], &["hit", "get"]]);
+        let run = concurrent([&["1"], &["1", "7"]], Some("Counter { n: 1 }"));
+        let config = ResultsConfig {
+            extra_runs: 0,
+            ..approximate_get()
+        };
+        check_with(
+            &test,
+            &run,
+            &mut SequentialOutcomes::new(),
+            &config,
+            "violation: closest linearization: t1.1 t2.1 t2.2
+  thread 2 call 1 `hit`: observed 1, expected 2
+  final state: observed Counter { n: 1 }, expected Counter { n: 2 }
+left out: [`get`: approximate answer: its doc says \"The count may be stale.\"]
+runs=8 linearizations=3 ran=[a0 b0 b1 | a0 b0 b1 | b0 a0 b1 | b0 a0 b1 | b0 b1 a0 | b0 b1 a0 | - | -]",
+        );
+    }
+
+    #[test]
+    fn a_method_is_approximate_only_in_the_type_whose_contract_says_so() {
+        let test = test_case("Queue", &[], [&["put"], &["get"]]);
+        let run = concurrent([&["()"], &["5"]], Some("Queue { n: 1 }"));
+        let config = ResultsConfig {
+            extra_runs: 0,
+            ..approximate_get()
+        };
+        check_with(
+            &test,
+            &run,
+            &mut SequentialOutcomes::new(),
+            &config,
+            "violation: closest linearization: t1.1 t2.1
+  thread 2 call 1 `get`: observed 5, expected 0
+left out: []
+runs=6 linearizations=2 ran=[a0 b0 | a0 b0 | b0 a0 | b0 a0 | - | -]",
+        );
+    }
+
+    #[test]
+    fn the_contracts_are_learnt_from_the_models_methods() {
+        let method = |name: &str, approximate: Option<Approximation>| analysis::Method {
+            name: name.into(),
+            approximate,
+            ..analysis::Method::default()
+        };
+        let model = Model {
+            types: vec![analysis::TypeModel {
+                path: "k::Set".into(),
+                methods: vec![
+                    method("insert", None),
+                    method("len", Some(Approximation::Configured)),
+                    method("Shard::len", Some(Approximation::Configured)),
+                ],
+                ..analysis::TypeModel::default()
+            }],
+            ..Model::default()
+        };
+        let mut config = ResultsConfig::default();
+        config.learn_contracts(&model);
+        let set = &config.approximate["k::Set"];
+        assert_eq!(set.keys().collect::<Vec<_>>(), ["Shard::len", "len"]);
+        assert_eq!(config.not_compared("k::Set", "insert"), None);
+        assert_eq!(
+            config.not_compared("k::Set", "len"),
+            Some(LeftOutReason::Approximate {
+                why: Approximation::Configured
+            })
+        );
+        assert_eq!(config.not_compared("k::Other", "len"), None);
+    }
+
     /// [`allowed_outcomes`] on the fake type.
     mod allowed {
         use super::*;
@@ -1600,6 +1758,18 @@ ran=[- | - | a0 b0 | a0 b0 | b0 a0 | b0 a0]",
 b0 a0: () | () | Queue { n: 0 }
 left out: []
 ran=[- | - | a0 b0 | b0 a0 | b0 a0]",
+            );
+        }
+
+        #[test]
+        fn an_approximate_methods_calls_are_masked_and_listed() {
+            check(
+                &test_case("Counter", &[], [&["hit"], &["get"]]),
+                &approximate_get(),
+                "calls [a0] final state true
+a0 b0: 1 | Counter { n: 1 }
+left out: [`get`: approximate answer: its doc says \"The count may be stale.\"]
+ran=[- | - | a0 b0 | a0 b0 | b0 a0 | b0 a0]",
             );
         }
 

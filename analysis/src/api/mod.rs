@@ -10,6 +10,7 @@
 
 pub(crate) mod cfg;
 pub(crate) mod constants;
+pub(crate) mod contract;
 pub(crate) mod index;
 pub(crate) mod macros;
 pub(crate) mod render;
@@ -490,6 +491,7 @@ fn inherent_fns(
             Some(r) if is_ref_self(r) => methods.push(method(
                 &f.sig,
                 Some(&f.block),
+                &f.attrs,
                 imp.file,
                 imp.expanded,
                 None,
@@ -531,15 +533,37 @@ fn trait_fns(
         None if segs.len() >= 2 => segs.join("::"),
         None => return,
     };
+    // The crate's own trait, whose declaration documents the methods an impl does not.
+    let tr = match &def {
+        Some(Def::Item {
+            module,
+            kind: ItemKind::Trait,
+            ..
+        }) => decls.trait_named(&name, module),
+        _ => None,
+    };
+    let declared_attrs = |name: &syn::Ident| {
+        tr.and_then(|tr| {
+            tr.item.items.iter().find_map(|item| match item {
+                syn::TraitItem::Fn(f) if f.sig.ident == *name => Some(f.attrs.as_slice()),
+                _ => None,
+            })
+        })
+    };
     let mut defined = HashSet::new();
     for item in &imp.item.items {
         let syn::ImplItem::Fn(f) = item else { continue };
         defined.insert(f.sig.ident.to_string());
         if f.sig.receiver().is_some_and(is_ref_self) {
             let fcx = cx.with_fn_generics(&f.sig.generics, Some(&imp.item.generics));
+            let attrs = match declared_attrs(&f.sig.ident) {
+                Some(declared) if !contract::has_doc(&f.attrs) => declared,
+                _ => &f.attrs,
+            };
             methods.push(method(
                 &f.sig,
                 Some(&f.block),
+                attrs,
                 imp.file,
                 imp.expanded,
                 Some(trait_path.clone()),
@@ -548,15 +572,7 @@ fn trait_fns(
         }
     }
     // Default methods of a trait of the crate that the impl does not override.
-    let Some(Def::Item {
-        module,
-        kind: ItemKind::Trait,
-        ..
-    }) = &def
-    else {
-        return;
-    };
-    let Some(tr) = decls.trait_named(&name, module) else {
+    let Some(tr) = tr else {
         return;
     };
     let tscope = Scope {
@@ -574,7 +590,15 @@ fn trait_fns(
         if f.sig.receiver().is_some_and(is_ref_self) {
             let fcx = tcx.with_fn_generics(&f.sig.generics, None);
             // The body is the trait's, shared by every implementor: not instrumented.
-            let mut m = method(&f.sig, None, imp.file, true, Some(trait_path.clone()), &fcx);
+            let mut m = method(
+                &f.sig,
+                None,
+                &f.attrs,
+                imp.file,
+                true,
+                Some(trait_path.clone()),
+                &fcx,
+            );
             m.span = span_of(imp.file, imp.item.impl_token.span);
             methods.push(m);
         }
@@ -612,9 +636,12 @@ fn span_of_end(file: &Path, span: proc_macro2::Span) -> Span {
 }
 
 /// A method; `expanded` when its span points into a macro (then it is not instrumented).
+/// `attrs` are the attributes its doc comment is read from (for a trait method an impl does
+/// not document, the trait's declaration of it).
 fn method(
     sig: &syn::Signature,
     block: Option<&syn::Block>,
+    attrs: &[syn::Attribute],
     file: &Path,
     expanded: bool,
     trait_name: Option<String>,
@@ -644,6 +671,7 @@ fn method(
         body_start,
         is_async: sig.asyncness.is_some(),
         via: None,
+        approximate: contract::approximation(attrs),
         supported: problems.is_empty(),
         reason: Reason::signature(problems),
     }

@@ -151,6 +151,20 @@ fn type_section(
     for (j, v) in t.violations.iter().enumerate() {
         violation(out, &format!("{i}-{j}"), t, v, source);
     }
+    if !t.approximate.is_empty() {
+        out.push_str(
+            "<p>Results not compared (answers approximate by the type's contract):</p><ul class=\"approximate\">",
+        );
+        for a in &t.approximate {
+            let _ = write!(
+                out,
+                "<li><code>{}</code>: {}</li>",
+                esc(&a.method),
+                esc(&a.why.to_string())
+            );
+        }
+        out.push_str("</ul>\n");
+    }
     if !t.pairs.is_empty() {
         matrix(out, t);
         reasons(out, t);
@@ -551,6 +565,14 @@ mod tests {
                 "<code>deposit</code> ‖ <code>deposit</code>: deposit reads `balance` under one lock and writes it under another",
             ],
             &[],
+        );
+    }
+
+    #[test]
+    fn methods_whose_results_were_not_compared_are_listed_with_why() {
+        check(
+            &["<li><code>balance</code>: its doc says &quot;The balance &lt;may&gt; be stale while others deposit.&quot;</li>"],
+            &["<may>"],
         );
     }
 

@@ -101,6 +101,27 @@ pub struct TypeReport {
     /// constructor reads as the call it makes.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub functions: BTreeMap<String, FreeFunction>,
+    /// Under `--oracle results`: the methods whose results were not compared because their
+    /// answers are approximate by the type's contract, and why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub approximate: Vec<ApproximateMethod>,
+}
+
+/// A method whose answer is approximate by its type's contract (`analysis::Method::approximate`):
+/// its calls ran and were judged for panics and deadlocks, but the results oracle did not
+/// compare their results.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ApproximateMethod {
+    pub method: String,
+    /// The doc's sentence that says so, or the configuration.
+    pub why: analysis::Approximation,
+}
+
+impl std::fmt::Display for ApproximateMethod {
+    /// `` `len` (its doc says "…") ``.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "`{}` ({})", self.method, self.why)
+    }
 }
 
 /// A constructor that is a free function of the crate.

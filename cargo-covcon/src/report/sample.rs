@@ -1,5 +1,5 @@
 //! A hand-built report the renderer tests share: one type with a panic violation whose
-//! message carries HTML, one with a deadlock, and one untested type of each kind (one
+//! message carries HTML and a method whose results were not compared, one with a deadlock, and one untested type of each kind (one
 //! covcon missed, one with nothing to test, one internal to its crate).
 
 use super::*;
@@ -143,6 +143,12 @@ pub(crate) fn report() -> Report {
             own_threads: false,
             builders: Default::default(),
             functions: Default::default(),
+            approximate: vec![ApproximateMethod {
+                method: "balance".into(),
+                why: analysis::Approximation::Doc {
+                    line: "The balance <may> be stale while others deposit.".into(),
+                },
+            }],
         },
         TypeReport {
             path: "locks::Pair".into(),
@@ -185,6 +191,7 @@ pub(crate) fn report() -> Report {
             own_threads: false,
             builders: Default::default(),
             functions: Default::default(),
+            approximate: vec![],
         },
         TypeReport {
             path: "odd::Generic".into(),

@@ -169,6 +169,9 @@ fn render_type(out: &mut String, t: &TypeReport, style: Style) {
             render_violation(out, v, text::Shapes::of(t), style);
         }
     }
+    for a in &t.approximate {
+        let _ = writeln!(out, "  {} {a}", style.dim("results not compared:"));
+    }
     if style.verbosity > 0 {
         for p in &t.pairs {
             let explored = p
@@ -312,6 +315,7 @@ mod tests {
     c0.check("<b>") │
     reproducer: target/covcon/violations/1.rs
     replay with: cargo covcon replay target/covcon/violations/1.json
+  results not compared: `balance` (its doc says "The balance <may> be stale while others deposit.")
   1 skipped (-v to list)
 locks::Pair  50 tests, 1/1 pairs covered, 1 violation
   DEADLOCK ab ‖ ba (known, in baseline)  found after 3 tests (0.2s)

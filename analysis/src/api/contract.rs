@@ -1,0 +1,280 @@
+//! Documented contracts: whether a method's doc comment declares its answer racy or
+//! approximate ("an approximation", "may be stale", "not linearizable"). Such a method is
+//! still called and judged for panics and deadlocks, but the results oracle does not compare
+//! its results: a `len` that sums a sharded map's shards one at a time answers, beside a
+//! concurrent insert, a count no order of the calls gives, and says so.
+
+use crate::model::Approximation;
+
+/// The phrases by which a doc comment says a method's answer need not match any order of the
+/// calls, lower case. Each is matched on word boundaries; one ending in `*` is a stem that
+/// may go on (`approx*`: approximate, approximately, approximation, approx.).
+///
+/// They are phrases rather than words because the words alone say too much: "stale" also
+/// names entries a cleanup removes, "snapshot" a type or an argument ("restores from a
+/// snapshot"), "hint" an argument passed on ("passes a capacity hint"). The phrases say it of
+/// the answer. A false match only stops the results oracle comparing that method's results
+/// (`exact = [..]` in the metadata undoes it); a miss leaves a documented relaxation to be
+/// reported as a wrong result (`approximate = [..]` adds it).
+const PHRASES: &[&str] = &[
+    "approx*",
+    "estimat*",
+    "overcount*",
+    "undercount*",
+    "racy",
+    "without any guarantee*",
+    "no guarantee of accuracy",
+    "be stale",
+    "be out of date",
+    "be out-of-date",
+    "be outdated",
+    "be inaccurate",
+    "be imprecise",
+    "not be accurate",
+    "not be exact",
+    "not exact",
+    "inexact",
+    "returns a snapshot",
+    "is a snapshot",
+    "only a snapshot",
+    "just a snapshot",
+    "is a hint",
+    "only a hint",
+    "just a hint",
+    "returns a hint",
+    "not linearizable",
+    "not linearisable",
+    "eventually consistent",
+    "weakly consistent",
+];
+
+/// Words that, just before a phrase (within two words), deny it: "is not an approximation",
+/// "can never be stale", "no estimate".
+const NEGATIONS: &[&str] = &["not", "never", "no"];
+
+/// Whether the doc comment `attrs` carry declares the method's answer approximate, with the
+/// sentence that says so.
+pub(crate) fn approximation(attrs: &[syn::Attribute]) -> Option<Approximation> {
+    let text = doc_text_of(attrs);
+    let lower = text.to_ascii_lowercase();
+    let (at, end) = PHRASES
+        .iter()
+        .filter_map(|phrase| find_phrase(&lower, phrase))
+        .min()?;
+    Some(Approximation::Doc {
+        line: sentence(&text, at, end).to_string(),
+    })
+}
+
+/// Whether `attrs` hold any doc comment.
+pub(crate) fn has_doc(attrs: &[syn::Attribute]) -> bool {
+    attrs.iter().any(|a| doc_attr(a).is_some())
+}
+
+/// The doc comment's text outside code blocks, its lines joined and every run of white space
+/// made one space, so that a phrase wrapped over two lines is found.
+fn doc_text_of(attrs: &[syn::Attribute]) -> String {
+    let mut words: Vec<String> = Vec::new();
+    let mut in_code = false;
+    for text in attrs.iter().filter_map(doc_attr) {
+        for line in text.lines().map(str::trim) {
+            if line.starts_with("```") || line.starts_with("~~~") {
+                in_code = !in_code;
+            } else if !in_code {
+                words.extend(line.split_whitespace().map(str::to_string));
+            }
+        }
+    }
+    words.join(" ")
+}
+
+/// The text of a `#[doc = "…"]` attribute (what `///` and `/** */` become).
+fn doc_attr(attr: &syn::Attribute) -> Option<String> {
+    let syn::Meta::NameValue(nv) = &attr.meta else {
+        return None;
+    };
+    if !nv.path.is_ident("doc") {
+        return None;
+    }
+    match &nv.value {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        }) => Some(s.value()),
+        _ => None,
+    }
+}
+
+/// The sentence of `text` that holds `at..end`: from the end of the sentence before (`. `,
+/// `! `, `? `) to the end of its own, which may run over several doc lines.
+fn sentence(text: &str, at: usize, end: usize) -> &str {
+    const ENDS: [&str; 3] = [". ", "! ", "? "];
+    let start = ENDS
+        .iter()
+        .filter_map(|e| text[..at].rfind(e).map(|i| i + e.len()))
+        .max()
+        .unwrap_or(0);
+    let stop = ENDS
+        .iter()
+        .filter_map(|e| text[end..].find(e).map(|i| end + i + 1))
+        .min()
+        .unwrap_or(text.len());
+    &text[start..stop]
+}
+
+/// The first place `phrase` (of [`PHRASES`]) occurs in `text` on word boundaries and not
+/// denied, as the range of the match.
+fn find_phrase(text: &str, phrase: &str) -> Option<(usize, usize)> {
+    let (words, stem) = match phrase.strip_suffix('*') {
+        Some(words) => (words, true),
+        None => (phrase, false),
+    };
+    let is_word = |c: char| c.is_alphanumeric() || c == '_';
+    let mut from = 0;
+    while let Some(found) = text[from..].find(words) {
+        let at = from + found;
+        let end = at + words.len();
+        from = end;
+        let starts_word = !text[..at].chars().next_back().is_some_and(is_word);
+        let ends_word = stem || !text[end..].chars().next().is_some_and(is_word);
+        if !starts_word || !ends_word || denied(&text[..at]) {
+            continue;
+        }
+        let rest = text[end..]
+            .find(|c: char| !is_word(c))
+            .unwrap_or(text.len() - end);
+        return Some((at, if stem { end + rest } else { end }));
+    }
+    None
+}
+
+/// Whether the two words before a match (`before` is the text up to it) deny it.
+fn denied(before: &str) -> bool {
+    before
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .rev()
+        .take(2)
+        .any(|w| NEGATIONS.contains(&w))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The doc comment `doc` (its lines as `///` writes them) declares the answer
+    /// approximate with `expect` quoted, or not at all when `expect` is `None`.
+    fn check(doc: &str, expect: Option<&str>) {
+        let source = doc.lines().map(|l| format!("///{l}\n")).collect::<String>() + "fn f() {}";
+        let item: syn::ItemFn = syn::parse_str(&source).unwrap();
+        let got = approximation(&item.attrs).map(|a| match a {
+            Approximation::Doc { line } => line,
+            Approximation::Configured => unreachable!(),
+        });
+        assert_eq!(got.as_deref(), expect, "{doc}");
+    }
+
+    #[test]
+    fn a_doc_that_calls_the_answer_approximate_is_quoted() {
+        for (doc, line) in [
+            (
+                " Returns an approximation of the number of elements.",
+                "Returns an approximation of the number of elements.",
+            ),
+            (
+                " The number of entries.\n\n The count is approximate while others insert.",
+                "The count is approximate while others insert.",
+            ),
+            (" Approximately how many.", "Approximately how many."),
+            (
+                " Returns the value without any guarantees about concurrent updates.",
+                "Returns the value without any guarantees about concurrent updates.",
+            ),
+            (
+                " The answer may be stale by the time it returns.",
+                "The answer may be stale by the time it returns.",
+            ),
+            (" It might already be stale.", "It might already be stale."),
+            (
+                " Under contention the count may be inaccurate.",
+                "Under contention the count may be inaccurate.",
+            ),
+            (
+                " Returns a snapshot of the queue's length.",
+                "Returns a snapshot of the queue's length.",
+            ),
+            (" The length. This is only a hint.", "This is only a hint."),
+            (" Not linearizable.", "Not linearizable."),
+            (
+                " Reads are eventually consistent.",
+                "Reads are eventually consistent.",
+            ),
+            (
+                " The value returned is an estimate.",
+                "The value returned is an estimate.",
+            ),
+            (
+                " It may overcount entries if an old array is not dropped yet.",
+                "It may overcount entries if an old array is not dropped yet.",
+            ),
+            (" This is racy.", "This is racy."),
+            (" NOT LINEARIZABLE", "NOT LINEARIZABLE"),
+        ] {
+            check(doc, Some(line));
+        }
+    }
+
+    #[test]
+    fn the_sentence_is_quoted_even_when_it_runs_over_lines() {
+        check(
+            " The count is read shard by shard, so it may be\n stale when others insert.",
+            Some("The count is read shard by shard, so it may be stale when others insert."),
+        );
+        check(
+            " Sums the shards one at a time, so the count is\n an approximation! Use it for metrics.",
+            Some("Sums the shards one at a time, so the count is an approximation!"),
+        );
+    }
+
+    #[test]
+    fn the_first_sentence_that_says_so_is_quoted() {
+        check(
+            " Sums the shards one at a time.\n It is an approximation.\n It may be stale.",
+            Some("It is an approximation."),
+        );
+    }
+
+    #[test]
+    fn the_words_alone_or_denied_do_not_make_an_answer_approximate() {
+        for doc in [
+            " Returns the number of elements.",
+            " Removes stale entries.",
+            " Restores the set from a snapshot of another.",
+            " Returns a [`Snapshot`] of the counters.",
+            " Passes `n` to the allocator as a capacity hint.",
+            " Exact: this is not an approximation.",
+            " The count can never be stale: it is read under the lock.",
+            " Linearizable.",
+            " Calls `self.inexactness()`.",
+            "",
+        ] {
+            check(doc, None);
+        }
+    }
+
+    #[test]
+    fn code_blocks_in_the_doc_are_not_read() {
+        check(
+            " The number of elements.\n\n ```\n let approx = set.len();\n ```",
+            None,
+        );
+    }
+
+    #[test]
+    fn attributes_other_than_doc_comments_are_not_read() {
+        let item: syn::ItemFn =
+            syn::parse_str("#[deprecated = \"approximate\"]\n#[inline]\nfn f() {}").unwrap();
+        assert_eq!(approximation(&item.attrs), None);
+        assert!(!has_doc(&item.attrs));
+    }
+}
