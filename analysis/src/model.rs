@@ -671,6 +671,10 @@ pub enum SyncOp {
     /// A blocking acquisition (`lock`, `read`, `write`, …) and the method that attempts the
     /// same acquisition without blocking (`try_lock`, `try_read`, …).
     Acquire { blocking: String, attempt: String },
+    /// A timed acquisition (parking_lot's and lock_api's `try_lock_for(d)`, `try_write_for`,
+    /// `try_read_for`) and the attempt without waiting (`try_lock`, …): whether it times out
+    /// is the schedule's choice in a controlled run.
+    TimedAcquire { timed: String, attempt: String },
     /// One operation on an atomic (`load`, `fetch_add`, `compare_exchange`, …).
     #[default]
     Atomic,

@@ -578,6 +578,27 @@ fn site_insertions(site: &SyncSite, file: &Path, source: &str) -> Vec<Insertion>
                 part(site.call_end, ")", Rank::Close),
             ]
         }
+        SyncOp::TimedAcquire { timed, attempt } if plain_receiver => {
+            // `.try_lock_for(` up to its `(`, replaced; the call's own `)` closes the wrap.
+            let head = format!(".{timed}(");
+            let Some(open) = call_head_end(&lines, site.receiver_end, &head) else {
+                return Vec::new();
+            };
+            vec![
+                part(start, "::covcon_rt::acquire_for(&", Rank::Open),
+                Insertion {
+                    end: Some(open),
+                    ..part(
+                        site.receiver_end,
+                        &format!(
+                            ", |__covcon_l| __covcon_l.{attempt}(), \
+                             |__covcon_l, __covcon_d| __covcon_l.{timed}(__covcon_d), "
+                        ),
+                        Rank::Middle,
+                    )
+                },
+            ]
+        }
         SyncOp::Atomic if plain_receiver && call.starts_with('.') && call.ends_with(')') => vec![
             part(start, "::covcon_rt::at(&", Rank::Open),
             part(site.receiver_end, ")", Rank::Close),
@@ -679,6 +700,13 @@ fn clock_site_insertions(site: &ClockSite, file: &Path, source: &str) -> Vec<Ins
         ],
         _ => Vec::new(),
     }
+}
+
+/// The position just after `head` (`.try_lock_for(`), written from `at` on one line with no
+/// space inside it; `None` otherwise.
+fn call_head_end(lines: &copy::Lines<'_>, at: (u32, u32), head: &str) -> Option<(u32, u32)> {
+    let end = (at.0, at.1 + head.chars().count() as u32);
+    (lines.slice(at, end)? == head).then_some(end)
 }
 
 /// Whether a call's text (white space removed) is a wait `covcon_rt::Cond` has.
@@ -1500,6 +1528,35 @@ mod tests {
         let (text, missed) = copy::insert(source, &refs);
         assert!(missed.is_empty(), "{missed:?}");
         assert_eq!(text, expect);
+    }
+
+    #[test]
+    fn a_timed_acquisition_is_wrapped_so_the_schedule_chooses_its_timeout() {
+        let source = "use parking_lot::RwLock;\nuse std::time::Duration;\n\
+            pub struct L { v: RwLock<Vec<u64>> }\n\
+            impl L {\n\
+            pub fn new() -> Self { L { v: RwLock::new(Vec::new()) } }\n\
+            pub fn put(&self, x: u64) -> bool { match self.v.try_write_for(Duration::from_millis(1)) { Some(mut v) => { v.push(x); true } None => false } }\n\
+            pub fn len(&self) -> usize { self.v.read().len() }\n\
+            }\n";
+        let model = analysis::analyze_source("k", "2021", source);
+        let file = PathBuf::from("src/lib.rs");
+        let insertions: Vec<Insertion> = model.types[0]
+            .sync_sites
+            .iter()
+            .flat_map(|site| site_insertions(site, &file, source))
+            .collect();
+        let refs: Vec<&Insertion> = insertions.iter().collect();
+        let (text, missed) = copy::insert(source, &refs);
+        assert!(missed.is_empty(), "{missed:?}");
+        assert!(
+            text.contains(
+                "match ::covcon_rt::acquire_for(&self.v, |__covcon_l| __covcon_l.try_write(), \
+                 |__covcon_l, __covcon_d| __covcon_l.try_write_for(__covcon_d), \
+                 Duration::from_millis(1)) {"
+            ),
+            "{text}"
+        );
     }
 
     #[test]

@@ -417,7 +417,7 @@ fn from_sync_site(site: &SyncSite, file: &Path, source: &str) -> Vec<Draft> {
                 format!("{{ if !{ON} {{ {original}; }} }}"),
             )]
         }
-        SyncOp::Acquire { .. } | SyncOp::Wait { .. } => Vec::new(),
+        SyncOp::Acquire { .. } | SyncOp::TimedAcquire { .. } | SyncOp::Wait { .. } => Vec::new(),
     }
 }
 

@@ -5,6 +5,16 @@
 use super::*;
 use crate::api::render::idents;
 
+/// The attempt without waiting of a timed acquisition (`try_lock` of `try_lock_for(d)`).
+fn timed_attempt(name: &str) -> Option<&'static str> {
+    match name {
+        "try_lock_for" => Some("try_lock"),
+        "try_write_for" => Some("try_write"),
+        "try_read_for" => Some("try_read"),
+        _ => None,
+    }
+}
+
 /// A blocking acquisition by its name and argument count (`lock()`, `read()`, `write()`).
 fn blocking_lock(name: &str, args: usize) -> bool {
     args == 0
@@ -204,6 +214,15 @@ impl Walker<'_> {
                     attempt: format!("try_{name}"),
                 }
             }
+            Some(FieldKind::Mutex | FieldKind::RwLock) if m.args.len() == 1 => {
+                let Some(attempt) = timed_attempt(name) else {
+                    return;
+                };
+                SyncOp::TimedAcquire {
+                    timed: name.to_string(),
+                    attempt: attempt.to_string(),
+                }
+            }
             Some(FieldKind::Atomic) if atomic_op(name) => SyncOp::Atomic,
             Some(FieldKind::Condvar)
                 if matches!(
@@ -251,13 +270,13 @@ impl Walker<'_> {
             "write" | "write_arc" if lockish || (unknown && args.is_empty()) => {
                 Some((Mode::Exclusive, false))
             }
-            "try_write" => Some((Mode::Exclusive, true)),
+            "try_write" | "try_write_for" | "try_write_until" => Some((Mode::Exclusive, true)),
             "read" | "read_recursive" | "upgradable_read" | "upgradeable_read" | "read_arc"
                 if lockish || (unknown && args.is_empty()) =>
             {
                 Some((Mode::Shared, false))
             }
-            "try_read" => Some((Mode::Shared, true)),
+            "try_read" | "try_read_for" | "try_read_until" => Some((Mode::Shared, true)),
             _ => None,
         };
         if let Some((mode, nb)) = acquire {

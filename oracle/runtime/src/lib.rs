@@ -165,6 +165,47 @@ pub fn acquire<'a, L: ?Sized, A: Attempt>(
     }
 }
 
+/// A timed acquisition of the instrumented copy: `self.state.try_lock_for(d)` is written
+/// `::covcon_rt::acquire_for(&self.state, |l| l.try_lock(), |l, d| l.try_lock_for(d), d)`.
+/// In a controlled run, a schedule point; a thread that finds the lock held passes one more
+/// point there: when the strategy hands the turn to the other thread, it waits (and tries
+/// again when it gets the turn back), and when the strategy keeps it running, or the other
+/// cannot run, the wait has run out: it times out, its call's virtual clock moved on by
+/// `timeout`. So whether, and when, a timed acquisition times out is the schedule's choice,
+/// explored and replayed like a preemption. Outside control, the timed call itself, waiting
+/// for real at most [`REAL_WAIT_CAP`] inside a test's call (a timeout is a legal answer of a
+/// program whose other thread was slow), the clock moved by the whole timeout when it times
+/// out.
+#[inline]
+pub fn acquire_for<'a, L: ?Sized, G>(
+    lock: &'a L,
+    mut attempt: impl FnMut(&'a L) -> Option<G>,
+    timed: impl FnOnce(&'a L, Duration) -> Option<G>,
+    timeout: Duration,
+) -> Option<G> {
+    let role = ROLE.with(Cell::get);
+    if role < 2 && sched::on() {
+        sched::point(role);
+        loop {
+            if let Some(held) = attempt(lock) {
+                return Some(held);
+            }
+            if !sched::on() {
+                break;
+            }
+            if !sched::switched_at_point(role) {
+                time::advance(timeout);
+                return None;
+            }
+        }
+    }
+    let got = timed(lock, real_wait(timeout));
+    if got.is_none() {
+        time::advance(timeout);
+    }
+    got
+}
+
 /// What a non-blocking acquisition answers: the guard (as the blocking call would answer
 /// it), or `None` when the lock is held.
 pub trait Attempt {

@@ -325,8 +325,15 @@ pub(crate) fn thread_end(me: u8) {
 
 /// A schedule point on test thread `me` of a controlled run.
 pub(crate) fn point(me: u8) {
+    switched_at_point(me);
+}
+
+/// [`point`], answering whether the strategy handed the turn to the other thread there (and
+/// it came back): a timed acquisition that found its lock held waits on when it did, and
+/// times out when the strategy kept running it (`covcon_rt::acquire_for`).
+pub(crate) fn switched_at_point(me: u8) -> bool {
     if me >= 2 || !on() {
-        return;
+        return false;
     }
     let mine = usize::from(me);
     PROGRESS[mine].fetch_add(1, Ordering::SeqCst);
@@ -336,20 +343,22 @@ pub(crate) fn point(me: u8) {
     if TURN.load(Ordering::SeqCst) != me {
         // Woken from a block while the other held the turn: it decides.
         wait_turn(me);
-        return;
+        return true;
     }
     let other = 1 - me;
     let next = {
         let mut state = state();
         let Some(strategy) = state.as_mut() else {
-            return;
+            return false;
         };
         strategy.choose(me, runnable(other))
     };
     if next != me {
         TURN.store(next, Ordering::SeqCst);
         wait_turn(me);
+        return true;
     }
+    false
 }
 
 /// Thread `me`, holding the turn, found a lock of the copy held: it hands the turn to the
