@@ -36,7 +36,8 @@ const TIME_BUDGET: &str = "1h";
 const EXPECTED_MISSES: &[(&str, &str)] = &[
     (
         "shapes::seg_queue::SegQueue",
-        "needs a repeated prefix and a narrow window; found in 5 of 7 runs at this seed",
+        "needs a repeated prefix and a narrow window; found within 10,000 tests in 5 of 7 runs \
+         at this seed (2,784 tests in the one run of 2026-11-26), not measured at 4,000",
     ),
     (
         "handles::slot_map::SlotMap",
