@@ -19,6 +19,7 @@ fn check(body: &str, expect: &str) {
             let from = (site.receiver.line, site.receiver.column);
             let what = match &site.op {
                 SyncOp::Acquire { attempt, .. } => format!(" (or {attempt})"),
+                SyncOp::TimedAcquire { attempt, .. } => format!(" (timed, or {attempt})"),
                 SyncOp::Atomic => " (atomic)".to_string(),
                 SyncOp::Wait { lock } => format!(" (releasing {lock})"),
                 SyncOp::Notify { all, waited } => {
@@ -40,6 +41,26 @@ fn check(body: &str, expect: &str) {
         .map(|l| format!("{l}\n"))
         .collect();
     assert_eq!(out, want, "\n{}", analysis::summary(&model));
+}
+
+#[test]
+fn timed_acquisitions_are_sites_whose_timeout_the_schedule_chooses() {
+    check(
+        r#"
+pub struct Ledger { entries: parking_lot::RwLock<Vec<u64>>, owner: parking_lot::Mutex<u8> }
+impl Ledger {
+    pub fn new() -> Self { Ledger { entries: parking_lot::RwLock::new(vec![]), owner: parking_lot::Mutex::new(0) } }
+    pub fn record(&self, v: u64) -> bool {
+        match self.entries.try_write_for(Duration::from_millis(1)) { Some(mut e) => { e.push(v); true } None => false }
+    }
+    pub fn peek(&self) -> Option<usize> { self.entries.try_read_for(D).map(|e| e.len()) }
+    pub fn own(&self) -> bool { self.owner.try_lock_for(D).is_some() }
+}
+"#,
+        "record: self.entries | .try_write_for(Duration::from_millis(1)) (timed, or try_write)
+         peek: self.entries | .try_read_for(D) (timed, or try_read)
+         own: self.owner | .try_lock_for(D) (timed, or try_lock)",
+    );
 }
 
 #[test]
