@@ -10,6 +10,7 @@
 //! to `Instant::now()`. Clocks read elsewhere (through a dependency, `quanta`, a syscall) stay
 //! real; the verdict does not count on them.
 
+use crate::api::render::idents;
 use crate::model::{ClockRead, ClockSite, Span};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -120,12 +121,7 @@ fn clock_type(ty: &syn::Type) -> Option<ClockType> {
     let syn::Type::Path(p) = ty else {
         return None;
     };
-    let names: Vec<String> = p
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
+    let names = idents(&p.path);
     let std_path = names.len() == 1 || names.starts_with(&["std".into(), "time".into()]);
     match names.last().map(String::as_str) {
         Some("Instant") if std_path => Some(ClockType::Instant),
@@ -168,12 +164,7 @@ fn is_now_call(expr: &syn::Expr, ty: &str) -> bool {
     let syn::Expr::Path(p) = &*call.func else {
         return false;
     };
-    let names: Vec<String> = p
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
+    let names = idents(&p.path);
     names.len() >= 2 && names[names.len() - 2] == ty && names[names.len() - 1] == "now"
 }
 
@@ -187,7 +178,7 @@ struct Finder<'a> {
 impl Finder<'_> {
     /// The full path a written path stands for, its first segment looked up in the imports.
     fn resolve(&self, path: &syn::Path) -> Vec<String> {
-        let names: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        let names = idents(path);
         match names.first().and_then(|first| self.imports.get(first)) {
             Some(full) => full
                 .iter()
