@@ -19,7 +19,7 @@ use crate::protocol::{BatchRun, Control, Noise, Outcome, Request, Response};
 use crate::reproducer::{render_reproducer, render_results_reproducer};
 use crate::results::{
     allowed_outcomes, check_results, stuck_call, AllowedOutcomes, ResultsVerdict, ResultsViolation,
-    SequentialOutcomes,
+    SequentialOutcomes, Speed,
 };
 use crate::trace;
 use crate::verdict::{self, Failure, Order, Pace};
@@ -104,9 +104,9 @@ pub struct TypeRunStats {
     pub explored: BTreeMap<[String; 2], Exploration>,
     /// Runs those explorations made.
     pub explore_runs: u64,
-    /// Whether a run ended with threads the type started itself (`Response::own_threads`):
-    /// the results oracle then runs every other sequential order slowly (see
-    /// [`OracleExecutor::results_run`]).
+    /// Whether a run ended with threads the type started itself (`Response::own_threads`),
+    /// for the report: its answers depend on time too, which the results oracle's slow runs
+    /// ([`crate::results::Speed::Slow`]) leave out of the comparison.
     pub own_threads: bool,
 }
 
@@ -523,10 +523,9 @@ impl OracleExecutor {
             return None;
         }
         let config = self.config.results.as_ref()?;
-        let mut runs = 0;
-        let slow = self.slow_runs(test, response.elapsed_us);
-        let check = check_results(test, &response, outcomes, config, |order| {
-            self.results_run(test, order, slow, &mut runs)
+        let pause_us = verdict::alone_pause(response.elapsed_us);
+        let check = check_results(test, &response, outcomes, config, |order, speed| {
+            self.results_run(test, order, speed, pause_us)
         });
         let ResultsVerdict::Violation(results) = check.verdict else {
             return None;
@@ -639,10 +638,7 @@ impl OracleExecutor {
             return None;
         }
         let test = violation.shrunk.as_ref().unwrap_or(&violation.test);
-        let (mut runs, slow) = (0, self.slow_runs(test, violation.response.elapsed_us));
-        allowed_outcomes(test, outcomes, config, |order| {
-            self.results_run(test, order, slow, &mut runs)
-        })
+        allowed_outcomes(test, outcomes, config, |order| self.sequential(test, order))
     }
 
     /// Whether the first run of a wrong result is still one after the confirmation runs: they
@@ -653,10 +649,14 @@ impl OracleExecutor {
             return false;
         };
         let test = &violation.test;
-        let (mut runs, slow) = (0, self.slow_runs(test, violation.response.elapsed_us));
-        let check = check_results(test, &violation.response, outcomes, config, |order| {
-            self.results_run(test, order, slow, &mut runs)
-        });
+        let pause_us = verdict::alone_pause(violation.response.elapsed_us);
+        let check = check_results(
+            test,
+            &violation.response,
+            outcomes,
+            config,
+            |order, speed| self.results_run(test, order, speed, pause_us),
+        );
         matches!(check.verdict, ResultsVerdict::Violation(_))
     }
 
@@ -756,9 +756,9 @@ impl OracleExecutor {
             let repeated = match (&failure, &self.config.results) {
                 (Some(failure), _) => failure.is_repeated_by(&response.outcome),
                 (None, Some(config)) if response.outcome == Outcome::Passed => {
-                    let (mut runs, slow) = (0, self.slow_runs(test, response.elapsed_us));
-                    let check = check_results(test, &response, outcomes, config, |order| {
-                        self.results_run(test, order, slow, &mut runs)
+                    let pause_us = verdict::alone_pause(response.elapsed_us);
+                    let check = check_results(test, &response, outcomes, config, |order, speed| {
+                        self.results_run(test, order, speed, pause_us)
                     });
                     matches!(check.verdict, ResultsVerdict::Violation(_))
                 }
@@ -848,35 +848,18 @@ impl OracleExecutor {
         self.paced_sequential(test, order, &Pace::Full)
     }
 
-    /// For a type that runs threads of its own, the pause of its slow sequential runs (as long
-    /// as a thread's calls alone get in the verdict, from the concurrent run's length); `None`
-    /// for other types, whose sequential runs are all at full speed.
-    fn slow_runs(&self, test: &TestCase, concurrent_us: u64) -> Option<u64> {
-        let per_type = lock(&self.per_type);
-        let own = per_type.get(&test.type_path).is_some_and(|s| s.own_threads);
-        own.then(|| verdict::alone_pause(concurrent_us))
-    }
-
-    /// The `runs`th sequential run the results oracle asks for: when `slow` is set, the 2nd,
-    /// 4th, … up to the [`SLOW_RUNS`]th paused before each call. A type's own threads (a
-    /// housekeeper evicting, a timer firing) act on their own schedule, so what a sequential
-    /// order answers may depend on how long its calls took; text that differs between a fast
-    /// and a slow run of the same order is left out of the comparison like any other text that
-    /// varies (for every order: one disagreement is enough), and what both agree on is still
-    /// compared.
+    /// A sequential run the results oracle asks for: at full speed, or slow, with a pause of
+    /// `pause_us` (from the concurrent run's length) before each call.
     fn results_run(
         &self,
         test: &TestCase,
         order: &[(u8, u32)],
-        slow: Option<u64>,
-        runs: &mut u32,
+        speed: Speed,
+        pause_us: u64,
     ) -> Response {
-        *runs += 1;
-        match slow {
-            Some(pause_us) if runs.is_multiple_of(2) && *runs <= SLOW_RUNS => {
-                self.paced_sequential(test, order, &Pace::Paused { pause_us })
-            }
-            _ => self.sequential(test, order),
+        match speed {
+            Speed::Full => self.sequential(test, order),
+            Speed::Slow => self.paced_sequential(test, order, &Pace::Paused { pause_us }),
         }
     }
 
@@ -1149,10 +1132,6 @@ fn pacing(pass: u64, seed: u64) -> Noise {
         pause_us: 0,
     }
 }
-
-/// The results oracle's runs per check among which the slow ones of a type with threads of
-/// its own are (every other one): a few, since what they show is left out everywhere.
-const SLOW_RUNS: u32 = 8;
 
 /// Runs one pair's exploration makes at most: every schedule with at most two preemptions of
 /// a run of 13 points or fewer (2 + 2·13 + 13·12 = 184 would do; longer runs get the

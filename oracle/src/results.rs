@@ -428,7 +428,7 @@ pub fn check_results(
     concurrent: &Response,
     outcomes: &mut SequentialOutcomes,
     config: &ResultsConfig,
-    run: impl FnMut(&[(u8, u32)]) -> Response,
+    run: impl FnMut(&[(u8, u32)], Speed) -> Response,
 ) -> ResultsCheck {
     let mut check = Check {
         test,
@@ -437,6 +437,7 @@ pub fn check_results(
         config,
         run,
         runs: 0,
+        slow_left: SLOW_RUNS,
     };
     let (verdict, linearizations) = check.decide();
     ResultsCheck {
@@ -573,6 +574,22 @@ pub fn allowed_outcomes(
     })
 }
 
+/// How fast a sequential run of the results oracle goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Speed {
+    /// Each call right after the one before.
+    Full,
+    /// A pause before each call: what an order answers when its calls take long. A type that
+    /// reads a clock the copy does not control, or runs threads of its own (a housekeeper
+    /// evicting), answers by time as well as by the calls; text that a full-speed and a slow
+    /// run of the same order disagree on is left out like any other text that varies.
+    Slow,
+}
+
+/// Slow runs one check makes at most, on the way to a violation only: what they show is left
+/// out for every order, so a few are enough, and each costs a pause per call.
+const SLOW_RUNS: u32 = 4;
+
 struct Check<'a, R> {
     test: &'a TestCase,
     concurrent: &'a Response,
@@ -580,9 +597,11 @@ struct Check<'a, R> {
     config: &'a ResultsConfig,
     run: R,
     runs: u32,
+    /// Slow runs still to make ([`SLOW_RUNS`]).
+    slow_left: u32,
 }
 
-impl<R: FnMut(&[(u8, u32)]) -> Response> Check<'_, R> {
+impl<R: FnMut(&[(u8, u32)], Speed) -> Response> Check<'_, R> {
     /// The verdict and how many linearizations were compared.
     fn decide(&mut self) -> (ResultsVerdict, u32) {
         if self.concurrent.outcome != Outcome::Passed {
@@ -651,7 +670,10 @@ impl<R: FnMut(&[(u8, u32)]) -> Response> Check<'_, R> {
             .iter()
             .map(|order| self.outcomes.runs_of(order).len() >= wanted)
             .collect();
+        // The first top-up of each order is slow while slow runs last (see [`Speed::Slow`]):
+        // the orders come most plausible first, the closest among them.
         for order in orders {
+            let mut first = true;
             loop {
                 // A run that did not pass cannot match; running it again would not help.
                 let runs = self.outcomes.runs_of(order);
@@ -661,7 +683,11 @@ impl<R: FnMut(&[(u8, u32)]) -> Response> Check<'_, R> {
                 {
                     break;
                 }
-                self.run_order(order);
+                if std::mem::take(&mut first) {
+                    self.run_evidence(order);
+                } else {
+                    self.run_order(order);
+                }
             }
         }
         let Some(closest) = self.closest(orders) else {
@@ -697,7 +723,22 @@ impl<R: FnMut(&[(u8, u32)]) -> Response> Check<'_, R> {
     }
 
     fn run_order(&mut self, order: &[(u8, u32)]) {
-        let response = (self.run)(order);
+        self.run_order_at(order, Speed::Full);
+    }
+
+    /// A run of `order` on the way to a violation: slow while [`SLOW_RUNS`] last.
+    fn run_evidence(&mut self, order: &[(u8, u32)]) {
+        let speed = if self.slow_left > 0 {
+            self.slow_left -= 1;
+            Speed::Slow
+        } else {
+            Speed::Full
+        };
+        self.run_order_at(order, speed);
+    }
+
+    fn run_order_at(&mut self, order: &[(u8, u32)], speed: Speed) {
+        let response = (self.run)(order, speed);
         self.runs += 1;
         if let Some(start) = stopped_at(self.test, order, &response) {
             self.outcomes.failing_starts.push(start);
@@ -1100,7 +1141,7 @@ mod tests {
     ) {
         let ran = RefCell::new(Vec::new());
         let runs_before = outcomes.len() as u64;
-        let check = check_results(test, concurrent, outcomes, config, |order| {
+        let check = check_results(test, concurrent, outcomes, config, |order, _| {
             let mut ran = ran.borrow_mut();
             ran.push(if order.is_empty() {
                 "-".to_string()
@@ -1188,6 +1229,38 @@ mod tests {
 left out: []
 runs=14 linearizations=2 ran=[a0 b0 | a0 b0 | b0 a0 | b0 a0 | - | - | a0 b0 | a0 b0 | a0 b0 | a0 b0 | b0 a0 | b0 a0 | b0 a0 | b0 a0]",
         );
+    }
+
+    /// A bucket refilled on a clock the copy does not control: at full speed a sequential
+    /// order finds no token due, the concurrent run (slower) found one. A slow run answers as
+    /// the concurrent run did, so the check raises no alarm; with full-speed runs alone it
+    /// would.
+    #[test]
+    fn what_a_slow_sequential_run_answers_otherwise_raises_no_alarm() {
+        let test = test_case("Bucket", &[], [&["available"], &["available"]]);
+        let observed = concurrent([&["1"], &["1"]], None);
+        let config = ResultsConfig::default();
+        let judge = |slow: &str| {
+            let mut slow_runs = 0;
+            let check = check_results(
+                &test,
+                &observed,
+                &mut SequentialOutcomes::new(),
+                &config,
+                |_, speed| match speed {
+                    Speed::Full => concurrent([&["0"], &["0"]], None),
+                    Speed::Slow => {
+                        slow_runs += 1;
+                        concurrent([&[slow], &[slow]], None)
+                    }
+                },
+            );
+            let violation = matches!(check.verdict, ResultsVerdict::Violation(_));
+            format!("violation={violation} slow runs={slow_runs}")
+        };
+        assert_eq!(judge("1"), "violation=false slow runs=2");
+        // A slow run that answers as the fast ones do changes nothing: a wrong result is one.
+        assert_eq!(judge("0"), "violation=true slow runs=2");
     }
 
     #[test]

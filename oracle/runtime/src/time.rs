@@ -7,9 +7,10 @@
 //! std's. In a worker, a test's calls read a *virtual* clock that is a function of the call
 //! alone: call `slot` of a test (its constructors, handles and prefix calls numbered in
 //! order, then each thread's suffix calls numbered after them, the two threads' `i`th calls
-//! sharing a slot) starts at `slot × CALL_GAP`, and each read inside the call moves it on a
-//! little ([`offset`]). A sequential order runs every call with the slot it had in the
-//! concurrent run, so it reads the same clock: a failure that time alone brings on (a refill
+//! sharing a slot) starts at `slot × CALL_GAP`, and reads inside the call see that time, the
+//! first [`STILL_READS`] of them exactly, later ones a little later ([`offset`]). A
+//! sequential order runs every call with the slot it had in the concurrent run, so it reads
+//! the same clock: a failure that time alone brings on (a refill
 //! overdue, an entry expired) happens there too, whatever the load of the machine, and is
 //! explained instead of reported. A sleep moves the calling call's clock on by its length
 //! and returns at once (a schedule point, then a yield), so waiting costs no wall time.
@@ -75,11 +76,19 @@ pub(crate) fn reset() {
     LATEST.store(0, Ordering::SeqCst);
 }
 
-/// How far a call's clock has moved after `reads` reads: a fixed step each, and a term that
-/// grows with the cube of the count, so that a loop that waits for a deadline by reading the
-/// clock (`while start.elapsed() < timeout`) gets there within about a million reads even for
-/// an hour, instead of spinning until the watchdog calls it a deadlock.
+/// Reads of a call that all see the call's start: a compare-and-swap loop that retries in a
+/// concurrent run reads the clock more often than the same call in a sequential order, and
+/// must still see the same time there (else a refill timestamp differs by a step, and the
+/// results oracle sees a wrong result where there is none).
+const STILL_READS: u64 = 64;
+
+/// How far a call's clock has moved after `reads` reads: nothing for the first
+/// [`STILL_READS`], then a fixed step each and a term that grows with the cube of the count,
+/// so that a loop that waits for a deadline by reading the clock (`while start.elapsed() <
+/// timeout`) gets there within about a million reads even for an hour, instead of spinning
+/// until the watchdog calls it a deadlock.
 fn offset(reads: u64) -> u64 {
+    let reads = reads.saturating_sub(STILL_READS);
     let cube = reads.saturating_mul(reads).saturating_mul(reads) >> 24;
     STEP_NS
         .saturating_mul(reads)
@@ -170,10 +179,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_calls_clock_moves_by_steps_that_grow_so_a_deadline_loop_ends() {
+    fn a_calls_clock_stands_still_then_moves_by_steps_that_grow_so_a_deadline_loop_ends() {
         assert_eq!(offset(0), 0);
-        assert_eq!(offset(1), 100);
-        assert_eq!(offset(10), 1_000);
+        assert_eq!(offset(STILL_READS), 0);
+        assert_eq!(offset(STILL_READS + 1), 100);
+        assert_eq!(offset(STILL_READS + 10), 1_000);
         // A thousand reads stay within a call's gap, so a thread's clock runs forward.
         assert!(
             offset(1_000) < CALL_GAP.as_nanos() as u64,
@@ -204,10 +214,7 @@ mod tests {
         assert_eq!((a, b), (c, d));
         let (e, f) = read(3, 500);
         assert_eq!(e, a);
-        assert_eq!(
-            f.duration_since(e),
-            Duration::from_millis(500) + Duration::from_nanos(100)
-        );
+        assert_eq!(f.duration_since(e), Duration::from_millis(500));
         let (g, _) = read(4, 0);
         assert_eq!(g.duration_since(a), CALL_GAP);
         assert_eq!(suffix_slot(2, 0), 3);
