@@ -301,21 +301,25 @@ fn child_dir(file: &Path, mod_rs: bool) -> PathBuf {
 }
 
 fn path_attr(attrs: &[syn::Attribute]) -> Option<String> {
-    attrs.iter().find_map(|a| {
-        if !a.path().is_ident("path") {
-            return None;
-        }
-        let syn::Meta::NameValue(nv) = &a.meta else {
-            return None;
-        };
-        match &nv.value {
-            syn::Expr::Lit(syn::ExprLit {
-                lit: syn::Lit::Str(s),
-                ..
-            }) => Some(s.value()),
-            _ => None,
-        }
-    })
+    attrs.iter().find_map(|a| str_attr(a, "path"))
+}
+
+/// The string of an attribute `#[name = "…"]` (`#[path = "x.rs"]`, and `#[doc = "…"]`, which
+/// `///` becomes); `None` for another attribute or another shape.
+pub(crate) fn str_attr(attr: &syn::Attribute, name: &str) -> Option<String> {
+    let syn::Meta::NameValue(nv) = &attr.meta else {
+        return None;
+    };
+    if !nv.path.is_ident(name) {
+        return None;
+    }
+    match &nv.value {
+        syn::Expr::Lit(syn::ExprLit {
+            lit: syn::Lit::Str(s),
+            ..
+        }) => Some(s.value()),
+        _ => None,
+    }
 }
 
 fn collect_mods(

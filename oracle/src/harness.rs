@@ -519,15 +519,12 @@ fn insertions(
         }
         for site in &ty.sync_sites {
             let file = resolve(&site.receiver.file);
-            let source = sources
-                .entry(file.clone())
-                .or_insert_with(|| std::fs::read_to_string(&file).ok());
-            if let Some(source) = source {
+            if let Some(source) = source_of(&mut sources, &file) {
                 out.extend(site_insertions(site, &file, source));
             }
         }
     }
-    out.retain(|i| !disabled.contains(&(i.file.clone(), i.key.0, i.key.1)));
+    drop_disabled(&mut out, disabled);
     out.sort_by(|a, b| {
         (&a.file, a.line, a.column, a.rank, &a.text)
             .cmp(&(&b.file, b.line, b.column, b.rank, &b.text))
@@ -633,16 +630,29 @@ fn clock_insertions(
         let mut sources: BTreeMap<PathBuf, Option<String>> = BTreeMap::new();
         for site in &package.clock_sites {
             let file = copy::absolute(workspace_root, &site.at.file);
-            let source = sources
-                .entry(file.clone())
-                .or_insert_with(|| std::fs::read_to_string(&file).ok());
-            if let Some(source) = source {
+            if let Some(source) = source_of(&mut sources, &file) {
                 out.extend(clock_site_insertions(site, &file, source));
             }
         }
     }
-    out.retain(|i| !disabled.contains(&(i.file.clone(), i.key.0, i.key.1)));
+    drop_disabled(&mut out, disabled);
     out
+}
+
+/// A file's text, read once per call of its reader (`None` when it cannot be read).
+fn source_of<'s>(
+    sources: &'s mut BTreeMap<PathBuf, Option<String>>,
+    file: &Path,
+) -> Option<&'s str> {
+    sources
+        .entry(file.to_path_buf())
+        .or_insert_with(|| std::fs::read_to_string(file).ok())
+        .as_deref()
+}
+
+/// Leaves out the insertions the copy did not compile with (by their key).
+fn drop_disabled(out: &mut Vec<Insertion>, disabled: &BTreeSet<(PathBuf, u32, u32)>) {
+    out.retain(|i| !disabled.contains(&(i.file.clone(), i.key.0, i.key.1)));
 }
 
 /// The insertions that make the copy read covcon's clock at a clock site: the called path

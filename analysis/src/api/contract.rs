@@ -90,19 +90,7 @@ fn doc_text_of(attrs: &[syn::Attribute]) -> String {
 
 /// The text of a `#[doc = "…"]` attribute (what `///` and `/** */` become).
 fn doc_attr(attr: &syn::Attribute) -> Option<String> {
-    let syn::Meta::NameValue(nv) = &attr.meta else {
-        return None;
-    };
-    if !nv.path.is_ident("doc") {
-        return None;
-    }
-    match &nv.value {
-        syn::Expr::Lit(syn::ExprLit {
-            lit: syn::Lit::Str(s),
-            ..
-        }) => Some(s.value()),
-        _ => None,
-    }
+    crate::source::str_attr(attr, "doc")
 }
 
 /// The sentence of `text` that holds `at..end`: from the end of the sentence before (`. `,
