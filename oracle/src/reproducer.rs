@@ -2,10 +2,12 @@
 //! user's crate by its library name (no covcon runtime, no instrumentation), so it can be
 //! pasted into the crate's `tests/` directory as it is.
 //!
-//! The test builds the instances, runs the prefix, then starts the two suffixes on two threads
-//! released together by a spinning counter, and repeats until a thread panics (the panic is
-//! re-raised) or the two threads do not finish in time (reported as a deadlock), for at most a
-//! minute. Argument values are rendered the way the harness decodes them.
+//! The test runs on two threads that make many runs each (a fresh pair every thousand runs).
+//! In each run the first thread builds the instances and runs the prefix, hands the instances
+//! to the second, and the two start their suffixes together at a spinning barrier. It repeats
+//! until a thread panics (the panic is re-raised on the test's thread) or neither thread moves
+//! on for 10 s (reported as a deadlock), for at most a minute. Argument values are rendered the
+//! way the harness decodes them.
 //!
 //! The user's crate is not instrumented, so the reproducer brings its own schedule noise: a
 //! rendered `Noise` helper (a xorshift seeded from the run and the thread, std only) spins each
@@ -125,8 +127,8 @@ fn render(
         }
     );
     out.push_str(
-        "use std::sync::atomic::{AtomicUsize, Ordering};\n\
-         use std::sync::Arc;\n\
+        "use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};\n\
+         use std::sync::{Arc, Mutex};\n\
          use std::time::{Duration, Instant};\n",
     );
     // The crate's traits, for trait methods; the names above shadow anything it exports.
@@ -148,21 +150,7 @@ fn render(
     }
     out.push('\n');
     let _ = writeln!(out, "type T = {concrete};\n");
-    out.push_str(
-        "/// Spins until both threads are here, so that their calls start together.\n\
-         fn start_together(ready: &AtomicUsize) {\n\
-        \x20   ready.fetch_add(1, Ordering::SeqCst);\n\
-        \x20   let mut spins = 0u32;\n\
-        \x20   while ready.load(Ordering::SeqCst) < 2 {\n\
-        \x20       spins += 1;\n\
-        \x20       if spins < 10_000 {\n\
-        \x20           std::hint::spin_loop();\n\
-        \x20       } else {\n\
-        \x20           std::thread::yield_now();\n\
-        \x20       }\n\
-        \x20   }\n\
-         }\n\n",
-    );
+    out.push_str(SHARED);
     out.push_str(NOISE);
     let calls = test
         .handles
@@ -185,155 +173,138 @@ fn render(
     );
     out.push_str(
         "    let deadline = Instant::now() + Duration::from_secs(60);\n\
-        \x20   let mut runs = 0u64;\n\
+        \x20   // Runs before this batch.\n\
+        \x20   let mut first = 0u64;\n\
         \x20   while Instant::now() < deadline {\n\
-        \x20       runs += 1;\n",
+        \x20       let (shared, stopped) = Shared::new();\n\
+        \x20       let shared = Arc::new(shared);\n",
     );
+    // What thread 1 builds and hands to thread 2 in each run.
+    let mut state: Vec<String> = (0..test.instances.len()).map(|i| format!("i{i}")).collect();
+    state.extend((0..test.handles.len()).map(|k| format!("h{k}")));
+    // Thread 1: builds the run's instances, runs the prefix, hands the instances to thread 2,
+    // calls, and checks the run once thread 2 is done.
+    out.push_str(
+        "        let t0 = {\n\
+        \x20           let shared = Arc::clone(&shared);\n\
+        \x20           std::thread::spawn(move || {\n\
+        \x20               let mut runs = 0u64;\n\
+        \x20               while runs < RUNS_PER_PAIR && Instant::now() < deadline && !shared.stopping() {\n\
+        \x20                   runs += 1;\n\
+        \x20                   let run = first + runs;\n\
+        \x20                   let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {\n",
+    );
+    const CALLS: &str = "                        ";
     for (index, call) in test.instances.iter().enumerate() {
-        let _ = writeln!(out, "        {}", cx.construct_statement(index, call));
+        let _ = writeln!(out, "{CALLS}{}", cx.construct_statement(index, call));
     }
     for (k, call) in test.handles.iter().enumerate() {
-        let _ = writeln!(out, "        {}", cx.keep_handle(k, call));
+        let _ = writeln!(out, "{CALLS}{}", cx.keep_handle(k, call));
     }
     for call in &test.prefix {
         if call.times > 1 {
             let _ = writeln!(
                 out,
-                "        for _ in 0..{} {{\n            let _ = {};\n        }}",
+                "{CALLS}for _ in 0..{} {{\n{CALLS}    let _ = {};\n{CALLS}}}",
                 call.times,
                 cx.invoke(call)
             );
         } else {
-            let _ = writeln!(out, "        let _ = {};", cx.invoke(call));
+            let _ = writeln!(out, "{CALLS}let _ = {};", cx.invoke(call));
         }
     }
-    out.push_str(
-        "        let ready = Arc::new(AtomicUsize::new(0));\n\
-        \x20       let (done, finished) = std::sync::mpsc::channel::<()>();\n",
+    let clones: Vec<String> = state.iter().map(|s| format!("Arc::clone(&{s})")).collect();
+    let _ = writeln!(
+        out,
+        "{CALLS}shared.publish(runs, ({},));\n\
+         {CALLS}if !shared.start_together(runs) {{\n\
+         {CALLS}    return false;\n\
+         {CALLS}}}\n\
+         {CALLS}let mut noise = Noise::new(run, 0);\n\
+         {CALLS}noise.before_first_call();",
+        clones.join(", ")
     );
-    for (thread, calls) in test.threads.iter().enumerate() {
-        let _ = writeln!(out, "        let t{thread} = {{");
-        for index in 0..test.instances.len() {
-            let _ = writeln!(out, "            let i{index} = Arc::clone(&i{index});");
-        }
-        for k in 0..test.handles.len() {
-            let _ = writeln!(out, "            let h{k} = Arc::clone(&h{k});");
-        }
-        out.push_str("            let (ready, done) = (Arc::clone(&ready), done.clone());\n");
-        let _ = writeln!(
-            out,
-            "            let mut noise = Noise::new(runs, {thread});"
-        );
-        out.push_str(
-            "            std::thread::spawn(move || {\n\
-            \x20               start_together(&ready);\n\
-            \x20               noise.before_first_call();\n\
-            \x20               let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {\n",
-        );
-        if allowed.is_some() {
-            out.push_str("                    let mut seen: Vec<String> = Vec::new();\n");
-        }
-        let locals = test.locals(thread);
-        // The thread's locals a method may not return (`Option`, `Result`): the harness skips
-        // a call using one it did not keep, and so does this.
-        let mut optional: Vec<usize> = Vec::new();
-        for (index, call) in calls.iter().enumerate() {
-            if index > 0 {
-                out.push_str("                    noise.between_calls();\n");
-            }
-            if let Some(k) = locals[index] {
-                let (statement, maybe) = cx.keep_local(k, call);
-                let _ = writeln!(out, "                    {statement}");
-                if maybe {
-                    optional.push(k);
-                }
-                continue;
-            }
-            let place = (thread as u8, index as u32);
-            let compared = allowed.is_some_and(|a| a.calls.contains(&place));
-            let body = if compared {
-                format!("seen.push(clip(format!(\"{{:?}}\", {})));", cx.invoke(call))
-            } else if call.times > 1 {
-                format!(
-                    "for _ in 0..{} {{ let _ = {}; }}",
-                    call.times,
-                    cx.invoke(call)
-                )
-            } else {
-                format!("let _ = {};", cx.invoke(call))
-            };
-            let mut used: Vec<usize> = call
-                .handles_used()
-                .into_iter()
-                .filter(|k| optional.contains(k))
-                .collect();
-            used.sort_unstable();
-            used.dedup();
-            if used.is_empty() {
-                let _ = writeln!(out, "                    {body}");
-                continue;
-            }
-            let names: Vec<String> = used.iter().map(|k| format!("Some(h{k})")).collect();
-            let values: Vec<String> = used.iter().map(|k| format!("h{k}.as_deref()")).collect();
-            let _ = writeln!(
-                out,
-                "                    if let ({},) = ({},) {{ {body} }}",
-                names.join(", "),
-                values.join(", ")
-            );
-            if compared {
-                let _ = writeln!(
-                    out,
-                    "                    else {{ seen.push({SKIPPED:?}.to_string()); }}"
-                );
-            }
-        }
-        if allowed.is_some() {
-            out.push_str("                    seen\n");
-        }
-        out.push_str(
-            "                }));\n\
-            \x20               let _ = done.send(());\n\
-            \x20               result\n\
-            \x20           })\n\
-            \x20       };\n",
-        );
-    }
-    out.push_str(
-        "        for _ in 0..2 {\n\
-        \x20           if finished.recv_timeout(Duration::from_secs(10)).is_err() {\n\
-        \x20               panic!(\"deadlock: the two threads did not finish within 10 s (run {runs})\");\n\
-        \x20           }\n\
-        \x20       }\n",
-    );
-    if allowed.is_some() {
-        out.push_str("        let mut observed: Vec<String> = Vec::new();\n");
-    }
-    out.push_str(
-        "        for thread in [t0, t1] {\n\
-        \x20           match thread.join().expect(\"the thread's panic is caught\") {\n\
-        \x20               std::result::Result::Err(panic) => {\n\
-        \x20                   eprintln!(\"failed in run {runs}\");\n\
-        \x20                   std::panic::resume_unwind(panic);\n\
-        \x20               }\n",
-    );
-    out.push_str(if allowed.is_some() {
-        "                std::result::Result::Ok(seen) => observed.extend(seen),\n"
-    } else {
-        "                std::result::Result::Ok(()) => {}\n"
-    });
-    out.push_str(
-        "            }\n\
-        \x20       }\n",
+    cx.thread_calls(&mut out, test, 0, allowed);
+    let _ = writeln!(
+        out,
+        "{CALLS}if !shared.wait(|| shared.finished(runs)) {{\n\
+         {CALLS}    return false;\n\
+         {CALLS}}}"
     );
     if let Some(allowed) = allowed {
+        let _ = writeln!(out, "{CALLS}let mut observed = seen;");
+        let _ = writeln!(out, "{CALLS}observed.extend(shared.take_seen());");
         if allowed.final_state {
-            out.push_str("        observed.push(clip(format!(\"{:?}\", &*i0)));\n");
+            let _ = writeln!(
+                out,
+                "{CALLS}observed.push(clip(format!(\"{{:?}}\", &*i0)));"
+            );
         }
-        out.push_str("        check_outcome(&observed, runs);\n");
+        let _ = writeln!(out, "{CALLS}check_outcome(&observed, run);");
     }
     out.push_str(
-        "    }\n\
+        "                        true\n\
+        \x20                   }));\n\
+        \x20                   match result {\n\
+        \x20                       std::result::Result::Ok(true) => {}\n\
+        \x20                       std::result::Result::Ok(false) => break,\n\
+        \x20                       std::result::Result::Err(panic) => {\n\
+        \x20                           eprintln!(\"failed in run {run}\");\n\
+        \x20                           shared.fail(panic);\n\
+        \x20                       }\n\
+        \x20                   }\n\
+        \x20               }\n\
+        \x20               shared.stop();\n\
+        \x20           })\n\
+        \x20       };\n",
+    );
+    // Thread 2: takes each run's instances from thread 1 and calls.
+    let _ = writeln!(
+        out,
+        "        let t1 = {{\n\
+        \x20           let shared = Arc::clone(&shared);\n\
+        \x20           std::thread::spawn(move || {{\n\
+        \x20               let mut runs = 0u64;\n\
+        \x20               while shared.wait(|| shared.published(runs + 1)) {{\n\
+        \x20                   runs += 1;\n\
+        \x20                   let run = first + runs;\n\
+        \x20                   #[allow(unused_variables)]\n\
+        \x20                   let ({},) = shared.take_state();\n\
+        \x20                   if !shared.start_together(runs) {{\n\
+        \x20                       break;\n\
+        \x20                   }}\n\
+        \x20                   let mut noise = Noise::new(run, 1);\n\
+        \x20                   noise.before_first_call();\n\
+        \x20                   let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {{",
+        state.join(", ")
+    );
+    cx.thread_calls(&mut out, test, 1, allowed);
+    let _ = writeln!(
+        out,
+        "{CALLS}{}\n\
+        \x20                   }}));\n\
+        \x20                   match result {{\n\
+        \x20                       std::result::Result::Ok(seen) => shared.finish(runs, seen),\n\
+        \x20                       std::result::Result::Err(panic) => {{\n\
+        \x20                           eprintln!(\"failed in run {{run}}\");\n\
+        \x20                           shared.fail(panic);\n\
+        \x20                           break;\n\
+        \x20                       }}\n\
+        \x20                   }}\n\
+        \x20               }}\n\
+        \x20           }})\n\
+        \x20       }};",
+        if allowed.is_some() {
+            "seen"
+        } else {
+            "Vec::new()"
+        }
+    );
+    out.push_str(
+        "        let runs = shared.watch(&stopped, first);\n\
+        \x20       let _ = (t0.join(), t1.join());\n\
+        \x20       first += runs;\n\
+        \x20   }\n\
          }\n",
     );
     out
@@ -363,6 +334,149 @@ fn block_on<F: std::future::Future>(future: F) -> F::Output {
 
 ";
 
+/// The reproducer's two threads and what they share, the same text in every reproducer.
+///
+/// One run on two freshly spawned threads is slow to start, and on a loaded machine the two
+/// seldom run at the same moment: measured on the lost update of `rusty::hit_counter` with two
+/// busy loops on the machine's two cores, a reproducer spawning per run never failed within its
+/// minute, where this one failed in every run of thirty (median 0.5 s, at most 4.2 s). A pair of
+/// threads makes many runs, meeting at a spinning barrier before each; a fresh pair takes over
+/// every thousand runs, since a pair the system placed badly (both on one core) stayed so for a
+/// whole minute in one measured run of twenty.
+const SHARED: &str = "\
+/// Runs one pair of threads makes before a fresh pair takes over, so that two threads the
+/// system placed badly (both on one core, say) do not stay so for the whole minute.
+const RUNS_PER_PAIR: u64 = 1_000;
+
+/// What the test's two threads share in a batch of runs. Thread 1 builds each run's instances
+/// and runs the prefix, then hands the instances to thread 2 (`publish`); the two meet at a
+/// spinning barrier (`start_together`) and call at once; thread 2 hands back what it saw
+/// (`finish`). A panic in either stops both (`fail`); the test's own thread watches (`watch`).
+struct Shared<S> {
+    state: Mutex<Option<S>>,
+    published: AtomicU64,
+    arrived: AtomicU64,
+    finished: AtomicU64,
+    seen: Mutex<Vec<String>>,
+    failure: Mutex<Option<Box<dyn std::any::Any + Send>>>,
+    stop: AtomicBool,
+    stopped: Mutex<std::sync::mpsc::Sender<()>>,
+}
+
+#[allow(dead_code)]
+impl<S> Shared<S> {
+    fn new() -> (Self, std::sync::mpsc::Receiver<()>) {
+        let (stopped, receiver) = std::sync::mpsc::channel();
+        let shared = Shared {
+            state: Mutex::new(None),
+            published: AtomicU64::new(0),
+            arrived: AtomicU64::new(0),
+            finished: AtomicU64::new(0),
+            seen: Mutex::new(Vec::new()),
+            failure: Mutex::new(None),
+            stop: AtomicBool::new(false),
+            stopped: Mutex::new(stopped),
+        };
+        (shared, receiver)
+    }
+
+    /// Spins until `ready()` holds, yielding now and then; false when the batch stops first.
+    fn wait(&self, ready: impl Fn() -> bool) -> bool {
+        let mut spins = 0u32;
+        while !ready() {
+            if self.stopping() {
+                return false;
+            }
+            spins = spins.wrapping_add(1);
+            if spins % 4096 == 0 {
+                std::thread::yield_now();
+            } else {
+                std::hint::spin_loop();
+            }
+        }
+        true
+    }
+
+    fn stopping(&self) -> bool {
+        self.stop.load(Ordering::SeqCst)
+    }
+
+    fn stop(&self) {
+        self.stop.store(true, Ordering::SeqCst);
+        let _ = lock(&self.stopped).send(());
+    }
+
+    fn fail(&self, panic: Box<dyn std::any::Any + Send>) {
+        lock(&self.failure).get_or_insert(panic);
+        self.stop();
+    }
+
+    fn publish(&self, run: u64, state: S) {
+        *lock(&self.state) = Some(state);
+        self.published.store(run, Ordering::SeqCst);
+    }
+
+    fn published(&self, run: u64) -> bool {
+        self.published.load(Ordering::SeqCst) >= run
+    }
+
+    fn take_state(&self) -> S {
+        lock(&self.state).take().expect(\"thread 1 published the run\")
+    }
+
+    /// Both threads arrive for `run`; false when the batch stops first.
+    fn start_together(&self, run: u64) -> bool {
+        self.arrived.fetch_add(1, Ordering::SeqCst);
+        self.wait(|| self.arrived.load(Ordering::SeqCst) >= 2 * run)
+    }
+
+    fn finish(&self, run: u64, seen: Vec<String>) {
+        *lock(&self.seen) = seen;
+        self.finished.store(run, Ordering::SeqCst);
+    }
+
+    fn finished(&self, run: u64) -> bool {
+        self.finished.load(Ordering::SeqCst) >= run
+    }
+
+    fn take_seen(&self) -> Vec<String> {
+        std::mem::take(&mut *lock(&self.seen))
+    }
+
+    /// Waits for the batch to end and answers how many runs it made (`first` runs came
+    /// before it). Re-raises a thread's panic, and fails as a deadlock when neither thread
+    /// moves on for 10 s.
+    fn watch(&self, stopped: &std::sync::mpsc::Receiver<()>, first: u64) -> u64 {
+        let progress = || {
+            self.published.load(Ordering::SeqCst)
+                + self.arrived.load(Ordering::SeqCst)
+                + self.finished.load(Ordering::SeqCst)
+        };
+        let mut last = (progress(), Instant::now());
+        while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
+            stopped.recv_timeout(Duration::from_millis(100))
+        {
+            if progress() != last.0 {
+                last = (progress(), Instant::now());
+            } else if last.1.elapsed() > Duration::from_secs(10) {
+                let run = first + self.published.load(Ordering::SeqCst);
+                panic!(\"deadlock: the two threads made no progress for 10 s (run {run})\");
+            }
+        }
+        if let Some(panic) = lock(&self.failure).take() {
+            std::panic::resume_unwind(panic);
+        }
+        self.published.load(Ordering::SeqCst)
+    }
+}
+
+/// Locks `mutex`, whether or not a panicking thread poisoned it.
+fn lock<V>(mutex: &Mutex<V>) -> std::sync::MutexGuard<'_, V> {
+    mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+";
+
 /// The reproducer's schedule noise, the same text in every reproducer: what it draws changes
 /// with the run, its shape does not. Measured on the fixtures, noise in every run made many
 /// reproducers slower to fail than none (0.1 s became 1.4 to 9 s) and a few fail that did not;
@@ -374,6 +488,7 @@ const NOISE: &str = "\
 /// the run and the thread, so a run's noise is the same every time.
 struct Noise(u64);
 
+#[allow(dead_code)]
 impl Noise {
     /// Odd runs are quiet (a zero state draws only zeros): calls that start together show
     /// some bugs fastest, noise shows others.
@@ -666,6 +781,77 @@ impl Render<'_> {
             format!("block_on({expr})")
         } else {
             expr
+        }
+    }
+
+    /// Thread `thread`'s calls, one statement each, with noise between two calls; under the
+    /// results oracle each compared call's `Debug` text goes into `seen`.
+    fn thread_calls(
+        &self,
+        out: &mut String,
+        test: &TestCase,
+        thread: usize,
+        allowed: Option<&AllowedOutcomes>,
+    ) {
+        const AT: &str = "                        ";
+        if allowed.is_some() {
+            let _ = writeln!(out, "{AT}let mut seen: Vec<String> = Vec::new();");
+        }
+        let calls = &test.threads[thread];
+        let locals = test.locals(thread);
+        // The thread's locals a method may not return (`Option`, `Result`): the harness skips
+        // a call using one it did not keep, and so does this.
+        let mut optional: Vec<usize> = Vec::new();
+        for (index, call) in calls.iter().enumerate() {
+            if index > 0 {
+                let _ = writeln!(out, "{AT}noise.between_calls();");
+            }
+            if let Some(k) = locals[index] {
+                let (statement, maybe) = self.keep_local(k, call);
+                let _ = writeln!(out, "{AT}{statement}");
+                if maybe {
+                    optional.push(k);
+                }
+                continue;
+            }
+            let place = (thread as u8, index as u32);
+            let compared = allowed.is_some_and(|a| a.calls.contains(&place));
+            let body = if compared {
+                format!(
+                    "seen.push(clip(format!(\"{{:?}}\", {})));",
+                    self.invoke(call)
+                )
+            } else if call.times > 1 {
+                format!(
+                    "for _ in 0..{} {{ let _ = {}; }}",
+                    call.times,
+                    self.invoke(call)
+                )
+            } else {
+                format!("let _ = {};", self.invoke(call))
+            };
+            let mut used: Vec<usize> = call
+                .handles_used()
+                .into_iter()
+                .filter(|k| optional.contains(k))
+                .collect();
+            used.sort_unstable();
+            used.dedup();
+            if used.is_empty() {
+                let _ = writeln!(out, "{AT}{body}");
+                continue;
+            }
+            let names: Vec<String> = used.iter().map(|k| format!("Some(h{k})")).collect();
+            let values: Vec<String> = used.iter().map(|k| format!("h{k}.as_deref()")).collect();
+            let _ = writeln!(
+                out,
+                "{AT}if let ({},) = ({},) {{ {body} }}",
+                names.join(", "),
+                values.join(", ")
+            );
+            if compared {
+                let _ = writeln!(out, "{AT}else {{ seen.push({SKIPPED:?}.to_string()); }}");
+            }
         }
     }
 
@@ -1010,13 +1196,13 @@ mod tests {
                 ("struct Noise(u64);", 1),
                 ("fn before_first_call(&mut self)", 1),
                 ("return Noise(0);", 1),
-                ("let mut noise = Noise::new(runs, 0);", 1),
-                ("let mut noise = Noise::new(runs, 1);", 1),
+                ("let mut noise = Noise::new(run, 0);", 1),
+                ("let mut noise = Noise::new(run, 1);", 1),
                 ("noise.before_first_call();", 2),
                 // Between thread 1's two calls only: never before a first call or after a last.
                 ("noise.between_calls();", 1),
                 (
-                    "let _ = i0.add(2);\n                    noise.between_calls();\n                    let _ = i0.add(3);",
+                    "let _ = i0.add(2);\n                        noise.between_calls();\n                        let _ = i0.add(3);",
                     1,
                 ),
                 ("let _ = i0.add(1);", 1),
@@ -1031,9 +1217,14 @@ mod tests {
             None,
             &[
                 ("Duration::from_secs(60)", 1),
-                ("deadlock: the two threads did not finish within 10 s (run {runs})", 1),
-                ("eprintln!(\"failed in run {runs}\")", 1),
+                ("deadlock: the two threads made no progress for 10 s (run {run})", 1),
+                // Either thread's panic stops the run and is raised again on the test's thread.
+                ("eprintln!(\"failed in run {run}\")", 2),
                 ("std::panic::resume_unwind(panic)", 1),
+                // Thread 1 builds each run and hands the instances to thread 2.
+                ("shared.publish(runs, (Arc::clone(&i0),));", 1),
+                ("let (i0,) = shared.take_state();", 1),
+                ("const RUNS_PER_PAIR: u64 = 1_000;", 1),
                 ("`add` and `get`\n//! running concurrently: panic \"boom\".", 1),
                 (
                     "CARGO_PROFILE_RELEASE_DEBUG_ASSERTIONS=true CARGO_PROFILE_RELEASE_OVERFLOW_CHECKS=true",
@@ -1062,14 +1253,16 @@ mod tests {
             &[
                 ("struct Noise(u64);", 1),
                 (
-                    "seen.push(clip(format!(\"{:?}\", i0.add(2))));\n                    noise.between_calls();\n                    seen.push(clip(format!(\"{:?}\", i0.add(3))));",
+                    "seen.push(clip(format!(\"{:?}\", i0.add(2))));\n                        noise.between_calls();\n                        seen.push(clip(format!(\"{:?}\", i0.add(3))));",
                     1,
                 ),
                 ("seen.push(clip(format!(\"{:?}\", i0.get())));", 1),
                 ("noise.between_calls();", 1),
                 ("&[\"()\", \"()\", \"6\", \"Counter(6)\"],", 1),
                 ("observed.push(clip(format!(\"{:?}\", &*i0)));", 1),
-                ("check_outcome(&observed, runs);", 1),
+                // Thread 1 checks the run once thread 2 has handed back what it saw.
+                ("observed.extend(shared.take_seen());", 1),
+                ("check_outcome(&observed, run);", 1),
                 ("wrong result in run {runs}: no sequential order", 1),
             ],
         );
