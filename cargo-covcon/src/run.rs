@@ -278,6 +278,7 @@ fn unsupported_methods(t: &TypeModel) -> Vec<String> {
 fn note_setup_failures(report: &mut TypeReport, stats: &oracle::TypeRunStats) {
     report.setup_failures = stats.setup_failures;
     report.own_threads = stats.own_threads;
+    report.clock_outside = stats.clock_outside;
     for pair in &mut report.pairs {
         let mut key = pair.methods.clone();
         key.sort();
@@ -396,6 +397,7 @@ pub fn type_report(
             .collect(),
         setup_failures: 0,
         own_threads: false,
+        clock_outside: 0,
         builders: builders(t),
         functions: functions(t),
         approximate: Vec::new(),

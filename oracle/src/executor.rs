@@ -108,6 +108,10 @@ pub struct TypeRunStats {
     /// for the report: its answers depend on time too, which the results oracle's slow runs
     /// ([`crate::results::Speed::Slow`]) leave out of the comparison.
     pub own_threads: bool,
+    /// Panics the verdict explained only by the failing thread's calls run alone with pauses
+    /// ([`crate::verdict::Pace::Paused`]): the type reads a clock covcon does not control
+    /// (through a dependency, a syscall), so its verdicts fall back on waiting for real.
+    pub clock_outside: u64,
 }
 
 /// Counts over everything an executor has run so far.
@@ -480,6 +484,18 @@ impl OracleExecutor {
         }
     }
 
+    /// Counts a panic of `test`'s type that only waiting alone explained.
+    fn note_clock_outside(&self, test: &TestCase) {
+        let mut per_type = self
+            .per_type
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        per_type
+            .entry(test.type_path.clone())
+            .or_default()
+            .clock_outside += 1;
+    }
+
     /// The violation a run of `test` shows, judged but not yet confirmed or written: a
     /// failure no linearization repeats, or (with the results oracle on) a passing run whose
     /// results no linearization gives. `outcomes` keeps the sequential runs of `test`; `hung`
@@ -493,14 +509,18 @@ impl OracleExecutor {
         hung: &mut Vec<Call>,
     ) -> Option<Violation> {
         if let Some(failure) = Failure::of(&response.outcome) {
-            let mut last = None;
+            let (mut last, mut last_pace) = (None, Pace::Full);
             let pause_us = verdict::alone_pause(response.elapsed_us);
             let verdict = verdict::judge(test, &failure, pause_us, |order, pace| {
                 let response = self.paced_sequential(test, order, pace);
                 let outcome = response.outcome.clone();
                 last = Some(response);
+                last_pace = pace.clone();
                 outcome
             });
+            if verdict.explained_by.is_some() && matches!(last_pace, Pace::Paused { .. }) {
+                self.note_clock_outside(test);
+            }
             if !verdict.violation {
                 // The run that explained the failure is the last one made.
                 if let (Some((order, Outcome::Deadlocked { .. })), Some(last)) =

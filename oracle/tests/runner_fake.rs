@@ -131,6 +131,23 @@ fn a_panic_sequential_runs_show_too_is_not_reported() {
     check(1, &["buggy | ok"], "[buggy+ok]; none");
 }
 
+/// A panic the failing thread's calls give alone when paused (a refill overdue on a clock
+/// covcon does not control) is not reported, and the type's stats count it for the report.
+#[test]
+fn a_panic_only_waiting_alone_explains_is_not_reported_and_is_counted() {
+    let out = tempfile::tempdir().unwrap();
+    let config = config(out.path(), 1);
+    let mut executor =
+        OracleExecutor::with_worker(Path::new(FAKE), &config, &Model::default()).unwrap();
+    let tests = [test_case(1, "overdue | ok"), test_case(2, "racy | ok")];
+    let executions = executor.execute(&tests);
+    let got: Vec<String> = executions.iter().map(|e| render(&e.violation)).collect();
+    assert_eq!(got[0], "none");
+    assert!(got[1].starts_with("panic {ok, racy}"), "{got:?}");
+    // The racy panic was run alone too, and not explained: only the overdue one counts.
+    assert_eq!(executor.type_stats()["fake::T"].clock_outside, 1);
+}
+
 #[test]
 fn a_lock_order_deadlock_is_a_violation_and_the_worker_is_replaced() {
     check(

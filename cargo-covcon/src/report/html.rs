@@ -148,6 +148,17 @@ fn type_section(
         t.pairs_covered(),
         t.pairs_worth()
     );
+    if t.own_threads {
+        out.push_str(
+            "<p class=\"muted\">Runs threads of its own: results compared only where fast and \
+             slow sequential runs of the same calls agree.</p>\n",
+        );
+    }
+    if let Some(note) = t.clock_outside_note() {
+        let mut note = note;
+        note[..1].make_ascii_uppercase();
+        let _ = writeln!(out, "<p class=\"muted\">{}.</p>", esc(&note));
+    }
     for (j, v) in t.violations.iter().enumerate() {
         violation(out, &format!("{i}-{j}"), t, v, source);
     }

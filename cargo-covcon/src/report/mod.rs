@@ -92,6 +92,11 @@ pub struct TypeReport {
     /// oracle compared only what fast and slow sequential runs of the same calls agree on.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub own_threads: bool,
+    /// Failing runs whose panic only the failing thread's calls run alone, with pauses,
+    /// explained: the type reads a clock covcon does not control (through a dependency, a
+    /// syscall), and its verdicts fall back on waiting for real.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub clock_outside: u64,
     /// The builder constructors, by their first function's name: each call of the chain
     /// (the first function's included) with how many of the constructor's arguments it takes,
     /// so that a test's constructor reads as the chain it runs.
@@ -318,6 +323,19 @@ pub struct CoveragePoint {
 }
 
 impl TypeReport {
+    /// What the report says of a type that reads a clock covcon does not control, when its
+    /// verdicts had to fall back on waiting for real ([`TypeReport::clock_outside`]).
+    pub fn clock_outside_note(&self) -> Option<String> {
+        let n = self.clock_outside;
+        (n > 0).then(|| {
+            format!(
+                "clock outside the copy: {n} failing run{} explained only by a thread's calls \
+                 alone with real pauses (verdicts use paced orders)",
+                if n == 1 { " was" } else { "s were" }
+            )
+        })
+    }
+
     /// Pairs worth covering: all but those the analysis removed.
     pub fn pairs_worth(&self) -> usize {
         self.pairs

@@ -141,6 +141,7 @@ pub(crate) fn report() -> Report {
             ],
             setup_failures: 0,
             own_threads: false,
+            clock_outside: 0,
             builders: Default::default(),
             functions: Default::default(),
             approximate: vec![ApproximateMethod {
@@ -189,6 +190,7 @@ pub(crate) fn report() -> Report {
             coverage: vec![],
             setup_failures: 0,
             own_threads: false,
+            clock_outside: 0,
             builders: Default::default(),
             functions: Default::default(),
             approximate: vec![],

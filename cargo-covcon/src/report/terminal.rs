@@ -152,6 +152,9 @@ fn render_type(out: &mut String, t: &TypeReport, style: Style) {
             )
         );
     }
+    if let Some(note) = t.clock_outside_note() {
+        let _ = writeln!(out, "  {}", style.dim(&note));
+    }
     for v in t.violations.iter().filter(|v| !v.unconfirmed()) {
         render_violation(out, v, text::Shapes::of(t), style);
     }
@@ -355,6 +358,41 @@ covcon: 2 violations (1 new, 1 in baseline) in 5 types, 1250 tests, 12.5s (harne
                 "  PANIC check ‖ deposit  found after 17 tests (0.5s)",
                 "  DEADLOCK ab ‖ ba (known, in baseline)  found after 3 tests (0.2s)",
                 "covcon: 3 violations (1 new, 1 unconfirmed, 1 in baseline) in 5 types, 1250 tests, 12.5s (harness build 3.2s), 1 untested, 1 with nothing to test, 1 internal; seed 42 (repeat with --seed 42)",
+            ]
+        );
+    }
+
+    /// A type with threads of its own, or whose panics only waiting alone explained, says so
+    /// under its line; one without says nothing.
+    #[test]
+    fn own_threads_and_a_clock_outside_the_copy_are_said_under_the_type() {
+        let lines = |own_threads: bool, clock_outside: u64| -> Vec<String> {
+            let mut report = sample::report();
+            report.types[0].own_threads = own_threads;
+            report.types[0].clock_outside = clock_outside;
+            let text = render(&report, Style::default());
+            let mut lines = text.lines().skip_while(|l| !l.starts_with("bank::Account"));
+            lines.next();
+            lines
+                .take_while(|l| !l.trim_start().starts_with("PANIC"))
+                .map(|l| l.trim().to_string())
+                .collect()
+        };
+        assert_eq!(lines(false, 0), Vec::<String>::new());
+        assert_eq!(
+            lines(true, 1),
+            [
+                "runs threads of its own: results compared only where fast and slow sequential \
+                 runs of the same calls agree",
+                "clock outside the copy: 1 failing run was explained only by a thread's calls \
+                 alone with real pauses (verdicts use paced orders)",
+            ]
+        );
+        assert_eq!(
+            lines(false, 3),
+            [
+                "clock outside the copy: 3 failing runs were explained only by a thread's calls \
+              alone with real pauses (verdicts use paced orders)"
             ]
         );
     }
