@@ -19,7 +19,7 @@ use syn::visit::Visit;
 
 /// The clock sites of one file's text, in source order; none when it does not parse.
 pub(crate) fn clock_sites(file: &Path, text: &str) -> Vec<ClockSite> {
-    if !["Instant", "SystemTime", "sleep"]
+    if !["Instant", "SystemTime", "sleep", "park_timeout"]
         .iter()
         .any(|w| text.contains(w))
     {
@@ -197,6 +197,7 @@ impl Finder<'_> {
             ["std" | "core", "time", "Instant", "now"] => Some(ClockRead::Now),
             ["std" | "core", "time", "SystemTime", "now"] => Some(ClockRead::SystemNow),
             ["std", "thread", "sleep"] => Some(ClockRead::Sleep),
+            ["std", "thread", "park_timeout"] => Some(ClockRead::ParkTimeout),
             _ => None,
         }
     }
@@ -313,6 +314,10 @@ mod tests {
         check(
             "use std::thread::sleep as nap;\nfn f() { nap(d); }",
             &["Sleep 2:9-2:12..2:15"],
+        );
+        check(
+            "use std::thread;\nfn f() { thread::park_timeout(d); std::thread::park(); }",
+            &["ParkTimeout 2:9-2:29..2:32"],
         );
     }
 

@@ -86,6 +86,8 @@ pub enum ClockRead {
     SystemElapsed,
     /// `thread::sleep(duration)`.
     Sleep,
+    /// `thread::park_timeout(duration)`.
+    ParkTimeout,
 }
 
 /// A dependency a package's code can name (`use dashmap::DashMap`), so that the harness can
@@ -672,7 +674,8 @@ pub enum SyncOp {
     /// same acquisition without blocking (`try_lock`, `try_read`, …).
     Acquire { blocking: String, attempt: String },
     /// A timed acquisition (parking_lot's and lock_api's `try_lock_for(d)`, `try_write_for`,
-    /// `try_read_for`) and the attempt without waiting (`try_lock`, …): whether it times out
+    /// `try_read_for`, or the `_until(deadline)` ones) and the attempt without waiting
+    /// (`try_lock`, …): whether it times out
     /// is the schedule's choice in a controlled run.
     TimedAcquire { timed: String, attempt: String },
     /// One operation on an atomic (`load`, `fetch_add`, `compare_exchange`, …).

@@ -55,11 +55,13 @@ impl Ledger {
     }
     pub fn peek(&self) -> Option<usize> { self.entries.try_read_for(D).map(|e| e.len()) }
     pub fn own(&self) -> bool { self.owner.try_lock_for(D).is_some() }
+    pub fn own_by(&self, t: Instant) -> bool { self.owner.try_lock_until(t).is_some() }
 }
 "#,
         "record: self.entries | .try_write_for(Duration::from_millis(1)) (timed, or try_write)
          peek: self.entries | .try_read_for(D) (timed, or try_read)
-         own: self.owner | .try_lock_for(D) (timed, or try_lock)",
+         own: self.owner | .try_lock_for(D) (timed, or try_lock)
+         own_by: self.owner | .try_lock_until(t) (timed, or try_lock)",
     );
 }
 

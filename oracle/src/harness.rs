@@ -581,8 +581,14 @@ fn site_insertions(site: &SyncSite, file: &Path, source: &str) -> Vec<Insertion>
             let Some(open) = call_head_end(&lines, site.receiver_end, &head) else {
                 return Vec::new();
             };
+            // A deadline (`try_lock_until(t)`) goes to the runtime as one.
+            let wrapper = if timed.ends_with("_until") {
+                "::covcon_rt::acquire_until(&"
+            } else {
+                "::covcon_rt::acquire_for(&"
+            };
             vec![
-                part(start, "::covcon_rt::acquire_for(&", Rank::Open),
+                part(start, wrapper, Rank::Open),
                 Insertion {
                     end: Some(open),
                     ..part(
@@ -685,11 +691,12 @@ fn clock_site_insertions(site: &ClockSite, file: &Path, source: &str) -> Vec<Ins
         ClockRead::Now => "now",
         ClockRead::SystemNow => "system_now",
         ClockRead::Sleep => "sleep",
+        ClockRead::ParkTimeout => "park_timeout",
         ClockRead::Elapsed => "elapsed",
         ClockRead::SystemElapsed => "system_elapsed",
     };
     match site.read {
-        ClockRead::Now | ClockRead::SystemNow | ClockRead::Sleep
+        ClockRead::Now | ClockRead::SystemNow | ClockRead::Sleep | ClockRead::ParkTimeout
             if path_like && rest.starts_with('(') =>
         {
             vec![replace(
@@ -1548,6 +1555,7 @@ mod tests {
             pub fn new() -> Self { L { v: RwLock::new(Vec::new()) } }\n\
             pub fn put(&self, x: u64) -> bool { match self.v.try_write_for(Duration::from_millis(1)) { Some(mut v) => { v.push(x); true } None => false } }\n\
             pub fn len(&self) -> usize { self.v.read().len() }\n\
+            pub fn put_by(&self, x: u64, t: Instant) -> bool { match self.v.try_write_until(t) { Some(mut v) => { v.push(x); true } None => false } }\n\
             }\n";
         let model = analysis::analyze_source("k", "2021", source);
         let file = PathBuf::from("src/lib.rs");
@@ -1564,6 +1572,14 @@ mod tests {
                 "match ::covcon_rt::acquire_for(&self.v, |__covcon_l| __covcon_l.try_write(), \
                  |__covcon_l, __covcon_d| __covcon_l.try_write_for(__covcon_d), \
                  Duration::from_millis(1)) {"
+            ),
+            "{text}"
+        );
+        // A deadline goes to the runtime as one.
+        assert!(
+            text.contains(
+                "match ::covcon_rt::acquire_until(&self.v, |__covcon_l| __covcon_l.try_write(), \
+                 |__covcon_l, __covcon_d| __covcon_l.try_write_until(__covcon_d), t) {"
             ),
             "{text}"
         );

@@ -5,12 +5,13 @@
 use super::*;
 use crate::api::render::idents;
 
-/// The attempt without waiting of a timed acquisition (`try_lock` of `try_lock_for(d)`).
+/// The attempt without waiting of a timed acquisition (`try_lock` of `try_lock_for(d)` and of
+/// `try_lock_until(deadline)`).
 fn timed_attempt(name: &str) -> Option<&'static str> {
     match name {
-        "try_lock_for" => Some("try_lock"),
-        "try_write_for" => Some("try_write"),
-        "try_read_for" => Some("try_read"),
+        "try_lock_for" | "try_lock_until" => Some("try_lock"),
+        "try_write_for" | "try_write_until" => Some("try_write"),
+        "try_read_for" | "try_read_until" => Some("try_read"),
         _ => None,
     }
 }

@@ -206,6 +206,24 @@ pub fn acquire_for<'a, L: ?Sized, G>(
     got
 }
 
+/// A timed acquisition up to a deadline (`lock.try_lock_until(deadline)`): as [`acquire_for`],
+/// the time left being what lies between the copy's clock and `deadline`. `timed` is the
+/// lock's `_for` acquisition, given a real wait of at most what is left.
+pub fn acquire_until<'a, L: ?Sized, G>(
+    lock: &'a L,
+    attempt: impl FnMut(&'a L) -> Option<G>,
+    timed: impl FnOnce(&'a L, Instant) -> Option<G>,
+    deadline: Instant,
+) -> Option<G> {
+    let left = deadline.saturating_duration_since(time::now());
+    acquire_for(
+        lock,
+        attempt,
+        |lock, wait| timed(lock, Instant::now() + wait),
+        left,
+    )
+}
+
 /// What a non-blocking acquisition answers: the guard (as the blocking call would answer
 /// it), or `None` when the lock is held.
 pub trait Attempt {
@@ -497,7 +515,7 @@ impl<'a, T> Cond<'a, T> {
 /// ([`time`]): a notify that would have come later could have been that late anyway (the
 /// notifying thread delayed), so waking then is an answer the program can give, and a
 /// sequential order, where no test thread can notify, does not wait out every timeout.
-const REAL_WAIT_CAP: Duration = Duration::from_millis(1);
+pub(crate) const REAL_WAIT_CAP: Duration = Duration::from_millis(1);
 
 /// How long a timed wait of `timeout` waits for real (see [`REAL_WAIT_CAP`]).
 fn real_wait(timeout: Duration) -> Duration {
@@ -749,6 +767,31 @@ pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Outside a controlled run, a timed acquisition up to a deadline an hour away on the
+    /// copy's clock waits for real at most the cap, and when it times out its call's clock has
+    /// reached the deadline.
+    #[test]
+    fn an_acquisition_until_a_deadline_on_the_copys_clock_waits_what_is_left() {
+        time::make_virtual();
+        time::begin_call(11);
+        let deadline = time::now() + Duration::from_secs(3600);
+        let mut given = None;
+        let got: Option<()> = acquire_until(
+            &(),
+            |_| None,
+            |_, real_deadline| {
+                given = Some(real_deadline.saturating_duration_since(Instant::now()));
+                None
+            },
+            deadline,
+        );
+        let reached = time::now();
+        time::end_call();
+        assert_eq!(got, None);
+        assert!(given.is_some_and(|wait| wait <= REAL_WAIT_CAP), "{given:?}");
+        assert_eq!(reached, deadline);
+    }
 
     #[test]
     fn spins_are_drawn_log_uniformly_between_the_bounds() {

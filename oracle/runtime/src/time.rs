@@ -154,6 +154,20 @@ pub fn sleep(duration: Duration) {
     }
 }
 
+/// `thread::park_timeout(duration)` of the copy: inside a test's call, a schedule point and a
+/// real park of at most a millisecond (an `unpark` still ends it at once), after which the
+/// call's clock has moved on by `duration`, as if the park had lasted it (a wake-up the system
+/// delays to the timeout is one a real run can see); elsewhere std's.
+pub fn park_timeout(duration: Duration) {
+    if in_virtual_call() {
+        crate::schedule_point();
+        std::thread::park_timeout(duration.min(crate::REAL_WAIT_CAP));
+        advance(duration);
+    } else {
+        std::thread::park_timeout(duration);
+    }
+}
+
 /// Moves the calling thread's call clock on by `duration`: what a timed wait that timed out
 /// waited. False when the thread runs no call (then nothing moves).
 pub(crate) fn advance(duration: Duration) -> bool {
@@ -218,5 +232,18 @@ mod tests {
         let (g, _) = read(4, 0);
         assert_eq!(g.duration_since(a), CALL_GAP);
         assert_eq!(suffix_slot(2, 0), 3);
+    }
+
+    /// A park of an hour inside a call returns (its real wait is capped), its call's clock an
+    /// hour on, as after a sleep.
+    #[test]
+    fn a_timed_park_in_a_call_moves_its_clock_by_the_timeout() {
+        make_virtual();
+        begin_call(9);
+        let before = now();
+        park_timeout(Duration::from_secs(3600));
+        let after = now();
+        end_call();
+        assert_eq!(after.duration_since(before), Duration::from_secs(3600));
     }
 }
