@@ -7,7 +7,8 @@
 //! `std::time` (or writes the path out), `thread::sleep(d)` (or `sleep` imported from
 //! `std::thread`), and `x.elapsed()` where `x` is `Instant::now()` itself, a field the file
 //! declares as an `Instant` or `SystemTime`, or a local or parameter given that type or bound
-//! to `Instant::now()`. Clocks read elsewhere (through a dependency, `quanta`, a syscall) stay
+//! to `Instant::now()`; also `thread::park_timeout(d)` and any `x.recv_timeout(d)` (a channel's
+//! timed receive). Clocks read elsewhere (through a dependency, `quanta`, a syscall) stay
 //! real; the verdict does not count on them.
 
 use crate::api::render::idents;
@@ -19,9 +20,15 @@ use syn::visit::Visit;
 
 /// The clock sites of one file's text, in source order; none when it does not parse.
 pub(crate) fn clock_sites(file: &Path, text: &str) -> Vec<ClockSite> {
-    if !["Instant", "SystemTime", "sleep", "park_timeout"]
-        .iter()
-        .any(|w| text.contains(w))
+    if ![
+        "Instant",
+        "SystemTime",
+        "sleep",
+        "park_timeout",
+        "recv_timeout",
+    ]
+    .iter()
+    .any(|w| text.contains(w))
     {
         return Vec::new();
     }
@@ -247,6 +254,18 @@ impl Finder<'_> {
 }
 
 impl<'ast> Visit<'ast> for Finder<'_> {
+    /// The arguments of an expression-like macro (`assert!`, `format!`, `debug!`, …): a clock
+    /// read there is the code's like any other, and reading std's clock beside covcon's would
+    /// compare two clocks.
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        let parser = syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated;
+        if let Ok(args) = syn::parse::Parser::parse2(parser, mac.tokens.clone()) {
+            for arg in &args {
+                self.visit_expr(arg);
+            }
+        }
+    }
+
     fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
         if let syn::Expr::Path(p) = &*call.func {
             if p.qself.is_none() {
@@ -270,6 +289,16 @@ impl<'ast> Visit<'ast> for Finder<'_> {
                 let receiver = call.receiver.span();
                 self.push(read, receiver.start(), receiver.end(), call.span().end());
             }
+        }
+        // A channel's timed receive, whatever the receiver's type: the name is the convention.
+        if call.method == "recv_timeout" && call.args.len() == 1 && call.turbofish.is_none() {
+            let receiver = call.receiver.span();
+            self.push(
+                ClockRead::RecvTimeout,
+                receiver.start(),
+                receiver.end(),
+                call.span().end(),
+            );
         }
         syn::visit::visit_expr_method_call(self, call);
     }
@@ -318,6 +347,15 @@ mod tests {
         check(
             "use std::thread;\nfn f() { thread::park_timeout(d); std::thread::park(); }",
             &["ParkTimeout 2:9-2:29..2:32"],
+        );
+        check(
+            "fn f(&self) { self.rx.recv_timeout(d).ok(); self.rx.recv(); }",
+            &["RecvTimeout 1:14-1:21..1:37"],
+        );
+        // In a macro's arguments too.
+        check(
+            "use std::time::Instant;\nfn f(t: Instant) { assert!(Instant::now() >= t, \"{:?}\", t.elapsed()); }",
+            &["Now 2:27-2:39..2:41", "Elapsed 2:56-2:57..2:67"],
         );
     }
 

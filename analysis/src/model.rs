@@ -88,6 +88,9 @@ pub enum ClockRead {
     Sleep,
     /// `thread::park_timeout(duration)`.
     ParkTimeout,
+    /// `receiver.recv_timeout(duration)`, on any receiver (std's and crossbeam's channels
+    /// name it so); `at`..`end` is the receiver.
+    RecvTimeout,
 }
 
 /// A dependency a package's code can name (`use dashmap::DashMap`), so that the harness can

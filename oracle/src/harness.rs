@@ -268,13 +268,10 @@ fn prepare_inner(
     let mut retried_fresh = false;
     let mut build_secs = 0.0;
     loop {
-        let mut insertions = insertions(&types, &package_dirs, &workspace_root, &state.disabled);
-        insertions.extend(clock_insertions(
-            model,
-            &manifests,
-            &workspace_root,
-            &state.disabled,
-        ));
+        let mut insertions = clock_first(
+            clock_insertions(model, &manifests, &workspace_root, &state.disabled),
+            insertions(&types, &package_dirs, &workspace_root, &state.disabled),
+        );
         insertions.extend(crate_items.iter().cloned());
         with_schema(&mut insertions, &mutants, &state.disabled);
         let copy = copy::sync(
@@ -533,6 +530,16 @@ fn insertions(
     out
 }
 
+/// The clock sites' insertions, then the others'. Where two wraps open at one position, the
+/// one listed first goes outside, and a clock site that wraps a receiver
+/// (`self.rx.lock().unwrap().recv_timeout(d)`, `x.elapsed()`) encloses whatever starts with
+/// it (the `lock()` wrapped as a sync site); a sync site's receiver is a field, which never
+/// starts with a clock site.
+fn clock_first(mut clock: Vec<Insertion>, others: Vec<Insertion>) -> Vec<Insertion> {
+    clock.extend(others);
+    clock
+}
+
 /// The insertions that make a synchronisation site a schedule point: a lock acquisition
 /// `self.m.lock()` becomes `::covcon_rt::acquire(&self.m, |l| l.try_lock(), |l| l.lock())`,
 /// an atomic operation `self.n.load(o)` becomes `::covcon_rt::at(&self.n).load(o)`, a
@@ -694,6 +701,7 @@ fn clock_site_insertions(site: &ClockSite, file: &Path, source: &str) -> Vec<Ins
         ClockRead::ParkTimeout => "park_timeout",
         ClockRead::Elapsed => "elapsed",
         ClockRead::SystemElapsed => "system_elapsed",
+        ClockRead::RecvTimeout => "recv_timeout",
     };
     match site.read {
         ClockRead::Now | ClockRead::SystemNow | ClockRead::Sleep | ClockRead::ParkTimeout
@@ -715,6 +723,27 @@ fn clock_site_insertions(site: &ClockSite, file: &Path, source: &str) -> Vec<Ins
                 ..replace("))", site.end, site.call_end)
             },
         ],
+        // `rx.recv_timeout(d)` becomes `::covcon_rt::time::recv_timeout(&(rx), |r, d|
+        // r.recv_timeout(d), d)`: `.recv_timeout(` replaced, the argument and `)` kept.
+        ClockRead::RecvTimeout if rest.starts_with(".recv_timeout(") && rest.ends_with(')') => {
+            let Some(open) = call_head_end(&lines, site.end, ".recv_timeout(") else {
+                return Vec::new();
+            };
+            vec![
+                Insertion {
+                    end: None,
+                    ..replace("::covcon_rt::time::recv_timeout(&(", start, start)
+                },
+                Insertion {
+                    rank: Rank::Middle,
+                    ..replace(
+                        "), |__covcon_r, __covcon_d| __covcon_r.recv_timeout(__covcon_d), ",
+                        site.end,
+                        open,
+                    )
+                },
+            ]
+        }
         _ => Vec::new(),
     }
 }
@@ -1545,6 +1574,54 @@ mod tests {
         let (text, missed) = copy::insert(source, &refs);
         assert!(missed.is_empty(), "{missed:?}");
         assert_eq!(text, expect);
+    }
+
+    /// A timed receive on a receiver taken from a lock: the receive's wrap encloses the
+    /// lock's.
+    #[test]
+    fn a_timed_receive_on_a_locked_receiver_wraps_the_lock_inside() {
+        let source = "use std::sync::{mpsc::Receiver, Mutex};\n\
+            pub struct M { rx: Mutex<Receiver<u8>> }\n\
+            impl M {\n\
+            pub fn take(&self) -> bool { self.rx.lock().unwrap().recv_timeout(D).is_ok() }\n\
+            }\n";
+        let model = analysis::analyze_source("k", "2021", source);
+        let file = PathBuf::from("src/lib.rs");
+        let clock: Vec<Insertion> = model.packages[0]
+            .clock_sites
+            .iter()
+            .flat_map(|site| clock_site_insertions(site, &file, source))
+            .collect();
+        let sync: Vec<Insertion> = model.types[0]
+            .sync_sites
+            .iter()
+            .flat_map(|site| site_insertions(site, &file, source))
+            .collect();
+        assert!(!clock.is_empty() && !sync.is_empty());
+        let all = clock_first(clock, sync);
+        let refs: Vec<&Insertion> = all.iter().collect();
+        let (text, missed) = copy::insert(source, &refs);
+        assert!(missed.is_empty(), "{missed:?}");
+        assert!(
+            text.contains(
+                "::covcon_rt::time::recv_timeout(&(::covcon_rt::acquire(&self.rx, \
+                 |__covcon_l| __covcon_l.try_lock(), |__covcon_l| __covcon_l.lock()).unwrap()), \
+                 |__covcon_r, __covcon_d| __covcon_r.recv_timeout(__covcon_d), D).is_ok()"
+            ),
+            "{text}"
+        );
+    }
+
+    #[test]
+    fn a_timed_receive_waits_on_covcons_clock() {
+        let head = "use std::sync::mpsc::Receiver;\nstruct S { rx: Receiver<u8> }\n";
+        check_clock(
+            &format!("{head}impl S {{ fn f(&self) -> bool {{ self.rx.recv_timeout(D).is_ok() }} }}"),
+            &format!(
+                "{head}impl S {{ fn f(&self) -> bool {{ ::covcon_rt::time::recv_timeout(&(self.rx), \
+                 |__covcon_r, __covcon_d| __covcon_r.recv_timeout(__covcon_d), D).is_ok() }} }}"
+            ),
+        );
     }
 
     #[test]

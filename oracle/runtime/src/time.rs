@@ -168,6 +168,27 @@ pub fn park_timeout(duration: Duration) {
     }
 }
 
+/// `receiver.recv_timeout(timeout)` of the copy (std's and crossbeam's channels, or anything
+/// with such a method), `recv` being that call: inside a test's call, a schedule point and a
+/// real wait of at most a millisecond (a message sent later could have been that late: its
+/// sender delayed), and when it answers an error, the call's clock has moved on by the whole
+/// timeout; elsewhere the call itself.
+pub fn recv_timeout<R: ?Sized, T, E>(
+    receiver: &R,
+    recv: impl FnOnce(&R, Duration) -> Result<T, E>,
+    timeout: Duration,
+) -> Result<T, E> {
+    if !in_virtual_call() {
+        return recv(receiver, timeout);
+    }
+    crate::schedule_point();
+    let got = recv(receiver, timeout.min(crate::REAL_WAIT_CAP));
+    if got.is_err() {
+        advance(timeout);
+    }
+    got
+}
+
 /// Moves the calling thread's call clock on by `duration`: what a timed wait that timed out
 /// waited. False when the thread runs no call (then nothing moves).
 pub(crate) fn advance(duration: Duration) -> bool {
@@ -232,6 +253,28 @@ mod tests {
         let (g, _) = read(4, 0);
         assert_eq!(g.duration_since(a), CALL_GAP);
         assert_eq!(suffix_slot(2, 0), 3);
+    }
+
+    /// A receive of an hour on an empty channel inside a call gives up at once (its real wait
+    /// is capped), its call's clock an hour on; one that finds a message takes it and leaves
+    /// the clock alone.
+    #[test]
+    fn a_timed_receive_in_a_call_moves_its_clock_only_when_it_gives_up() {
+        make_virtual();
+        let (tx, rx) = std::sync::mpsc::channel::<u8>();
+        begin_call(13);
+        let before = now();
+        let hour = Duration::from_secs(3600);
+        let empty = recv_timeout(&rx, |r, d| r.recv_timeout(d), hour);
+        let after = now();
+        tx.send(7).unwrap();
+        let full = recv_timeout(&rx, |r, d| r.recv_timeout(d), hour);
+        let last = now();
+        end_call();
+        assert!(empty.is_err());
+        assert_eq!(after.duration_since(before), hour);
+        assert_eq!(full, Ok(7));
+        assert_eq!(last, after);
     }
 
     /// A park of an hour inside a call returns (its real wait is capped), its call's clock an
