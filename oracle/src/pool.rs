@@ -324,6 +324,7 @@ fn crashed(test_id: u64, message: String, started: Instant) -> Response {
         runs: 1,
         schedule: None,
         own_threads: false,
+        timed_out: false,
     }
 }
 

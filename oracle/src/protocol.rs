@@ -181,6 +181,12 @@ pub struct Response {
     /// runs threads of its own (a housekeeper, a timer). Told only when results are captured.
     #[serde(default, skip_serializing_if = "is_false")]
     pub own_threads: bool,
+    /// A timed acquisition (`try_lock_for`, …) of a suffix call timed out in this concurrent
+    /// run: what that call answered is one no sequential order gives (one thread alone never
+    /// finds the lock held), by design of the method, so the results oracle does not judge
+    /// the run. The panic and deadlock oracles still do.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub timed_out: bool,
 }
 
 /// What a controlled run reports about its schedule.

@@ -1054,6 +1054,7 @@ mod tests {
             runs: 1,
             schedule: None,
             own_threads: false,
+            timed_out: false,
         }
     }
 

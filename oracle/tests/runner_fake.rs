@@ -390,6 +390,17 @@ fn a_lost_update_is_a_wrong_result_with_the_results_oracle_on() {
     );
 }
 
+/// `busy` answers `None` when run concurrently (its timed acquisition timed out, the run says)
+/// and `Some(0)` alone: a contention-only answer by design, not judged.
+#[test]
+fn an_answer_given_because_a_timed_acquisition_timed_out_is_not_judged() {
+    check_with(
+        with_results(1),
+        &["busy | busy", "busy | ok"],
+        "[busy+busy]; none\n[busy+ok]; none",
+    );
+}
+
 /// `lost` of the fake type, documented approximate: its results are not compared, but the
 /// final state, which counts one hit too few, still is.
 #[test]

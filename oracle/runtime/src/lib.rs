@@ -68,6 +68,16 @@ pub fn capturing() -> bool {
 /// which must wait where a controlled run hands the turn over.
 pub(crate) static PACE_CALLS: AtomicBool = AtomicBool::new(false);
 
+/// Whether a timed acquisition timed out since the worker last took it
+/// ([`take_timed_out`]): what the call answered then is one no sequential order gives (one
+/// thread alone never finds the lock held), so the results oracle does not judge that run.
+static TIMED_OUT: AtomicBool = AtomicBool::new(false);
+
+/// Whether a timed acquisition timed out since the last call, which clears it.
+pub(crate) fn take_timed_out() -> bool {
+    TIMED_OUT.swap(false, Ordering::Relaxed)
+}
+
 /// Noise probabilities for the current run, as `f64` bits (yield, spin, sleep).
 pub(crate) static NOISE: [AtomicU64; 3] = [AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0)];
 
@@ -195,6 +205,7 @@ pub fn acquire_for<'a, L: ?Sized, G>(
             }
             if !sched::switched_at_point(role) {
                 time::advance(timeout);
+                TIMED_OUT.store(true, Ordering::Relaxed);
                 return None;
             }
         }
@@ -202,6 +213,7 @@ pub fn acquire_for<'a, L: ?Sized, G>(
     let got = timed(lock, real_wait(timeout));
     if got.is_none() {
         time::advance(timeout);
+        TIMED_OUT.store(true, Ordering::Relaxed);
     }
     got
 }
@@ -791,6 +803,9 @@ mod tests {
         assert_eq!(got, None);
         assert!(given.is_some_and(|wait| wait <= REAL_WAIT_CAP), "{given:?}");
         assert_eq!(reached, deadline);
+        // The run says so (for the results oracle), once.
+        assert!(take_timed_out());
+        assert!(!take_timed_out());
     }
 
     #[test]

@@ -254,6 +254,8 @@ pub struct Answer {
     /// Whether the process ran more threads at the end of the run than before its setup: the
     /// type started threads of its own (asked only when results are captured).
     own_threads: bool,
+    /// Whether a timed acquisition of a suffix call timed out (concurrent runs only).
+    timed_out: bool,
 }
 
 /// Runs the worker until stdin closes: the harness's `main` is one call of this.
@@ -438,6 +440,7 @@ fn empty_answer(outcome: Json) -> Answer {
         runs: 1,
         schedule: None,
         own_threads: false,
+        timed_out: false,
     }
 }
 
@@ -511,6 +514,9 @@ fn finish((test_id, answer): (u64, Answer), started: Instant) -> String {
     }
     if answer.own_threads {
         line.push_str(r#","own_threads":true"#);
+    }
+    if answer.timed_out {
+        line.push_str(r#","timed_out":true"#);
     }
     let _ = write!(
         line,
@@ -869,6 +875,7 @@ fn run_concurrent<D: Driver>(
         })
     };
     set_noise(noise);
+    crate::take_timed_out();
     sched::begin_run(control, seed);
     set_role(0, seed);
     let generation = launch(job);
@@ -878,6 +885,7 @@ fn run_concurrent<D: Driver>(
     set_role(NO_ROLE, 0);
     wait_done(generation);
     let schedule = sched::end_run();
+    let timed_out = crate::take_timed_out();
     set_noise([0.0; 3]);
     let theirs = slot
         .lock()
@@ -904,6 +912,7 @@ fn run_concurrent<D: Driver>(
         runs: 1,
         schedule,
         own_threads,
+        timed_out,
     }
 }
 
@@ -1028,6 +1037,7 @@ fn run_sequential<D: Driver>(
         runs: 1,
         schedule: None,
         own_threads: false,
+        timed_out: false,
     }
 }
 

@@ -164,6 +164,8 @@ fn concurrent_run(test: &generator::TestCase, noise: Noise, run: u64) -> Respons
                     counter += 1;
                     counter.to_string()
                 }
+                // A timed acquisition that timed out: the other thread held the lock.
+                "busy" => "None".to_string(),
                 _ => "()".to_string(),
             }));
             event(t as u8, name, false);
@@ -172,6 +174,7 @@ fn concurrent_run(test: &generator::TestCase, noise: Noise, run: u64) -> Respons
     let mut answer = response(test.id, Outcome::Passed, events);
     answer.results = results;
     answer.final_state = Some(format!("Counter {{ n: {counter} }}"));
+    answer.timed_out = test.threads.iter().flatten().any(|c| c.method == "busy");
     answer
 }
 
@@ -223,6 +226,9 @@ fn sequential(test: &generator::TestCase, order: &[(u8, u32)], paused: bool) -> 
         results[t as usize][i as usize] = Some(if name == "hit" || name == "lost" {
             counter += 1;
             counter.to_string()
+        } else if name == "busy" {
+            // One thread alone always gets the lock.
+            "Some(0)".to_string()
         } else {
             "()".to_string()
         });
@@ -276,6 +282,7 @@ fn response(test_id: u64, outcome: Outcome, events: Vec<Event>) -> Response {
         runs: 1,
         schedule: None,
         own_threads: false,
+        timed_out: false,
     }
 }
 
