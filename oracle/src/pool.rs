@@ -154,9 +154,11 @@ impl Pool {
                 worker.receive(wanted, patience)
             });
             let lost = match result {
-                // The worker exits after a deadlock; make sure of it below.
+                // The worker exits after a deadlock it did not recover from; make sure of it
+                // below.
                 Ok(response) => {
-                    let deadlocked = matches!(response.outcome, Outcome::Deadlocked { .. });
+                    let deadlocked = matches!(response.outcome, Outcome::Deadlocked { .. })
+                        && !response.recovered;
                     responses.push(response);
                     deadlocked
                 }
@@ -325,6 +327,7 @@ fn crashed(test_id: u64, message: String, started: Instant) -> Response {
         schedule: None,
         own_threads: false,
         timed_out: false,
+        recovered: false,
     }
 }
 

@@ -187,6 +187,11 @@ pub struct Response {
     /// the run. The panic and deadlock oracles still do.
     #[serde(default, skip_serializing_if = "is_false")]
     pub timed_out: bool,
+    /// The run was blocked for good on condition variables of the copy alone, and the
+    /// worker's watchdog ended it by unwinding the waiting calls: the outcome is that
+    /// deadlock, and the worker lives on (without this, a deadlock answer ends the worker).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub recovered: bool,
 }
 
 /// What a controlled run reports about its schedule.

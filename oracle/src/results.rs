@@ -1055,6 +1055,7 @@ mod tests {
             schedule: None,
             own_threads: false,
             timed_out: false,
+            recovered: false,
         }
     }
 

@@ -1692,6 +1692,67 @@ fn a_wait_a_spurious_wake_up_lets_finish_is_a_lost_wake_up_and_a_wait_on_nothing
     );
 }
 
+/// A run blocked for good on condition variables of the copy alone is ended by unwinding its
+/// waits: the deadlock is answered and the same worker answers the next request (no restart).
+/// One blocked on locks cannot be undone: the worker answers it and exits, as before.
+#[test]
+fn a_run_blocked_on_the_copys_condition_variables_is_ended_without_losing_the_worker() {
+    let queue = |threads| test("Queue", vec![call("new", vec![])], vec![], threads);
+    let take = || call("take", vec![]);
+    let binary = &analysed().binary;
+    let mut worker = Worker::of(binary);
+    let answers: Vec<String> = [
+        concurrent(queue([vec![take()], vec![take()]])),
+        sequential(queue([vec![take()], vec![]]), vec![(0, 0)]),
+        // In the prefix too.
+        concurrent(test(
+            "Queue",
+            vec![call("new", vec![])],
+            vec![take()],
+            [vec![], vec![]],
+        )),
+        Request::Ping,
+    ]
+    .iter()
+    .map(|request| {
+        let answer = worker.ask(request);
+        let recovered = answer.as_ref().is_some_and(|a| a.recovered);
+        let summary = summary(answer);
+        let outcome = summary.split(" | ").next().unwrap_or_default().to_string();
+        format!("{outcome}{}", if recovered { " (recovered)" } else { "" })
+    })
+    .collect();
+    assert_eq!(
+        answers.join("\n"),
+        r#"deadlocked (blocked for good) inside [Some("take"), Some("take")] (recovered)
+deadlocked (blocked for good) inside [Some("take"), None] (recovered)
+deadlocked (blocked for good) inside [None, None] (recovered)
+passed"#
+    );
+    let accounts = test(
+        "Accounts",
+        vec![call("new", vec![])],
+        vec![],
+        [
+            vec![call("forward", vec![])],
+            vec![call("backward", vec![])],
+        ],
+    );
+    for _ in 0..20 {
+        let mut worker = Worker::of(binary);
+        let answer = worker.ask(&concurrent(accounts.clone()));
+        if answer
+            .as_ref()
+            .is_some_and(|a| matches!(a.outcome, Outcome::Deadlocked { .. }))
+        {
+            assert!(!answer.unwrap().recovered);
+            assert_eq!(summary(worker.ask(&Request::Ping)), "worker died");
+            return;
+        }
+    }
+    panic!("the lock-order deadlock never showed in 20 runs");
+}
+
 #[test]
 fn a_workspace_member_with_inherited_settings_and_path_dependencies_is_copied_and_driven() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/ws");

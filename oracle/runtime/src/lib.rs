@@ -358,19 +358,51 @@ fn address<C: ?Sized>(value: &C) -> usize {
 pub struct Cond<'a, T>(pub &'a std::sync::Condvar, pub &'a std::sync::Mutex<T>);
 
 /// The condition variable each test thread is waiting on for real with no timeout (its
-/// address, 0 for none): what the watchdog's wake-up probe ([`wake_waiters`]) notifies.
-static WAITING: [Mutex<usize>; 2] = [const { Mutex::new(0) }; 2];
+/// address, 0 for none): what the watchdog's wake-up probe ([`wake_waiters`]) notifies. The
+/// third slot is the worker's main thread outside a test thread's role (building the
+/// instances, running the prefix), which only the watchdog's ending of a blocked run wakes.
+static WAITING: [Mutex<usize>; 3] = [const { Mutex::new(0) }; 3];
+
+thread_local! {
+    /// Whether this is the worker's main thread (the one that runs the setup).
+    static SETUP_THREAD: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Marks the calling thread as the worker's main thread.
+pub(crate) fn mark_setup_thread() {
+    SETUP_THREAD.with(|s| s.set(true));
+}
 
 /// A test thread's untimed wait on `cv`, for real, registered in [`WAITING`] while it lasts.
 fn waiting_for_real<R>(cv: &std::sync::Condvar, wait: impl FnOnce() -> R) -> R {
     let role = ROLE.with(Cell::get);
-    let Some(slot) = WAITING.get(usize::from(role)) else {
+    let index = if role == NO_ROLE && SETUP_THREAD.with(Cell::get) {
+        2
+    } else {
+        usize::from(role)
+    };
+    let Some(slot) = WAITING.get(index) else {
         return wait();
     };
     *slot.lock().unwrap_or_else(|p| p.into_inner()) = address(cv);
     let result = wait();
     *slot.lock().unwrap_or_else(|p| p.into_inner()) = 0;
+    if worker::abandoning() {
+        // The run is blocked for good and the watchdog woke this wait to end it: leave the
+        // call by unwinding (no panic message; the worker answers the deadlock).
+        drop(result);
+        std::panic::resume_unwind(Box::new(worker::Abandoned));
+    }
     result
+}
+
+/// How many test threads wait for real on a condition variable of the copy, registered in
+/// [`WAITING`].
+pub(crate) fn registered_waiters() -> usize {
+    WAITING
+        .iter()
+        .filter(|slot| *slot.lock().unwrap_or_else(|p| p.into_inner()) != 0)
+        .count()
 }
 
 /// The watchdog's probe of a run blocked for good: a spurious wake-up (which std allows at
@@ -379,8 +411,17 @@ fn waiting_for_real<R>(cv: &std::sync::Condvar, wait: impl FnOnce() -> R) -> R {
 /// (bits 0 and 1). A woken thread that then gets on with its call was waiting for a notify
 /// that never came although what it waited for already held: a lost wake-up.
 pub(crate) fn wake_waiters() -> u8 {
+    wake(&WAITING[..2])
+}
+
+/// Wakes every registered waiter, the setup's too: the watchdog ending a blocked run.
+pub(crate) fn wake_all_waiters() {
+    wake(&WAITING);
+}
+
+fn wake(slots: &[Mutex<usize>]) -> u8 {
     let mut woken = 0;
-    for (role, slot) in WAITING.iter().enumerate() {
+    for (role, slot) in slots.iter().enumerate() {
         // Held while notifying: the waiting thread clears its slot under the same lock before
         // its wait's borrow of the condition variable ends, so the address is alive here.
         let cv = slot.lock().unwrap_or_else(|p| p.into_inner());

@@ -110,6 +110,21 @@ pub(crate) fn blocked_snapshot() -> Option<Snapshot> {
     Some(Snapshot { threads })
 }
 
+impl Snapshot {
+    /// How many threads it holds when they are all the worker's test threads (the main
+    /// thread, the helper); `None` when it holds another (a thread the user's code started).
+    pub(crate) fn test_threads_only(&self) -> Option<usize> {
+        let ours = [
+            MAIN.tid.load(Ordering::SeqCst),
+            HELPER.tid.load(Ordering::SeqCst),
+        ];
+        self.threads
+            .iter()
+            .all(|(tid, _)| *tid != 0 && ours.contains(tid))
+            .then_some(self.threads.len())
+    }
+}
+
 /// Most threads (besides the worker's own) the stuck test looks at.
 const MAX_THREADS: usize = 64;
 

@@ -256,12 +256,16 @@ pub struct Answer {
     own_threads: bool,
     /// Whether a timed acquisition of a suffix call timed out (concurrent runs only).
     timed_out: bool,
+    /// The run was blocked for good and the watchdog ended it by unwinding its waits
+    /// ([`abandon`]): the outcome is that deadlock, and the worker lives on.
+    recovered: bool,
 }
 
 /// Runs the worker until stdin closes: the harness's `main` is one call of this.
 pub fn worker_main(drivers: Vec<&'static dyn Registered>) {
     let out = take_stdout();
     stuck::MAIN.register();
+    crate::mark_setup_thread();
     crate::time::make_virtual();
     crate::precise_sleeps();
     install_panic_hook();
@@ -406,7 +410,11 @@ fn answer(
     loop {
         watch(id, timeout_ms);
         let mut answer = driver.run(&run);
-        if answer.passed() {
+        if let Some(deadlock) = take_abandoned() {
+            answer.outcome = deadlock;
+            answer.final_state = None;
+            answer.recovered = true;
+        } else if answer.passed() {
             if let Some(lost) = lost_wakeup() {
                 answer.outcome = lost;
             }
@@ -441,6 +449,7 @@ fn empty_answer(outcome: Json) -> Answer {
         schedule: None,
         own_threads: false,
         timed_out: false,
+        recovered: false,
     }
 }
 
@@ -517,6 +526,9 @@ fn finish((test_id, answer): (u64, Answer), started: Instant) -> String {
     }
     if answer.timed_out {
         line.push_str(r#","timed_out":true"#);
+    }
+    if answer.recovered {
+        line.push_str(r#","recovered":true"#);
     }
     let _ = write!(
         line,
@@ -913,6 +925,7 @@ fn run_concurrent<D: Driver>(
         schedule,
         own_threads,
         timed_out,
+        recovered: false,
     }
 }
 
@@ -1038,6 +1051,7 @@ fn run_sequential<D: Driver>(
         schedule: None,
         own_threads: false,
         timed_out: false,
+        recovered: false,
     }
 }
 
@@ -1325,7 +1339,16 @@ fn watchdog_loop() {
     let mut last: Option<((u64, u64), Snapshot)> = None;
     loop {
         let timeout_ms = TIMEOUT_MS.load(Ordering::SeqCst);
-        std::thread::sleep(Duration::from_millis((timeout_ms / 10).clamp(1, TICK_MS)));
+        // A test thread waiting for real on a condition variable of the copy is a run that is
+        // likely blocked for good, and one the watchdog can end without losing the worker
+        // ([`abandon`]): looked at every millisecond, from its second on.
+        let waiting = crate::registered_waiters() > 0;
+        let (tick_ms, stuck_after_ms) = if waiting {
+            (1, WAITING_STUCK_AFTER_MS)
+        } else {
+            ((timeout_ms / 10).clamp(1, TICK_MS), STUCK_AFTER_MS)
+        };
+        std::thread::sleep(Duration::from_millis(tick_ms));
         let running = RUNNING.load(Ordering::SeqCst);
         if running == 0 {
             last = None;
@@ -1336,7 +1359,7 @@ fn watchdog_loop() {
         let over_time = age_us >= timeout_ms * 1000;
         // Blocked for good: two snapshots in the same run, a tick apart, that agree.
         let stuck = !over_time
-            && age_us >= STUCK_AFTER_MS * 1000
+            && age_us >= stuck_after_ms * 1000
             && match stuck::blocked_snapshot() {
                 None => {
                     last = None;
@@ -1354,6 +1377,10 @@ fn watchdog_loop() {
         }
         if stuck && probe(started) {
             // Woken: give the run another look before calling it blocked.
+            last = None;
+            continue;
+        }
+        if stuck && abandon(running, started, last.as_ref().map(|(_, s)| s)) {
             last = None;
             continue;
         }
@@ -1383,6 +1410,65 @@ fn watchdog_loop() {
         let _ = out.flush();
         hard_exit(3);
     }
+}
+
+/// The payload a test thread unwinds with when the watchdog ends its blocked run
+/// ([`abandon`]).
+pub(crate) struct Abandoned;
+
+/// `STARTED_US + 1` of the run the watchdog is ending ([`abandon`]); 0 for none.
+static ABANDON: AtomicU64 = AtomicU64::new(0);
+
+/// The deadlock the ended run answers, with its `STARTED_US`.
+static ABANDONED: Mutex<Option<(u64, Json)>> = Mutex::new(None);
+
+/// Whether the running run is one the watchdog is ending: a test thread's wait on a
+/// condition variable of the copy then unwinds out of its call instead of returning.
+pub(crate) fn abandoning() -> bool {
+    let abandon = ABANDON.load(Ordering::SeqCst);
+    abandon != 0 && abandon == STARTED_US.load(Ordering::SeqCst) + 1
+}
+
+/// Ends run `started` (blocked for good, after the wake-up probe) without giving up the
+/// worker, when what blocks it can be undone: every thread of the snapshot is a test thread
+/// of the worker and each waits, untimed, on a condition variable of the copy
+/// ([`crate::registered_waiters`]). Nothing else could ever notify them, so the deadlock is
+/// certain; they are woken once more and unwind out of their calls (`waiting_for_real`), and
+/// the main thread answers the deadlock when the run returns ([`take_abandoned`]). A thread
+/// blocked on a lock, or a thread of the user's, cannot be undone: then `false`, and the
+/// watchdog answers and exits as before. Once per run: a run still blocked after it (a call
+/// that caught the unwinding) is left to that.
+fn abandon(running: u64, started: u64, snapshot: Option<&stuck::Snapshot>) -> bool {
+    let Some(threads) = snapshot.and_then(stuck::Snapshot::test_threads_only) else {
+        return false;
+    };
+    if threads == 0
+        || crate::registered_waiters() != threads
+        || ABANDON.load(Ordering::SeqCst) == started + 1
+    {
+        return false;
+    }
+    let events = peek_events();
+    let inside = [innermost(&events, 0), innermost(&events, 1)];
+    *ABANDONED.lock().unwrap_or_else(|p| p.into_inner()) = Some((
+        started,
+        json!({"kind": "deadlocked", "inside": inside, "blocked_for_good": true}),
+    ));
+    ABANDON.store(started + 1, Ordering::SeqCst);
+    // Only the same run's waiters: a new run's would be woken for nothing.
+    if RUNNING.load(Ordering::SeqCst) == running && STARTED_US.load(Ordering::SeqCst) == started {
+        crate::wake_all_waiters();
+    }
+    true
+}
+
+/// The deadlock of the run that just returned, when the watchdog ended it ([`abandon`]).
+fn take_abandoned() -> Option<Json> {
+    let started = STARTED_US.load(Ordering::SeqCst);
+    let mut abandoned = ABANDONED.lock().unwrap_or_else(|p| p.into_inner());
+    abandoned
+        .take_if(|(run, _)| *run == started)
+        .map(|(_, deadlock)| deadlock)
 }
 
 /// The watchdog's wake-up probe of a run blocked for good, once per run.
@@ -1450,6 +1536,10 @@ const TICK_MS: u64 = 5;
 /// How long a run goes before the watchdog starts asking whether it is blocked for good
 /// (a run this short costs nothing to let finish).
 const STUCK_AFTER_MS: u64 = 10;
+/// The same while a test thread waits for real on a condition variable of the copy. Two
+/// looks that agree prove the run blocked, whenever they are taken; the threshold only saves
+/// looks at runs that end by themselves.
+const WAITING_STUCK_AFTER_MS: u64 = 2;
 
 /// The events recorded so far, without waiting on a buffer a stuck thread might hold.
 fn peek_events() -> Vec<(u8, RawEvent)> {

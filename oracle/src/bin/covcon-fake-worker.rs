@@ -283,6 +283,7 @@ fn response(test_id: u64, outcome: Outcome, events: Vec<Event>) -> Response {
         schedule: None,
         own_threads: false,
         timed_out: false,
+        recovered: false,
     }
 }
 
