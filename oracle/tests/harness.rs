@@ -1680,6 +1680,17 @@ fn a_wait_a_spurious_wake_up_lets_finish_is_a_lost_wake_up_and_a_wait_on_nothing
         summary(answer).split(" | ").next(),
         Some(r#"deadlocked (blocked for good) inside [Some("take"), Some("take")]"#)
     );
+    // Waiting under `if`, the probe's spurious wake-up makes `take_once` pop an empty queue
+    // and panic: that panic is the wake-up's doing, and the run is the deadlock it was (not a
+    // panic a sequential order gives, nor a lost wake-up).
+    let answer = Worker::of(binary).ask(&sequential(
+        queue([vec![call("take_once", vec![])], vec![]]),
+        vec![(0, 0)],
+    ));
+    assert_eq!(
+        summary(answer).split(" | ").next(),
+        Some(r#"deadlocked (blocked for good) inside [Some("take_once"), None]"#)
+    );
     // Sequentially, `take` before the put waits on nothing yet: no lost wake-up either.
     let mut worker = Worker::of(binary);
     let answer = worker.ask(&sequential(

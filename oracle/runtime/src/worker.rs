@@ -418,6 +418,14 @@ fn answer(
             if let Some(lost) = lost_wakeup() {
                 answer.outcome = lost;
             }
+        } else if answer.panicked() {
+            // A panic after the probe's spurious wake-up (code that waits under `if` popping
+            // an empty queue) is that wake-up's doing: the run was blocked for good, and that
+            // is its outcome. Not a lost wake-up: what the thread waited for did not hold.
+            if let Some(Json::Object(mut blocked)) = lost_wakeup() {
+                blocked.remove("lost_wakeup");
+                answer.outcome = Json::Object(blocked);
+            }
         }
         unwatch();
         runs += 1;
@@ -434,6 +442,10 @@ fn answer(
 impl Answer {
     fn passed(&self) -> bool {
         self.outcome.get("kind").and_then(Json::as_str) == Some("passed")
+    }
+
+    fn panicked(&self) -> bool {
+        self.outcome.get("kind").and_then(Json::as_str) == Some("panicked")
     }
 }
 

@@ -147,6 +147,7 @@ impl Accounts {
 /// hang the worker (must not stop a campaign). `take_delayed` waits while a thread of its own
 /// sleeps and then puts: a wait another thread will end is not blocked for good.
 /// `put_quietly` forgets to notify: a `take` already waiting misses it (a lost wake-up).
+/// `take_once` waits under `if`: a spurious wake-up makes it pop an empty queue.
 #[derive(Debug, Default)]
 pub struct Queue {
     items: Mutex<Vec<u32>>,
@@ -172,6 +173,14 @@ impl Queue {
             }
             items = self.ready.wait(items).unwrap();
         }
+    }
+    /// `take` waiting under `if`: after any wake-up it pops, certain an item is there.
+    pub fn take_once(&self) -> u32 {
+        let mut items = self.items.lock().unwrap();
+        if items.is_empty() {
+            items = self.ready.wait(items).unwrap();
+        }
+        items.pop().expect("woken with an item")
     }
     pub fn take_delayed(&self) -> u32 {
         std::thread::scope(|s| {
