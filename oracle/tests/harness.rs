@@ -1749,8 +1749,10 @@ passed"#
             vec![call("backward", vec![])],
         ],
     );
+    // On the hand-written model's harness, whose `forward` and `backward` sleep a real
+    // millisecond between their two locks (the same as `until_deadlocked`).
     for _ in 0..20 {
-        let mut worker = Worker::of(binary);
+        let mut worker = Worker::start();
         let answer = worker.ask(&concurrent(accounts.clone()));
         if answer
             .as_ref()
