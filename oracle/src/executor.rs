@@ -465,35 +465,28 @@ impl OracleExecutor {
     }
 
     fn note_type_run(&self, test: &TestCase, response: &Response, setup_failed: bool) {
-        let outcome = &response.outcome;
-        let mut per_type = self
-            .per_type
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let stats = per_type.entry(test.type_path.clone()).or_default();
-        stats.own_threads |= response.own_threads;
-        stats.tests += 1;
-        if setup_failed {
-            stats.setup_failures += 1;
-            if stats.first_setup_error.is_none() {
-                stats.first_setup_error = Some(match outcome {
-                    Outcome::SetupFailed { message } => message.clone(),
-                    other => format!("{other:?}"),
-                });
+        self.type_stats_of(test, |stats| {
+            stats.own_threads |= response.own_threads;
+            stats.tests += 1;
+            if setup_failed {
+                stats.setup_failures += 1;
+                if stats.first_setup_error.is_none() {
+                    stats.first_setup_error = Some(match &response.outcome {
+                        Outcome::SetupFailed { message } => message.clone(),
+                        other => format!("{other:?}"),
+                    });
+                }
             }
-        }
+        });
     }
 
-    /// Counts a panic of `test`'s type that only waiting alone explained.
-    fn note_clock_outside(&self, test: &TestCase) {
+    /// Changes the run stats of `test`'s type.
+    fn type_stats_of(&self, test: &TestCase, change: impl FnOnce(&mut TypeRunStats)) {
         let mut per_type = self
             .per_type
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        per_type
-            .entry(test.type_path.clone())
-            .or_default()
-            .clock_outside += 1;
+        change(per_type.entry(test.type_path.clone()).or_default());
     }
 
     /// The violation a run of `test` shows, judged but not yet confirmed or written: a
@@ -509,17 +502,16 @@ impl OracleExecutor {
         hung: &mut Vec<Call>,
     ) -> Option<Violation> {
         if let Some(failure) = Failure::of(&response.outcome) {
-            let (mut last, mut last_pace) = (None, Pace::Full);
+            let mut last = None;
             let pause_us = verdict::alone_pause(response.elapsed_us);
             let verdict = verdict::judge(test, &failure, pause_us, |order, pace| {
                 let response = self.paced_sequential(test, order, pace);
                 let outcome = response.outcome.clone();
                 last = Some(response);
-                last_pace = pace.clone();
                 outcome
             });
-            if verdict.explained_by.is_some() && matches!(last_pace, Pace::Paused { .. }) {
-                self.note_clock_outside(test);
+            if verdict.alone {
+                self.type_stats_of(test, |stats| stats.clock_outside += 1);
             }
             if !verdict.violation {
                 // The run that explained the failure is the last one made.
@@ -539,10 +531,7 @@ impl OracleExecutor {
             violation.location = violation.location.map(|l| self.user_location(l));
             return Some(violation);
         }
-        // A call whose timed acquisition timed out answered what only contention makes it
-        // answer (`None`: "the ledger stayed busy"): no sequential order can give it, and that
-        // is the method's design, not a race. Not judged.
-        if response.outcome != Outcome::Passed || response.timed_out {
+        if response.outcome != Outcome::Passed {
             return None;
         }
         let config = self.config.results.as_ref()?;

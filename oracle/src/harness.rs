@@ -1561,19 +1561,33 @@ fn copy_insertions<'i>(
 mod tests {
     use super::*;
 
-    /// The copy's text of `source` with its clock sites pointed at covcon's clock.
-    fn check_clock(source: &str, expect: &str) {
+    /// The copy's text of `source` with its clock sites pointed at covcon's clock and its
+    /// types' sync sites wrapped, in the build's order ([`clock_first`]); every insertion
+    /// placed.
+    fn instrumented(source: &str) -> String {
         let model = analysis::analyze_source("k", "2021", source);
         let file = PathBuf::from("src/lib.rs");
-        let insertions: Vec<Insertion> = model.packages[0]
+        let clock = model.packages[0]
             .clock_sites
             .iter()
             .flat_map(|site| clock_site_insertions(site, &file, source))
             .collect();
+        let sync = model
+            .types
+            .iter()
+            .flat_map(|t| &t.sync_sites)
+            .flat_map(|site| site_insertions(site, &file, source))
+            .collect();
+        let insertions = clock_first(clock, sync);
         let refs: Vec<&Insertion> = insertions.iter().collect();
         let (text, missed) = copy::insert(source, &refs);
         assert!(missed.is_empty(), "{missed:?}");
-        assert_eq!(text, expect);
+        text
+    }
+
+    /// [`instrumented`] of a source without sync sites: its clock sites alone.
+    fn check_clock(source: &str, expect: &str) {
+        assert_eq!(instrumented(source), expect);
     }
 
     /// A timed receive on a receiver taken from a lock: the receive's wrap encloses the
@@ -1585,23 +1599,7 @@ mod tests {
             impl M {\n\
             pub fn take(&self) -> bool { self.rx.lock().unwrap().recv_timeout(D).is_ok() }\n\
             }\n";
-        let model = analysis::analyze_source("k", "2021", source);
-        let file = PathBuf::from("src/lib.rs");
-        let clock: Vec<Insertion> = model.packages[0]
-            .clock_sites
-            .iter()
-            .flat_map(|site| clock_site_insertions(site, &file, source))
-            .collect();
-        let sync: Vec<Insertion> = model.types[0]
-            .sync_sites
-            .iter()
-            .flat_map(|site| site_insertions(site, &file, source))
-            .collect();
-        assert!(!clock.is_empty() && !sync.is_empty());
-        let all = clock_first(clock, sync);
-        let refs: Vec<&Insertion> = all.iter().collect();
-        let (text, missed) = copy::insert(source, &refs);
-        assert!(missed.is_empty(), "{missed:?}");
+        let text = instrumented(source);
         assert!(
             text.contains(
                 "::covcon_rt::time::recv_timeout(&(::covcon_rt::acquire(&self.rx, \
@@ -1634,16 +1632,7 @@ mod tests {
             pub fn len(&self) -> usize { self.v.read().len() }\n\
             pub fn put_by(&self, x: u64, t: Instant) -> bool { match self.v.try_write_until(t) { Some(mut v) => { v.push(x); true } None => false } }\n\
             }\n";
-        let model = analysis::analyze_source("k", "2021", source);
-        let file = PathBuf::from("src/lib.rs");
-        let insertions: Vec<Insertion> = model.types[0]
-            .sync_sites
-            .iter()
-            .flat_map(|site| site_insertions(site, &file, source))
-            .collect();
-        let refs: Vec<&Insertion> = insertions.iter().collect();
-        let (text, missed) = copy::insert(source, &refs);
-        assert!(missed.is_empty(), "{missed:?}");
+        let text = instrumented(source);
         assert!(
             text.contains(
                 "match ::covcon_rt::acquire_for(&self.v, |__covcon_l| __covcon_l.try_write(), \

@@ -29,6 +29,10 @@ use generator::{Call, TestCase, Value};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+/// The indentation of a run's statements in a thread's body (inside the spawn, the loop over
+/// runs and the `catch_unwind`).
+const CALLS: &str = "                        ";
+
 /// The result text of a call the harness skips because a local it takes was not kept, as
 /// covcon-rt's worker writes it.
 const SKIPPED: &str = "(skipped: a value it takes was not kept)";
@@ -194,7 +198,6 @@ fn render(
         \x20                   let run = first + runs;\n\
         \x20                   let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {\n",
     );
-    const CALLS: &str = "                        ";
     for (index, call) in test.instances.iter().enumerate() {
         let _ = writeln!(out, "{CALLS}{}", cx.construct_statement(index, call));
     }
@@ -793,9 +796,8 @@ impl Render<'_> {
         thread: usize,
         allowed: Option<&AllowedOutcomes>,
     ) {
-        const AT: &str = "                        ";
         if allowed.is_some() {
-            let _ = writeln!(out, "{AT}let mut seen: Vec<String> = Vec::new();");
+            let _ = writeln!(out, "{CALLS}let mut seen: Vec<String> = Vec::new();");
         }
         let calls = &test.threads[thread];
         let locals = test.locals(thread);
@@ -804,11 +806,11 @@ impl Render<'_> {
         let mut optional: Vec<usize> = Vec::new();
         for (index, call) in calls.iter().enumerate() {
             if index > 0 {
-                let _ = writeln!(out, "{AT}noise.between_calls();");
+                let _ = writeln!(out, "{CALLS}noise.between_calls();");
             }
             if let Some(k) = locals[index] {
                 let (statement, maybe) = self.keep_local(k, call);
-                let _ = writeln!(out, "{AT}{statement}");
+                let _ = writeln!(out, "{CALLS}{statement}");
                 if maybe {
                     optional.push(k);
                 }
@@ -838,19 +840,19 @@ impl Render<'_> {
             used.sort_unstable();
             used.dedup();
             if used.is_empty() {
-                let _ = writeln!(out, "{AT}{body}");
+                let _ = writeln!(out, "{CALLS}{body}");
                 continue;
             }
             let names: Vec<String> = used.iter().map(|k| format!("Some(h{k})")).collect();
             let values: Vec<String> = used.iter().map(|k| format!("h{k}.as_deref()")).collect();
             let _ = writeln!(
                 out,
-                "{AT}if let ({},) = ({},) {{ {body} }}",
+                "{CALLS}if let ({},) = ({},) {{ {body} }}",
                 names.join(", "),
                 values.join(", ")
             );
             if compared {
-                let _ = writeln!(out, "{AT}else {{ seen.push({SKIPPED:?}.to_string()); }}");
+                let _ = writeln!(out, "{CALLS}else {{ seen.push({SKIPPED:?}.to_string()); }}");
             }
         }
     }

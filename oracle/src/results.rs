@@ -612,6 +612,14 @@ impl<R: FnMut(&[(u8, u32)], Speed) -> Response> Check<'_, R> {
             let reason = "the test has no suffix calls".to_string();
             return (ResultsVerdict::NotChecked { reason }, 0);
         }
+        if self.concurrent.timed_out {
+            // `None` from "the ledger stayed busy": one thread alone never finds the lock
+            // held, so no linearization can give what that call answered, by its design.
+            let reason = "a timed acquisition timed out: its call answered what only \
+                          contention gives"
+                .to_string();
+            return (ResultsVerdict::NotChecked { reason }, 0);
+        }
         self.outcomes.for_test(self.test);
         self.outcomes
             .learn_from_prefix(self.test, &self.concurrent.prefix_results);
@@ -1375,6 +1383,21 @@ runs=1 linearizations=1 ran=[a0 b0]",
             &test,
             &run,
             "not checked: the concurrent run did not pass: the panic oracle judges it
+left out: []
+runs=0 linearizations=0 ran=[]",
+        );
+    }
+
+    /// The lost update's run, had a timed acquisition of it timed out: not checked, and no
+    /// sequential run made (a confirmation or a shrinking candidate is judged the same way).
+    #[test]
+    fn a_run_whose_timed_acquisition_timed_out_is_not_checked() {
+        let (test, mut run) = lost_update();
+        run.timed_out = true;
+        check(
+            &test,
+            &run,
+            "not checked: a timed acquisition timed out: its call answered what only contention gives
 left out: []
 runs=0 linearizations=0 ran=[]",
         );

@@ -159,6 +159,9 @@ pub(crate) struct Verdict {
     pub tried: u32,
     /// The linearization that failed the same way, and how, when there is one.
     pub explained_by: Option<(Order, Outcome)>,
+    /// Only the last pass explained it: the failing thread's calls alone with real pauses
+    /// ([`Pace::Paused`]), a clock the copy does not control.
+    pub alone: bool,
 }
 
 /// How fast a sequential order runs.
@@ -263,6 +266,7 @@ pub(crate) fn judge(
                         violation: false,
                         tried,
                         explained_by: Some((order.clone(), outcome)),
+                        alone: false,
                     };
                 }
                 if got_past_prefix(&outcome) || attempts == PREFIX_ATTEMPTS {
@@ -285,6 +289,7 @@ pub(crate) fn judge(
                 violation: false,
                 tried,
                 explained_by: Some(explained),
+                alone: false,
             };
         }
     }
@@ -297,6 +302,7 @@ pub(crate) fn judge(
                 violation: false,
                 tried,
                 explained_by: Some((order, outcome)),
+                alone: true,
             };
         }
     }
@@ -305,6 +311,7 @@ pub(crate) fn judge(
         violation: ran_through.iter().all(|&through| through),
         tried,
         explained_by: None,
+        alone: false,
     }
 }
 
@@ -617,10 +624,15 @@ mod tests {
             own.push_str(&format!(" alone={alone}"));
         }
         let got = format!(
-            "violation={} tried={} paced={paced}{own} ran=[{}]",
+            "violation={} tried={} paced={paced}{own} ran=[{}]{}",
             verdict.violation,
             verdict.tried,
-            ran.join(" | ")
+            ran.join(" | "),
+            if verdict.alone {
+                " explained alone"
+            } else {
+                ""
+            }
         );
         assert_eq!(got, expect);
     }
@@ -715,7 +727,7 @@ mod tests {
             [1, 2],
             overdue(1),
             alone(overdue(0)),
-            "violation=false tried=13 paced=6 own=3 alone=1 ran=[a0 b0 b1 | b0 a0 b1 | b0 b1]",
+            "violation=false tried=13 paced=6 own=3 alone=1 ran=[a0 b0 b1 | b0 a0 b1 | b0 b1] explained alone",
         );
         check_paced_verdict(
             [1, 2],

@@ -1740,7 +1740,22 @@ deadlocked (blocked for good) inside [Some("take"), None] (recovered)
 deadlocked (blocked for good) inside [None, None] (recovered)
 passed"#
     );
-    let accounts = test(
+    // `forward` preempted holding `a`, `backward` then takes `b`: blocked on locks for good.
+    let mut worker = Worker::start();
+    let answer = worker
+        .ask(&controlled(forward_backward(), SECOND_POINT))
+        .expect("an answer");
+    assert_eq!(
+        summary(Some(answer.clone())).split(" | ").next(),
+        Some(r#"deadlocked (blocked for good) inside [Some("forward"), Some("backward")]"#)
+    );
+    assert!(!answer.recovered);
+    assert_eq!(summary(worker.ask(&Request::Ping)), "worker died");
+}
+
+/// `Accounts`, thread 0 `forward` (locks `a` then `b`), thread 1 `backward` (`b` then `a`).
+fn forward_backward() -> TestCase {
+    test(
         "Accounts",
         vec![call("new", vec![])],
         vec![],
@@ -1748,23 +1763,15 @@ passed"#
             vec![call("forward", vec![])],
             vec![call("backward", vec![])],
         ],
-    );
-    // On the hand-written model's harness, whose `forward` and `backward` sleep a real
-    // millisecond between their two locks (the same as `until_deadlocked`).
-    for _ in 0..20 {
-        let mut worker = Worker::start();
-        let answer = worker.ask(&concurrent(accounts.clone()));
-        if answer
-            .as_ref()
-            .is_some_and(|a| matches!(a.outcome, Outcome::Deadlocked { .. }))
-        {
-            assert!(!answer.unwrap().recovered);
-            assert_eq!(summary(worker.ask(&Request::Ping)), "worker died");
-            return;
-        }
-    }
-    panic!("the lock-order deadlock never showed in 20 runs");
+    )
 }
+
+/// Thread 0 first, preempted at its second schedule point (in `forward`, holding `a`; in
+/// `insert_new`, between its check and its insert).
+const SECOND_POINT: Control = Control::Preempt {
+    first: 0,
+    at: [2, 0],
+};
 
 #[test]
 fn a_workspace_member_with_inherited_settings_and_path_dependencies_is_copied_and_driven() {
@@ -1840,10 +1847,7 @@ fn controlled_runs_switch_where_the_schedule_says_and_replay_exactly() {
         first: 0,
         at: [0, 0],
     };
-    let in_window = Control::Preempt {
-        first: 0,
-        at: [2, 0],
-    };
+    let in_window = SECOND_POINT;
     let mut worker = Worker::start();
     for _ in 0..5 {
         let answer = worker
@@ -1886,15 +1890,7 @@ fn controlled_runs_switch_where_the_schedule_says_and_replay_exactly() {
         assert!(runs.iter().all(|r| *r == runs[0]), "seed {seed}: {runs:#?}");
     }
     drop(worker);
-    let accounts = test(
-        "Accounts",
-        vec![call("new", vec![])],
-        vec![],
-        [
-            vec![call("forward", vec![])],
-            vec![call("backward", vec![])],
-        ],
-    );
+    let accounts = forward_backward();
     let mut worker = Worker::start();
     // Preempted holding `a`, the other `forward` blocks on it and is passed over; woken by
     // the release, it runs alongside the first up to its next point: the run passes, but

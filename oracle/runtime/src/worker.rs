@@ -414,17 +414,9 @@ fn answer(
             answer.outcome = deadlock;
             answer.final_state = None;
             answer.recovered = true;
-        } else if answer.passed() {
-            if let Some(lost) = lost_wakeup() {
-                answer.outcome = lost;
-            }
-        } else if answer.panicked() {
-            // A panic after the probe's spurious wake-up (code that waits under `if` popping
-            // an empty queue) is that wake-up's doing: the run was blocked for good, and that
-            // is its outcome. Not a lost wake-up: what the thread waited for did not hold.
-            if let Some(Json::Object(mut blocked)) = lost_wakeup() {
-                blocked.remove("lost_wakeup");
-                answer.outcome = Json::Object(blocked);
+        } else if answer.passed() || answer.panicked() {
+            if let Some(blocked) = woken_by_probe(answer.passed()) {
+                answer.outcome = blocked;
             }
         }
         unwatch();
@@ -1526,7 +1518,11 @@ fn probe(started: u64) -> bool {
 /// that never came although what it waited for already held. Without the wake-up, which
 /// nothing promises, it would have waited for ever: the outcome is that deadlock, marked as a
 /// lost wake-up of the (first) woken thread.
-fn lost_wakeup() -> Option<Json> {
+///
+/// A run that panicked after the probe woke it (code that waits under `if` popping an empty
+/// queue) did so because of that wake-up: it is the deadlock too, but not a lost wake-up
+/// (`passed` false), since what the thread waited for did not hold.
+fn woken_by_probe(passed: bool) -> Option<Json> {
     if WOKEN_RUN.load(Ordering::SeqCst) != STARTED_US.load(Ordering::SeqCst) {
         return None;
     }
@@ -1534,13 +1530,15 @@ fn lost_wakeup() -> Option<Json> {
     let probe = probe
         .as_ref()
         .filter(|p| p.started == STARTED_US.load(Ordering::SeqCst) && p.woken != 0)?;
-    let thread = probe.woken.trailing_zeros();
-    Some(json!({
+    let mut blocked = json!({
         "kind": "deadlocked",
         "inside": probe.inside,
         "blocked_for_good": true,
-        "lost_wakeup": thread,
-    }))
+    });
+    if let (true, Json::Object(map)) = (passed, &mut blocked) {
+        map.insert("lost_wakeup".into(), probe.woken.trailing_zeros().into());
+    }
+    Some(blocked)
 }
 
 /// The watchdog's longest sleep between two looks at the running test.
