@@ -360,6 +360,7 @@ fn build_type<'a>(
         mutation_sites: vec![],
         values: api.values,
         constants: api::constants::size_constants(decl, decls),
+        durations: api::constants::duration_constants(decl, decls),
         supported: true,
         reason: None,
     };

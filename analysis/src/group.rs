@@ -6,7 +6,9 @@
 //! MPL). A pair is *removed* when both methods run entirely inside one exclusive acquisition of
 //! the same lock with no wait inside; *high* when for a common field with a write the two MPLs
 //! do not intersect (two shared sections do not exclude each other), when the methods take two
-//! locks in opposite orders, or when a double lock is possible; *low* otherwise.
+//! locks in opposite orders, when a double lock is possible, or when one returns an iterator
+//! (which reads the state after the call, where the analysis does not follow) and the other
+//! writes; *low* otherwise.
 
 use crate::access::{Access, AccessKind, MethodSummary, Mode, Section};
 use crate::model::*;
@@ -25,7 +27,10 @@ pub(crate) fn group_pairs(
             let (a, b) = (methods[i], methods[j]);
             let sa = summaries.get(&a.name).unwrap_or(&empty);
             let sb = summaries.get(&b.name).unwrap_or(&empty);
-            let (group, reasons) = classify(&a.name, sa, &b.name, sb);
+            let (group, reasons) = match iterator_reads(a, b, sb).or(iterator_reads(b, a, sa)) {
+                Some(reason) => (Group::High, vec![reason]),
+                None => classify(&a.name, sa, &b.name, sb),
+            };
             pairs.push(Pair {
                 methods: [a.name.clone(), b.name.clone()],
                 group,
@@ -34,6 +39,33 @@ pub(crate) fn group_pairs(
         }
     }
     pairs
+}
+
+/// Why a pair of a method returning an iterator (`Method::iterates`) and one that writes the
+/// type's state is high: the iterator goes on reading that state after the call returns,
+/// outside the call's critical sections, in code the analysis does not follow (its `next`). No
+/// lock the call holds covers what the iterator reads, so neither removal nor a common lock
+/// can be judged from the call's body.
+fn iterator_reads(it: &Method, writer: &Method, ws: &MethodSummary) -> Option<String> {
+    if !it.iterates {
+        return None;
+    }
+    let written: BTreeSet<&str> = ws
+        .accesses
+        .iter()
+        .filter(|x| x.kind.writes())
+        .map(|x| x.field.as_str())
+        .collect();
+    if written.is_empty() {
+        return None;
+    }
+    let fields: Vec<String> = written.iter().map(|f| format!("`{f}`")).collect();
+    Some(format!(
+        "`{}` returns an iterator that reads the type's state after the call, outside its critical sections, and `{}` writes {}",
+        it.name,
+        writer.name,
+        fields.join(", ")
+    ))
 }
 
 fn classify(na: &str, a: &MethodSummary, nb: &str, b: &MethodSummary) -> (Group, Vec<String>) {

@@ -171,6 +171,11 @@ pub struct TypeModel {
     /// sorted: repeat counts worth trying, as boundaries where the type changes shape.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub constants: Vec<u64>,
+    /// Durations the type's code names (`const TICK: Duration = Duration::from_millis(5)`), in
+    /// microseconds, sorted, between 1 µs and 1 s: arguments worth passing to its timeouts and
+    /// periods, besides the generator's own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub durations: Vec<u64>,
     /// False when covcon cannot drive the type at all (no usable constructor, ...).
     pub supported: bool,
     /// Why the type is not supported, when it is not.
@@ -344,6 +349,13 @@ pub struct Method {
     /// for panics and deadlocks, but the results oracle does not compare its results.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approximate: Option<Approximation>,
+    /// Whether the method returns an iterator (`impl Iterator<..>`, `Box<dyn Iterator<..>>`,
+    /// or a type of the crate with an `Iterator` impl). A test drives what such a call
+    /// returns, in the same step (`c0.iter()` takes up to 64 items), since a bug may be in the
+    /// iterator's `next` racing the other thread; its answer is not compared by the results
+    /// oracle (an iterator over a concurrent structure need not be a snapshot).
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub iterates: bool,
     /// Whether covcon can call it from a generated test.
     pub supported: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]

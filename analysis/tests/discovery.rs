@@ -116,8 +116,9 @@ fn render(model: &Model) -> String {
                 .as_ref()
                 .map(|a| format!(" approximate: {a}"))
                 .unwrap_or_default();
+            let iterates = if m.iterates { " iterates" } else { "" };
             out.push_str(&format!(
-                "  method {asyncness}{}{turbofish}({}){tr}{why}{approximate}\n",
+                "  method {asyncness}{}{turbofish}({}){tr}{why}{approximate}{iterates}\n",
                 m.name,
                 params.join(", ")
             ));
@@ -240,6 +241,36 @@ fn types_without_sync_fields_are_ignored_and_unsafe_impl_sync_counts() {
         "type demo::Raw <> debug=false supported
           ctor fn new() -> SelfValue
           method bump()",
+    );
+}
+
+#[test]
+fn methods_returning_an_iterator_are_marked_so_tests_drive_it() {
+    check(
+        "use std::sync::Mutex;
+        pub struct Log { entries: Mutex<Vec<u64>> }
+        pub mod iter {
+            pub struct Entries<'a> { pub(crate) log: &'a super::Log, pub(crate) next: usize }
+            impl Iterator for Entries<'_> { type Item = u64; fn next(&mut self) -> Option<u64> { None } }
+            pub struct Cursor { pub(crate) at: usize }
+        }
+        impl Log {
+            pub fn new() -> Self { todo!() }
+            pub fn entries(&self) -> iter::Entries<'_> { todo!() }
+            pub fn keys(&self) -> impl Iterator<Item = u64> + '_ { todo!() }
+            pub fn values(&self) -> impl DoubleEndedIterator<Item = u64> { todo!() }
+            pub fn boxed(&self) -> Box<dyn Iterator<Item = u64> + '_> { todo!() }
+            pub fn cursor(&self) -> iter::Cursor { todo!() }
+            pub fn snapshot(&self) -> Vec<u64> { todo!() }
+        }",
+        "type demo::Log <> debug=false supported
+          ctor fn new() -> SelfValue
+          method entries() iterates
+          method keys() iterates
+          method values() iterates
+          method boxed() iterates
+          method cursor()
+          method snapshot()",
     );
 }
 
@@ -458,6 +489,27 @@ fn sizes_the_types_code_names_become_its_constants() {
          }",
     );
     assert_eq!(model.types[0].constants, [8, 16, 31, 64]);
+}
+
+#[test]
+fn durations_the_types_code_names_become_its_durations() {
+    let model = analyze_source(
+        "demo",
+        "2021",
+        "use std::sync::Mutex;
+         use std::time::Duration;
+         const TICK: Duration = Duration::from_millis(5);
+         const FOREVER: Duration = Duration::from_secs(3600);
+         pub struct Timer { next: Mutex<u64> }
+         impl Timer {
+             const SPIN: Duration = Duration::from_micros(50);
+             pub fn new() -> Self { Timer { next: Mutex::new(0) } }
+             pub fn wait(&self) { std::thread::sleep(Duration::from_nanos(1_500)); }
+             pub fn period(&self, n: u64) -> Duration { Duration::from_millis(n) }
+         }",
+    );
+    // The hour is longer than a test should wait; `from_millis(n)` is not a literal.
+    assert_eq!(model.types[0].durations, [2, 50, 5_000]);
 }
 
 #[test]

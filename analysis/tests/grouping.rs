@@ -732,3 +732,36 @@ fn an_opaque_key_parameter_takes_a_value_kept_from_the_method_that_returns_it() 
     assert_eq!(kind("take"), returned(false));
     assert!(matches!(kind("at"), analysis::ParamKind::Int { .. }));
 }
+
+#[test]
+fn a_method_returning_an_iterator_is_high_against_every_writer_even_inside_one_lock() {
+    // `snapshot` and `push` each run inside one acquisition of `items`, which would remove
+    // the pair; but the iterator `iter` returns reads `items` again in its `next`, after the
+    // call, where the analysis does not follow.
+    check(
+        &format!(
+            "{SYNC}pub struct Log {{ items: Mutex<Vec<u32>> }}
+            pub struct Iter<'a> {{ log: &'a Log, at: usize }}
+            impl Iterator for Iter<'_> {{
+                type Item = u32;
+                fn next(&mut self) -> Option<u32> {{
+                    let v = self.log.items.lock().unwrap().get(self.at).copied();
+                    self.at += 1;
+                    v
+                }}
+            }}
+            impl Log {{
+                pub fn new() -> Self {{ Log {{ items: Mutex::new(Vec::new()) }} }}
+                pub fn push(&self, v: u32) {{ self.items.lock().unwrap().push(v); }}
+                pub fn len(&self) -> usize {{ self.items.lock().unwrap().len() }}
+                pub fn iter(&self) -> Iter<'_> {{ Iter {{ log: self, at: 0 }} }}
+            }}"
+        ),
+        "push push: removed
+         push len: removed
+         push iter: high
+         len len: removed
+         len iter: low
+         iter iter: low",
+    );
+}

@@ -92,6 +92,11 @@ const EXPECTED: &[(&str, &str, &[&str])] = &[
     ),
     ("old::Tally", "an edition-2015 crate", &["add", "get"]),
     (
+        "bare::Rcu",
+        "a `no_std` crate whose method's bounds name `alloc::sync::Arc` (its turbofish does too)",
+        &["read", "update"],
+    ),
+    (
         "strict::Gauge",
         "`#![deny(warnings)]` with a cfg newer compilers warn about",
         &["set", "get"],

@@ -11,7 +11,7 @@
 //! one seed and the same feedback give the same tests.
 
 use crate::coverage::{Coverage, PairCoverage};
-use crate::pools::{percent, takes_instance, InstanceCtx, Pools, ValueGen};
+use crate::pools::{percent, takes_instance, InstanceCtx, OwnValues, Pools, ValueGen};
 use crate::strategy::{Selector, Strategy};
 use crate::testcase::{Call, Chain, Execution, TestCase, Value};
 use analysis::{
@@ -78,6 +78,7 @@ pub struct TestGenerator {
     instantiation: BTreeMap<String, ParamKind>,
     /// The type's value types, for arguments built of the crate's own types.
     values: Vec<ValueType>,
+    own: OwnValues,
     /// Counts a prefix call may be repeated: the pool's, and the sizes the type's code names
     /// with their neighbours (drawn half of the time when there are any: a boundary of the
     /// type's own is likelier to matter than a generic one).
@@ -123,10 +124,12 @@ impl TestGenerator {
                 text: "the analysis cannot drive it".into(),
             }));
         }
+        let own = OwnValues::of(model);
         let values = ValueGen {
             pools: &config.pools,
             instantiation: &config.instantiation,
             values: &model.values,
+            own: &own,
         };
         let mut diagnostics = Vec::new();
         let constructor = choose_constructor(
@@ -169,6 +172,7 @@ impl TestGenerator {
             pools: config.pools.clone(),
             instantiation: config.instantiation.clone(),
             values: model.values.clone(),
+            own,
             repeats: repeat_counts(&config.pools.repeats, &model.constants),
             own_repeats: repeat_counts(&[], &model.constants),
             repeat_rng: StdRng::seed_from_u64(config.seed ^ REPEAT_SEED),
@@ -502,6 +506,7 @@ impl TestGenerator {
             pools: &self.pools,
             instantiation: &self.instantiation,
             values: &self.values,
+            own: &self.own,
         };
         let rng = &mut self.rng;
         let mut call = Call::new(self.methods[method].name.clone(), ctx.receiver, Vec::new());
@@ -615,6 +620,7 @@ impl TestGenerator {
             pools: &self.pools,
             instantiation: &self.instantiation,
             values: &self.values,
+            own: &self.own,
         };
         let rng = &mut self.rng;
         // An instance argument of a constructor can only name an instance already built.

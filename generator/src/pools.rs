@@ -28,6 +28,10 @@ pub struct Pools {
     pub floats: Vec<f64>,
     /// Durations in microseconds.
     pub durations_us: Vec<u64>,
+    /// Percentage of integer draws that take a size the type's own code names or a neighbour
+    /// of it (`const CAP: usize = 31` → 30, 31, 32), when it names any: where a bounded or
+    /// segmented type changes shape.
+    pub own_percent: u32,
     /// Longest `Vec` or slice generated.
     pub max_list_len: usize,
     /// Percentage of `Option` draws that are `None`.
@@ -60,7 +64,8 @@ impl Default for Pools {
             strings: ["", "a", "b", "ab"].map(String::from).to_vec(),
             chars: vec!['a', 'b', 'c'],
             floats: vec![0.0, 1.0, -1.0, 2.5],
-            durations_us: vec![1, 10, 100, 1_000, 2_000],
+            durations_us: vec![0, 1, 10, 100, 1_000, 2_000],
+            own_percent: 20,
             max_list_len: 3,
             none_percent: 25,
             second_instance_percent: 75,
@@ -84,6 +89,37 @@ pub(crate) struct ValueGen<'a> {
     pub(crate) instantiation: &'a BTreeMap<String, ParamKind>,
     /// The type's value types, for [`ParamKind::Value`] arguments.
     pub(crate) values: &'a [ValueType],
+    /// What the type's own code names, which arguments also take.
+    pub(crate) own: &'a OwnValues,
+}
+
+/// Values a type's own code names ([`analysis::TypeModel::constants`] and
+/// [`analysis::TypeModel::durations`]), which its arguments take besides the pools': a size with
+/// its neighbours (31 → 30, 31, 32), so an index or a count lands on each side of a boundary, and
+/// its durations, so a timeout matches its own tick.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct OwnValues {
+    pub(crate) ints: Vec<i128>,
+    pub(crate) durations_us: Vec<u64>,
+}
+
+impl OwnValues {
+    pub(crate) fn of(model: &analysis::TypeModel) -> OwnValues {
+        let mut ints: Vec<i128> = model
+            .constants
+            .iter()
+            .flat_map(|&c| {
+                let c = i128::from(c);
+                [c - 1, c, c + 1]
+            })
+            .collect();
+        ints.sort_unstable();
+        ints.dedup();
+        OwnValues {
+            ints,
+            durations_us: model.durations.clone(),
+        }
+    }
 }
 
 /// Which instances exist in the test and which one the current call is made on.
@@ -195,7 +231,13 @@ impl ValueGen<'_> {
                     .collect(),
             ),
             ParamKind::Duration => {
-                Value::Duration(p.durations_us.choose(rng).copied().unwrap_or(1))
+                let all: Vec<u64> = p
+                    .durations_us
+                    .iter()
+                    .chain(&self.own.durations_us)
+                    .copied()
+                    .collect();
+                Value::Duration(all.choose(rng).copied().unwrap_or(1))
             }
             ParamKind::Instance { .. } => Value::Instance(self.instance(ctx, rng)),
             ParamKind::Closure { returns, .. } => {
@@ -273,6 +315,16 @@ impl ValueGen<'_> {
             return if rng.gen() { min } else { max };
         }
         let (min, max) = int_range(signed, bits);
+        let own: Vec<i128> = self
+            .own
+            .ints
+            .iter()
+            .copied()
+            .filter(|v| (min..=max).contains(v))
+            .collect();
+        if !own.is_empty() && percent(rng, self.pools.own_percent) {
+            return own.choose(rng).copied().unwrap_or(0);
+        }
         let extra: &[i128] = if signed { &self.pools.signed_ints } else { &[] };
         let candidates: Vec<i128> = self
             .pools
@@ -344,6 +396,11 @@ mod tests {
 
     /// Draws 200 values of `kind` and compares the sorted distinct ones with `expect`.
     fn check(kind: ParamKind, instances: usize, expect: &str) {
+        check_own(kind, instances, &OwnValues::default(), expect)
+    }
+
+    /// As [`check`], for a type whose own code names `own`.
+    fn check_own(kind: ParamKind, instances: usize, own: &OwnValues, expect: &str) {
         let pools = Pools {
             edge_percent: 0,
             ..Pools::default()
@@ -353,6 +410,7 @@ mod tests {
             pools: &pools,
             instantiation: &instantiation,
             values: &[],
+            own,
         };
         let mut rng = StdRng::seed_from_u64(7);
         let ctx = InstanceCtx {
@@ -401,7 +459,33 @@ mod tests {
         check(
             ParamKind::Duration,
             1,
-            "Duration(1) Duration(10) Duration(100) Duration(1000) Duration(2000)",
+            "Duration(0) Duration(1) Duration(10) Duration(100) Duration(1000) Duration(2000)",
+        );
+    }
+
+    #[test]
+    fn a_types_own_sizes_with_their_neighbours_and_its_durations_are_drawn_too() {
+        let model = analysis::TypeModel {
+            constants: vec![31, 255],
+            durations: vec![5_000],
+            ..Default::default()
+        };
+        let own = OwnValues::of(&model);
+        // 256 does not fit a u8.
+        check_own(
+            ParamKind::Int {
+                signed: false,
+                bits: 8,
+            },
+            1,
+            &own,
+            "Int(0) Int(1) Int(2) Int(254) Int(255) Int(3) Int(30) Int(31) Int(32)",
+        );
+        check_own(
+            ParamKind::Duration,
+            1,
+            &own,
+            "Duration(0) Duration(1) Duration(10) Duration(100) Duration(1000) Duration(2000) Duration(5000)",
         );
     }
 
@@ -499,6 +583,7 @@ mod tests {
             pools: &pools,
             instantiation: &instantiation,
             values: &[],
+            own: &OwnValues::default(),
         };
         let nested = ParamKind::Option {
             inner: Box::new(ParamKind::Unsupported),

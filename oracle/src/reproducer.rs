@@ -22,6 +22,7 @@
 //! out), captures the same texts in each concurrent run, and fails with the observed texts
 //! next to the closest allowed outcome's when they match none.
 
+use crate::codegen::DRIVE_LIMIT;
 use crate::harness::PreparedType;
 use crate::results::AllowedOutcomes;
 use analysis::{ConstructorKind, InstancePassing, Param, ParamKind, ReturnShape, TypeModel};
@@ -310,7 +311,21 @@ fn render(
         \x20   }\n\
          }\n",
     );
-    out
+    with_alloc(out)
+}
+
+/// The file with `extern crate alloc;` before its imports when it names `::alloc::` (a
+/// `no_std` crate's `alloc::sync::Arc` in a turbofish): a test crate is `std`, whose extern
+/// prelude has no `alloc` otherwise.
+fn with_alloc(out: String) -> String {
+    if !out.contains("::alloc::") {
+        return out;
+    }
+    let imports = "use std::sync::atomic::";
+    match out.find(imports) {
+        Some(at) => format!("{}extern crate alloc;\n{}", &out[..at], &out[at..]),
+        None => out,
+    }
 }
 
 /// The reproducer's executor for `async fn` calls, std only: polls the future on the calling
@@ -780,8 +795,14 @@ impl Render<'_> {
             (None, _) => format!("i{}.{}", call.receiver, call.method),
         };
         let expr = format!("{receiver}{turbofish}({})", args.join(", "));
-        if method.is_some_and(|m| m.is_async) {
+        let expr = if method.is_some_and(|m| m.is_async) {
             format!("block_on({expr})")
+        } else {
+            expr
+        };
+        // The harness drives a returned iterator in the same step (`covcon_rt::drive`).
+        if method.is_some_and(|m| m.iterates) {
+            format!("{expr}.take({DRIVE_LIMIT}).count()")
         } else {
             expr
         }
@@ -1087,9 +1108,10 @@ mod tests {
     use crate::results::AllowedOutcome;
     use analysis::{Constructor, Method};
 
-    /// Renders `test` for a `k::Counter` with methods `add(n: u32)`, `get()` and `async
-    /// later()` (as a wrong result's reproducer when `allowed` is given) and checks how often
-    /// each text occurs.
+    /// Renders `test` for a `k::Counter` with methods `add(n: u32)`, `get()`, `async
+    /// later()`, `put(v: Box<u32>, n: NonZeroU8)` and `iter()` returning an iterator (as a
+    /// wrong result's reproducer when `allowed` is given) and checks how often each text
+    /// occurs.
     fn check(test: &TestCase, allowed: Option<&AllowedOutcomes>, expect: &[(&str, usize)]) {
         let ty = TypeModel {
             path: "k::Counter".into(),
@@ -1100,11 +1122,12 @@ mod tests {
                 supported: true,
                 ..Constructor::default()
             }],
-            methods: ["add", "get", "later", "put"]
+            methods: ["add", "get", "later", "put", "iter"]
                 .into_iter()
                 .map(|name| Method {
                     name: name.into(),
                     is_async: name == "later",
+                    iterates: name == "iter",
                     params: match name {
                         "add" => vec![Param {
                             name: "n".into(),
@@ -1285,6 +1308,31 @@ mod tests {
             &test,
             None,
             &[("fn block_on<", 1), ("let _ = block_on(i0.later());", 1)],
+        );
+    }
+
+    #[test]
+    fn a_returned_iterator_is_driven_in_the_same_statement_as_the_harness_does() {
+        let mut test = two_adds_and_a_get();
+        test.threads[1] = vec![call("iter", vec![])];
+        check(
+            &test,
+            None,
+            &[(
+                &format!("let _ = i0.iter().take({DRIVE_LIMIT}).count();"),
+                1,
+            )],
+        );
+    }
+
+    #[test]
+    fn a_test_naming_alloc_paths_declares_the_alloc_crate_before_its_imports() {
+        let plain = "//! doc\nuse std::sync::atomic::AtomicBool;\nfn f() {}\n".to_string();
+        assert_eq!(with_alloc(plain.clone()), plain);
+        let named = "//! doc\nuse std::sync::atomic::AtomicBool;\nfn f() { g::<::alloc::sync::Arc<u32>>() }\n";
+        assert_eq!(
+            with_alloc(named.to_string()),
+            "//! doc\nextern crate alloc;\nuse std::sync::atomic::AtomicBool;\nfn f() { g::<::alloc::sync::Arc<u32>>() }\n"
         );
     }
 

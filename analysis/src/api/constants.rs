@@ -27,6 +27,68 @@ pub(crate) fn size_constants(decl: &TypeDecl, decls: &Decls) -> Vec<u64> {
     found.0.into_iter().take(MOST).collect()
 }
 
+/// Shortest and longest duration kept, in microseconds: zero is always tried, and a longer
+/// wait makes one test slow wherever the clock is not covcon's.
+const DURATION_RANGE_US: std::ops::RangeInclusive<u64> = 1..=1_000_000;
+
+/// The durations `decl`'s module and impl blocks name (`const TICK: Duration =
+/// Duration::from_millis(5)`, `Duration::from_micros(50)` in a method), in microseconds (a
+/// nanosecond count rounded up), sorted. Timeouts and periods worth passing as arguments: a
+/// type's own tick is where its timing changes.
+pub(crate) fn duration_constants(decl: &TypeDecl, decls: &Decls) -> Vec<u64> {
+    let mut found = Durations::default();
+    for (module, c) in &decls.consts {
+        if *module == decl.module {
+            found.visit_item_const(c);
+        }
+    }
+    for imp in decls.impls_of(decl) {
+        found.visit_item_impl(imp.item);
+    }
+    found.0.into_iter().take(MOST).collect()
+}
+
+#[derive(Default)]
+struct Durations(BTreeSet<u64>);
+
+impl<'ast> Visit<'ast> for Durations {
+    fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+        if let Some(us) = duration_us(call).filter(|us| DURATION_RANGE_US.contains(us)) {
+            self.0.insert(us);
+        }
+        syn::visit::visit_expr_call(self, call);
+    }
+}
+
+/// The microseconds of `Duration::from_secs(2)`, `from_millis`, `from_micros`, `from_nanos`
+/// (rounded up) or `Duration::new(s, ns)` with literal arguments.
+fn duration_us(call: &syn::ExprCall) -> Option<u64> {
+    let syn::Expr::Path(p) = &*call.func else {
+        return None;
+    };
+    let segments: Vec<String> = p
+        .path
+        .segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect();
+    let [.., ty, f] = segments.as_slice() else {
+        return None;
+    };
+    if ty != "Duration" {
+        return None;
+    }
+    let args: Vec<u64> = call.args.iter().map(int_value).collect::<Option<_>>()?;
+    match (f.as_str(), args.as_slice()) {
+        ("from_secs", [s]) => s.checked_mul(1_000_000),
+        ("from_millis", [ms]) => ms.checked_mul(1_000),
+        ("from_micros", [us]) => Some(*us),
+        ("from_nanos", [ns]) => Some(ns.div_ceil(1_000)),
+        ("new", [s, ns]) => s.checked_mul(1_000_000)?.checked_add(ns.div_ceil(1_000)),
+        _ => None,
+    }
+}
+
 #[derive(Default)]
 struct Sizes(BTreeSet<u64>);
 
@@ -117,6 +179,26 @@ mod tests {
         for (text, want) in cases {
             let expr: syn::Expr = syn::parse_str(text).unwrap();
             assert_eq!(int_value(&expr), want, "{text}");
+        }
+    }
+
+    #[test]
+    fn durations_of_literals_are_read_in_microseconds_and_others_are_not() {
+        let cases = [
+            ("Duration::from_secs(2)", Some(2_000_000)),
+            ("std::time::Duration::from_millis(5)", Some(5_000)),
+            ("Duration::from_micros(1 << 4)", Some(16)),
+            ("Duration::from_nanos(1_500)", Some(2)),
+            ("Duration::new(1, 500)", Some(1_000_001)),
+            ("Duration::from_millis(n)", None),
+            ("Duration::from_secs_f64(0.5)", None),
+            ("Instant::from_millis(5)", None),
+        ];
+        for (text, want) in cases {
+            let syn::Expr::Call(call) = syn::parse_str::<syn::Expr>(text).unwrap() else {
+                panic!("{text} is not a call");
+            };
+            assert_eq!(duration_us(&call), want, "{text}");
         }
     }
 }

@@ -672,8 +672,69 @@ fn method(
         is_async: sig.asyncness.is_some(),
         via: None,
         approximate: contract::approximation(attrs),
+        iterates: match &sig.output {
+            syn::ReturnType::Type(_, t) => is_iterator(t, cx),
+            syn::ReturnType::Default => false,
+        },
         supported: problems.is_empty(),
         reason: Reason::signature(problems),
+    }
+}
+
+/// The iterator traits a returned `impl Trait` or `dyn Trait` may name.
+const ITERATOR_TRAITS: &[&str] = &[
+    "Iterator",
+    "DoubleEndedIterator",
+    "ExactSizeIterator",
+    "FusedIterator",
+];
+
+/// Whether a method's return type is an iterator a test can drive: `impl Iterator<..>`,
+/// `Box<dyn Iterator<..>>`, or a type of the crate that implements `Iterator` (found by name
+/// among the crate's `impl Iterator for ..` blocks).
+fn is_iterator(ty: &syn::Type, cx: &TyCx) -> bool {
+    let names_iterator = |bounds: &syn::punctuated::Punctuated<
+        syn::TypeParamBound,
+        syn::Token![+],
+    >| {
+        bounds.iter().any(|b| {
+            matches!(b, syn::TypeParamBound::Trait(t)
+                if t.path.segments.last().is_some_and(|s| ITERATOR_TRAITS.contains(&s.ident.to_string().as_str())))
+        })
+    };
+    match ty {
+        syn::Type::ImplTrait(t) => names_iterator(&t.bounds),
+        syn::Type::TraitObject(t) => names_iterator(&t.bounds),
+        syn::Type::Paren(p) => is_iterator(&p.elem, cx),
+        syn::Type::Group(g) => is_iterator(&g.elem, cx),
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let Some(last) = p.path.segments.last() else {
+                return false;
+            };
+            if last.ident == "Box" {
+                return first_type_arg(last).is_some_and(|inner| is_iterator(inner, cx));
+            }
+            let Some(scope) = &cx.scope else {
+                return false;
+            };
+            let segs: Vec<String> = p
+                .path
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect();
+            let Some((Def::Item { name, .. }, used)) = scope.index.resolve(scope.module, &segs)
+            else {
+                return false;
+            };
+            used == segs.len()
+                && scope
+                    .index
+                    .implementors("Iterator")
+                    .iter()
+                    .any(|(_, ty, _)| *ty == name)
+        }
+        _ => false,
     }
 }
 

@@ -644,6 +644,21 @@ pub fn schedule_point() {
     }
 }
 
+/// Drives an iterator a method returned, as its caller would use it: takes up to `limit` items
+/// (the oracle's `DRIVE_LIMIT`, a bound on one that never ends), each read and dropped, with a
+/// schedule point after each, so the other thread can run between two `next` calls. Answers
+/// how many it took.
+pub fn drive<I: IntoIterator>(items: I, limit: usize) -> usize {
+    let mut taken = 0;
+    for item in items.into_iter().take(limit) {
+        std::hint::black_box(&item);
+        drop(item);
+        taken += 1;
+        schedule_point();
+    }
+    taken
+}
+
 /// Shortest and longest spin of the noise. A spin is timed, not counted: a `pause` costs
 /// 10 to 140 cycles depending on the processor (26 ns on the EPYC covcon is measured on, where
 /// the old 0–1,023 `pause`s took 13 µs on average, as long as a sleep).
