@@ -27,10 +27,8 @@ pub(crate) fn group_pairs(
             let (a, b) = (methods[i], methods[j]);
             let sa = summaries.get(&a.name).unwrap_or(&empty);
             let sb = summaries.get(&b.name).unwrap_or(&empty);
-            let (group, reasons) = match iterator_reads(a, b, sb).or(iterator_reads(b, a, sa)) {
-                Some(reason) => (Group::High, vec![reason]),
-                None => classify(&a.name, sa, &b.name, sb),
-            };
+            let iterated = iterator_reads(a, b, sb).or_else(|| iterator_reads(b, a, sa));
+            let (group, reasons) = classify(&a.name, sa, &b.name, sb, iterated);
             pairs.push(Pair {
                 methods: [a.name.clone(), b.name.clone()],
                 group,
@@ -68,8 +66,15 @@ fn iterator_reads(it: &Method, writer: &Method, ws: &MethodSummary) -> Option<St
     ))
 }
 
-fn classify(na: &str, a: &MethodSummary, nb: &str, b: &MethodSummary) -> (Group, Vec<String>) {
-    let mut high = Vec::new();
+/// The pair's group and why; `iterated` is the reason [`iterator_reads`] gives, if any.
+fn classify(
+    na: &str,
+    a: &MethodSummary,
+    nb: &str,
+    b: &MethodSummary,
+    iterated: Option<String>,
+) -> (Group, Vec<String>) {
+    let mut high: Vec<String> = iterated.into_iter().collect();
     high.extend(lock_order_conflicts(na, a, nb, b));
     high.extend(double_locks(na, a, nb, b));
     high.extend(double_locks(nb, b, na, a).into_iter().filter(|_| na != nb));

@@ -231,13 +231,12 @@ impl ValueGen<'_> {
                     .collect(),
             ),
             ParamKind::Duration => {
-                let all: Vec<u64> = p
-                    .durations_us
-                    .iter()
-                    .chain(&self.own.durations_us)
-                    .copied()
-                    .collect();
-                Value::Duration(all.choose(rng).copied().unwrap_or(1))
+                let (pool, own) = (&p.durations_us, &self.own.durations_us);
+                let us = match rng.gen_range(0..(pool.len() + own.len()).max(1)) {
+                    i if i < pool.len() => pool[i],
+                    i => own.get(i - pool.len()).copied().unwrap_or(1),
+                };
+                Value::Duration(us)
             }
             ParamKind::Instance { .. } => Value::Instance(self.instance(ctx, rng)),
             ParamKind::Closure { returns, .. } => {
@@ -315,15 +314,17 @@ impl ValueGen<'_> {
             return if rng.gen() { min } else { max };
         }
         let (min, max) = int_range(signed, bits);
-        let own: Vec<i128> = self
-            .own
-            .ints
-            .iter()
-            .copied()
-            .filter(|v| (min..=max).contains(v))
-            .collect();
-        if !own.is_empty() && percent(rng, self.pools.own_percent) {
-            return own.choose(rng).copied().unwrap_or(0);
+        if !self.own.ints.is_empty() && percent(rng, self.pools.own_percent) {
+            let fitting: Vec<i128> = self
+                .own
+                .ints
+                .iter()
+                .copied()
+                .filter(|v| (min..=max).contains(v))
+                .collect();
+            if let Some(&v) = fitting.choose(rng) {
+                return v;
+            }
         }
         let extra: &[i128] = if signed { &self.pools.signed_ints } else { &[] };
         let candidates: Vec<i128> = self

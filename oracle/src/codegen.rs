@@ -71,14 +71,14 @@ const OK: &str = "::std::result::Result::Ok";
 const ERR: &str = "::std::result::Result::Err";
 const SOME: &str = "::std::option::Option::Some";
 const NONE: &str = "::std::option::Option::None";
+const ARC: &str = "::std::sync::Arc";
+const CALL_ERROR: &str = "::covcon_rt::CallError::new";
+const RESULT: &str = "::std::result::Result";
 
 /// How many items a test takes from an iterator a method returns (`analysis::Method::iterates`):
 /// enough for the few entries a test's prefix makes, and a bound on one that never ends. The
 /// harness drives it with `covcon_rt::drive`, a reproducer with `.take(DRIVE_LIMIT).count()`.
 pub(crate) const DRIVE_LIMIT: usize = 64;
-const ARC: &str = "::std::sync::Arc";
-const CALL_ERROR: &str = "::covcon_rt::CallError::new";
-const RESULT: &str = "::std::result::Result";
 
 /// Name of the harness package and binary.
 pub(crate) const HARNESS_NAME: &str = "covcon-harness";

@@ -3,6 +3,7 @@
 //! (`Vec::with_capacity(16)`, `bounded(8)`). A test that repeats a call that many times (and
 //! one more, one less) crosses the boundary a segmented or chunked type changes shape at.
 
+use super::render::idents;
 use super::syntax::{Decls, TypeDecl};
 use std::collections::BTreeSet;
 use syn::visit::Visit;
@@ -16,15 +17,21 @@ const MOST: usize = 8;
 /// The sizes of `decl`'s module and impl blocks, sorted.
 pub(crate) fn size_constants(decl: &TypeDecl, decls: &Decls) -> Vec<u64> {
     let mut found = Sizes::default();
+    visit_own_items(decl, decls, &mut found);
+    found.0.into_iter().take(MOST).collect()
+}
+
+/// Visits the `const`s of `decl`'s module and its impl blocks: the code a type's own values
+/// are read from.
+fn visit_own_items<'ast>(decl: &TypeDecl, decls: &'ast Decls, visitor: &mut impl Visit<'ast>) {
     for (module, c) in &decls.consts {
         if *module == decl.module {
-            found.visit_item_const(c);
+            visitor.visit_item_const(c);
         }
     }
     for imp in decls.impls_of(decl) {
-        found.visit_item_impl(imp.item);
+        visitor.visit_item_impl(imp.item);
     }
-    found.0.into_iter().take(MOST).collect()
 }
 
 /// Shortest and longest duration kept, in microseconds: zero is always tried, and a longer
@@ -37,14 +44,7 @@ const DURATION_RANGE_US: std::ops::RangeInclusive<u64> = 1..=1_000_000;
 /// type's own tick is where its timing changes.
 pub(crate) fn duration_constants(decl: &TypeDecl, decls: &Decls) -> Vec<u64> {
     let mut found = Durations::default();
-    for (module, c) in &decls.consts {
-        if *module == decl.module {
-            found.visit_item_const(c);
-        }
-    }
-    for imp in decls.impls_of(decl) {
-        found.visit_item_impl(imp.item);
-    }
+    visit_own_items(decl, decls, &mut found);
     found.0.into_iter().take(MOST).collect()
 }
 
@@ -66,12 +66,7 @@ fn duration_us(call: &syn::ExprCall) -> Option<u64> {
     let syn::Expr::Path(p) = &*call.func else {
         return None;
     };
-    let segments: Vec<String> = p
-        .path
-        .segments
-        .iter()
-        .map(|s| s.ident.to_string())
-        .collect();
+    let segments = idents(&p.path);
     let [.., ty, f] = segments.as_slice() else {
         return None;
     };

@@ -717,12 +717,7 @@ fn is_iterator(ty: &syn::Type, cx: &TyCx) -> bool {
             let Some(scope) = &cx.scope else {
                 return false;
             };
-            let segs: Vec<String> = p
-                .path
-                .segments
-                .iter()
-                .map(|s| s.ident.to_string())
-                .collect();
+            let segs = render::idents(&p.path);
             let Some((Def::Item { name, .. }, used)) = scope.index.resolve(scope.module, &segs)
             else {
                 return false;
