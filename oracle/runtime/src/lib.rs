@@ -46,6 +46,12 @@ pub(crate) struct RawEvent {
     pub(crate) start: bool,
 }
 
+/// Most events a role's buffer keeps in one run before it records only the outermost calls'
+/// starts and ends (see [`enter`]). A call that spins on a lock of its own type (a spin
+/// lock's `lock` inside a barrier's `wait`) starts and ends millions of nested calls a
+/// second; recorded, they took gigabytes and a JSON answer of as many events.
+pub(crate) const MAX_NESTED_EVENTS: usize = 1 << 14;
+
 /// Events per role: 0 and 1 are the suffix threads, 2 the prefix. Each thread only locks its
 /// own buffer, so the buffers add no synchronisation between the two suffix threads.
 pub(crate) static BUFFERS: [Mutex<Vec<RawEvent>>; 3] = [
@@ -83,6 +89,8 @@ pub(crate) static NOISE: [AtomicU64; 3] = [AtomicU64::new(0), AtomicU64::new(0),
 
 thread_local! {
     static ROLE: Cell<u8> = const { Cell::new(NO_ROLE) };
+    /// Instrumented calls this thread is inside: 0 when the next call is one of the test's own.
+    static DEPTH: Cell<u32> = const { Cell::new(0) };
     static RNG: Cell<u64> = const { Cell::new(0x9E37_79B9_7F4A_7C15) };
     /// The last panic seen on this thread: message, location, clock.
     pub(crate) static LAST_PANIC: RefCell<Option<(String, Option<String>, u64)>> =
@@ -95,16 +103,22 @@ pub struct Guard {
     role: u8,
     type_path: &'static str,
     method: &'static str,
+    /// Whether the start was recorded: then so is the end, and a run's events stay balanced.
+    recorded: bool,
 }
 
 /// Records the start of `type_path::method` on this thread; the end is recorded when the
 /// returned guard is dropped, also during unwinding. Does nothing on threads that are not a
-/// worker's test threads.
+/// worker's test threads. A nested call (inside another instrumented call) is recorded only
+/// while its role's buffer holds fewer than [`MAX_NESTED_EVENTS`]; the outermost calls always
+/// are, so coverage of the test's own calls and the call a stuck run is in stay known.
 #[inline]
 pub fn enter(type_path: &'static str, method: &'static str) -> Guard {
     let role = ROLE.with(Cell::get);
+    let mut recorded = false;
     if role != NO_ROLE {
-        record(role, type_path, method, true);
+        let depth = DEPTH.with(|d| d.replace(d.get().saturating_add(1)));
+        recorded = record(role, type_path, method, true, depth == 0);
         sched::point(role);
         if PACE_CALLS.load(Ordering::Relaxed) {
             schedule_point();
@@ -114,6 +128,7 @@ pub fn enter(type_path: &'static str, method: &'static str) -> Guard {
         role,
         type_path,
         method,
+        recorded,
     }
 }
 
@@ -121,7 +136,10 @@ impl Drop for Guard {
     #[inline]
     fn drop(&mut self) {
         if self.role != NO_ROLE {
-            record(self.role, self.type_path, self.method, false);
+            DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
+            if self.recorded {
+                record(self.role, self.type_path, self.method, false, true);
+            }
             sched::point(self.role);
             if PACE_CALLS.load(Ordering::Relaxed) {
                 schedule_point();
@@ -130,17 +148,29 @@ impl Drop for Guard {
     }
 }
 
-fn record(role: u8, type_path: &'static str, method: &'static str, start: bool) {
-    let clock = CLOCK.fetch_add(1, Ordering::SeqCst);
+/// Records one event in `role`'s buffer unless it is full and the event not `always` kept;
+/// answers whether it did.
+fn record(
+    role: u8,
+    type_path: &'static str,
+    method: &'static str,
+    start: bool,
+    always: bool,
+) -> bool {
     let mut buffer = BUFFERS[role as usize]
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if !always && buffer.len() >= MAX_NESTED_EVENTS {
+        return false;
+    }
+    let clock = CLOCK.fetch_add(1, Ordering::SeqCst);
     buffer.push(RawEvent {
         clock,
         type_path,
         method,
         start,
     });
+    true
 }
 
 /// A blocking lock acquisition of the instrumented copy: `self.state.lock()` is written
@@ -706,6 +736,8 @@ pub(crate) fn now() -> u64 {
 /// Makes the current thread a test thread with `role` and seeds its noise generator.
 pub(crate) fn set_role(role: u8, seed: u64) {
     ROLE.with(|r| r.set(role));
+    // A thread whose earlier run was abandoned inside a call starts this one outermost.
+    DEPTH.with(|d| d.set(0));
     let mixed = seed ^ (u64::from(role) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     RNG.with(|r| r.set(mixed | 1));
 }
@@ -862,6 +894,47 @@ mod tests {
         // The run says so (for the results oracle), once.
         assert!(take_timed_out());
         assert!(!take_timed_out());
+    }
+
+    /// A call that starts far more nested calls than a buffer keeps (a spin lock's `lock`
+    /// inside a barrier's `wait`, spinning) leaves a bounded, balanced record in which its own
+    /// start and end, and the next outermost call's, are still there.
+    #[test]
+    fn nested_calls_past_the_cap_are_not_recorded_and_the_outermost_always_are() {
+        set_role(0, 1);
+        BUFFERS[0].lock().unwrap().clear();
+        {
+            let _outer = enter("t::Barrier", "wait");
+            for _ in 0..3 * MAX_NESTED_EVENTS {
+                let _inner = enter("t::Mutex", "lock");
+                let _innermost = enter("t::Mutex", "try_lock");
+            }
+        }
+        drop(enter("t::Barrier", "is_leader"));
+        set_role(NO_ROLE, 0);
+        let events: Vec<RawEvent> = std::mem::take(&mut *BUFFERS[0].lock().unwrap());
+        assert!(events.len() <= MAX_NESTED_EVENTS + 4, "{}", events.len());
+        let mut depth = 0_i64;
+        for event in &events {
+            depth += if event.start { 1 } else { -1 };
+            assert!(depth >= 0);
+        }
+        assert_eq!(depth, 0);
+        let outermost: Vec<(&str, bool)> = events
+            .iter()
+            .filter(|e| e.type_path == "t::Barrier")
+            .map(|e| (e.method, e.start))
+            .collect();
+        assert_eq!(
+            outermost,
+            [
+                ("wait", true),
+                ("wait", false),
+                ("is_leader", true),
+                ("is_leader", false)
+            ]
+        );
+        assert!(events.windows(2).all(|w| w[0].clock < w[1].clock));
     }
 
     #[test]
