@@ -356,6 +356,16 @@ pub struct Method {
     /// oracle (an iterator over a concurrent structure need not be a snapshot).
     #[serde(default, skip_serializing_if = "is_false")]
     pub iterates: bool,
+    /// Whether what it returns can hold the object after the call returns, until it is
+    /// dropped: a guard type of the crate itself (`MutexGuard<T>` of a spin lock crate,
+    /// `Option<SpinGuard<'_>>`) or a type of the crate with a `Drop` impl (a `Permit<'_>`);
+    /// also a method that takes such a hold inside (`add` calling `self.lock()`), until it
+    /// returns. While it lives the other thread may find the object locked or busy, which no order of
+    /// whole calls shows: the results oracle does not compare the calls' answers of a test
+    /// that makes such a call (its final state still is). A guard of a field's lock (another
+    /// crate's type) is not: where an attempt finds that lock held the copy says so instead.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub holds: bool,
     /// Whether covcon can call it from a generated test.
     pub supported: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -693,6 +703,9 @@ pub enum SyncOp {
     /// (`try_lock`, …): whether it times out
     /// is the schedule's choice in a controlled run.
     TimedAcquire { timed: String, attempt: String },
+    /// An acquisition that does not wait (`try_lock()`, `try_read()`, `try_write()`): when it
+    /// finds the lock held, what its call answers is one only contention gives.
+    Attempt { attempt: String },
     /// One operation on an atomic (`load`, `fetch_add`, `compare_exchange`, …).
     #[default]
     Atomic,

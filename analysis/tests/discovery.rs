@@ -117,8 +117,9 @@ fn render(model: &Model) -> String {
                 .map(|a| format!(" approximate: {a}"))
                 .unwrap_or_default();
             let iterates = if m.iterates { " iterates" } else { "" };
+            let holds = if m.holds { " holds" } else { "" };
             out.push_str(&format!(
-                "  method {asyncness}{}{turbofish}({}){tr}{why}{approximate}{iterates}\n",
+                "  method {asyncness}{}{turbofish}({}){tr}{why}{approximate}{iterates}{holds}\n",
                 m.name,
                 params.join(", ")
             ));
@@ -271,6 +272,54 @@ fn methods_returning_an_iterator_are_marked_so_tests_drive_it() {
           method boxed() iterates
           method cursor()
           method snapshot()",
+    );
+}
+
+#[test]
+fn methods_whose_answer_holds_the_object_until_dropped_are_marked() {
+    check(
+        "use std::sync::{Mutex, MutexGuard, LockResult};
+        use std::sync::atomic::AtomicBool;
+        use std::borrow::Cow;
+        pub struct SpinLock { locked: AtomicBool }
+        pub mod guard {
+            pub struct SpinGuard<'a> { pub(crate) lock: &'a super::SpinLock }
+            pub struct Permit<'a> { pub(crate) lock: &'a super::SpinLock }
+            impl Drop for Permit<'_> { fn drop(&mut self) {} }
+            pub struct View<'a> { pub(crate) lock: &'a super::SpinLock }
+        }
+        pub struct Cell { m: Mutex<u64> }
+        impl SpinLock {
+            pub fn new() -> Self { todo!() }
+            pub fn lock(&self) -> guard::SpinGuard { todo!() }
+            pub fn try_lock(&self) -> Option<guard::SpinGuard<'_>> { todo!() }
+            pub fn acquire(&self) -> Result<guard::Permit<'_>, ()> { todo!() }
+            pub fn view(&self) -> guard::View<'_> { todo!() }
+            pub fn name(&self) -> Cow<'static, str> { todo!() }
+            pub fn peek(&self) -> Option<&u64> { todo!() }
+            pub fn add(&self, n: u64) -> u64 { self.bump(n) }
+            fn bump(&self, n: u64) -> u64 { let g = self.lock(); n }
+            pub fn is_locked(&self) -> bool { todo!() }
+        }
+        impl Cell {
+            pub fn new() -> Self { todo!() }
+            pub fn lock(&self) -> MutexGuard<u64> { todo!() }
+            pub fn locked(&self) -> LockResult<MutexGuard<'_, u64>> { todo!() }
+        }",
+        "type demo::Cell <> debug=false supported
+          ctor fn new() -> SelfValue
+          method lock()
+          method locked()
+        type demo::SpinLock <> debug=false supported
+          ctor fn new() -> SelfValue
+          method lock() holds
+          method try_lock() holds
+          method acquire() holds
+          method view()
+          method name()
+          method peek()
+          method add(n: u64) holds
+          method is_locked()",
     );
 }
 

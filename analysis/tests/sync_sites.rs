@@ -20,6 +20,7 @@ fn check(body: &str, expect: &str) {
             let what = match &site.op {
                 SyncOp::Acquire { attempt, .. } => format!(" (or {attempt})"),
                 SyncOp::TimedAcquire { attempt, .. } => format!(" (timed, or {attempt})"),
+                SyncOp::Attempt { .. } => " (attempt)".to_string(),
                 SyncOp::Atomic => " (atomic)".to_string(),
                 SyncOp::Wait { lock } => format!(" (releasing {lock})"),
                 SyncOp::Notify { all, waited } => {
@@ -91,7 +92,8 @@ impl Stock {
         "add: self.count | .fetch_add(1, Ordering::SeqCst) (atomic)
          add: self.items | .lock() (or try_lock)
          name: self.names | .read() (or try_read)
-         rename: self.names | .write() (or try_write)",
+         rename: self.names | .write() (or try_write)
+         rename: self.items | .try_lock() (attempt)",
     );
 }
 

@@ -542,6 +542,7 @@ fn clock_first(mut clock: Vec<Insertion>, others: Vec<Insertion>) -> Vec<Inserti
 
 /// The insertions that make a synchronisation site a schedule point: a lock acquisition
 /// `self.m.lock()` becomes `::covcon_rt::acquire(&self.m, |l| l.try_lock(), |l| l.lock())`,
+/// an attempt `self.m.try_lock()` becomes `::covcon_rt::attempt(&self.m, |l| l.try_lock())`,
 /// an atomic operation `self.n.load(o)` becomes `::covcon_rt::at(&self.n).load(o)`, a
 /// condition wait `self.cv.wait(g)` on `self.m`'s guard becomes `::covcon_rt::Cond(&self.cv,
 /// &self.m).wait(g)` and a notify `::covcon_rt::notifying(&self.cv, false).notify_one()`. None when
@@ -609,6 +610,11 @@ fn site_insertions(site: &SyncSite, file: &Path, source: &str) -> Vec<Insertion>
                 },
             ]
         }
+        SyncOp::Attempt { attempt } if plain_receiver && call == format!(".{attempt}()") => vec![
+            part(start, "::covcon_rt::attempt(&", Rank::Open),
+            part(site.receiver_end, ", |__covcon_l| __covcon_l", Rank::Middle),
+            part(site.call_end, ")", Rank::Close),
+        ],
         SyncOp::Atomic if plain_receiver && call.starts_with('.') && call.ends_with(')') => vec![
             part(start, "::covcon_rt::at(&", Rank::Open),
             part(site.receiver_end, ")", Rank::Close),
@@ -1619,6 +1625,24 @@ mod tests {
                 "{head}impl S {{ fn f(&self) -> bool {{ ::covcon_rt::time::recv_timeout(&(self.rx), \
                  |__covcon_r, __covcon_d| __covcon_r.recv_timeout(__covcon_d), D).is_ok() }} }}"
             ),
+        );
+    }
+
+    /// An acquisition that does not wait is wrapped so the run learns when it found the lock
+    /// held; what follows it (`.ok()?`) stays outside the wrap.
+    #[test]
+    fn an_attempt_is_wrapped_so_the_run_says_when_it_found_the_lock_held() {
+        let source = "use std::sync::Mutex;\n\
+            pub struct T { n: Mutex<u64> }\n\
+            impl T {\n\
+            pub fn try_add(&self) -> Option<u64> { let mut n = self.n.try_lock().ok()?; *n += 1; Some(*n) }\n\
+            }\n";
+        let text = instrumented(source);
+        assert!(
+            text.contains(
+                "let mut n = ::covcon_rt::attempt(&self.n, |__covcon_l| __covcon_l.try_lock()).ok()?;"
+            ),
+            "{text}"
         );
     }
 

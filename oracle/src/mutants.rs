@@ -417,7 +417,10 @@ fn from_sync_site(site: &SyncSite, file: &Path, source: &str) -> Vec<Draft> {
                 format!("{{ if !{ON} {{ {original}; }} }}"),
             )]
         }
-        SyncOp::Acquire { .. } | SyncOp::TimedAcquire { .. } | SyncOp::Wait { .. } => Vec::new(),
+        SyncOp::Acquire { .. }
+        | SyncOp::TimedAcquire { .. }
+        | SyncOp::Attempt { .. }
+        | SyncOp::Wait { .. } => Vec::new(),
     }
 }
 

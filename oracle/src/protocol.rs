@@ -182,9 +182,10 @@ pub struct Response {
     #[serde(default, skip_serializing_if = "is_false")]
     pub own_threads: bool,
     /// A timed acquisition (`try_lock_for`, …) of a suffix call timed out in this concurrent
-    /// run: what that call answered is one no sequential order gives (one thread alone never
-    /// finds the lock held), by design of the method, so the results oracle does not judge
-    /// the run. The panic and deadlock oracles still do.
+    /// run, or an attempt (`try_lock()`) found its lock held: what that call answered is one
+    /// no sequential order gives (one thread alone never finds the lock held), by design of
+    /// the method, so the results oracle does not judge the run. The panic and deadlock
+    /// oracles still do.
     #[serde(default, skip_serializing_if = "is_false")]
     pub timed_out: bool,
     /// The run was blocked for good on condition variables of the copy alone, and the

@@ -51,6 +51,13 @@ pub struct ResultsConfig {
     /// and its panics and deadlocks still count). Read from the model
     /// ([`ResultsConfig::learn_contracts`], which the executor calls).
     pub approximate: BTreeMap<String, BTreeMap<String, Approximation>>,
+    /// Per type path, the methods whose answer can hold the object after the call, until it
+    /// is dropped (`analysis::Method::holds`: `lock() -> MutexGuard<T>`). In a test that makes
+    /// such a call no call's answer is compared: while the answer lived, the other thread may
+    /// have found the object locked or busy (`try_lock` answering `None`, `is_locked` true),
+    /// which no order of whole calls gives. The final state still is compared. Read from the
+    /// model ([`ResultsConfig::learn_contracts`]).
+    pub holding: BTreeMap<String, BTreeSet<String>>,
 }
 
 impl Default for ResultsConfig {
@@ -61,13 +68,15 @@ impl Default for ResultsConfig {
             ignored_methods: BTreeSet::new(),
             compare_final_state: true,
             approximate: BTreeMap::new(),
+            holding: BTreeMap::new(),
         }
     }
 }
 
 impl ResultsConfig {
     /// Adds the methods of `model`'s types whose answers are approximate
-    /// (`analysis::Method::approximate`) to [`ResultsConfig::approximate`].
+    /// (`analysis::Method::approximate`) to [`ResultsConfig::approximate`], and those whose
+    /// answers hold the object (`analysis::Method::holds`) to [`ResultsConfig::holding`].
     pub fn learn_contracts(&mut self, model: &Model) {
         for t in &model.types {
             for m in &t.methods {
@@ -77,8 +86,25 @@ impl ResultsConfig {
                         .or_default()
                         .insert(m.name.clone(), why.clone());
                 }
+                if m.holds {
+                    self.holding
+                        .entry(t.path.clone())
+                        .or_default()
+                        .insert(m.name.clone());
+                }
             }
         }
+    }
+
+    /// The first method of `test`'s suffix calls whose answer holds the object
+    /// ([`ResultsConfig::holding`]), if any.
+    fn held_by<'t>(&self, test: &'t TestCase) -> Option<&'t str> {
+        let holding = self.holding.get(&test.type_path)?;
+        test.threads
+            .iter()
+            .flatten()
+            .map(|call| call.method.as_str())
+            .find(|method| holding.contains(*method))
     }
 
     /// Why the results of `method`'s calls in tests of the type at `type_path` are never
@@ -176,6 +202,9 @@ pub enum LeftOutReason {
     /// The method's answer is approximate by the type's contract
     /// ([`ResultsConfig::approximate`]): its doc says so, or the configuration does.
     Approximate { why: Approximation },
+    /// A call of the test (of `method`) answers a value that holds the object until it is
+    /// dropped ([`ResultsConfig::holding`]).
+    HeldBy { method: String },
 }
 
 /// The sequential runs made for one test, kept so that checking the same test again
@@ -329,9 +358,11 @@ impl SequentialOutcomes {
         config: &ResultsConfig,
     ) -> Vec<Difference> {
         let mut out = Vec::new();
+        let held = config.held_by(test).is_some();
         for (t, calls) in test.threads.iter().enumerate() {
             for (i, call) in calls.iter().enumerate() {
-                if config.not_compared(&test.type_path, &call.method).is_some()
+                if held
+                    || config.not_compared(&test.type_path, &call.method).is_some()
                     || self.unstable_methods.contains_key(&call.method)
                 {
                     continue;
@@ -384,9 +415,15 @@ impl SequentialOutcomes {
                 (method.clone(), reason)
             })
             .collect();
+        let held = config.held_by(test);
         for (t, calls) in test.threads.iter().enumerate() {
             for (i, call) in calls.iter().enumerate() {
-                if let Some(reason) = config.not_compared(&test.type_path, &call.method) {
+                if let Some(method) = held {
+                    let reason = LeftOutReason::HeldBy {
+                        method: method.to_string(),
+                    };
+                    methods.insert(call.method.clone(), reason);
+                } else if let Some(reason) = config.not_compared(&test.type_path, &call.method) {
                     methods.insert(call.method.clone(), reason);
                 } else if result(concurrent, t, i).is_none() {
                     methods
@@ -615,8 +652,8 @@ impl<R: FnMut(&[(u8, u32)], Speed) -> Response> Check<'_, R> {
         if self.concurrent.timed_out {
             // `None` from "the ledger stayed busy": one thread alone never finds the lock
             // held, so no linearization can give what that call answered, by its design.
-            let reason = "a timed acquisition timed out: its call answered what only \
-                          contention gives"
+            let reason = "a timed acquisition timed out or an attempt found its lock held: its \
+                          call answered what only contention gives"
                 .to_string();
             return (ResultsVerdict::NotChecked { reason }, 0);
         }
@@ -980,6 +1017,11 @@ impl fmt::Display for LeftOut {
             LeftOutReason::NoDebug => f.write_str("no Debug text"),
             LeftOutReason::Ignored => f.write_str("ignored by configuration"),
             LeftOutReason::Approximate { why } => write!(f, "approximate answer: {why}"),
+            LeftOutReason::HeldBy { method } => write!(
+                f,
+                "`{method}` answers a value that holds the object until it is dropped: \
+                 meanwhile the other thread may find it locked or busy"
+            ),
             LeftOutReason::Unstable { first, second } => write!(
                 f,
                 "its Debug text differed between two sequential runs of the same calls ({first} vs {second})"
@@ -1083,6 +1125,7 @@ mod tests {
                     Ok(Some(count.to_string()))
                 }
                 "get" => Ok(Some(count.to_string())),
+                "lock" => Ok(Some(format!("Guard({count})"))),
                 "new_id" => {
                     ids += 1;
                     Ok(Some(format!("Id({})", run * 10 + ids)))
@@ -1397,7 +1440,7 @@ runs=0 linearizations=0 ran=[]",
         check(
             &test,
             &run,
-            "not checked: a timed acquisition timed out: its call answered what only contention gives
+            "not checked: a timed acquisition timed out or an attempt found its lock held: its call answered what only contention gives
 left out: []
 runs=0 linearizations=0 ran=[]",
         );
@@ -1780,6 +1823,63 @@ runs=6 linearizations=2 ran=[a0 b0 | a0 b0 | b0 a0 | b0 a0 | - | -]",
             })
         );
         assert_eq!(config.not_compared("k::Other", "len"), None);
+        let mut model = model;
+        model.types[0].methods.push(analysis::Method {
+            holds: true,
+            ..method("entry", None)
+        });
+        config.learn_contracts(&model);
+        assert_eq!(config.holding["k::Set"], ["entry".to_string()].into());
+    }
+
+    /// A `lock` of the fake `Counter` whose guard the other thread's `hit` found held (it
+    /// answered `busy`, which no order of whole calls gives): no call's answer is compared
+    /// in the test, but the final state still is.
+    #[test]
+    fn in_a_test_with_a_call_whose_answer_holds_the_object_only_the_final_state_is_compared() {
+        let test = test_case("Counter", &[], [&["lock"], &["hit"]]);
+        let config = ResultsConfig {
+            extra_runs: 0,
+            holding: [("fixtures::Counter".to_string(), ["lock".to_string()].into())].into(),
+            ..ResultsConfig::default()
+        };
+        let held = "left out: [`hit`: `lock` answers a value that holds the object until it is \
+                    dropped: meanwhile the other thread may find it locked or busy; `lock`: \
+                    `lock` answers a value that holds the object until it is dropped: meanwhile \
+                    the other thread may find it locked or busy]";
+        check_with(
+            &test,
+            &concurrent([&["Guard(0)"], &["busy"]], Some("Counter { n: 1 }")),
+            &mut SequentialOutcomes::new(),
+            &config,
+            &format!("linearizable by a0 b0\n{held}\nruns=1 linearizations=1 ran=[a0 b0]"),
+        );
+        check_with(
+            &test,
+            &concurrent([&["Guard(0)"], &["busy"]], Some("Counter { n: 0 }")),
+            &mut SequentialOutcomes::new(),
+            &config,
+            &format!(
+                "violation: closest linearization: t1.1 t2.1
+  final state: observed Counter {{ n: 0 }}, expected Counter {{ n: 1 }}
+{held}
+runs=6 linearizations=2 ran=[a0 b0 | a0 b0 | b0 a0 | b0 a0 | - | -]"
+            ),
+        );
+        // Without the contract, the answer `busy` is a wrong result.
+        check_with(
+            &test,
+            &concurrent([&["Guard(0)"], &["busy"]], Some("Counter { n: 1 }")),
+            &mut SequentialOutcomes::new(),
+            &ResultsConfig {
+                extra_runs: 0,
+                ..ResultsConfig::default()
+            },
+            "violation: closest linearization: t1.1 t2.1
+  thread 2 call 1 `hit`: observed busy, expected 1
+left out: []
+runs=6 linearizations=2 ran=[a0 b0 | a0 b0 | b0 a0 | b0 a0 | - | -]",
+        );
     }
 
     /// [`allowed_outcomes`] on the fake type.

@@ -215,6 +215,13 @@ impl Walker<'_> {
                     attempt: format!("try_{name}"),
                 }
             }
+            Some(FieldKind::Mutex | FieldKind::RwLock)
+                if m.args.is_empty() && matches!(name, "try_lock" | "try_read" | "try_write") =>
+            {
+                SyncOp::Attempt {
+                    attempt: name.to_string(),
+                }
+            }
             Some(FieldKind::Mutex | FieldKind::RwLock) if m.args.len() == 1 => {
                 let Some(attempt) = timed_attempt(name) else {
                     return;

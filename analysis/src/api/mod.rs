@@ -174,6 +174,7 @@ pub(crate) fn describe(
     };
     drop_unbuildable(&mut api);
     receiver_arguments(&mut api.methods);
+    holds_inside(&impls, &mut api.methods);
     // A value type with no constructor is no use to anyone (a guard the receiver hands out).
     api.values.retain(|v| !v.constructors.is_empty());
     api
@@ -242,7 +243,9 @@ fn mentions(ty: &syn::Type, names: &[String]) -> bool {
 
 /// Parameters no value can be generated for whose type a no-argument `&self` method of the
 /// type returns (`get(&self, key: &K, guard: &Guard<'_>)` with `guard(&self) -> Guard<'_>`)
-/// take that method's result on the receiver: the crate's own way to get one.
+/// take that method's result on the receiver: the crate's own way to get one. Such a
+/// provider's answer is a token for the type's own calls (an epoch guard), not a hold on the
+/// object: it is not [`Method::holds`].
 fn receiver_arguments(methods: &mut [Method]) {
     let providers: Vec<(String, String)> = methods
         .iter()
@@ -291,6 +294,17 @@ fn receiver_arguments(methods: &mut [Method]) {
             m.supported = true;
             m.reason = None;
         }
+    }
+    let provided: HashSet<String> = methods
+        .iter()
+        .flat_map(|m| &m.params)
+        .filter_map(|p| match &p.kind {
+            ParamKind::FromReceiver { method, .. } => Some(method.clone()),
+            _ => None,
+        })
+        .collect();
+    for m in methods.iter_mut() {
+        m.holds &= !provided.contains(&m.name);
     }
 }
 
@@ -676,10 +690,106 @@ fn method(
             syn::ReturnType::Type(_, t) => is_iterator(t, cx),
             syn::ReturnType::Default => false,
         },
+        holds: match &sig.output {
+            syn::ReturnType::Type(_, t) => holds_receiver(t, cx),
+            syn::ReturnType::Default => false,
+        },
         supported: problems.is_empty(),
         reason: Reason::signature(problems),
     }
 }
+
+/// Whether a returned value of type `ty` can hold the object until it is dropped
+/// ([`Method::holds`]): a type of the crate whose name ends in `Guard` or that implements
+/// `Drop` (`MutexGuard<T>` of a spin lock crate, a semaphore's `Permit<'_>`), also inside
+/// `Option`, `Result`, `LockResult` or `TryLockResult`. The crate's own: its methods are
+/// then what takes and releases the hold, so they can answer by it (`is_locked`, `try_lock`).
+/// A guard of another crate's lock (`parking_lot::MappedRwLockReadGuard` over a field) holds
+/// a lock of a field, whose attempts the copy marks where they find it held
+/// (`covcon_rt::attempt`); a reference holds nothing (it has no `Drop`), nor does an
+/// `impl Trait`.
+fn holds_receiver(ty: &syn::Type, cx: &TyCx) -> bool {
+    match ty {
+        syn::Type::Paren(p) => holds_receiver(&p.elem, cx),
+        syn::Type::Group(g) => holds_receiver(&g.elem, cx),
+        syn::Type::Path(p) if p.qself.is_none() => {
+            let Some(last) = p.path.segments.last() else {
+                return false;
+            };
+            if HOLDER_WRAPPERS.contains(&last.ident.to_string().as_str()) {
+                return first_type_arg(last).is_some_and(|inner| holds_receiver(inner, cx));
+            }
+            let Some(scope) = &cx.scope else {
+                return false;
+            };
+            let segs = render::idents(&p.path);
+            let Some((Def::Item { name, .. }, used)) = scope.index.resolve(scope.module, &segs)
+            else {
+                return false;
+            };
+            used == segs.len()
+                && (name.ends_with("Guard")
+                    || scope
+                        .index
+                        .implementors("Drop")
+                        .iter()
+                        .any(|(_, ty, _)| *ty == name))
+        }
+        _ => false,
+    }
+}
+
+/// Marks as [`Method::holds`] the methods that take a hold inside: their body (or that of a
+/// method of the type they call on `self`, public or not, transitively) calls a method that
+/// returns one (`add` calling `self.lock()` of a spin lock crate's own lock). While such a
+/// call runs, the other thread may find the object held, just as beside the guard's owner.
+fn holds_inside(impls: &[&ImplDecl], methods: &mut [Method]) {
+    struct SelfCalls(HashSet<String>);
+    impl<'ast> syn::visit::Visit<'ast> for SelfCalls {
+        fn visit_expr_method_call(&mut self, call: &'ast syn::ExprMethodCall) {
+            if matches!(&*call.receiver, syn::Expr::Path(p) if p.path.is_ident("self")) {
+                self.0.insert(call.method.to_string());
+            }
+            syn::visit::visit_expr_method_call(self, call);
+        }
+    }
+    let mut calls: BTreeMap<String, HashSet<String>> = BTreeMap::new();
+    for imp in impls.iter().filter(|i| i.trait_path.is_none()) {
+        for item in &imp.item.items {
+            let syn::ImplItem::Fn(f) = item else { continue };
+            if f.sig.receiver().is_some() {
+                let mut found = SelfCalls(HashSet::new());
+                syn::visit::Visit::visit_block(&mut found, &f.block);
+                calls
+                    .entry(f.sig.ident.to_string())
+                    .or_default()
+                    .extend(found.0);
+            }
+        }
+    }
+    let mut holding: HashSet<String> = methods
+        .iter()
+        .filter(|m| m.holds)
+        .map(|m| m.name.clone())
+        .collect();
+    loop {
+        let before = holding.len();
+        for (name, called) in &calls {
+            if !holding.contains(name) && called.iter().any(|c| holding.contains(c)) {
+                holding.insert(name.clone());
+            }
+        }
+        if holding.len() == before {
+            break;
+        }
+    }
+    for m in methods.iter_mut() {
+        m.holds |= holding.contains(&m.name);
+    }
+}
+
+/// The wrappers a returned guard may come in, by the name of their last segment.
+const HOLDER_WRAPPERS: &[&str] = &["Option", "Result", "LockResult", "TryLockResult"];
 
 /// The iterator traits a returned `impl Trait` or `dyn Trait` may name.
 const ITERATOR_TRAITS: &[&str] = &[

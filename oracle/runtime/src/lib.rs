@@ -74,12 +74,14 @@ pub fn capturing() -> bool {
 /// which must wait where a controlled run hands the turn over.
 pub(crate) static PACE_CALLS: AtomicBool = AtomicBool::new(false);
 
-/// Whether a timed acquisition timed out since the worker last took it
-/// ([`take_timed_out`]): what the call answered then is one no sequential order gives (one
-/// thread alone never finds the lock held), so the results oracle does not judge that run.
+/// Whether a timed acquisition timed out, or an attempt ([`attempt`]) found its lock held,
+/// since the worker last took it ([`take_timed_out`]): what the call answered then is one no
+/// sequential order gives (one thread alone never finds the lock held), so the results oracle
+/// does not judge that run.
 static TIMED_OUT: AtomicBool = AtomicBool::new(false);
 
-/// Whether a timed acquisition timed out since the last call, which clears it.
+/// Whether a timed acquisition timed out, or an attempt found its lock held, since the last
+/// call, which clears it.
 pub(crate) fn take_timed_out() -> bool {
     TIMED_OUT.swap(false, Ordering::Relaxed)
 }
@@ -292,6 +294,44 @@ impl<G> Attempt for Result<G, std::sync::TryLockError<G>> {
             Err(std::sync::TryLockError::Poisoned(poisoned)) => Some(Err(poisoned)),
             Err(std::sync::TryLockError::WouldBlock) => None,
         }
+    }
+}
+
+/// An acquisition that does not wait, in the instrumented copy: `self.m.try_lock()` is
+/// written `::covcon_rt::attempt(&self.m, |l| l.try_lock())`. In a controlled run, a schedule
+/// point just before it. When it finds the lock held the run says so ([`take_timed_out`]),
+/// whatever thread made it: a call that answers by contention (`try_push` answering `false`
+/// while the other thread holds the queue) is not a wrong result.
+#[inline]
+pub fn attempt<'a, L: ?Sized, R: Contended>(lock: &'a L, attempt: impl FnOnce(&'a L) -> R) -> R {
+    let role = ROLE.with(Cell::get);
+    if role < 2 && sched::on() {
+        sched::point(role);
+    }
+    let got = attempt(lock);
+    if got.contended() {
+        TIMED_OUT.store(true, Ordering::Relaxed);
+    }
+    got
+}
+
+/// What an acquisition that does not wait answers, as [`attempt`] reads it.
+pub trait Contended {
+    /// Whether it found the lock held.
+    fn contended(&self) -> bool;
+}
+
+/// parking_lot's, lock_api's and spin's `try_lock`, `try_read`, `try_write`.
+impl<G> Contended for Option<G> {
+    fn contended(&self) -> bool {
+        self.is_none()
+    }
+}
+
+/// std's `try_lock`, `try_read`, `try_write`: a poisoned lock was acquired.
+impl<G> Contended for Result<G, std::sync::TryLockError<G>> {
+    fn contended(&self) -> bool {
+        matches!(self, Err(std::sync::TryLockError::WouldBlock))
     }
 }
 
