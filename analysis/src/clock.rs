@@ -8,7 +8,7 @@
 //! `std::thread`), and `x.elapsed()` where `x` is `Instant::now()` itself, a field the file
 //! declares as an `Instant` or `SystemTime`, or a local or parameter given that type or bound
 //! to `Instant::now()`; also `thread::park_timeout(d)` and any `x.recv_timeout(d)` (a channel's
-//! timed receive). Clocks read elsewhere (through a dependency, `quanta`, a syscall) stay
+//! timed receive), and a busy wait's `hint::spin_loop()`, which the copy reports to the worker. Clocks read elsewhere (through a dependency, `quanta`, a syscall) stay
 //! real; the verdict does not count on them.
 
 use crate::api::render::idents;
@@ -26,6 +26,7 @@ pub(crate) fn clock_sites(file: &Path, text: &str) -> Vec<ClockSite> {
         "sleep",
         "park_timeout",
         "recv_timeout",
+        "spin_loop",
     ]
     .iter()
     .any(|w| text.contains(w))
@@ -205,6 +206,8 @@ impl Finder<'_> {
             ["std" | "core", "time", "SystemTime", "now"] => Some(ClockRead::SystemNow),
             ["std", "thread", "sleep"] => Some(ClockRead::Sleep),
             ["std", "thread", "park_timeout"] => Some(ClockRead::ParkTimeout),
+            ["std" | "core", "hint", "spin_loop"]
+            | ["std" | "core", "sync", "atomic", "spin_loop_hint"] => Some(ClockRead::SpinLoop),
             _ => None,
         }
     }
@@ -357,6 +360,20 @@ mod tests {
             "use std::time::Instant;\nfn f(t: Instant) { assert!(Instant::now() >= t, \"{:?}\", t.elapsed()); }",
             &["Now 2:27-2:39..2:41", "Elapsed 2:56-2:57..2:67"],
         );
+    }
+
+    /// A busy wait's pause, however the file names it; another `spin_loop` is not one.
+    #[test]
+    fn spin_loop_hints_are_sites() {
+        check(
+            "use core::hint;\nfn f() { hint::spin_loop(); core::hint::spin_loop(); }",
+            &["SpinLoop 2:9-2:24..2:26", "SpinLoop 2:28-2:49..2:51"],
+        );
+        check(
+            "use std::hint::spin_loop;\n#[allow(deprecated)]\nfn f() { spin_loop(); std::sync::atomic::spin_loop_hint(); }",
+            &["SpinLoop 3:9-3:18..3:20", "SpinLoop 3:22-3:55..3:57"],
+        );
+        check("fn spin_loop() {}\nfn f() { spin_loop(); }", &[]);
     }
 
     #[test]

@@ -91,6 +91,9 @@ pub enum ClockRead {
     /// `receiver.recv_timeout(duration)`, on any receiver (std's and crossbeam's channels
     /// name it so); `at`..`end` is the receiver.
     RecvTimeout,
+    /// `hint::spin_loop()` (or the older `atomic::spin_loop_hint()`): a busy wait's pause,
+    /// which the copy reports, so that a wait nothing can end is told from a slow run.
+    SpinLoop,
 }
 
 /// A dependency a package's code can name (`use dashmap::DashMap`), so that the harness can

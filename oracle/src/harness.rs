@@ -708,8 +708,12 @@ fn clock_site_insertions(site: &ClockSite, file: &Path, source: &str) -> Vec<Ins
         ClockRead::Elapsed => "elapsed",
         ClockRead::SystemElapsed => "system_elapsed",
         ClockRead::RecvTimeout => "recv_timeout",
+        ClockRead::SpinLoop => "spin_loop",
     };
     match site.read {
+        ClockRead::SpinLoop if path_like && rest == "()" => {
+            vec![replace("::covcon_rt::spin_loop", start, site.end)]
+        }
         ClockRead::Now | ClockRead::SystemNow | ClockRead::Sleep | ClockRead::ParkTimeout
             if path_like && rest.starts_with('(') =>
         {
@@ -1613,6 +1617,14 @@ mod tests {
                  |__covcon_r, __covcon_d| __covcon_r.recv_timeout(__covcon_d), D).is_ok()"
             ),
             "{text}"
+        );
+    }
+
+    #[test]
+    fn a_spin_loop_hint_is_reported_to_the_worker() {
+        check_clock(
+            "fn f(b: &AtomicBool) { while !b.load(Acquire) { core::hint::spin_loop(); } }",
+            "fn f(b: &AtomicBool) { while !b.load(Acquire) { ::covcon_rt::spin_loop(); } }",
         );
     }
 

@@ -1076,6 +1076,25 @@ fn an_endless_loop_is_a_deadlock_and_an_abort_ends_the_worker_without_an_answer(
     );
 }
 
+/// A call that spins on `hint::spin_loop()` with nothing else to run is blocked for good once
+/// it has spun 50 ms without progress, where the copy reports its pauses (the real analysis
+/// finds them: `ClockRead::SpinLoop`); with the hand-written model, which has no clock sites,
+/// the same loop runs to the timeout (above).
+#[test]
+fn a_spin_nothing_can_end_is_blocked_for_good_where_the_copy_reports_its_pauses() {
+    let queue = test(
+        "Queue",
+        vec![call("new", vec![])],
+        vec![],
+        [vec![call("spin", vec![])], vec![]],
+    );
+    let mut worker = Worker::of(&analysed().binary);
+    assert_eq!(
+        summary(worker.ask(&concurrent(queue))),
+        r#"deadlocked (blocked for good) inside [Some("spin"), None] | prefix [] | [] [] | t0[+spin]"#
+    );
+}
+
 /// A batch of the test cases, numbered from 1, with a short timeout.
 fn batch(tests: Vec<TestCase>) -> Request {
     Request::Batch {

@@ -120,6 +120,9 @@ pub fn enter(type_path: &'static str, method: &'static str) -> Guard {
     let mut recorded = false;
     if role != NO_ROLE {
         let depth = DEPTH.with(|d| d.replace(d.get().saturating_add(1)));
+        if depth == 0 {
+            stuck::note_progress(role);
+        }
         recorded = record(role, type_path, method, true, depth == 0);
         sched::point(role);
         if PACE_CALLS.load(Ordering::Relaxed) {
@@ -138,7 +141,9 @@ impl Drop for Guard {
     #[inline]
     fn drop(&mut self) {
         if self.role != NO_ROLE {
-            DEPTH.with(|d| d.set(d.get().saturating_sub(1)));
+            if DEPTH.with(|d| d.replace(d.get().saturating_sub(1))) <= 1 {
+                stuck::note_progress(self.role);
+            }
             if self.recorded {
                 record(self.role, self.type_path, self.method, false, true);
             }
@@ -332,6 +337,28 @@ impl<G> Contended for Option<G> {
 impl<G> Contended for Result<G, std::sync::TryLockError<G>> {
     fn contended(&self) -> bool {
         matches!(self, Err(std::sync::TryLockError::WouldBlock))
+    }
+}
+
+/// `core::hint::spin_loop()` (or `std::hint::spin_loop()`, `spin_loop_hint()`) of the
+/// instrumented copy: the pause, and a note that the test thread busy-waits. One that spins
+/// on, without finishing a call of the test or reading the clock, counts as waiting for good
+/// (`stuck.rs`), so a spin lock or barrier nothing can release ends its run in milliseconds.
+#[inline]
+pub fn spin_loop() {
+    let role = ROLE.with(Cell::get);
+    if role != NO_ROLE {
+        stuck::note_spin(role);
+    }
+    std::hint::spin_loop();
+}
+
+/// The current test thread read the clock: a busy wait that does is waiting for time, which
+/// passes, not for good.
+pub(crate) fn clock_read() {
+    let role = ROLE.with(Cell::get);
+    if role != NO_ROLE {
+        stuck::note_progress(role);
     }
 }
 
@@ -778,6 +805,9 @@ pub(crate) fn set_role(role: u8, seed: u64) {
     ROLE.with(|r| r.set(role));
     // A thread whose earlier run was abandoned inside a call starts this one outermost.
     DEPTH.with(|d| d.set(0));
+    if role != NO_ROLE {
+        stuck::note_progress(role);
+    }
     let mixed = seed ^ (u64::from(role) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     RNG.with(|r| r.set(mixed | 1));
 }

@@ -15,10 +15,24 @@
 //!
 //! Linux only (it reads `/proc/self/task/*/syscall`), on x86-64 and AArch64 (the futex
 //! syscall's number); elsewhere, and whenever a file cannot be read, nothing is ever stuck and
-//! the timeout decides as before. Spinning, a timed wait, a sleep or a blocking read never
-//! count as stuck.
+//! the timeout decides as before. A timed wait, a sleep or a blocking read never count as
+//! stuck.
+//!
+//! Nor does spinning, with one exception: a test thread that has spun (the copy's
+//! `core::hint::spin_loop()`, [`crate::spin_loop`]) for [`SPIN_STUCK_MS`] without finishing
+//! one of the test's calls or reading the clock in between counts as waiting for good, the
+//! time it started spinning standing in for its context switches. A spin lock's `lock` or a
+//! barrier's `wait` that nothing else can release then ends in milliseconds too, instead of
+//! at the timeout; a thread that still runs, or a thread of the user's that does not sleep,
+//! keeps the run alive as before.
 
-use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering};
+use std::sync::OnceLock;
+use std::time::Instant;
+
+/// How long a test thread spins, without finishing a call of the test or reading the clock,
+/// before the stuck test counts it as waiting for good.
+pub(crate) const SPIN_STUCK_MS: u64 = 50;
 
 /// A worker thread, as the stuck test sees it.
 pub(crate) struct RuntimeThread {
@@ -26,6 +40,9 @@ pub(crate) struct RuntimeThread {
     tid: AtomicI32,
     /// Whether it is waiting in the runtime rather than running user code.
     idle: AtomicBool,
+    /// When it began spinning without progress ([`note_spin`]), in microseconds since the
+    /// first look plus one; 0 while it is not.
+    spinning_since: AtomicU64,
 }
 
 impl RuntimeThread {
@@ -33,7 +50,15 @@ impl RuntimeThread {
         RuntimeThread {
             tid: AtomicI32::new(0),
             idle: AtomicBool::new(idle),
+            spinning_since: AtomicU64::new(0),
         }
+    }
+
+    /// Since when it has spun without progress, if for [`SPIN_STUCK_MS`] at least by `now`
+    /// ([`now_us`]).
+    fn stuck_spinning(&self, now: u64) -> Option<u64> {
+        let since = self.spinning_since.load(Ordering::SeqCst);
+        (since != 0 && now.saturating_sub(since) >= SPIN_STUCK_MS * 1000).then_some(since)
     }
 
     /// Records the calling thread as this one.
@@ -55,6 +80,41 @@ pub(crate) static MAIN: RuntimeThread = RuntimeThread::new(false);
 pub(crate) static HELPER: RuntimeThread = RuntimeThread::new(true);
 /// The watchdog: never runs user code.
 pub(crate) static WATCHDOG: RuntimeThread = RuntimeThread::new(true);
+
+/// The worker thread a test thread of `role` runs on: the helper for thread 1, the main
+/// thread otherwise (thread 0, sequential runs, setup).
+fn thread_of(role: u8) -> &'static RuntimeThread {
+    if role == 1 {
+        &HELPER
+    } else {
+        &MAIN
+    }
+}
+
+/// The test thread of `role` spins (a busy wait's pause): from now on, unless it already is.
+pub(crate) fn note_spin(role: u8) {
+    let thread = thread_of(role);
+    if thread.spinning_since.load(Ordering::Relaxed) == 0 {
+        thread
+            .spinning_since
+            .store(now_us().max(1), Ordering::SeqCst);
+    }
+}
+
+/// The test thread of `role` made progress (finished or began one of the test's calls, read
+/// the clock): it is not spinning for good.
+pub(crate) fn note_progress(role: u8) {
+    let thread = thread_of(role);
+    if thread.spinning_since.load(Ordering::Relaxed) != 0 {
+        thread.spinning_since.store(0, Ordering::SeqCst);
+    }
+}
+
+/// Microseconds since the first call, plus one.
+fn now_us() -> u64 {
+    static EPOCH: OnceLock<Instant> = OnceLock::new();
+    EPOCH.get_or_init(Instant::now).elapsed().as_micros() as u64 + 1
+}
 
 /// Whether test thread `t` (0: the main thread, 1: the helper) is asleep in a futex wait, with
 /// or without a timeout (a lock, a condition variable, `park`): waiting for another thread,
@@ -94,8 +154,21 @@ pub(crate) fn blocked_snapshot() -> Option<Snapshot> {
     if tids.is_empty() || tids.len() > MAX_THREADS {
         return None;
     }
+    // A test thread spinning for good: the time it began stands in for its switches (the
+    // top bit set, so it is never taken for a count of them).
+    let now = now_us();
+    let spinning = |tid: i32| {
+        [&MAIN, &HELPER]
+            .into_iter()
+            .find(|t| t.tid.load(Ordering::SeqCst) == tid)
+            .and_then(|t| t.stuck_spinning(now))
+            .map(|since| since | 1 << 63)
+    };
     // All the waits first: a running thread (usually the first one read) ends the look early.
     for &tid in &tids {
+        if spinning(tid).is_some() {
+            continue;
+        }
         let syscall = std::fs::read_to_string(format!("/proc/self/task/{tid}/syscall")).ok()?;
         if !in_untimed_futex_wait(&syscall) {
             return None;
@@ -103,6 +176,10 @@ pub(crate) fn blocked_snapshot() -> Option<Snapshot> {
     }
     let mut threads = Vec::with_capacity(tids.len());
     for tid in tids {
+        if let Some(since) = spinning(tid) {
+            threads.push((tid, since));
+            continue;
+        }
         let status = std::fs::read_to_string(format!("/proc/self/task/{tid}/status")).ok()?;
         threads.push((tid, context_switches(&status)?));
     }
@@ -270,4 +347,26 @@ mod tests {
     }
 
     static TID: AtomicI32 = AtomicI32::new(0);
+
+    /// A test thread spinning counts from its first pause until it makes progress; only a
+    /// spin of [`SPIN_STUCK_MS`] or more is one for good.
+    #[test]
+    fn a_spin_counts_from_its_first_pause_until_progress() {
+        note_progress(1);
+        assert_eq!(HELPER.spinning_since.load(Ordering::SeqCst), 0);
+        note_spin(1);
+        let since = HELPER.spinning_since.load(Ordering::SeqCst);
+        assert_ne!(since, 0);
+        note_spin(1);
+        assert_eq!(HELPER.spinning_since.load(Ordering::SeqCst), since);
+        note_progress(1);
+        assert_eq!(HELPER.spinning_since.load(Ordering::SeqCst), 0);
+
+        let thread = RuntimeThread::new(false);
+        let stuck_after = SPIN_STUCK_MS * 1000;
+        assert_eq!(thread.stuck_spinning(stuck_after * 9), None);
+        thread.spinning_since.store(1_000, Ordering::SeqCst);
+        assert_eq!(thread.stuck_spinning(1_000 + stuck_after - 1), None);
+        assert_eq!(thread.stuck_spinning(1_000 + stuck_after), Some(1_000));
+    }
 }

@@ -119,6 +119,7 @@ fn is_virtual() -> bool {
 
 /// `Instant::now()` of the copy.
 pub fn now() -> Instant {
+    crate::clock_read();
     if !is_virtual() {
         return Instant::now();
     }
@@ -127,6 +128,7 @@ pub fn now() -> Instant {
 
 /// `SystemTime::now()` of the copy.
 pub fn system_now() -> SystemTime {
+    crate::clock_read();
     if !is_virtual() {
         return SystemTime::now();
     }
