@@ -20,8 +20,10 @@
 //!
 //! Nor does spinning, with one exception: a test thread that has spun (the copy's
 //! `core::hint::spin_loop()`, [`crate::spin_loop`]) for [`SPIN_STUCK_MS`] without finishing
-//! one of the test's calls or reading the clock in between counts as waiting for good, the
-//! time it started spinning standing in for its context switches. A spin lock's `lock` or a
+//! one of the test's calls or reading the clock in between, and still spins (its last pause
+//! under [`SPIN_RECENT_MS`] ago), counts as waiting for good, the time it started spinning
+//! standing in for its context switches. A call that spun once and then computes for long
+//! is not taken for one that spins on. A spin lock's `lock` or a
 //! barrier's `wait` that nothing else can release then ends in milliseconds too, instead of
 //! at the timeout; a thread that still runs, or a thread of the user's that does not sleep,
 //! keeps the run alive as before.
@@ -34,6 +36,9 @@ use std::time::Instant;
 /// before the stuck test counts it as waiting for good.
 pub(crate) const SPIN_STUCK_MS: u64 = 50;
 
+/// How recent a spinning thread's last pause must be for it to count as spinning still.
+const SPIN_RECENT_MS: u64 = 10;
+
 /// A worker thread, as the stuck test sees it.
 pub(crate) struct RuntimeThread {
     /// Its kernel thread id, 0 until it registers.
@@ -43,6 +48,8 @@ pub(crate) struct RuntimeThread {
     /// When it began spinning without progress ([`note_spin`]), in microseconds since the
     /// first look plus one; 0 while it is not.
     spinning_since: AtomicU64,
+    /// When it last paused in a spin, on the same clock.
+    last_spin: AtomicU64,
 }
 
 impl RuntimeThread {
@@ -51,6 +58,7 @@ impl RuntimeThread {
             tid: AtomicI32::new(0),
             idle: AtomicBool::new(idle),
             spinning_since: AtomicU64::new(0),
+            last_spin: AtomicU64::new(0),
         }
     }
 
@@ -58,7 +66,11 @@ impl RuntimeThread {
     /// ([`now_us`]).
     fn stuck_spinning(&self, now: u64) -> Option<u64> {
         let since = self.spinning_since.load(Ordering::SeqCst);
-        (since != 0 && now.saturating_sub(since) >= SPIN_STUCK_MS * 1000).then_some(since)
+        let last = self.last_spin.load(Ordering::SeqCst);
+        (since != 0
+            && now.saturating_sub(since) >= SPIN_STUCK_MS * 1000
+            && now.saturating_sub(last) <= SPIN_RECENT_MS * 1000)
+            .then_some(since)
     }
 
     /// Records the calling thread as this one.
@@ -94,10 +106,10 @@ fn thread_of(role: u8) -> &'static RuntimeThread {
 /// The test thread of `role` spins (a busy wait's pause): from now on, unless it already is.
 pub(crate) fn note_spin(role: u8) {
     let thread = thread_of(role);
+    let now = now_us();
+    thread.last_spin.store(now, Ordering::SeqCst);
     if thread.spinning_since.load(Ordering::Relaxed) == 0 {
-        thread
-            .spinning_since
-            .store(now_us().max(1), Ordering::SeqCst);
+        thread.spinning_since.store(now, Ordering::SeqCst);
     }
 }
 
@@ -366,7 +378,13 @@ mod tests {
         let stuck_after = SPIN_STUCK_MS * 1000;
         assert_eq!(thread.stuck_spinning(stuck_after * 9), None);
         thread.spinning_since.store(1_000, Ordering::SeqCst);
+        thread
+            .last_spin
+            .store(1_000 + stuck_after - 1, Ordering::SeqCst);
         assert_eq!(thread.stuck_spinning(1_000 + stuck_after - 1), None);
         assert_eq!(thread.stuck_spinning(1_000 + stuck_after), Some(1_000));
+        // Spun once, then went on without pausing again: not spinning still.
+        let late = 1_000 + stuck_after + SPIN_RECENT_MS * 1000;
+        assert_eq!(thread.stuck_spinning(late), None);
     }
 }
