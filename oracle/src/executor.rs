@@ -872,6 +872,7 @@ impl OracleExecutor {
         match speed {
             Speed::Full => self.sequential(test, order),
             Speed::Slow => self.paced_sequential(test, order, &Pace::Paused { pause_us }),
+            Speed::OwnThreads => self.paced_sequential(test, order, &Pace::OwnThreads),
         }
     }
 

@@ -224,6 +224,9 @@ pub struct SequentialOutcomes {
     /// starting the same way would stop there too (sequential runs are deterministic), so it
     /// is not run.
     failing_starts: Vec<Vec<(u8, u32)>>,
+    /// Orders also run with each call on the thread it ran on concurrently
+    /// ([`Speed::OwnThreads`]).
+    on_own_threads: BTreeSet<Vec<(u8, u32)>>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -621,6 +624,10 @@ pub enum Speed {
     /// evicting), answers by time as well as by the calls; text that a full-speed and a slow
     /// run of the same order disagree on is left out like any other text that varies.
     Slow,
+    /// Each call on the thread it ran on in the concurrent run: a type that answers by the
+    /// calling thread (sharded-slab's keys name the thread's shard) gives its other answer
+    /// there, and text that differs from the one-thread runs is left out as varying.
+    OwnThreads,
 }
 
 /// Slow runs one check makes at most, on the way to a violation only: what they show is left
@@ -746,6 +753,10 @@ impl<R: FnMut(&[(u8, u32)], Speed) -> Response> Check<'_, R> {
             for _ in 0..self.config.extra_runs {
                 self.run_order(&closest.closest);
             }
+        }
+        // The closest once more with each call on its own thread, once per test.
+        if self.outcomes.on_own_threads.insert(closest.closest.clone()) {
+            self.run_order_at(&closest.closest, Speed::OwnThreads);
         }
     }
 
@@ -1115,6 +1126,13 @@ mod tests {
     /// `tags` lists the keys `hit` added in an order that changes in one run of four, and `Map`'s final state is printed in that order
     /// too; `opaque` has no Debug; `wait` blocks when run alone; `Opaque` has no Debug.
     fn fake_run(test: &TestCase, order: &[(u8, u32)], run: u64) -> Response {
+        fake_run_at(test, order, run, Speed::Full)
+    }
+
+    /// [`fake_run`] at `speed`: a `key` answers `Key(t)` on thread `t` when each call runs on
+    /// its own thread, `Key(0)` when all run on one (sharded-slab's keys name the shard of
+    /// the calling thread).
+    fn fake_run_at(test: &TestCase, order: &[(u8, u32)], run: u64, speed: Speed) -> Response {
         let mut count = 0;
         let mut ids = 0;
         let mut queued = 0;
@@ -1171,7 +1189,12 @@ mod tests {
         for &(t, i) in order {
             let method = &test.threads[t as usize][i as usize].method;
             events.push((t, method.as_str(), true));
-            match apply(method) {
+            let on = if speed == Speed::OwnThreads { t } else { 0 };
+            let answer = match method.as_str() {
+                "key" => Ok(Some(format!("Key({on})"))),
+                _ => apply(method),
+            };
+            match answer {
                 Ok(text) => response.results[t as usize][i as usize] = text,
                 Err(outcome) => {
                     // As the worker's watchdog answers: events, no results.
@@ -1203,14 +1226,19 @@ mod tests {
     ) {
         let ran = RefCell::new(Vec::new());
         let runs_before = outcomes.len() as u64;
-        let check = check_results(test, concurrent, outcomes, config, |order, _| {
+        let check = check_results(test, concurrent, outcomes, config, |order, speed| {
             let mut ran = ran.borrow_mut();
+            let own = if speed == Speed::OwnThreads {
+                " own"
+            } else {
+                ""
+            };
             ran.push(if order.is_empty() {
                 "-".to_string()
             } else {
-                order_text(order)
+                order_text(order) + own
             });
-            fake_run(test, order, runs_before + ran.len() as u64 - 1)
+            fake_run_at(test, order, runs_before + ran.len() as u64 - 1, speed)
         });
         let verdict = match &check.verdict {
             ResultsVerdict::NotChecked { reason } => format!("not checked: {reason}"),
@@ -1289,7 +1317,23 @@ mod tests {
   thread 2 call 1 `hit`: observed 1, expected 2
   final state: observed Counter { n: 1 }, expected Counter { n: 2 }
 left out: []
-runs=14 linearizations=2 ran=[a0 b0 | a0 b0 | b0 a0 | b0 a0 | - | - | a0 b0 | a0 b0 | a0 b0 | a0 b0 | b0 a0 | b0 a0 | b0 a0 | b0 a0]",
+runs=15 linearizations=2 ran=[a0 b0 | a0 b0 | b0 a0 | b0 a0 | - | - | a0 b0 | a0 b0 | a0 b0 | a0 b0 | b0 a0 | b0 a0 | b0 a0 | b0 a0 | a0 b0 own]",
+        );
+    }
+
+    /// A slab whose keys name the calling thread's shard: the concurrent run's thread 2 got
+    /// `Key(1)`, which no order run on one thread gives. On the way to a violation the
+    /// closest order runs once more with each call on its own thread, and `key`, whose text
+    /// then differs, is left out as varying.
+    #[test]
+    fn an_answer_by_the_calling_thread_is_left_out_once_an_order_runs_on_its_threads() {
+        let test = test_case("Slab", &[], [&["key"], &["key"]]);
+        check(
+            &test,
+            &concurrent([&["Key(0)"], &["Key(1)"]], None),
+            "linearizable by a0 b0
+left out: [`key`: its Debug text differed between two sequential runs of the same calls (Key(0) vs Key(1)); final state: no Debug text]
+runs=15 linearizations=2 ran=[a0 b0 | a0 b0 | b0 a0 | b0 a0 | - | - | a0 b0 | a0 b0 | a0 b0 | a0 b0 | b0 a0 | b0 a0 | b0 a0 | b0 a0 | a0 b0 own]",
         );
     }
 
@@ -1310,7 +1354,7 @@ runs=14 linearizations=2 ran=[a0 b0 | a0 b0 | b0 a0 | b0 a0 | - | - | a0 b0 | a0
                 &mut SequentialOutcomes::new(),
                 &config,
                 |_, speed| match speed {
-                    Speed::Full => concurrent([&["0"], &["0"]], None),
+                    Speed::Full | Speed::OwnThreads => concurrent([&["0"], &["0"]], None),
                     Speed::Slow => {
                         slow_runs += 1;
                         concurrent([&[slow], &[slow]], None)
@@ -1395,7 +1439,7 @@ runs=2 linearizations=1 ran=[a0 a1 b0 | a0 a1 b0]",
             &run,
             "linearizable by b0 a0 a1
 left out: [`tags`: its Debug text differed between two sequential runs of the same calls ([1, 2] vs [2, 1]); final state: no Debug text]
-runs=20 linearizations=3 ran=[b0 a0 a1 | b0 a0 a1 | a0 b0 a1 | a0 b0 a1 | a0 a1 b0 | a0 a1 b0 | - | - | b0 a0 a1 | b0 a0 a1 | b0 a0 a1 | b0 a0 a1 | a0 b0 a1 | a0 b0 a1 | a0 b0 a1 | a0 b0 a1 | a0 a1 b0 | a0 a1 b0 | a0 a1 b0 | a0 a1 b0]",
+runs=21 linearizations=3 ran=[b0 a0 a1 | b0 a0 a1 | a0 b0 a1 | a0 b0 a1 | a0 a1 b0 | a0 a1 b0 | - | - | b0 a0 a1 | b0 a0 a1 | b0 a0 a1 | b0 a0 a1 | a0 b0 a1 | a0 b0 a1 | a0 b0 a1 | a0 b0 a1 | a0 a1 b0 | a0 a1 b0 | a0 a1 b0 | a0 a1 b0 | b0 a0 a1 own]",
         );
     }
 
@@ -1518,7 +1562,7 @@ runs=4 linearizations=2 ran=[a0 b0 | b0 a0 | - | -]",
             &config,
             "inconclusive: none of the first 1 of 2 linearizations matches
 left out: []
-runs=4 linearizations=1 ran=[a0 b0 | a0 b0 | - | -]",
+runs=5 linearizations=1 ran=[a0 b0 | a0 b0 | - | - | a0 b0 own]",
         );
     }
 
@@ -1533,11 +1577,11 @@ runs=4 linearizations=1 ran=[a0 b0 | a0 b0 | - | -]",
             &mut outcomes,
             &config,
             &lost_update_rendered(
-                14,
-                "a0 b0 | a0 b0 | b0 a0 | b0 a0 | - | - | a0 b0 | a0 b0 | a0 b0 | a0 b0 | b0 a0 | b0 a0 | b0 a0 | b0 a0",
+                15,
+                "a0 b0 | a0 b0 | b0 a0 | b0 a0 | - | - | a0 b0 | a0 b0 | a0 b0 | a0 b0 | b0 a0 | b0 a0 | b0 a0 | b0 a0 | a0 b0 own",
             ),
         );
-        assert_eq!(outcomes.len(), 14);
+        assert_eq!(outcomes.len(), 15);
         check_with(
             &test,
             &run,
@@ -1688,7 +1732,7 @@ runs={runs} linearizations=2 ran=[{ran}]"
             "violation: closest linearization: t1.1 t2.1
   final state: observed Counter { n: 1 }, expected Counter { n: 2 }
 left out: [`hit`: ignored by configuration]
-runs=14 linearizations=2 ran=[a0 b0 | a0 b0 | b0 a0 | b0 a0 | - | - | a0 b0 | a0 b0 | a0 b0 | a0 b0 | b0 a0 | b0 a0 | b0 a0 | b0 a0]",
+runs=15 linearizations=2 ran=[a0 b0 | a0 b0 | b0 a0 | b0 a0 | - | - | a0 b0 | a0 b0 | a0 b0 | a0 b0 | b0 a0 | b0 a0 | b0 a0 | b0 a0 | a0 b0 own]",
         );
         let config = ResultsConfig {
             ignored_methods: ["hit".to_string()].into(),
@@ -1747,7 +1791,7 @@ runs=1 linearizations=1 ran=[a0 a1 b0]",
             "violation: closest linearization: t1.1 t1.2 t2.1
   thread 2 call 1 `get`: observed 5, expected 2
 left out: []
-runs=8 linearizations=3 ran=[a0 a1 b0 | a0 a1 b0 | a0 b0 a1 | a0 b0 a1 | b0 a0 a1 | b0 a0 a1 | - | -]",
+runs=9 linearizations=3 ran=[a0 a1 b0 | a0 a1 b0 | a0 b0 a1 | a0 b0 a1 | b0 a0 a1 | b0 a0 a1 | - | - | a0 a1 b0 own]",
         );
     }
 
@@ -1768,7 +1812,7 @@ runs=8 linearizations=3 ran=[a0 a1 b0 | a0 a1 b0 | a0 b0 a1 | a0 b0 a1 | b0 a0 a
   thread 2 call 1 `hit`: observed 1, expected 2
   final state: observed Counter { n: 1 }, expected Counter { n: 2 }
 left out: [`get`: approximate answer: its doc says \"The count may be stale.\"]
-runs=8 linearizations=3 ran=[a0 b0 b1 | a0 b0 b1 | b0 a0 b1 | b0 a0 b1 | b0 b1 a0 | b0 b1 a0 | - | -]",
+runs=9 linearizations=3 ran=[a0 b0 b1 | a0 b0 b1 | b0 a0 b1 | b0 a0 b1 | b0 b1 a0 | b0 b1 a0 | - | - | a0 b0 b1 own]",
         );
     }
 
@@ -1788,7 +1832,7 @@ runs=8 linearizations=3 ran=[a0 b0 b1 | a0 b0 b1 | b0 a0 b1 | b0 a0 b1 | b0 b1 a
             "violation: closest linearization: t1.1 t2.1
   thread 2 call 1 `get`: observed 5, expected 0
 left out: []
-runs=6 linearizations=2 ran=[a0 b0 | a0 b0 | b0 a0 | b0 a0 | - | -]",
+runs=7 linearizations=2 ran=[a0 b0 | a0 b0 | b0 a0 | b0 a0 | - | - | a0 b0 own]",
         );
     }
 
@@ -1863,7 +1907,7 @@ runs=6 linearizations=2 ran=[a0 b0 | a0 b0 | b0 a0 | b0 a0 | - | -]",
                 "violation: closest linearization: t1.1 t2.1
   final state: observed Counter {{ n: 0 }}, expected Counter {{ n: 1 }}
 {held}
-runs=6 linearizations=2 ran=[a0 b0 | a0 b0 | b0 a0 | b0 a0 | - | -]"
+runs=7 linearizations=2 ran=[a0 b0 | a0 b0 | b0 a0 | b0 a0 | - | - | a0 b0 own]"
             ),
         );
         // Without the contract, the answer `busy` is a wrong result.
@@ -1878,7 +1922,7 @@ runs=6 linearizations=2 ran=[a0 b0 | a0 b0 | b0 a0 | b0 a0 | - | -]"
             "violation: closest linearization: t1.1 t2.1
   thread 2 call 1 `hit`: observed busy, expected 1
 left out: []
-runs=6 linearizations=2 ran=[a0 b0 | a0 b0 | b0 a0 | b0 a0 | - | -]",
+runs=7 linearizations=2 ran=[a0 b0 | a0 b0 | b0 a0 | b0 a0 | - | - | a0 b0 own]",
         );
     }
 
