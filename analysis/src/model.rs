@@ -360,7 +360,7 @@ pub struct Method {
     #[serde(default, skip_serializing_if = "is_false")]
     pub iterates: bool,
     /// Whether what it returns can hold the object after the call returns, until it is
-    /// dropped: a guard type of the crate itself (`MutexGuard<T>` of a spin lock crate,
+    /// dropped: a guard type of the crate itself, by name (`MutexGuard<T>` of a spin lock crate, `GuardResult`,
     /// `Option<SpinGuard<'_>>`) or a type of the crate with a `Drop` impl (a `Permit<'_>`);
     /// also a method that takes such a hold inside (`add` calling `self.lock()`), until it
     /// returns. While it lives the other thread may find the object locked or busy, which no order of

@@ -286,6 +286,7 @@ fn methods_whose_answer_holds_the_object_until_dropped_are_marked() {
             pub struct SpinGuard<'a> { pub(crate) lock: &'a super::SpinLock }
             pub struct Permit<'a> { pub(crate) lock: &'a super::SpinLock }
             impl Drop for Permit<'_> { fn drop(&mut self) {} }
+            pub enum GuardResult<'a> { Value(u64), Guard(SpinGuard<'a>) }
             pub struct View<'a> { pub(crate) lock: &'a super::SpinLock }
         }
         pub struct Cell { m: Mutex<u64> }
@@ -295,6 +296,7 @@ fn methods_whose_answer_holds_the_object_until_dropped_are_marked() {
             pub fn try_lock(&self) -> Option<guard::SpinGuard<'_>> { todo!() }
             pub fn acquire(&self) -> Result<guard::Permit<'_>, ()> { todo!() }
             pub fn view(&self) -> guard::View<'_> { todo!() }
+            pub fn value_or_guard(&self) -> guard::GuardResult<'_> { todo!() }
             pub fn name(&self) -> Cow<'static, str> { todo!() }
             pub fn peek(&self) -> Option<&u64> { todo!() }
             pub fn add(&self, n: u64) -> u64 { self.bump(n) }
@@ -316,6 +318,7 @@ fn methods_whose_answer_holds_the_object_until_dropped_are_marked() {
           method try_lock() holds
           method acquire() holds
           method view()
+          method value_or_guard() holds
           method name()
           method peek()
           method add(n: u64) holds

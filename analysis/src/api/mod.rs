@@ -700,8 +700,9 @@ fn method(
 }
 
 /// Whether a returned value of type `ty` can hold the object until it is dropped
-/// ([`Method::holds`]): a type of the crate whose name ends in `Guard` or that implements
-/// `Drop` (`MutexGuard<T>` of a spin lock crate, a semaphore's `Permit<'_>`), also inside
+/// ([`Method::holds`]): a type of the crate whose name says guard or that implements `Drop`
+/// (`MutexGuard<T>` of a spin lock crate, quick_cache's `GuardResult<'_, ..>` that may hold a
+/// placeholder, a semaphore's `Permit<'_>`), also inside
 /// `Option`, `Result`, `LockResult` or `TryLockResult`. The crate's own: its methods are
 /// then what takes and releases the hold, so they can answer by it (`is_locked`, `try_lock`).
 /// A guard of another crate's lock (`parking_lot::MappedRwLockReadGuard` over a field) holds
@@ -728,7 +729,7 @@ fn holds_receiver(ty: &syn::Type, cx: &TyCx) -> bool {
                 return false;
             };
             used == segs.len()
-                && (name.ends_with("Guard")
+                && (name.contains("Guard")
                     || scope
                         .index
                         .implementors("Drop")
