@@ -664,6 +664,13 @@ impl<R: FnMut(&[(u8, u32)], Speed) -> Response> Check<'_, R> {
                 .to_string();
             return (ResultsVerdict::NotChecked { reason }, 0);
         }
+        if let Some((method, text)) = contention_answer(self.test, self.concurrent) {
+            let reason = format!(
+                "`{method}` answered `{text}`: what its type answers under contention, which \
+                 no order of whole calls gives"
+            );
+            return (ResultsVerdict::NotChecked { reason }, 0);
+        }
         self.outcomes.for_test(self.test);
         self.outcomes
             .learn_from_prefix(self.test, &self.concurrent.prefix_results);
@@ -963,6 +970,28 @@ pub(crate) fn stuck_call(test: &TestCase, order: &[(u8, u32)], events: &[Event])
 }
 
 /// The Debug text of call `index` of thread `thread` in `response`, if any.
+/// The answers a type gives when another thread got in the way (crossbeam's `Steal::Retry`,
+/// dashmap's `TryResult::Locked`, std's `TryLockError::WouldBlock`): by their contract, not
+/// wrong results, however no sequential order gives them.
+const CONTENTION_ANSWERS: &[&str] = &["Retry", "Locked", "WouldBlock", "Contended"];
+
+/// The first suffix call of `concurrent` that answered one of [`CONTENTION_ANSWERS`] (alone,
+/// or as `Err(..)`), with its text.
+fn contention_answer<'r>(test: &TestCase, concurrent: &'r Response) -> Option<(String, &'r str)> {
+    test.threads.iter().enumerate().find_map(|(t, calls)| {
+        calls.iter().enumerate().find_map(|(i, call)| {
+            let text = result(concurrent, t, i)?;
+            let bare = text
+                .strip_prefix("Err(")
+                .and_then(|t| t.strip_suffix(')'))
+                .unwrap_or(text);
+            CONTENTION_ANSWERS
+                .contains(&bare)
+                .then(|| (call.method.clone(), text))
+        })
+    })
+}
+
 fn result(response: &Response, thread: usize, index: usize) -> Option<&str> {
     response.results[thread].get(index)?.as_deref()
 }
@@ -1487,6 +1516,33 @@ runs=0 linearizations=0 ran=[]",
             "not checked: a timed acquisition timed out or an attempt found its lock held: its call answered what only contention gives
 left out: []
 runs=0 linearizations=0 ran=[]",
+        );
+    }
+
+    /// A steal that answered `Retry` beside another thread's call (crossbeam-deque's
+    /// `Injector`): the contract's answer under contention, not judged; no sequential run made.
+    #[test]
+    fn an_answer_by_contention_is_not_checked() {
+        let test = test_case("Counter", &[], [&["hit"], &["get", "get"]]);
+        for (answer, shown) in [("Retry", "Retry"), ("Err(WouldBlock)", "Err(WouldBlock)")] {
+            check(
+                &test,
+                &concurrent([&["1"], &["0", answer]], Some("Counter { n: 1 }")),
+                &format!(
+                    "not checked: `get` answered `{shown}`: what its type answers under contention, which no order of whole calls gives
+left out: []
+runs=0 linearizations=0 ran=[]"
+                ),
+            );
+        }
+        // A text that only contains such a word is an answer like any other.
+        check(
+            &test,
+            &concurrent([&["1"], &["0", "Retrying(3)"]], Some("Counter { n: 1 }")),
+            "violation: closest linearization: t2.1 t1.1 t2.2
+  thread 2 call 2 `get`: observed Retrying(3), expected 1
+left out: []
+runs=21 linearizations=3 ran=[a0 b0 b1 | a0 b0 b1 | b0 a0 b1 | b0 a0 b1 | b0 b1 a0 | b0 b1 a0 | - | - | a0 b0 b1 | a0 b0 b1 | a0 b0 b1 | a0 b0 b1 | b0 a0 b1 | b0 a0 b1 | b0 a0 b1 | b0 a0 b1 | b0 b1 a0 | b0 b1 a0 | b0 b1 a0 | b0 b1 a0 | b0 a0 b1 own]",
         );
     }
 
