@@ -300,14 +300,25 @@ pub(crate) fn generic_names(generics: &[GenericParam]) -> Vec<String> {
 /// own, in turn.
 pub(crate) const CANDIDATES: [&str; 4] = ["u32", "i64", "String", "Vec<u8>"];
 
-/// How many instantiations there are to try: the longest candidate list of a type parameter.
+/// How many instantiations there are to try: the longest candidate list of a type parameter
+/// (one more for a unit default, tried last).
 pub(crate) fn attempts(generics: &[GenericParam]) -> usize {
     generics
         .iter()
-        .filter(|g| g.kind == GenericKind::Type && g.default.is_none())
-        .map(|g| g.candidates.len() + CANDIDATES.len())
+        .filter(|g| g.kind == GenericKind::Type && informative_default(g).is_none())
+        .map(|g| g.candidates.len() + CANDIDATES.len() + usize::from(g.default.is_some()))
         .max()
         .unwrap_or(1)
+}
+
+/// A type parameter's default, unless it is `()`: a unit default (`Once<T = ()>`) makes
+/// every answer of type `T` the same `()`, so a value written twice, or the wrong one
+/// returned, looks right. Such a parameter is instantiated like one without a default, the
+/// unit last.
+pub(crate) fn informative_default(g: &GenericParam) -> Option<&String> {
+    g.default
+        .as_ref()
+        .filter(|d| d.chars().filter(|c| !c.is_whitespace()).collect::<String>() != "()")
 }
 
 /// The argument for each generic parameter in the `attempt`th instantiation: `'static` for
@@ -328,7 +339,7 @@ pub(crate) fn instantiate(generics: &[GenericParam], attempt: usize) -> Vec<Stri
                     "4".to_string()
                 }
             }),
-            GenericKind::Type => match &g.default {
+            GenericKind::Type => match informative_default(g) {
                 Some(default) => default.clone(),
                 None => {
                     let all: Vec<&str> = g
@@ -336,6 +347,7 @@ pub(crate) fn instantiate(generics: &[GenericParam], attempt: usize) -> Vec<Stri
                         .iter()
                         .map(String::as_str)
                         .chain(CANDIDATES)
+                        .chain(g.default.as_deref())
                         .collect();
                     all[attempt.min(all.len() - 1)].to_string()
                 }
@@ -351,7 +363,7 @@ pub(crate) fn instantiate(generics: &[GenericParam], attempt: usize) -> Vec<Stri
         .filter(|(n, _)| !n.starts_with('\''))
         .collect();
     for (g, arg) in generics.iter().zip(args.iter_mut()) {
-        if g.default.is_some() {
+        if informative_default(g).is_some() {
             *arg = substitute(arg, &map);
         }
     }
@@ -1448,6 +1460,24 @@ mod tests {
             ["'static", "u32", "4", "::std::string::String"]
         );
         assert_eq!(instantiate(&generics, 2)[1], "String");
+    }
+
+    /// `Once<T = ()>`: the unit default shows nothing of a value, so `T` is tried as a
+    /// parameter without a default, the unit last.
+    #[test]
+    fn a_unit_default_is_tried_last() {
+        let generics = [GenericParam {
+            name: "T".into(),
+            kind: GenericKind::Type,
+            written: "T = ()".into(),
+            default: Some("()".into()),
+            candidates: vec![],
+        }];
+        assert_eq!(attempts(&generics), CANDIDATES.len() + 1);
+        let tried: Vec<String> = (0..attempts(&generics))
+            .map(|attempt| instantiate(&generics, attempt).remove(0))
+            .collect();
+        assert_eq!(tried, ["u32", "i64", "String", "Vec<u8>", "()"]);
     }
 
     #[test]
