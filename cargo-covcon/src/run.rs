@@ -541,6 +541,10 @@ pub fn replay(
     config.cargo_args = workspace_options.cargo_args();
     config.confirm_runs = runs.max(1);
     config.jobs = 1;
+    // A wrong result replays as one under the results oracle that found it.
+    if saved.get("oracle").and_then(|o| o.as_str()) == Some("results") {
+        config.results = Some(oracle::results::ResultsConfig::default());
+    }
     let selected = Model {
         types: selection
             .types
@@ -556,7 +560,8 @@ pub fn replay(
     let harness =
         oracle::prepare_with(&selected, &config, &instantiations).map_err(harness_error)?;
     let program = harness.binary;
-    let result = oracle::replay_with_worker(&program, &config, &test).map_err(harness_error)?;
+    let result =
+        oracle::replay_with_worker(&program, &config, &selected, &test).map_err(harness_error)?;
     stdout(&format!(
         "{}: {} of {} concurrent runs failed\n",
         test.type_path, result.failures, result.runs

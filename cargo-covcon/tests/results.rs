@@ -54,6 +54,21 @@ impl Copy {
         self.campaign_within(packages, types, oracle, max_tests, "10m")
     }
 
+    /// `cargo covcon replay FILE --runs RUNS`, from the copy's directory: its stdout.
+    fn replay(&self, file: &str, runs: &str) -> String {
+        let output = {
+            let _sharing = LOAD.read().unwrap_or_else(|e| e.into_inner());
+            Command::new(env!("CARGO_BIN_EXE_cargo-covcon"))
+                .args(["covcon", "replay", file, "--runs", runs])
+                .current_dir(self.dir.path())
+                .env("CARGO_TARGET_DIR", self.target())
+                .env("NO_COLOR", "1")
+                .output()
+                .unwrap()
+        };
+        String::from_utf8_lossy(&output.stdout).to_string()
+    }
+
     /// [`Copy::campaign`] with a time budget of its own: a safety net, set well above what
     /// `max_tests` takes, so that the tests bound the campaign even on a loaded machine.
     fn campaign_within(
@@ -176,6 +191,15 @@ fn a_lost_update_is_a_wrong_result_under_the_results_oracle_only_and_its_twin_is
     // instrumented (what `replay` reads).
     let instrumented = written.as_object_mut().unwrap().remove("harness_types");
     assert_eq!(instrumented, Some(serde_json::json!(types)));
+    // And the oracle that judged it, which `replay` judges it by.
+    let judged_by = written.as_object_mut().unwrap().remove("oracle");
+    assert_eq!(judged_by, Some(serde_json::json!("results")));
+    let replay = copy.replay(violation["replay"].as_str().unwrap(), "300");
+    assert!(
+        replay.contains("concurrent runs failed") && !replay.contains(" 0 of "),
+        "{replay}"
+    );
+    assert!(replay.contains("violation (wrong_result)"), "{replay}");
     let ran_in = written.as_object_mut().unwrap().remove("workspace_root");
     let ran_in = PathBuf::from(ran_in.as_ref().and_then(Value::as_str).unwrap());
     assert_eq!(

@@ -929,6 +929,10 @@ impl OracleExecutor {
             let mut types: Vec<&String> = self.types.keys().collect();
             types.sort();
             map.insert("harness_types".into(), serde_json::json!(types));
+            // The oracle that judged it: a wrong result replays as one only under the same.
+            if self.config.results.is_some() {
+                map.insert("oracle".into(), serde_json::json!("results"));
+            }
         }
         let test_json = serde_json::to_string_pretty(&saved).expect("JSON values serialise");
         let source = self.reproducer_source(violation, allowed);
@@ -1031,21 +1035,23 @@ pub fn replay(
     config: &OracleConfig,
     test: &TestCase,
 ) -> Result<ReplayResult, OracleError> {
-    replay_with_worker(&harness.binary, config, test)
+    replay_with_worker(&harness.binary, config, &Model::default(), test)
 }
 
-/// [`replay`] on workers started from `program` (see [`OracleExecutor::with_worker`]).
+/// [`replay`] on workers started from `program` (see [`OracleExecutor::with_worker`]). With
+/// the results oracle on, `model` gives the contracts the campaign judged by (answers that are
+/// approximate, calls that hold the object).
 pub fn replay_with_worker(
     program: &Path,
     config: &OracleConfig,
+    model: &Model,
     test: &TestCase,
 ) -> Result<ReplayResult, OracleError> {
-    let model = Model::default();
     let config = OracleConfig {
         jobs: 1,
         ..config.clone()
     };
-    let executor = OracleExecutor::start(worker_command(program, &config), &config, &model)?;
+    let executor = OracleExecutor::start(worker_command(program, &config), &config, model)?;
     Ok(executor.replay(test))
 }
 

@@ -335,7 +335,8 @@ fn a_violation_found_free_is_replayed_under_a_schedule_that_shows_it() {
     let saved: TestCase =
         serde_json::from_str(&std::fs::read_to_string(&found.json).unwrap()).unwrap();
     assert_eq!(saved.control, found.test.control);
-    let replayed = oracle::replay_with_worker(Path::new(FAKE), &mixed, &saved).unwrap();
+    let replayed =
+        oracle::replay_with_worker(Path::new(FAKE), &mixed, &Model::default(), &saved).unwrap();
     assert_eq!((replayed.runs, replayed.failures), (4, 4));
 
     let out = tempfile::tempdir().unwrap();
@@ -458,6 +459,7 @@ fn check_replay(script: &str, expect: &str) {
     let result = oracle::replay_with_worker(
         Path::new(FAKE),
         &config(out.path(), 1),
+        &Model::default(),
         &test_case(1, script),
     )
     .unwrap();
