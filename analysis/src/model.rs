@@ -482,10 +482,13 @@ pub enum ParamKind {
     Option {
         inner: Box<ParamKind>,
     },
-    /// `Result<T, E>`: always `Ok` of a generated `T` (a closure's result, mostly); the error
-    /// type is left to inference.
+    /// `Result<T, E>`: `Ok` of a generated `T` (a closure's result, mostly); when covcon can
+    /// generate an `E` (`err`), now and then `Err` of one (a closure that fails:
+    /// `try_call_once(|| Err(0))`). Without `err` the error type is left to inference.
     Result {
         ok: Box<ParamKind>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        err: Option<Box<ParamKind>>,
     },
     Tuple {
         elems: Vec<ParamKind>,
@@ -563,7 +566,7 @@ impl ParamKind {
             ParamKind::Ref { inner }
             | ParamKind::Option { inner }
             | ParamKind::Pointer { inner, .. } => vec![inner],
-            ParamKind::Result { ok } => vec![ok],
+            ParamKind::Result { ok, err } => std::iter::once(ok).chain(err).map(|k| &**k).collect(),
             ParamKind::Closure { returns, .. } => vec![returns],
             ParamKind::Tuple { elems } => elems.iter().collect(),
             _ => Vec::new(),
@@ -577,7 +580,9 @@ impl ParamKind {
             ParamKind::Ref { inner }
             | ParamKind::Option { inner }
             | ParamKind::Pointer { inner, .. } => vec![inner],
-            ParamKind::Result { ok } => vec![ok],
+            ParamKind::Result { ok, err } => {
+                std::iter::once(ok).chain(err).map(|k| &mut **k).collect()
+            }
             ParamKind::Closure { returns, .. } => vec![returns],
             ParamKind::Tuple { elems } => elems.iter_mut().collect(),
             _ => Vec::new(),

@@ -15,7 +15,10 @@ fn kind(k: &ParamKind) -> String {
         ParamKind::Slice { elem } => format!("slice({})", kind(elem)),
         ParamKind::Ref { inner } => format!("ref({})", kind(inner)),
         ParamKind::Option { inner } => format!("option({})", kind(inner)),
-        ParamKind::Result { ok } => format!("ok({})", kind(ok)),
+        ParamKind::Result { ok, err: None } => format!("ok({})", kind(ok)),
+        ParamKind::Result { ok, err: Some(err) } => {
+            format!("ok({}) or err({})", kind(ok), kind(err))
+        }
         ParamKind::Tuple { elems } => format!(
             "tuple({})",
             elems.iter().map(kind).collect::<Vec<_>>().join(", ")
@@ -478,6 +481,7 @@ fn wrappers_options_structs_generic_and_trait_methods_are_reached() {
              pub fn read<R: std::io::Read>(&self, r: R) {}
              pub fn retain(&self, f: impl FnMut(&u64) -> bool) {}
              pub fn try_get_with<F, E>(&self, init: F) where F: FnOnce() -> Result<u64, E> {}
+             pub fn load(&self, f: impl FnOnce() -> Result<u64, std::io::Error>) {}
          }
          impl export::Export for Set { fn export(&self) -> String { String::new() } }",
         "type demo::Set <> debug=false supported
@@ -488,7 +492,8 @@ fn wrappers_options_structs_generic_and_trait_methods_are_reached() {
           method take::<u8>()
           method read(r: unsupported) unsupported: parameter `r`: generic method parameter `R`
           method retain(f: closure(bool))
-          method try_get_with::<_, u32>(init: closure(ok(u64)))
+          method try_get_with::<_, u32>(init: closure(ok(u64) or err(u32)))
+          method load(f: closure(ok(u64)))
           method export() [demo::export::Export]
           method size() [demo::export::Export]
           value demo::opts::Flags: Default default(0), Literal Flags(2)

@@ -55,6 +55,7 @@ impl fmt::Display for Value {
             Value::List(items) => write!(f, "[{}]", Args(items)),
             Value::Option(None) => f.write_str("None"),
             Value::Option(Some(v)) => write!(f, "Some({v})"),
+            Value::Err(v) => write!(f, "Err({v})"),
             Value::Tuple(items) if items.len() == 1 => write!(f, "({},)", items[0]),
             Value::Tuple(items) => write!(f, "({})", Args(items)),
             Value::Duration(us) if us % 1000 == 0 => write!(f, "{}ms", us / 1000),

@@ -36,6 +36,8 @@ pub struct Pools {
     pub max_list_len: usize,
     /// Percentage of `Option` draws that are `None`.
     pub none_percent: u32,
+    /// Percentage of `Result` draws that are `Err`, where the error can be generated.
+    pub err_percent: u32,
     /// Percentage of tests, among those calling a method that takes an instance, that build
     /// a second instance.
     pub second_instance_percent: u32,
@@ -68,6 +70,7 @@ impl Default for Pools {
             own_percent: 20,
             max_list_len: 3,
             none_percent: 25,
+            err_percent: 25,
             second_instance_percent: 75,
             other_instance_percent: 75,
             second_receiver_percent: 50,
@@ -145,7 +148,7 @@ impl ValueGen<'_> {
             ParamKind::Option { inner }
             | ParamKind::Ref { inner }
             | ParamKind::Pointer { inner, .. } => self.check_at(inner, depth + 1),
-            ParamKind::Result { ok } => self.check_at(ok, depth + 1),
+            ParamKind::Result { ok, .. } => self.check_at(ok, depth + 1),
             ParamKind::Closure { returns, .. } => self.check_at(returns, depth + 1),
             ParamKind::Tuple { elems } => {
                 elems.iter().try_for_each(|e| self.check_at(e, depth + 1))
@@ -223,7 +226,15 @@ impl ValueGen<'_> {
             ParamKind::Ref { inner } | ParamKind::Pointer { inner, .. } => {
                 self.value_at(inner, ctx, rng, depth + 1)
             }
-            ParamKind::Result { ok } => self.value_at(ok, ctx, rng, depth + 1),
+            // `Err` now and then, when the error is something covcon can make.
+            ParamKind::Result { ok, err } => match err {
+                Some(err)
+                    if percent(rng, p.err_percent) && self.check_at(err, depth + 1).is_ok() =>
+                {
+                    Value::Err(Box::new(self.value_at(err, ctx, rng, depth + 1)))
+                }
+                _ => self.value_at(ok, ctx, rng, depth + 1),
+            },
             ParamKind::Tuple { elems } => Value::Tuple(
                 elems
                     .iter()
@@ -537,6 +548,29 @@ mod tests {
                 returns: Box::new(ParamKind::Bool),
                 arity: 0,
             },
+            1,
+            "Closure(Bool(false)) Closure(Bool(true))",
+        );
+    }
+
+    /// A `Result` is `Err` now and then where its error can be made, never where it cannot.
+    #[test]
+    fn results_are_sometimes_err_where_the_error_can_be_made() {
+        let result = |err: Option<ParamKind>| ParamKind::Closure {
+            returns: Box::new(ParamKind::Result {
+                ok: Box::new(ParamKind::Bool),
+                err: err.map(Box::new),
+            }),
+            arity: 0,
+        };
+        check(
+            result(Some(ParamKind::Char)),
+            1,
+            "Closure(Bool(false)) Closure(Bool(true)) Closure(Err(Char('a'))) Closure(Err(Char('b'))) Closure(Err(Char('c')))",
+        );
+        check(result(None), 1, "Closure(Bool(false)) Closure(Bool(true))");
+        check(
+            result(Some(ParamKind::Unsupported)),
             1,
             "Closure(Bool(false)) Closure(Bool(true))",
         );

@@ -260,7 +260,9 @@ fn value_mentions(value: &Value, instance: usize) -> bool {
         Value::List(items) | Value::Tuple(items) => {
             items.iter().any(|v| value_mentions(v, instance))
         }
-        Value::Option(Some(inner)) | Value::Closure(inner) => value_mentions(inner, instance),
+        Value::Option(Some(inner)) | Value::Closure(inner) | Value::Err(inner) => {
+            value_mentions(inner, instance)
+        }
         Value::Built(b) => b.args.iter().any(|v| value_mentions(v, instance)),
         Value::Int(_)
         | Value::Bool(_)
@@ -494,6 +496,11 @@ fn simpler_values(value: &Value) -> Vec<Value> {
             .into_iter()
             .map(|v| Value::Closure(Box::new(v)))
             .collect(),
+        // Still an `Err` (the failure may be what matters), of a simpler error.
+        Value::Err(inner) => simpler_values(inner)
+            .into_iter()
+            .map(|v| Value::Err(Box::new(v)))
+            .collect(),
         // The same constructor with simpler arguments (another constructor could fail).
         Value::Built(b) => simpler_items(&b.args)
             .into_iter()
@@ -545,7 +552,7 @@ fn weight(value: &Value) -> u128 {
         Value::Option(None) | Value::Instance(_) | Value::FromReceiver(_) | Value::Handle(_) => 0,
         Value::Option(Some(inner)) => weight(inner).saturating_add(1),
         Value::Duration(us) => u128::from(*us),
-        Value::Closure(inner) => weight(inner),
+        Value::Closure(inner) | Value::Err(inner) => weight(inner),
         Value::Built(b) => b
             .args
             .iter()

@@ -174,7 +174,9 @@ impl Value {
             Value::List(items) | Value::Tuple(items) => {
                 items.iter_mut().for_each(|v| v.map_handles(to))
             }
-            Value::Option(Some(inner)) | Value::Closure(inner) => inner.map_handles(to),
+            Value::Option(Some(inner)) | Value::Closure(inner) | Value::Err(inner) => {
+                inner.map_handles(to)
+            }
             Value::Built(b) => b.args.iter_mut().for_each(|v| v.map_handles(to)),
             _ => {}
         }
@@ -212,6 +214,9 @@ pub enum Value {
     Instance(usize),
     /// A closure that returns this value.
     Closure(Box<Value>),
+    /// `Err` of this value, for a `Result` parameter or a closure's `Result` (any other value
+    /// stands for `Ok` of it there).
+    Err(Box<Value>),
     /// A value of one of the type's [`analysis::ValueType`]s, built by a constructor.
     Built(Box<Built>),
     /// What the named no-argument method of the call's receiver returns (`&c0.guard()`).

@@ -1121,8 +1121,9 @@ fn argument(param: &Param, i: usize, args_cx: &ArgsCx<'_>) -> (Option<String>, S
             // Its arguments' types come from the bound (`impl FnMut(&K) -> bool`).
             let ignored = vec!["_"; *arity].join(", ");
             let value = format!("::std::clone::Clone::clone(&{var})");
-            let value = match **returns {
-                ParamKind::Result { .. } => format!("{OK}({value})"),
+            // A `Result` whose error covcon makes is decoded whole, `Ok` or `Err`.
+            let value = match &**returns {
+                ParamKind::Result { err: None, .. } => format!("{OK}({value})"),
                 _ => value,
             };
             (
@@ -1130,9 +1131,13 @@ fn argument(param: &Param, i: usize, args_cx: &ArgsCx<'_>) -> (Option<String>, S
                 format!("move |{ignored}| {value}"),
             )
         }
-        ParamKind::Result { .. } => (
+        ParamKind::Result { err: None, .. } => (
             Some(format!("let {var} = {};", args_cx.decoded(i))),
             format!("{OK}({var})"),
+        ),
+        ParamKind::Result { err: Some(_), .. } => (
+            Some(format!("let {var} = {};", args_cx.decoded(i))),
+            var,
         ),
         // A kept value of the type's own making: a clone, or a reference.
         ParamKind::Returned {
@@ -1277,7 +1282,7 @@ fn owned_type(kind: &ParamKind, substitutions: &BTreeMap<String, String>) -> Str
         }
         ParamKind::Ref { inner } => owned_type(inner, substitutions),
         ParamKind::Option { inner } => format!("Option<{}>", owned_type(inner, substitutions)),
-        ParamKind::Result { ok } => format!("Result<{}, _>", owned_type(ok, substitutions)),
+        ParamKind::Result { ok, .. } => format!("Result<{}, _>", owned_type(ok, substitutions)),
         ParamKind::Tuple { elems } => {
             let elems: Vec<String> = elems.iter().map(|e| owned_type(e, substitutions)).collect();
             if elems.len() == 1 {

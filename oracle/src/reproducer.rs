@@ -138,7 +138,12 @@ fn render(
     );
     // The crate's traits, for trait methods; the names above shadow anything it exports.
     let krate = test.type_path.split("::").next().unwrap_or_default();
-    let _ = writeln!(out, "#[allow(unused_imports)]\nuse {krate}::*;");
+    // `extern crate` too: a crate of edition 2015 (spin 0.9) names its dependencies so in
+    // its tests; in later editions it changes nothing.
+    let _ = writeln!(
+        out,
+        "extern crate {krate};\n#[allow(unused_imports)]\nuse {krate}::*;"
+    );
     // The traits of trait methods the test calls, wherever they live.
     let mut traits: Vec<&str> = test
         .handles
@@ -1028,7 +1033,15 @@ impl Render<'_> {
             (Value::FromReceiver(method), _) => format!("self.{method}()"),
             (Value::Handle(k), _) => format!("h{k}"),
             (Value::Closure(inner), kind) => self.value(inner, kind),
-            (value, ParamKind::Result { ok }) => format!("Ok({})", self.value(value, ok)),
+            (
+                Value::Err(err),
+                ParamKind::Result {
+                    err: Some(kind), ..
+                },
+            ) => {
+                format!("Err({})", self.value(err, kind))
+            }
+            (value, ParamKind::Result { ok, .. }) => format!("Ok({})", self.value(value, ok)),
             (value, ParamKind::Pointer { pointer, inner }) => {
                 format!("{}::new({})", pointer.path(), self.value(value, inner))
             }
@@ -1098,6 +1111,8 @@ impl Render<'_> {
             (Value::Instance(k), _) => format!("Arc::clone(&i{k})"),
             (Value::Built(b), _) => self.built(b),
             (Value::Int(n), _) => n.to_string(),
+            // Not made for any other kind; written as it would be for a `Result`.
+            (Value::Err(err), kind) => format!("Err({})", self.value(err, kind)),
         }
     }
 }

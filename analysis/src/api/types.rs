@@ -360,6 +360,12 @@ impl<'a> TyCx<'a> {
             }),
             "Result" => Ok(ParamKind::Result {
                 ok: Box::new(inner()?),
+                // An error covcon cannot make leaves the `Result` always `Ok`, as before.
+                err: type_args(last)
+                    .get(1)
+                    .and_then(|e| self.param_kind(e).ok())
+                    .filter(|k| !k.any(&|k| matches!(k, ParamKind::Unsupported)))
+                    .map(Box::new),
             }),
             "Arc" | "Box" => {
                 let arg = first_type_arg(last)

@@ -114,6 +114,7 @@ pub fn value(value: &Value) -> String {
         Value::Duration(us) => format!("Duration::from_micros({us})"),
         Value::Instance(i) => format!("&c{i}"),
         Value::Closure(v) => format!("|| {}", self::value(v)),
+        Value::Err(v) => format!("Err({})", self::value(v)),
         Value::Built(b) => generator::built_code(b, false, &|_, v| self::value(v)),
         Value::FromReceiver(m) => format!("&self.{m}()"),
         Value::Handle(k) => format!("&h{k}"),

@@ -25,6 +25,9 @@ pub enum Arg {
     Duration(u64),
     Instance(usize),
     Closure(Box<Arg>),
+    /// `Err` of this value (`generator::Value::Err`); any other value is `Ok` of itself where
+    /// a `Result` is wanted.
+    Err(Box<Arg>),
     /// A value built by a constructor of one of the type's value types: the constructor's
     /// name and every argument in order.
     Built {
@@ -230,6 +233,7 @@ impl<'de> Visitor<'de> for ArgVisitor {
             Key::Duration => Arg::Duration(map.next_value()?),
             Key::Instance => Arg::Instance(map.next_value()?),
             Key::Closure => Arg::Closure(map.next_value()?),
+            Key::Err => Arg::Err(map.next_value()?),
             Key::FromReceiver => Arg::FromReceiver(map.next_value()?),
             Key::Handle => Arg::Handle(map.next_value()?),
             Key::Built => {
@@ -351,6 +355,7 @@ pub(crate) enum Key {
     Duration,
     Instance,
     Closure,
+    Err,
     Built,
     FromReceiver,
     Handle,
@@ -415,6 +420,7 @@ impl<'de> Deserialize<'de> for Key {
                     "duration" => Key::Duration,
                     "instance" => Key::Instance,
                     "closure" => Key::Closure,
+                    "err" => Key::Err,
                     "built" => Key::Built,
                     "from_receiver" => Key::FromReceiver,
                     "handle" => Key::Handle,
@@ -665,6 +671,17 @@ macro_rules! non_zero {
 }
 non_zero!(u8, u16, u32, u64, u128, usize, i8, i16, i32, i64, i128, isize);
 
+/// `Err` of the error's value, or `Ok` of any other value.
+impl<T: FromArg, E: FromArg> FromArg for Result<T, E> {
+    fn from_arg(arg: &Arg) -> Result<Self, String> {
+        match arg {
+            Arg::Err(err) => Ok(Err(E::from_arg(err)?)),
+            Arg::Closure(inner) => Self::from_arg(inner),
+            other => Ok(Ok(T::from_arg(other)?)),
+        }
+    }
+}
+
 impl<T: FromArg> FromArg for Option<T> {
     fn from_arg(arg: &Arg) -> Result<Option<T>, String> {
         match arg {
@@ -731,6 +748,10 @@ mod tests {
             "Tuple([Int(1), Char('x')])",
         );
         check(json!({"closure": {"duration": 5}}), "Closure(Duration(5))");
+        check(
+            json!({"closure": {"err": {"int": 3}}}),
+            "Closure(Err(Int(3)))",
+        );
         check(json!({"instance": 1}), "Instance(1)");
         check(
             json!({"built": {"ty": "k::Opts", "ctor": "new", "args": [{"str": "a"}], "form": {"call": {}}}}),
@@ -762,6 +783,19 @@ mod tests {
             <(u32, Option<String>)>::from_arg(&Arg::Tuple(vec![Arg::Int(1), Arg::Option(None)]))
                 .unwrap(),
             (1, None)
+        );
+    }
+
+    /// A closure's `Result`: `Err` of the error's value, `Ok` of anything else.
+    #[test]
+    fn a_result_is_err_of_an_err_value_and_ok_of_any_other() {
+        type R = Result<u32, String>;
+        assert_eq!(R::from_arg(&Arg::Int(4)).unwrap(), Ok(4));
+        let err = Arg::Err(Box::new(Arg::Str("no".into())));
+        assert_eq!(R::from_arg(&err).unwrap(), Err("no".to_string()));
+        assert_eq!(
+            R::from_arg(&Arg::Closure(Box::new(err))).unwrap(),
+            Err("no".into())
         );
     }
 
