@@ -298,6 +298,7 @@ fn methods_whose_answer_holds_the_object_until_dropped_are_marked() {
             pub fn lock(&self) -> guard::SpinGuard { todo!() }
             pub fn try_lock(&self) -> Option<guard::SpinGuard<'_>> { todo!() }
             pub fn acquire(&self) -> Result<guard::Permit<'_>, ()> { todo!() }
+            pub fn value_or_wait(&self) -> Result<u64, guard::SpinGuard<'_>> { todo!() }
             pub fn view(&self) -> guard::View<'_> { todo!() }
             pub fn value_or_guard(&self) -> guard::GuardResult<'_> { todo!() }
             pub fn name(&self) -> Cow<'static, str> { todo!() }
@@ -320,6 +321,7 @@ fn methods_whose_answer_holds_the_object_until_dropped_are_marked() {
           method lock() holds
           method try_lock() holds
           method acquire() holds
+          method value_or_wait() holds
           method view()
           method value_or_guard() holds
           method name()

@@ -717,8 +717,11 @@ fn holds_receiver(ty: &syn::Type, cx: &TyCx) -> bool {
             let Some(last) = p.path.segments.last() else {
                 return false;
             };
+            // Either side of a `Result` (quick_cache's `Result<V, PlaceholderGuard<..>>`).
             if HOLDER_WRAPPERS.contains(&last.ident.to_string().as_str()) {
-                return first_type_arg(last).is_some_and(|inner| holds_receiver(inner, cx));
+                return type_args(last)
+                    .into_iter()
+                    .any(|inner| holds_receiver(inner, cx));
             }
             let Some(scope) = &cx.scope else {
                 return false;
