@@ -385,6 +385,7 @@ pub(crate) fn take_handles(types: &mut [TypeModel]) {
                             ty: ty.clone(),
                             shape: *shape,
                             by_ref,
+                            or: None,
                         };
                         problems.retain(
                             |pr| !matches!(pr, Problem::Parameter { name, .. } if *name == p.name),
@@ -413,6 +414,112 @@ pub(crate) fn take_handles(types: &mut [TypeModel]) {
             }
         }
     }
+}
+
+/// Gives a key parameter of a standard integer type (`remove(idx: usize)`, `get(key: u64)`)
+/// the value a maker method of the same type returned (`insert(v) -> Option<usize>`), half of
+/// the time (`ParamKind::Returned` with `or`): a generated `usize` names an entry of a slab or
+/// an arena only by chance, and a race on an entry needs the key of one. The parameter's name
+/// says it is a key, and the maker takes arguments (a getter such as `len()` makes none).
+pub(crate) fn take_keys(types: &mut [TypeModel]) {
+    for owner in types.iter_mut().filter(|t| t.supported) {
+        let makers: Vec<(String, String, ReturnShape)> = owner
+            .methods
+            .iter()
+            .filter(|m| m.supported && m.via.is_none() && !m.params.is_empty())
+            .filter_map(|m| {
+                let (ty, shape) = returned_key(m.returns.as_deref()?)?;
+                Some((ty, m.name.clone(), shape))
+            })
+            .collect();
+        if makers.is_empty() {
+            continue;
+        }
+        for m in owner
+            .methods
+            .iter_mut()
+            .filter(|m| m.supported && m.via.is_none())
+        {
+            for p in m.params.iter_mut() {
+                let (by_ref, written) = match p.ty.trim().strip_prefix('&') {
+                    Some(inner) if !inner.trim_start().starts_with("mut ") => (true, inner),
+                    Some(_) => continue,
+                    None => (false, p.ty.trim()),
+                };
+                let int = match &p.kind {
+                    ParamKind::Int { .. } => p.kind.clone(),
+                    ParamKind::Ref { inner } if matches!(**inner, ParamKind::Int { .. }) => {
+                        (**inner).clone()
+                    }
+                    _ => continue,
+                };
+                if !is_key_name(&p.name) {
+                    continue;
+                }
+                let written = normalized(written);
+                if let Some((ty, from, shape)) = makers
+                    .iter()
+                    .find(|(t, from, _)| *t == written && *from != m.name)
+                {
+                    p.kind = ParamKind::Returned {
+                        from: from.clone(),
+                        ty: ty.clone(),
+                        shape: *shape,
+                        by_ref,
+                        or: Some(Box::new(int)),
+                    };
+                }
+            }
+        }
+    }
+}
+
+/// Whether a parameter's name says it is a key: `key`, `idx`, `index`, `id`, `token`,
+/// `handle`, `slot`, or one ending in `_key`, `_idx`, `_id`.
+fn is_key_name(name: &str) -> bool {
+    let name = name.trim_start_matches('_');
+    matches!(
+        name,
+        "key" | "idx" | "index" | "id" | "token" | "handle" | "slot"
+    ) || ["_key", "_idx", "_id"].iter().any(|s| name.ends_with(s))
+}
+
+/// The standard integer a method returns (`usize`, `Option<u64>`, `Result<u32, E>`), with how
+/// it is wrapped.
+fn returned_key(returns: &str) -> Option<(String, ReturnShape)> {
+    let ty: syn::Type = syn::parse_str(returns).ok()?;
+    let syn::Type::Path(p) = &ty else { return None };
+    let last = p.path.segments.last()?;
+    let (inner, shape) = match last.ident.to_string().as_str() {
+        "Option" => (
+            crate::api::types::first_type_arg(last)?,
+            ReturnShape::OptionSelf,
+        ),
+        "Result" => (
+            crate::api::types::first_type_arg(last)?,
+            ReturnShape::ResultSelf,
+        ),
+        _ => (&ty, ReturnShape::SelfValue),
+    };
+    let syn::Type::Path(ip) = inner else {
+        return None;
+    };
+    let name = ip.path.get_ident()?.to_string();
+    matches!(
+        name.as_str(),
+        "u8" | "u16"
+            | "u32"
+            | "u64"
+            | "u128"
+            | "usize"
+            | "i8"
+            | "i16"
+            | "i32"
+            | "i64"
+            | "i128"
+            | "isize"
+    )
+    .then_some((name, shape))
 }
 
 /// A type's text without spaces, for comparing what two signatures write.

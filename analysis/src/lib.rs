@@ -301,6 +301,7 @@ fn analyze_files(
     let found = discover::discover(files, index, pkg, filter, externals);
     let mut types: Vec<TypeModel> = found.iter().map(|t| t.model.clone()).collect();
     cross::take_handles(&mut types);
+    cross::take_keys(&mut types);
     let mut facts = Vec::new();
     for (t, model) in found.iter().zip(types.iter_mut()) {
         let mut d = Vec::new();

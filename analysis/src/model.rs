@@ -550,6 +550,11 @@ pub enum ParamKind {
         ty: String,
         shape: ReturnShape,
         by_ref: bool,
+        /// A key of a standard type (`remove(idx: usize)` beside `insert(v) -> Option<usize>`):
+        /// as often a generated value of this kind as the kept one, since any `usize` is a
+        /// `usize` and a key no call made is worth trying too.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        or: Option<Box<ParamKind>>,
     },
     /// Anything else: recorded with the reason, never silently dropped.
     #[default]

@@ -723,6 +723,7 @@ fn an_opaque_key_parameter_takes_a_value_kept_from_the_method_that_returns_it() 
         m.params[0].kind.clone()
     };
     let returned = |by_ref| analysis::ParamKind::Returned {
+        or: None,
         from: "insert".into(),
         ty: "Key".into(),
         shape: analysis::ReturnShape::OptionSelf,
@@ -764,4 +765,48 @@ fn a_method_returning_an_iterator_is_high_against_every_writer_even_inside_one_l
          len iter: low
          iter iter: low",
     );
+}
+
+/// A key of a standard integer type (`usize`) named as a key takes, half of the time, what a
+/// maker method of the type returned (`insert(v) -> Option<usize>`); a parameter not named
+/// as a key, a getter's answer (`len()`) and a `&mut` are left alone.
+#[test]
+fn an_integer_key_parameter_takes_what_the_maker_returned_or_a_generated_one() {
+    let source = format!(
+        "{SYNC}
+        #[derive(Default)] pub struct Slab {{ slots: Mutex<Vec<Option<u32>>> }}
+        impl Slab {{
+            pub fn new() -> Self {{ Self::default() }}
+            pub fn insert(&self, v: u32) -> Option<usize> {{
+                let mut s = self.slots.lock().unwrap();
+                s.push(Some(v));
+                Some(s.len() - 1)
+            }}
+            pub fn get(&self, key: usize) -> Option<u32> {{ self.slots.lock().unwrap().get(key).copied().flatten() }}
+            pub fn remove(&self, idx: &usize) -> bool {{ self.slots.lock().unwrap().get_mut(*idx).and_then(Option::take).is_some() }}
+            pub fn len(&self) -> usize {{ self.slots.lock().unwrap().len() }}
+            pub fn reserve(&self, count: usize) {{ self.slots.lock().unwrap().reserve(count) }}
+        }}"
+    );
+    let model = analyze_source("fixture", "2021", &source);
+    let slab = model.types.iter().find(|t| t.name == "Slab").unwrap();
+    let kind = |method: &str| {
+        let m = slab.methods.iter().find(|m| m.name == method).unwrap();
+        assert!(m.supported, "{method}: {:?}", m.reason);
+        m.params[0].kind.clone()
+    };
+    let usize_kind = analysis::ParamKind::Int {
+        signed: false,
+        bits: 64,
+    };
+    let key = |by_ref| analysis::ParamKind::Returned {
+        from: "insert".into(),
+        ty: "usize".into(),
+        shape: analysis::ReturnShape::OptionSelf,
+        by_ref,
+        or: Some(Box::new(usize_kind.clone())),
+    };
+    assert_eq!(kind("get"), key(false));
+    assert_eq!(kind("remove"), key(true));
+    assert_eq!(kind("reserve"), usize_kind);
 }

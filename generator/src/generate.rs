@@ -527,6 +527,8 @@ impl TestGenerator {
         for (i, param) in self.methods[method].params.clone().iter().enumerate() {
             let from = match &param.kind {
                 ParamKind::Handle { ty, .. } => self.handle_sources.get(ty).copied(),
+                // A key of a standard type is the kept one half of the time, else generated.
+                ParamKind::Returned { or: Some(_), .. } if percent(&mut self.rng, 50) => None,
                 ParamKind::Returned { from, .. } => {
                     own_method(&self.methods, from).map(Source::Method)
                 }
@@ -1427,6 +1429,7 @@ mod tests {
             ty: "Key".into(),
             shape: analysis::ReturnShape::SelfValue,
             by_ref: true,
+            or: None,
         };
         let model = model(
             vec![
@@ -1515,6 +1518,7 @@ mod tests {
             ty: "Sym".into(),
             shape: ReturnShape::SelfValue,
             by_ref: false,
+            or: None,
         };
         let model = model(
             vec![

@@ -260,6 +260,8 @@ impl ValueGen<'_> {
             ParamKind::Value { path } => self.built(path, ctx, rng, depth),
             ParamKind::FromReceiver { method, .. } => Value::FromReceiver(method.clone()),
             // Which handle is the test's to say (`TestGenerator::method_call`).
+            // A key of a standard type: a generated one (the caller keeps it half of the time).
+            ParamKind::Returned { or: Some(kind), .. } => self.value_at(kind, ctx, rng, depth + 1),
             ParamKind::Handle { .. } | ParamKind::Returned { .. } => Value::Handle(0),
             ParamKind::Unsupported => Value::Int(0),
         }

@@ -1139,6 +1139,19 @@ fn argument(param: &Param, i: usize, args_cx: &ArgsCx<'_>) -> (Option<String>, S
             Some(format!("let {var} = {};", args_cx.decoded(i))),
             var,
         ),
+        // A key of a standard type: the kept one or a generated one, by value.
+        ParamKind::Returned {
+            ty: kept,
+            by_ref,
+            or: Some(_),
+            ..
+        } => (
+            Some(format!(
+                "let {var}: {} = cx.kept_or_arg(call, {i})?;",
+                substitute(kept, substitutions)
+            )),
+            if *by_ref { format!("&{var}") } else { var },
+        ),
         // A kept value of the type's own making: a clone, or a reference.
         ParamKind::Returned {
             ty: kept, by_ref, ..

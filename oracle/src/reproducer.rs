@@ -974,6 +974,19 @@ impl Render<'_> {
                 Value::Handle(k) => format!("&h{k}"),
                 _ => "&h0".to_string(),
             },
+            // A key of a standard type that no call made: the generated value.
+            ParamKind::Returned {
+                by_ref,
+                or: Some(kind),
+                ..
+            } if !matches!(value, Value::Handle(_)) => {
+                let value = self.value(value, kind);
+                if *by_ref {
+                    format!("&{value}")
+                } else {
+                    value
+                }
+            }
             ParamKind::Returned { by_ref, .. } => {
                 let k = match value {
                     Value::Handle(k) => *k,
@@ -1462,6 +1475,7 @@ mod tests {
                 ty: "Key".into(),
                 shape,
                 by_ref: false,
+                or: None,
             },
         };
         let method = |name: &str, params: Vec<Param>| Method {

@@ -159,6 +159,19 @@ impl<'a, T> Cx<'a, T> {
         }
     }
 
+    /// Argument `i` of `call`: the kept value it names (cloned), or else the value decoded (a
+    /// key that is either what a call returned or a generated one).
+    pub fn kept_or_arg<H: FromArg + Clone + 'static>(
+        &self,
+        call: &Call,
+        i: usize,
+    ) -> Result<H, CallError> {
+        match call.args.get(i) {
+            Some(Arg::Handle(k)) => self.kept::<H>(call, *k).cloned(),
+            _ => self.arg(call, i),
+        }
+    }
+
     fn kept<H: 'static>(&self, call: &Call, k: usize) -> Result<&'a H, CallError> {
         self.any_kept(k)
             .ok_or_else(|| CallError(format!("handle {k} does not exist (yet)")))?
