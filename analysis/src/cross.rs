@@ -420,13 +420,17 @@ pub(crate) fn take_handles(types: &mut [TypeModel]) {
 /// the value a maker method of the same type returned (`insert(v) -> Option<usize>`), half of
 /// the time (`ParamKind::Returned` with `or`): a generated `usize` names an entry of a slab or
 /// an arena only by chance, and a race on an entry needs the key of one. The parameter's name
-/// says it is a key, and the maker takes arguments (a getter such as `len()` makes none).
+/// says it is a key; the maker takes arguments (a getter such as `len()` makes none) but no
+/// key (`get(key)` looks one up).
 pub(crate) fn take_keys(types: &mut [TypeModel]) {
     for owner in types.iter_mut().filter(|t| t.supported) {
         let makers: Vec<(String, String, ReturnShape)> = owner
             .methods
             .iter()
             .filter(|m| m.supported && m.via.is_none() && !m.params.is_empty())
+            // One that takes a key looks an entry up (`get(key) -> Option<usize>` answers a
+            // value, or `None`): it makes no key.
+            .filter(|m| !m.params.iter().any(|p| is_key_name(&p.name)))
             .filter_map(|m| {
                 let (ty, shape) = returned_key(m.returns.as_deref()?)?;
                 Some((ty, m.name.clone(), shape))

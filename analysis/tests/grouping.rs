@@ -777,6 +777,7 @@ fn an_integer_key_parameter_takes_what_the_maker_returned_or_a_generated_one() {
         #[derive(Default)] pub struct Slab {{ slots: Mutex<Vec<Option<u32>>> }}
         impl Slab {{
             pub fn new() -> Self {{ Self::default() }}
+            pub fn replace(&self, key: usize, v: u32) -> Option<usize> {{ self.get(key).map(|_| v as usize) }}
             pub fn insert(&self, v: u32) -> Option<usize> {{
                 let mut s = self.slots.lock().unwrap();
                 s.push(Some(v));
@@ -809,4 +810,7 @@ fn an_integer_key_parameter_takes_what_the_maker_returned_or_a_generated_one() {
     assert_eq!(kind("get"), key(false));
     assert_eq!(kind("remove"), key(true));
     assert_eq!(kind("reserve"), usize_kind);
+    // `replace` takes a key: it is no maker, though it answers an `Option<usize>`; its own
+    // key comes from `insert`.
+    assert_eq!(kind("replace"), key(false));
 }
