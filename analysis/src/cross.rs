@@ -361,10 +361,8 @@ pub(crate) fn take_handles(types: &mut [TypeModel]) {
                 if !replace {
                     continue;
                 }
-                let (by_ref, written) = match p.ty.trim().strip_prefix('&') {
-                    Some(inner) if !inner.trim_start().starts_with("mut ") => (true, inner),
-                    Some(_) => continue,
-                    None => (false, p.ty.trim()),
+                let Some((by_ref, written)) = passed_as(&p.ty) else {
+                    continue;
                 };
                 let written = normalized(written);
                 let a_handle =
@@ -445,10 +443,8 @@ pub(crate) fn take_keys(types: &mut [TypeModel]) {
             .filter(|m| m.supported && m.via.is_none())
         {
             for p in m.params.iter_mut() {
-                let (by_ref, written) = match p.ty.trim().strip_prefix('&') {
-                    Some(inner) if !inner.trim_start().starts_with("mut ") => (true, inner),
-                    Some(_) => continue,
-                    None => (false, p.ty.trim()),
+                let Some((by_ref, written)) = passed_as(&p.ty) else {
+                    continue;
                 };
                 let int = match &p.kind {
                     ParamKind::Int { .. } => p.kind.clone(),
@@ -492,22 +488,7 @@ fn is_key_name(name: &str) -> bool {
 /// it is wrapped.
 fn returned_key(returns: &str) -> Option<(String, ReturnShape)> {
     let ty: syn::Type = syn::parse_str(returns).ok()?;
-    let syn::Type::Path(p) = &ty else { return None };
-    let last = p.path.segments.last()?;
-    let (inner, shape) = match last.ident.to_string().as_str() {
-        "Option" => (
-            crate::api::types::first_type_arg(last)?,
-            ReturnShape::OptionSelf,
-        ),
-        "Result" => (
-            crate::api::types::first_type_arg(last)?,
-            ReturnShape::ResultSelf,
-        ),
-        _ => (&ty, ReturnShape::SelfValue),
-    };
-    let syn::Type::Path(ip) = inner else {
-        return None;
-    };
+    let (ip, shape) = unwrapped_path(&ty)?;
     let name = ip.path.get_ident()?.to_string();
     matches!(
         name.as_str(),
@@ -526,17 +507,9 @@ fn returned_key(returns: &str) -> Option<(String, ReturnShape)> {
     .then_some((name, shape))
 }
 
-/// A type's text without spaces, for comparing what two signatures write.
-fn normalized(ty: &str) -> String {
-    ty.chars().filter(|c| !c.is_whitespace()).collect()
-}
-
-/// The value type a method returns, `Option`/`Result` unwrapped, when it can be a key: not
-/// `()`, a reference, a primitive, a string, a collection, a guard or anything generic over a
-/// lifetime (standard types have generators of their own, and a borrowed value cannot be kept).
-fn returned_value(returns: &str) -> Option<(String, ReturnShape)> {
-    let ty: syn::Type = syn::parse_str(returns).ok()?;
-    let syn::Type::Path(p) = &ty else { return None };
+/// The path type a return type holds, `Option`/`Result` unwrapped, with how it is wrapped.
+fn unwrapped_path(ty: &syn::Type) -> Option<(&syn::TypePath, ReturnShape)> {
+    let syn::Type::Path(p) = ty else { return None };
     let last = p.path.segments.last()?;
     let (inner, shape) = match last.ident.to_string().as_str() {
         "Option" => (
@@ -547,11 +520,35 @@ fn returned_value(returns: &str) -> Option<(String, ReturnShape)> {
             crate::api::types::first_type_arg(last)?,
             ReturnShape::ResultSelf,
         ),
-        _ => (&ty, ReturnShape::SelfValue),
+        _ => (ty, ReturnShape::SelfValue),
     };
-    let syn::Type::Path(ip) = inner else {
-        return None;
-    };
+    match inner {
+        syn::Type::Path(ip) => Some((ip, shape)),
+        _ => None,
+    }
+}
+
+/// A parameter's written type as a kept value is passed: `(true, "Key")` for `&Key`, `(false,
+/// "Key")` for `Key`; `None` for a `&mut`, which no kept value can be.
+fn passed_as(ty: &str) -> Option<(bool, &str)> {
+    match ty.trim().strip_prefix('&') {
+        Some(inner) if inner.trim_start().starts_with("mut ") => None,
+        Some(inner) => Some((true, inner)),
+        None => Some((false, ty.trim())),
+    }
+}
+
+/// A type's text without spaces, for comparing what two signatures write.
+fn normalized(ty: &str) -> String {
+    ty.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// The value type a method returns, `Option`/`Result` unwrapped, when it can be a key: not
+/// `()`, a reference, a primitive, a string, a collection, a guard or anything generic over a
+/// lifetime (standard types have generators of their own, and a borrowed value cannot be kept).
+fn returned_value(returns: &str) -> Option<(String, ReturnShape)> {
+    let ty: syn::Type = syn::parse_str(returns).ok()?;
+    let (ip, shape) = unwrapped_path(&ty)?;
     let seg = ip.path.segments.last()?;
     let name = seg.ident.to_string();
     let std_like = matches!(
@@ -591,8 +588,8 @@ fn returned_value(returns: &str) -> Option<(String, ReturnShape)> {
             | "isize"
     ) || name.ends_with("Guard")
         || name.len() == 1;
-    let borrowed = crate::api::render::tokens(inner).contains('\'');
-    (!std_like && !borrowed).then(|| (normalized(&crate::api::render::tokens(inner)), shape))
+    let borrowed = crate::api::render::tokens(ip).contains('\'');
+    (!std_like && !borrowed).then(|| (normalized(&crate::api::render::tokens(ip)), shape))
 }
 
 /// The bare name of the type a shared reference names (`&Bar`, `&'a Bar` → `Bar`).

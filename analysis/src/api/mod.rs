@@ -723,21 +723,8 @@ fn holds_receiver(ty: &syn::Type, cx: &TyCx) -> bool {
                     .into_iter()
                     .any(|inner| holds_receiver(inner, cx));
             }
-            let Some(scope) = &cx.scope else {
-                return false;
-            };
-            let segs = render::idents(&p.path);
-            let Some((Def::Item { name, .. }, used)) = scope.index.resolve(scope.module, &segs)
-            else {
-                return false;
-            };
-            used == segs.len()
-                && (name.contains("Guard")
-                    || scope
-                        .index
-                        .implementors("Drop")
-                        .iter()
-                        .any(|(_, ty, _)| *ty == name))
+            crate_type(p, cx)
+                .is_some_and(|name| name.contains("Guard") || implements(cx, "Drop", &name))
         }
         _ => false,
     }
@@ -828,23 +815,31 @@ fn is_iterator(ty: &syn::Type, cx: &TyCx) -> bool {
             if last.ident == "Box" {
                 return first_type_arg(last).is_some_and(|inner| is_iterator(inner, cx));
             }
-            let Some(scope) = &cx.scope else {
-                return false;
-            };
-            let segs = render::idents(&p.path);
-            let Some((Def::Item { name, .. }, used)) = scope.index.resolve(scope.module, &segs)
-            else {
-                return false;
-            };
-            used == segs.len()
-                && scope
-                    .index
-                    .implementors("Iterator")
-                    .iter()
-                    .any(|(_, ty, _)| *ty == name)
+            crate_type(p, cx).is_some_and(|name| implements(cx, "Iterator", &name))
         }
         _ => false,
     }
+}
+
+/// The name of the crate's own type a path names, when it resolves to one entirely.
+fn crate_type(p: &syn::TypePath, cx: &TyCx) -> Option<String> {
+    let scope = cx.scope.as_ref()?;
+    let segs = render::idents(&p.path);
+    match scope.index.resolve(scope.module, &segs)? {
+        (Def::Item { name, .. }, used) if used == segs.len() => Some(name),
+        _ => None,
+    }
+}
+
+/// Whether the crate has an `impl <trait_name> for <name>` (found by name).
+fn implements(cx: &TyCx, trait_name: &str, name: &str) -> bool {
+    cx.scope.as_ref().is_some_and(|scope| {
+        scope
+            .index
+            .implementors(trait_name)
+            .iter()
+            .any(|(_, ty, _)| ty == name)
+    })
 }
 
 /// The turbofish of a generic function: each type or const parameter's chosen type (`_` for

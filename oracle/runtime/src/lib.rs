@@ -279,6 +279,8 @@ pub trait Attempt {
     /// What the blocking acquisition returns.
     type Held;
     fn held(self) -> Option<Self::Held>;
+    /// Whether it found the lock held (as [`attempt`] reads it).
+    fn contended(&self) -> bool;
 }
 
 /// parking_lot's, lock_api's and spin's `try_lock`, `try_read`, `try_write`.
@@ -286,6 +288,9 @@ impl<G> Attempt for Option<G> {
     type Held = G;
     fn held(self) -> Option<G> {
         self
+    }
+    fn contended(&self) -> bool {
+        self.is_none()
     }
 }
 
@@ -300,6 +305,9 @@ impl<G> Attempt for Result<G, std::sync::TryLockError<G>> {
             Err(std::sync::TryLockError::WouldBlock) => None,
         }
     }
+    fn contended(&self) -> bool {
+        matches!(self, Err(std::sync::TryLockError::WouldBlock))
+    }
 }
 
 /// An acquisition that does not wait, in the instrumented copy: `self.m.try_lock()` is
@@ -308,7 +316,7 @@ impl<G> Attempt for Result<G, std::sync::TryLockError<G>> {
 /// whatever thread made it: a call that answers by contention (`try_push` answering `false`
 /// while the other thread holds the queue) is not a wrong result.
 #[inline]
-pub fn attempt<'a, L: ?Sized, R: Contended>(lock: &'a L, attempt: impl FnOnce(&'a L) -> R) -> R {
+pub fn attempt<'a, L: ?Sized, R: Attempt>(lock: &'a L, attempt: impl FnOnce(&'a L) -> R) -> R {
     let role = ROLE.with(Cell::get);
     if role < 2 && sched::on() {
         sched::point(role);
@@ -318,26 +326,6 @@ pub fn attempt<'a, L: ?Sized, R: Contended>(lock: &'a L, attempt: impl FnOnce(&'
         TIMED_OUT.store(true, Ordering::Relaxed);
     }
     got
-}
-
-/// What an acquisition that does not wait answers, as [`attempt`] reads it.
-pub trait Contended {
-    /// Whether it found the lock held.
-    fn contended(&self) -> bool;
-}
-
-/// parking_lot's, lock_api's and spin's `try_lock`, `try_read`, `try_write`.
-impl<G> Contended for Option<G> {
-    fn contended(&self) -> bool {
-        self.is_none()
-    }
-}
-
-/// std's `try_lock`, `try_read`, `try_write`: a poisoned lock was acquired.
-impl<G> Contended for Result<G, std::sync::TryLockError<G>> {
-    fn contended(&self) -> bool {
-        matches!(self, Err(std::sync::TryLockError::WouldBlock))
-    }
 }
 
 /// `core::hint::spin_loop()` (or `std::hint::spin_loop()`, `spin_loop_hint()`) of the
