@@ -686,6 +686,27 @@ fn a_parameter_of_a_type_the_receiver_hands_out_takes_that_methods_result() {
     );
 }
 
+/// flurry's `guard(&self) -> epoch::Guard` for `insert(&self, k, v, guard: &Guard)`: the same
+/// type written through another path.
+#[test]
+fn a_provider_written_through_another_path_is_taken() {
+    check(
+        "use std::sync::atomic::AtomicUsize;
+         pub mod epoch { pub struct Guard { n: u8 } }
+         use epoch::Guard;
+         pub struct Map { n: AtomicUsize }
+         impl Map {
+             pub fn new() -> Self { todo!() }
+             pub fn guard(&self) -> epoch::Guard { todo!() }
+             pub fn insert<'g>(&'g self, key: u8, guard: &'g Guard) -> Option<&'g u8> { None }
+         }",
+        "type demo::Map <> debug=false supported
+          ctor fn new() -> SelfValue
+          method guard()
+          method insert(key: u8, guard: &self.guard())",
+    );
+}
+
 /// papaya's `get(&self, key: &Q, guard: &impl Guard)` with `guard(&self) -> LocalGuard<'_>`: an
 /// `impl Trait` parameter takes the result of a method whose type is named after the trait.
 #[test]

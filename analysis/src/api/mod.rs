@@ -281,7 +281,15 @@ fn receiver_arguments(methods: &mut [Method]) {
                 }
                 None => *t == held,
             };
-            if let Some((_, method)) = providers.iter().find(|(t, _)| wanted(t)) {
+            // The same type written through another path (`guard(&self) -> epoch::Guard` for
+            // `guard: &Guard`, flurry) when no provider's type is written the same way.
+            let by_name =
+                |t: &String| !held.starts_with("impl") && last_segment(t) == last_segment(&held);
+            let provider = providers
+                .iter()
+                .find(|(t, _)| wanted(t))
+                .or_else(|| providers.iter().find(|(t, _)| by_name(t)));
+            if let Some((_, method)) = provider {
                 p.kind = ParamKind::FromReceiver {
                     method: method.clone(),
                     by_ref,
@@ -313,6 +321,15 @@ fn receiver_arguments(methods: &mut [Method]) {
 fn base_name(ty: &str) -> String {
     let head = ty.split('<').next().unwrap_or(ty);
     head.rsplit("::").next().unwrap_or(head).trim().to_string()
+}
+
+/// A type's text from its last path segment on: `epoch::Guard<T>` → `Guard<T>`.
+fn last_segment(ty: &str) -> &str {
+    let head = ty.find('<').map_or(ty, |i| &ty[..i]);
+    match head.rfind("::") {
+        Some(i) => &ty[i + 2..],
+        None => ty,
+    }
 }
 
 /// A type's text without lifetimes or spaces: `Guard < '_ >` and `'g Guard<'a>` → `Guard`.
