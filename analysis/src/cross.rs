@@ -420,8 +420,14 @@ pub(crate) fn take_handles(types: &mut [TypeModel]) {
 /// an arena only by chance, and a race on an entry needs the key of one. The parameter's name
 /// says it is a key; the maker takes arguments (a getter such as `len()` makes none) but no
 /// key (`get(key)` looks one up).
+///
+/// A parameter of one of the type's own type parameters (`resolve(key: &K)`) takes, half of
+/// the time, what a maker returned of that type parameter (`get_or_intern(val: T) -> K`),
+/// whatever its name: a generated `K` names an interned string only by chance, and lasso
+/// 0.7.1's race needs the thread to resolve the key its own call has just made.
 pub(crate) fn take_keys(types: &mut [TypeModel]) {
     for owner in types.iter_mut().filter(|t| t.supported) {
+        let own_generics: Vec<String> = owner.generics.iter().map(|g| g.name.clone()).collect();
         let makers: Vec<(String, String, ReturnShape)> = owner
             .methods
             .iter()
@@ -430,7 +436,13 @@ pub(crate) fn take_keys(types: &mut [TypeModel]) {
             // value, or `None`): it makes no key.
             .filter(|m| !m.params.iter().any(|p| is_key_name(&p.name)))
             .filter_map(|m| {
-                let (ty, shape) = returned_key(m.returns.as_deref()?)?;
+                let returns = m.returns.as_deref()?;
+                let (ty, shape) = returned_key(returns).or_else(|| {
+                    // One that takes what it returns (`swap(v: T) -> T`) holds values; it
+                    // makes no keys.
+                    returned_generic(returns, &own_generics)
+                        .filter(|(name, _)| !m.params.iter().any(|p| names_word(&p.ty, name)))
+                })?;
                 Some((ty, m.name.clone(), shape))
             })
             .collect();
@@ -446,14 +458,18 @@ pub(crate) fn take_keys(types: &mut [TypeModel]) {
                 let Some((by_ref, written)) = passed_as(&p.ty) else {
                     continue;
                 };
-                let int = match &p.kind {
-                    ParamKind::Int { .. } => p.kind.clone(),
+                let (int, named) = match &p.kind {
+                    ParamKind::Int { .. } => (p.kind.clone(), is_key_name(&p.name)),
                     ParamKind::Ref { inner } if matches!(**inner, ParamKind::Int { .. }) => {
-                        (**inner).clone()
+                        ((**inner).clone(), is_key_name(&p.name))
+                    }
+                    ParamKind::Generic { .. } => (p.kind.clone(), true),
+                    ParamKind::Ref { inner } if matches!(**inner, ParamKind::Generic { .. }) => {
+                        ((**inner).clone(), true)
                     }
                     _ => continue,
                 };
-                if !is_key_name(&p.name) {
+                if !named {
                     continue;
                 }
                 let written = normalized(written);
@@ -541,6 +557,21 @@ fn passed_as(ty: &str) -> Option<(bool, &str)> {
 /// A type's text without spaces, for comparing what two signatures write.
 fn normalized(ty: &str) -> String {
     ty.chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// Whether `ty` mentions `word` as a whole identifier (`&K`, `Vec<K>`; not `Key`).
+fn names_word(ty: &str, word: &str) -> bool {
+    ty.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .any(|w| w == word)
+}
+
+/// One of the type's own type parameters a method returns (`K`, `Option<K>`, `Result<K, E>`),
+/// with how it is wrapped.
+fn returned_generic(returns: &str, generics: &[String]) -> Option<(String, ReturnShape)> {
+    let ty: syn::Type = syn::parse_str(returns).ok()?;
+    let (ip, shape) = unwrapped_path(&ty)?;
+    let name = ip.path.get_ident()?.to_string();
+    generics.contains(&name).then_some((name, shape))
 }
 
 /// The value type a method returns, `Option`/`Result` unwrapped, when it can be a key: not

@@ -225,7 +225,7 @@ fn parameter_types_map_to_kinds_and_the_rest_is_unsupported_with_a_reason() {
           method others(a: instance(Ref), b: instance(Arc), c: instance(Value))
           method closures(f: closure(generic(V)), g: closure(tuple()))
           method bound(f: closure(u32))
-          method into(s: string, r: str)
+          method into(s: string, r: string)
           method mutable(v: unsupported) unsupported: parameter `v`: `&mut Vec<u8>`: a `&mut` argument cannot be shared
           method method_generic(q: unsupported) unsupported: parameter `q`: generic method parameter `Q`
           method unknown(m: unsupported) unsupported: parameter `m`: `std::collections::HashMap<u8, u8>`: covcon has no generator for this type
@@ -489,7 +489,7 @@ fn wrappers_options_structs_generic_and_trait_methods_are_reached() {
         "type demo::Set <> debug=false supported
           ctor fn with(opts: value(demo::opts::Opts), mode: value(demo::opts::Mode)) -> SelfValue
           method flags(f: value(demo::opts::Flags))
-          method intern::<::std::string::String>(s: str)
+          method intern::<::std::string::String>(s: string)
           method get::<::std::string::String>(q: ref(string))
           method take::<u8>()
           method read(r: unsupported) unsupported: parameter `r`: generic method parameter `R`

@@ -814,3 +814,45 @@ fn an_integer_key_parameter_takes_what_the_maker_returned_or_a_generated_one() {
     // key comes from `insert`.
     assert_eq!(kind("replace"), key(false));
 }
+
+/// A parameter of the type's own type parameter (`resolve(key: &K)`) takes, half of the time,
+/// what a maker returned of it (`intern(s: &str) -> K`): lasso 0.7.1's `ThreadedRodeo<K>`. A
+/// method that takes what it returns (`swap(v: V) -> V`) holds values and makes none.
+#[test]
+fn a_parameter_of_a_type_parameter_takes_what_a_maker_returned() {
+    let source = format!(
+        "{SYNC}
+        pub trait Key: Copy {{ fn index(self) -> usize; }}
+        #[derive(Clone, Copy, Debug)] pub struct Spur(u32);
+        impl Key for Spur {{ fn index(self) -> usize {{ self.0 as usize }} }}
+        pub struct Rodeo<K = Spur, V = u32> {{ strings: Mutex<Vec<String>>, keys: Mutex<Vec<K>>, last: Mutex<Option<V>> }}
+        impl<K: Key + Default, V: Copy + Default> Rodeo<K, V> {{
+            pub fn new() -> Self {{ todo!() }}
+            pub fn intern(&self, s: &str) -> K {{ todo!() }}
+            pub fn resolve(&self, key: &K) -> String {{ self.strings.lock().unwrap()[key.index()].clone() }}
+            pub fn swap(&self, v: V) -> V {{ self.last.lock().unwrap().replace(v).unwrap_or_default() }}
+            pub fn store(&self, v: V) {{ *self.last.lock().unwrap() = Some(v) }}
+        }}"
+    );
+    let model = analyze_source("fixture", "2021", &source);
+    let rodeo = model.types.iter().find(|t| t.name == "Rodeo").unwrap();
+    let kind = |method: &str| {
+        let m = rodeo.methods.iter().find(|m| m.name == method).unwrap();
+        assert!(m.supported, "{method}: {:?}", m.reason);
+        m.params[0].kind.clone()
+    };
+    assert_eq!(
+        kind("resolve"),
+        analysis::ParamKind::Returned {
+            from: "intern".into(),
+            ty: "K".into(),
+            shape: analysis::ReturnShape::SelfValue,
+            by_ref: true,
+            or: Some(Box::new(analysis::ParamKind::Generic { name: "K".into() })),
+        }
+    );
+    assert_eq!(
+        kind("store"),
+        analysis::ParamKind::Generic { name: "V".into() }
+    );
+}

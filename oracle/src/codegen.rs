@@ -1139,6 +1139,24 @@ fn argument(param: &Param, i: usize, args_cx: &ArgsCx<'_>) -> (Option<String>, S
             Some(format!("let {var} = {};", args_cx.decoded(i))),
             var,
         ),
+        // A key of a type parameter instantiated with a value type of the crate's own (lasso's
+        // `Spur`): the kept one or one the value builder makes.
+        ParamKind::Returned {
+            ty: kept,
+            by_ref,
+            or: Some(or),
+            ..
+        } if built_expr(or, &format!("{var}_raw"), args_cx).is_some() => {
+            let built = built_expr(or, &format!("{var}_raw"), args_cx).unwrap_or_default();
+            (
+                Some(format!(
+                    "let {var}: {} = match cx.kept_arg(call, {i})? {{ {SOME}(kept) => kept, {NONE} => {{ let {var}_raw = {}; {built} }} }};",
+                    substitute(kept, substitutions),
+                    args_cx.raw(i),
+                )),
+                if *by_ref { format!("&{var}") } else { var },
+            )
+        }
         // A key of a standard type: the kept one or a generated one, by value.
         ParamKind::Returned {
             ty: kept,

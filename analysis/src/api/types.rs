@@ -160,11 +160,11 @@ impl<'a> TyCx<'a> {
             };
             let arg_text = arg.map(tokens);
             let found = match (name.as_str(), arg_text.as_deref()) {
-                ("AsRef" | "Borrow", Some("str")) => Some(Choice {
-                    kind: ParamKind::Str,
-                    ty: "::std::string::String".into(),
-                }),
-                ("Into", Some("String")) | ("ToString" | "Display", None) => Some(string_choice()),
+                // The turbofish names `String`: the argument is one (a reproducer writes
+                // `String::from("ab")`, not the literal).
+                ("AsRef" | "Borrow", Some("str"))
+                | ("Into", Some("String"))
+                | ("ToString" | "Display", None) => Some(string_choice()),
                 ("AsRef", Some("[u8]")) => Some(Choice {
                     kind: ParamKind::Vec {
                         elem: Box::new(ParamKind::Int {

@@ -172,6 +172,19 @@ impl<'a, T> Cx<'a, T> {
         }
     }
 
+    /// The kept value argument `i` of `call` names, cloned; `None` when it names none (the
+    /// argument is to be built from the generated value instead).
+    pub fn kept_arg<H: Clone + 'static>(
+        &self,
+        call: &Call,
+        i: usize,
+    ) -> Result<Option<H>, CallError> {
+        match call.args.get(i) {
+            Some(Arg::Handle(k)) => self.kept::<H>(call, *k).cloned().map(Some),
+            _ => Ok(None),
+        }
+    }
+
     fn kept<H: 'static>(&self, call: &Call, k: usize) -> Result<&'a H, CallError> {
         self.any_kept(k)
             .ok_or_else(|| CallError(format!("handle {k} does not exist (yet)")))?

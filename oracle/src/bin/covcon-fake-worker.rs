@@ -2,7 +2,8 @@
 //! real code. What a call does is decided by its method name, so a test case is a script:
 //!
 //! - `ok…` passes; `racy` panics in concurrent runs only; `buggy` panics always;
-//! - `flaky` panics in every second concurrent run of this worker process;
+//! - `flaky` panics in every second concurrent run of this worker process; `rare` in its first
+//!   and every 50th (a window free runs hit once in thousands);
 //! - `narrow` panics in a free concurrent run, and in a controlled one only when its schedule
 //!   preempts the first thread at point 3 (a window only one schedule of its test hits);
 //!   a controlled run answers its schedule with four points per call;
@@ -37,9 +38,23 @@ fn main() {
         };
         let responses = match request {
             Request::Ping => vec![response(0, Outcome::Passed, Vec::new())],
-            Request::Concurrent { test, noise, .. } => {
-                concurrent_runs += 1;
-                vec![concurrent(&test, noise, concurrent_runs)]
+            Request::Concurrent {
+                test,
+                noise,
+                repeat,
+                ..
+            } => {
+                // Repeated in the worker up to the first run that does not pass.
+                let mut made = 0;
+                loop {
+                    concurrent_runs += 1;
+                    made += 1;
+                    let mut response = concurrent(&test, noise, concurrent_runs);
+                    if response.outcome != Outcome::Passed || made >= repeat.max(1) {
+                        response.runs = made;
+                        break vec![response];
+                    }
+                }
             }
             Request::Sequential {
                 test, order, noise, ..
@@ -136,6 +151,7 @@ fn concurrent_run(test: &generator::TestCase, noise: Noise, run: u64) -> Respons
                 "racy" | "buggy" | "overdue" => panic(t as u8, i as u32, name),
                 "flaky" if run & 1 == 0 => panic(t as u8, i as u32, name),
                 "narrow" if in_window => panic(t as u8, i as u32, name),
+                "rare" if run == 1 || run.is_multiple_of(50) => panic(t as u8, i as u32, name),
                 "take" => Outcome::Deadlocked {
                     inside: [Some("take".into()), None],
                     blocked_for_good: true,
