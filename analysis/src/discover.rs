@@ -341,7 +341,10 @@ fn build_type<'a>(
         sync_reasons.push(composed.clone()?);
     }
     let api = api::describe(decl, decls, index, externals);
-    if api.methods.is_empty() {
+    // A private type with no public method is kept for its synchronisation sites, which the
+    // package's tested types take over (`analyze_files`): mini-moka's `Housekeeper`, whose
+    // `pub(crate) fn try_sync` is a lock written by hand on a flag, runs inside their calls.
+    if api.methods.is_empty() && decl.is_pub {
         return None;
     }
     let mut model = TypeModel {

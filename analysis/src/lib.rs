@@ -317,5 +317,32 @@ fn analyze_files(
         diags.extend(d);
     }
     cross::add_handles(&mut types, &facts);
+    adopt_helper_sites(&mut types);
     types
+}
+
+/// The private types with no public method (kept by discovery for this) leave the model, and
+/// their synchronisation sites go to every other type of the package, whose calls run their
+/// code: the copy makes schedule points of them, and a lock written by hand there is seen
+/// as one. A site two types list is wrapped once.
+fn adopt_helper_sites(types: &mut Vec<TypeModel>) {
+    let helper = |t: &TypeModel| t.methods.is_empty() && t.reason == Some(Reason::NotPublic);
+    let sites: Vec<SyncSite> = types
+        .iter()
+        .filter(|t| helper(t))
+        .flat_map(|t| {
+            t.sync_sites.iter().map(|s| SyncSite {
+                method: format!("{}::{}", t.name, s.method),
+                ..s.clone()
+            })
+        })
+        .collect();
+    types.retain(|t| !helper(t));
+    for t in types.iter_mut() {
+        for site in &sites {
+            if !t.sync_sites.iter().any(|s| s.receiver == site.receiver) {
+                t.sync_sites.push(site.clone());
+            }
+        }
+    }
 }

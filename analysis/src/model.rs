@@ -382,6 +382,11 @@ pub enum Approximation {
     /// The method's doc comment says so; `line` quotes the line (or the lines a phrase runs
     /// over) that does.
     Doc { line: String },
+    /// The type's doc comment says its contents are kept on a best effort (a cache that
+    /// bounds itself "best-effort", by a replacement policy that sees calls in the order they
+    /// reach it); `line` quotes it. Every method's answer, and the final state, depend on that
+    /// policy's view of a concurrent run.
+    TypeDoc { line: String },
     /// `approximate = ["Type::method"]` in the package's or workspace's covcon metadata.
     Configured,
 }
@@ -391,6 +396,7 @@ impl std::fmt::Display for Approximation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Approximation::Doc { line } => write!(f, "its doc says \"{line}\""),
+            Approximation::TypeDoc { line } => write!(f, "its type's doc says \"{line}\""),
             Approximation::Configured => f.write_str("configured approximate"),
         }
     }
@@ -719,6 +725,11 @@ pub enum SyncOp {
     /// An acquisition that does not wait (`try_lock()`, `try_read()`, `try_write()`): when it
     /// finds the lock held, what its call answers is one only contention gives.
     Attempt { attempt: String },
+    /// A lock written by hand on a `bool` flag: `compare_exchange(false, true, ..)` (or
+    /// `_weak`) outside any loop, in a function that also stores `false` to the flag (the
+    /// release): mini-moka's housekeeper `try_sync`. When it fails, the flag was held by the
+    /// other thread's call, and what this call answers is one only contention gives.
+    FlagAttempt,
     /// One operation on an atomic (`load`, `fetch_add`, `compare_exchange`, …).
     #[default]
     Atomic,

@@ -10,7 +10,7 @@ use common::slice;
 
 fn check(body: &str, expect: &str) {
     let source = format!(
-        "use std::sync::{{Mutex, RwLock, Arc, Condvar}};\nuse std::sync::atomic::{{AtomicUsize, Ordering}};\n{body}"
+        "use std::sync::{{Mutex, RwLock, Arc, Condvar}};\nuse std::sync::atomic::{{AtomicBool, AtomicUsize, Ordering}};\n{body}"
     );
     let model = analyze_source("sites", "2021", &source);
     let mut out = String::new();
@@ -22,6 +22,7 @@ fn check(body: &str, expect: &str) {
                 SyncOp::TimedAcquire { attempt, .. } => format!(" (timed, or {attempt})"),
                 SyncOp::Attempt { .. } => " (attempt)".to_string(),
                 SyncOp::Atomic => " (atomic)".to_string(),
+                SyncOp::FlagAttempt => " (flag attempt)".to_string(),
                 SyncOp::Wait { lock } => format!(" (releasing {lock})"),
                 SyncOp::Notify { all, waited } => {
                     format!(" (notify, all: {all}, waited: {waited})")
@@ -155,5 +156,45 @@ impl Queue {
          put: self.inner.ready | .notify_one() (notify, all: false, waited: true)
          take_soon: self.inner.items | .lock() (or try_lock)
          take_soon: self.inner.ready | .wait_timeout(items, std::time::Duration::from_millis(1)) (releasing self.inner.items)",
+    );
+}
+
+/// A compare-exchange of a `bool` flag from `false` to `true`, outside any loop, in a function
+/// that also stores `false` to it is a lock written by hand (mini-moka's housekeeper), and
+/// its failure contention: an attempt. A flag never released (a once flag) and one retried
+/// in a loop (a spin lock) stay plain atomics. A private type whose methods are all
+/// `pub(crate)` is no type of the model, and the package's types take its sites over.
+#[test]
+fn a_flag_taken_and_released_in_one_function_is_an_attempt() {
+    check(
+        r#"
+pub struct Cache { keeper: Box<dyn Send + Sync>, n: AtomicUsize }
+impl Cache {
+    pub fn new() -> Self { todo!() }
+    pub fn len(&self) -> usize { self.n.load(Ordering::Relaxed) }
+}
+pub(crate) struct Keeper { busy: AtomicBool, started: AtomicBool, spin: AtomicBool }
+impl Keeper {
+    pub(crate) fn try_sync(&self) -> bool {
+        match self.busy.compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed) {
+            Ok(_) => { self.busy.store(false, Ordering::Release); true }
+            Err(_) => false,
+        }
+    }
+    pub(crate) fn start(&self) -> bool {
+        self.started.compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire).is_ok()
+    }
+    pub(crate) fn with_spin(&self) {
+        while self.spin.compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed).is_err() {}
+        self.spin.store(false, Ordering::Release);
+    }
+}
+"#,
+        "len: self.n | .load(Ordering::Relaxed) (atomic)
+         Keeper::try_sync: self.busy | .compare_exchange(false, true, Ordering::Acquire, Ordering::Relaxed) (flag attempt)
+         Keeper::try_sync: self.busy | .store(false, Ordering::Release) (atomic)
+         Keeper::start: self.started | .compare_exchange(false, true, Ordering::AcqRel, Ordering::Acquire) (atomic)
+         Keeper::with_spin: self.spin | .compare_exchange_weak(false, true, Ordering::Acquire, Ordering::Relaxed) (atomic)
+         Keeper::with_spin: self.spin | .store(false, Ordering::Release) (atomic)",
     );
 }

@@ -355,7 +355,9 @@ mod selection_tests {
                 .filter(|m| m.supported)
                 .map(|m| match &m.approximate {
                     None => m.name.clone(),
-                    Some(Approximation::Doc { .. }) => format!("{}~doc", m.name),
+                    Some(Approximation::Doc { .. } | Approximation::TypeDoc { .. }) => {
+                        format!("{}~doc", m.name)
+                    }
                     Some(Approximation::Configured) => format!("{}~configured", m.name),
                 })
                 .collect();

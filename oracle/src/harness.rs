@@ -615,6 +615,17 @@ fn site_insertions(site: &SyncSite, file: &Path, source: &str) -> Vec<Insertion>
             part(site.receiver_end, ", |__covcon_l| __covcon_l", Rank::Middle),
             part(site.call_end, ")", Rank::Close),
         ],
+        // `self.busy.compare_exchange(false, true, a, b)` becomes
+        // `::covcon_rt::attempt(&self.busy, |l| l.compare_exchange(false, true, a, b))`.
+        SyncOp::FlagAttempt
+            if plain_receiver && call.starts_with(".compare_exchange") && call.ends_with(')') =>
+        {
+            vec![
+                part(start, "::covcon_rt::attempt(&", Rank::Open),
+                part(site.receiver_end, ", |__covcon_l| __covcon_l", Rank::Middle),
+                part(site.call_end, ")", Rank::Close),
+            ]
+        }
         SyncOp::Atomic if plain_receiver && call.starts_with('.') && call.ends_with(')') => vec![
             part(start, "::covcon_rt::at(&", Rank::Open),
             part(site.receiver_end, ")", Rank::Close),

@@ -391,11 +391,16 @@ fn from_sync_site(site: &SyncSite, file: &Path, source: &str) -> Vec<Draft> {
         schema: vec![(start, Some(site.call_end), schema, Rank::Open)],
     };
     match &site.op {
-        SyncOp::Atomic => {
+        SyncOp::Atomic | SyncOp::FlagAttempt => {
             let Some((user, mutated)) = load_store(&receiver, &method, &args) else {
                 return Vec::new();
             };
-            let original = format!("::covcon_rt::at(&{receiver}){call}");
+            let original = match site.op {
+                SyncOp::FlagAttempt => {
+                    format!("::covcon_rt::attempt(&{receiver}, |__covcon_l| __covcon_l{call})")
+                }
+                _ => format!("::covcon_rt::at(&{receiver}){call}"),
+            };
             vec![draft(
                 Operator::RmwToLoadStore,
                 format!("`{receiver}.{method}` done as a load and a store"),

@@ -63,6 +63,10 @@ pub struct ResultsConfig {
     /// (a draining iterator's `len` beside it), so, as for [`ResultsConfig::holding`], a test
     /// that calls one compares only its final state.
     pub driven: BTreeMap<String, BTreeSet<String>>,
+    /// Per type path, why its contents are approximate by its contract
+    /// (`analysis::Approximation::TypeDoc`: a cache bounded "best-effort" by a replacement
+    /// policy): its final state is not compared either.
+    pub approximate_state: BTreeMap<String, Approximation>,
 }
 
 impl Default for ResultsConfig {
@@ -75,6 +79,7 @@ impl Default for ResultsConfig {
             approximate: BTreeMap::new(),
             holding: BTreeMap::new(),
             driven: BTreeMap::new(),
+            approximate_state: BTreeMap::new(),
         }
     }
 }
@@ -86,6 +91,9 @@ impl ResultsConfig {
     pub fn learn_contracts(&mut self, model: &Model) {
         for t in &model.types {
             for m in &t.methods {
+                if let Some(why @ Approximation::TypeDoc { .. }) = &m.approximate {
+                    self.approximate_state.insert(t.path.clone(), why.clone());
+                }
                 if let Some(why) = &m.approximate {
                     self.approximate
                         .entry(t.path.clone())
@@ -106,6 +114,11 @@ impl ResultsConfig {
                 }
             }
         }
+    }
+
+    /// Whether the final state of the type at `type_path` is compared.
+    fn compares_state(&self, type_path: &str) -> bool {
+        self.compare_final_state && !self.approximate_state.contains_key(type_path)
     }
 
     /// Why no call's answer of `test` is compared: the first of its suffix calls whose answer
@@ -407,7 +420,7 @@ impl SequentialOutcomes {
                 }
             }
         }
-        if config.compare_final_state && self.unstable_state.is_none() {
+        if config.compares_state(&test.type_path) && self.unstable_state.is_none() {
             if let Some((observed, expected)) = changed(
                 concurrent.final_state.as_deref(),
                 sequential.final_state.as_deref(),
@@ -463,6 +476,10 @@ impl SequentialOutcomes {
             .collect();
         let state = match (&self.unstable_state, &concurrent.final_state) {
             _ if !config.compare_final_state => Some(LeftOutReason::Ignored),
+            _ if !config.compares_state(&test.type_path) => config
+                .approximate_state
+                .get(&test.type_path)
+                .map(|why| LeftOutReason::Approximate { why: why.clone() }),
             (Some((first, second)), _) => Some(LeftOutReason::Unstable {
                 first: first.clone(),
                 second: second.clone(),
@@ -586,7 +603,7 @@ pub fn allowed_outcomes(
             }
         }
     }
-    let final_state = config.compare_final_state
+    let final_state = config.compares_state(&test.type_path)
         && outcomes.unstable_state.is_none()
         && passing.iter().all(|(_, r)| r.final_state.is_some());
     let mut allowed: Vec<AllowedOutcome> = Vec::new();
@@ -1971,6 +1988,40 @@ runs=9 linearizations=3 ran=[a0 b0 b1 | a0 b0 b1 | b0 a0 b1 | b0 a0 b1 | b0 b1 a
   thread 2 call 1 `get`: observed 5, expected 0
 left out: []
 runs=7 linearizations=2 ran=[a0 b0 | a0 b0 | b0 a0 | b0 a0 | - | - | a0 b0 own]",
+        );
+    }
+
+    /// mini-moka's `Cache` "performs a best-effort bounding of the map": its type's doc makes
+    /// every answer approximate, and its final state is not compared either.
+    #[test]
+    fn a_type_whose_doc_makes_its_contents_approximate_has_no_final_state_compared() {
+        let (test, run) = lost_update();
+        let why = Approximation::TypeDoc {
+            line: "It keeps entries on a best-effort basis.".into(),
+        };
+        let model = Model {
+            types: vec![analysis::TypeModel {
+                path: test.type_path.clone(),
+                methods: vec![analysis::Method {
+                    name: "hit".into(),
+                    approximate: Some(why.clone()),
+                    ..analysis::Method::default()
+                }],
+                ..analysis::TypeModel::default()
+            }],
+            ..Model::default()
+        };
+        let mut config = ResultsConfig::default();
+        config.learn_contracts(&model);
+        assert_eq!(config.approximate_state[&test.type_path], why);
+        check_with(
+            &test,
+            &run,
+            &mut SequentialOutcomes::new(),
+            &config,
+            "linearizable by a0 b0
+left out: [`hit`: approximate answer: its type's doc says \"It keeps entries on a best-effort basis.\"; final state: approximate answer: its type's doc says \"It keeps entries on a best-effort basis.\"]
+runs=1 linearizations=1 ran=[a0 b0]",
         );
     }
 

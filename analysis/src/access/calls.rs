@@ -231,7 +231,21 @@ impl Walker<'_> {
                     attempt: attempt.to_string(),
                 }
             }
-            Some(FieldKind::Atomic) if atomic_op(name) => SyncOp::Atomic,
+            Some(FieldKind::Atomic) if atomic_op(name) => {
+                let literal = |i: usize, value: bool| matches!(m.args.iter().nth(i), Some(syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Bool(b), .. })) if b.value == value);
+                if name == "store"
+                    && literal(0, false)
+                    && !self.out.flags_cleared.iter().any(|f| f == path)
+                {
+                    self.out.flags_cleared.push(path.to_string());
+                }
+                let exchange = matches!(name, "compare_exchange" | "compare_exchange_weak");
+                if exchange && literal(0, false) && literal(1, true) && self.loop_depth == 0 {
+                    SyncOp::FlagAttempt
+                } else {
+                    SyncOp::Atomic
+                }
+            }
             Some(FieldKind::Condvar)
                 if matches!(
                     name,

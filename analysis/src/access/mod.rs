@@ -135,6 +135,10 @@ pub(crate) struct MethodSummary {
     pub calls_out: Vec<CallOut>,
     /// Lock acquisitions and atomic operations on the type's fields, where they are written.
     pub sites: Vec<Site>,
+    /// Atomic `bool` fields the body stores `false` to (`self.busy.store(false, o)`): a
+    /// flag it releases, which makes a compare-exchange of it from `false` to `true` an
+    /// attempt ([`crate::model::SyncOp::FlagAttempt`]).
+    pub flags_cleared: Vec<String>,
 }
 
 /// A lock acquisition or atomic operation written in the body: `receiver.op(..)`.
@@ -585,6 +589,11 @@ pub(crate) fn sync_sites(
                     all: *all,
                     waited: waited.contains(site.field.as_str()),
                 },
+                // A flag the function never releases is no lock (a once flag: failing to
+                // set it is what a later call alone finds too).
+                SyncOp::FlagAttempt if !summary.flags_cleared.contains(&site.field) => {
+                    SyncOp::Atomic
+                }
                 op => op.clone(),
             };
             out.push(crate::model::SyncSite {

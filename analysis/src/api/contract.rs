@@ -18,7 +18,12 @@ use crate::model::Approximation;
 /// reported as a wrong result (`approximate = [..]` adds it).
 const PHRASES: &[&str] = &[
     "approx*",
-    "estimat*",
+    // Not a stem: an "estimator" the call updates (mini-moka's popularity estimator) says
+    // nothing of its answer.
+    "estimate",
+    "estimates",
+    "estimated",
+    "an estimation",
     "overcount*",
     "undercount*",
     "racy",
@@ -48,6 +53,19 @@ const PHRASES: &[&str] = &[
     "weakly consistent",
 ];
 
+/// The phrases by which a type's doc comment says what it holds is kept on a best effort:
+/// mini-moka's `Cache` "performs a best-effort bounding of the map using an entry
+/// replacement algorithm". A method's own doc can say its answer is approximate; these say
+/// the contents are, so every answer is.
+const TYPE_PHRASES: &[&str] = &[
+    "best-effort",
+    "best effort",
+    "eventually consistent",
+    "weakly consistent",
+    "not linearizable",
+    "not linearisable",
+];
+
 /// Words that, just before a phrase (within two words), deny it: "is not an approximation",
 /// "can never be stale", "no estimate".
 const NEGATIONS: &[&str] = &["not", "never", "no"];
@@ -62,6 +80,20 @@ pub(crate) fn approximation(attrs: &[syn::Attribute]) -> Option<Approximation> {
         .filter_map(|phrase| find_phrase(&lower, phrase))
         .min()?;
     Some(Approximation::Doc {
+        line: sentence(&text, at, end).to_string(),
+    })
+}
+
+/// Whether the type's doc comment `attrs` carry says its contents are kept on a best effort,
+/// with the sentence that says so.
+pub(crate) fn type_approximation(attrs: &[syn::Attribute]) -> Option<Approximation> {
+    let text = doc_text_of(attrs);
+    let lower = text.to_ascii_lowercase();
+    let (at, end) = TYPE_PHRASES
+        .iter()
+        .filter_map(|phrase| find_phrase(&lower, phrase))
+        .min()?;
+    Some(Approximation::TypeDoc {
         line: sentence(&text, at, end).to_string(),
     })
 }
@@ -157,7 +189,7 @@ mod tests {
         let item: syn::ItemFn = syn::parse_str(&source).unwrap();
         let got = approximation(&item.attrs).map(|a| match a {
             Approximation::Doc { line } => line,
-            Approximation::Configured => unreachable!(),
+            Approximation::Configured | Approximation::TypeDoc { .. } => unreachable!(),
         });
         assert_eq!(got.as_deref(), expect, "{doc}");
     }
@@ -244,10 +276,31 @@ mod tests {
             " The count can never be stale: it is read under the lock.",
             " Linearizable.",
             " Calls `self.inexactness()`.",
+            " This method does not update the historic popularity estimator.",
             "",
         ] {
             check(doc, None);
         }
+    }
+
+    #[test]
+    fn a_type_doc_that_keeps_its_contents_on_a_best_effort_makes_every_answer_approximate() {
+        let doc = |text: &str| -> Vec<syn::Attribute> {
+            let item: syn::ItemStruct =
+                syn::parse_str(&format!("#[doc = {text:?}]\npub struct Cache;")).unwrap();
+            item.attrs
+        };
+        let line = " It performs a best-effort bounding of the map using an entry replacement \
+                    algorithm.";
+        assert_eq!(
+            type_approximation(&doc(line)),
+            Some(Approximation::TypeDoc {
+                line: line.trim().to_string()
+            })
+        );
+        assert_eq!(type_approximation(&doc(" A concurrent map.")), None);
+        // A method's "approximate" is the method's: the type's contents are not.
+        assert_eq!(type_approximation(&doc(" Its `len` is approximate.")), None);
     }
 
     #[test]

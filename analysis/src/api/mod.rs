@@ -173,6 +173,15 @@ pub(crate) fn describe(
         implements_debug,
     };
     drop_unbuildable(&mut api);
+    let attrs = match decl.item {
+        DeclItem::Struct(s) => &s.attrs,
+        DeclItem::Enum(e) => &e.attrs,
+    };
+    if let Some(why) = contract::type_approximation(attrs) {
+        for m in api.methods.iter_mut().filter(|m| m.approximate.is_none()) {
+            m.approximate = Some(why.clone());
+        }
+    }
     receiver_arguments(&mut api.methods);
     holds_inside(&impls, &mut api.methods);
     // A value type with no constructor is no use to anyone (a guard the receiver hands out).

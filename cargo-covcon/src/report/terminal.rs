@@ -172,7 +172,21 @@ fn render_type(out: &mut String, t: &TypeReport, style: Style) {
             render_violation(out, v, text::Shapes::of(t), style);
         }
     }
-    for a in &t.approximate {
+    // A type whose doc makes all of it approximate is said once, not method by method.
+    let (by_type, own): (Vec<_>, Vec<_>) = t
+        .approximate
+        .iter()
+        .partition(|a| matches!(a.why, analysis::Approximation::TypeDoc { .. }));
+    if let Some(first) = by_type.first() {
+        let _ = writeln!(
+            out,
+            "  {} the answers of {} methods, nor the final state ({})",
+            style.dim("results not compared:"),
+            by_type.len(),
+            first.why
+        );
+    }
+    for a in own {
         let _ = writeln!(out, "  {} {a}", style.dim("results not compared:"));
     }
     if style.verbosity > 0 {

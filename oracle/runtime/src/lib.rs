@@ -310,6 +310,19 @@ impl<G> Attempt for Result<G, std::sync::TryLockError<G>> {
     }
 }
 
+/// A lock written by hand on a `bool` flag: `flag.compare_exchange(false, true, ..)` failing
+/// found the flag set by the other thread's call (the analysis takes only a flag the same
+/// function releases, outside any loop).
+impl Attempt for Result<bool, bool> {
+    type Held = bool;
+    fn held(self) -> Option<bool> {
+        self.ok()
+    }
+    fn contended(&self) -> bool {
+        self.is_err()
+    }
+}
+
 /// An acquisition that does not wait, in the instrumented copy: `self.m.try_lock()` is
 /// written `::covcon_rt::attempt(&self.m, |l| l.try_lock())`. In a controlled run, a schedule
 /// point just before it. When it finds the lock held the run says so ([`take_timed_out`]),
