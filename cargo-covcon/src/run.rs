@@ -601,9 +601,31 @@ fn harness_types(saved: &serde_json::Value) -> Vec<String> {
 
 /// The workspace to replay in: the one given (`--manifest-path`), else the one the file says
 /// the test ran in (`workspace_root`, written since violation files carry it), else the
-/// current directory's.
+/// current directory's. The features likewise: those given, else those the file says the
+/// harness was built with (`features`, as `cargo build` arguments).
 fn replay_workspace(given: &WorkspaceOptions, saved: &serde_json::Value) -> WorkspaceOptions {
     let mut options = given.clone();
+    let chose_features =
+        !options.features.is_empty() || options.all_features || options.no_default_features;
+    if !chose_features {
+        let args: Vec<&str> = saved
+            .get("features")
+            .and_then(|f| f.as_array())
+            .into_iter()
+            .flatten()
+            .filter_map(|a| a.as_str())
+            .collect();
+        for (i, a) in args.iter().enumerate() {
+            match *a {
+                "--features" => options
+                    .features
+                    .extend(args.get(i + 1).map(|f| f.to_string())),
+                "--all-features" => options.all_features = true,
+                "--no-default-features" => options.no_default_features = true,
+                _ => {}
+            }
+        }
+    }
     if options.manifest_path.is_none() {
         let root = saved
             .get("workspace_root")
@@ -625,6 +647,25 @@ mod tests {
             user_location(location, Path::new("/w/target/covcon/copy")),
             expect
         );
+    }
+
+    /// lasso's `ThreadedRodeo` exists only with `--features multi-threaded`: the violation
+    /// file says so, and a replay given no features of its own takes them.
+    #[test]
+    fn a_replay_takes_the_features_the_violation_was_found_with_unless_given_its_own() {
+        let saved = serde_json::json!({
+            "features": ["--features", "multi-threaded,serde", "--no-default-features"]
+        });
+        let options = replay_workspace(&WorkspaceOptions::default(), &saved);
+        assert_eq!(options.features, ["multi-threaded,serde"]);
+        assert!(options.no_default_features && !options.all_features);
+        let given = WorkspaceOptions {
+            all_features: true,
+            ..WorkspaceOptions::default()
+        };
+        let options = replay_workspace(&given, &saved);
+        assert!(options.features.is_empty() && !options.no_default_features);
+        assert!(options.all_features);
     }
 
     #[test]

@@ -949,6 +949,24 @@ impl OracleExecutor {
             let mut types: Vec<&String> = self.types.keys().collect();
             types.sort();
             map.insert("harness_types".into(), serde_json::json!(types));
+            // The feature selection the harness was built with (`--features x`,
+            // `--all-features`, `--no-default-features`): a type behind a feature exists
+            // only with it, and a replay without it would not find the type.
+            let features: Vec<&String> = {
+                let args = &self.config.cargo_args;
+                let mut kept = Vec::new();
+                for (i, a) in args.iter().enumerate() {
+                    match a.as_str() {
+                        "--features" => kept.extend([a].into_iter().chain(args.get(i + 1))),
+                        "--all-features" | "--no-default-features" => kept.push(a),
+                        _ => {}
+                    }
+                }
+                kept
+            };
+            if !features.is_empty() {
+                map.insert("features".into(), serde_json::json!(features));
+            }
             // The oracle that judged it: a wrong result replays as one only under the same.
             if self.config.results.is_some() {
                 map.insert("oracle".into(), serde_json::json!("results"));
