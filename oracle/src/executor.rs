@@ -18,8 +18,8 @@ use crate::pool::{Pool, WorkerCommand};
 use crate::protocol::{BatchRun, Control, Noise, Outcome, Request, Response};
 use crate::reproducer::{render_reproducer, render_results_reproducer};
 use crate::results::{
-    allowed_outcomes, check_results, stuck_call, AllowedOutcomes, ResultsVerdict, ResultsViolation,
-    SequentialOutcomes, Speed,
+    allowed_outcomes, check_results, check_results_until, stuck_call, AllowedOutcomes,
+    ResultsVerdict, ResultsViolation, SequentialOutcomes, Speed,
 };
 use crate::trace;
 use crate::verdict::{self, Failure, Order, Pace};
@@ -536,9 +536,14 @@ impl OracleExecutor {
         }
         let config = self.config.results.as_ref()?;
         let pause_us = verdict::alone_pause(response.elapsed_us);
-        let check = check_results(test, &response, outcomes, config, |order, speed| {
-            self.results_run(test, order, speed, pause_us)
-        });
+        let check = check_results_until(
+            test,
+            &response,
+            outcomes,
+            config,
+            self.deadline,
+            |order, speed| self.results_run(test, order, speed, pause_us),
+        );
         let ResultsVerdict::Violation(results) = check.verdict else {
             return None;
         };

@@ -506,6 +506,24 @@ pub fn check_results(
     config: &ResultsConfig,
     run: impl FnMut(&[(u8, u32)], Speed) -> Response,
 ) -> ResultsCheck {
+    check_results_until(test, concurrent, outcomes, config, None, run)
+}
+
+/// How long after the campaign's deadline a verdict begun before it may go on.
+pub const VERDICT_GRACE: std::time::Duration = std::time::Duration::from_secs(2);
+
+/// [`check_results`], giving up ([`ResultsVerdict::Inconclusive`]) once `deadline` plus
+/// [`VERDICT_GRACE`] has passed: a type whose every order answers otherwise (sharded-slab's
+/// keys name the calling thread's shard) runs hundreds of sequential orders per test, and a
+/// 20 s budget took 64 s.
+pub fn check_results_until(
+    test: &TestCase,
+    concurrent: &Response,
+    outcomes: &mut SequentialOutcomes,
+    config: &ResultsConfig,
+    deadline: Option<std::time::Instant>,
+    run: impl FnMut(&[(u8, u32)], Speed) -> Response,
+) -> ResultsCheck {
     let mut check = Check {
         test,
         concurrent,
@@ -514,6 +532,8 @@ pub fn check_results(
         run,
         runs: 0,
         slow_left: SLOW_RUNS,
+        give_up_at: deadline.map(|d| d + VERDICT_GRACE),
+        cut_short: false,
     };
     let (verdict, linearizations) = check.decide();
     ResultsCheck {
@@ -679,6 +699,10 @@ struct Check<'a, R> {
     runs: u32,
     /// Slow runs still to make ([`SLOW_RUNS`]).
     slow_left: u32,
+    /// When the verdict gives up, inconclusive ([`check_results_until`]).
+    give_up_at: Option<std::time::Instant>,
+    /// Whether it gave up part way.
+    cut_short: bool,
 }
 
 impl<R: FnMut(&[(u8, u32)], Speed) -> Response> Check<'_, R> {
@@ -715,7 +739,13 @@ impl<R: FnMut(&[(u8, u32)], Speed) -> Response> Check<'_, R> {
         if let Some(order) = matching {
             return (linearizable(&order), compared);
         }
+        if self.cut_short {
+            return (out_of_time(), compared);
+        }
         self.gather_evidence(&orders);
+        if self.cut_short {
+            return (out_of_time(), compared);
+        }
         if let Some(order) = orders.iter().find(|order| self.matches(order)) {
             return (linearizable(order), compared);
         }
@@ -727,6 +757,10 @@ impl<R: FnMut(&[(u8, u32)], Speed) -> Response> Check<'_, R> {
     fn first_match(&mut self, orders: &[Vec<(u8, u32)>]) -> (Option<Vec<(u8, u32)>>, u32) {
         let mut compared = 0;
         for order in orders {
+            if self.late() {
+                self.cut_short = true;
+                break;
+            }
             if self.outcomes.runs_of(order).is_empty() && self.outcomes.known_to_stop(order) {
                 continue;
             }
@@ -768,6 +802,10 @@ impl<R: FnMut(&[(u8, u32)], Speed) -> Response> Check<'_, R> {
         // The first top-up of each order is slow while slow runs last (see [`Speed::Slow`]):
         // the orders come most plausible first, the closest among them.
         for order in orders {
+            if self.late() {
+                self.cut_short = true;
+                return;
+            }
             let mut first = true;
             loop {
                 // A run that did not pass cannot match; running it again would not help.
@@ -823,6 +861,12 @@ impl<R: FnMut(&[(u8, u32)], Speed) -> Response> Check<'_, R> {
 
     fn run_order(&mut self, order: &[(u8, u32)]) {
         self.run_order_at(order, Speed::Full);
+    }
+
+    /// Whether the verdict is past the time it may take ([`check_results_until`]).
+    fn late(&self) -> bool {
+        self.give_up_at
+            .is_some_and(|at| std::time::Instant::now() >= at)
     }
 
     /// A run of `order` on the way to a violation: slow while [`SLOW_RUNS`] last.
@@ -881,6 +925,13 @@ impl<R: FnMut(&[(u8, u32)], Speed) -> Response> Check<'_, R> {
             }
         }
         best
+    }
+}
+
+/// The verdict of a check the campaign's deadline cut short.
+fn out_of_time() -> ResultsVerdict {
+    ResultsVerdict::Inconclusive {
+        reason: "the time budget ran out before every linearization was compared".to_string(),
     }
 }
 
@@ -1988,6 +2039,43 @@ runs=9 linearizations=3 ran=[a0 b0 b1 | a0 b0 b1 | b0 a0 b1 | b0 a0 b1 | b0 b1 a
   thread 2 call 1 `get`: observed 5, expected 0
 left out: []
 runs=7 linearizations=2 ran=[a0 b0 | a0 b0 | b0 a0 | b0 a0 | - | - | a0 b0 own]",
+        );
+    }
+
+    /// A verdict past the campaign's deadline (and its grace) gives up, inconclusive, instead of
+    /// running more orders; one with time left decides as before.
+    #[test]
+    fn a_verdict_past_the_deadline_gives_up_inconclusive() {
+        let (test, run) = lost_update();
+        let config = ResultsConfig::default();
+        let past = std::time::Instant::now() - VERDICT_GRACE - std::time::Duration::from_secs(1);
+        let mut runs = 0;
+        let check = check_results_until(
+            &test,
+            &run,
+            &mut SequentialOutcomes::new(),
+            &config,
+            Some(past),
+            |order, speed| {
+                runs += 1;
+                fake_run_at(&test, order, 0, speed)
+            },
+        );
+        assert_eq!(check.verdict, out_of_time());
+        assert_eq!(runs, 0);
+        let later = std::time::Instant::now() + std::time::Duration::from_secs(3600);
+        let check = check_results_until(
+            &test,
+            &run,
+            &mut SequentialOutcomes::new(),
+            &config,
+            Some(later),
+            |order, speed| fake_run_at(&test, order, 0, speed),
+        );
+        assert!(
+            matches!(check.verdict, ResultsVerdict::Violation(_)),
+            "{:?}",
+            check.verdict
         );
     }
 
