@@ -593,10 +593,21 @@ impl OracleExecutor {
             let config = self.shrink_config(config);
             // The last candidate kept, as judged: what the report says of the shrunk test.
             let mut kept: Option<Violation> = None;
+            // A free panic only a batch of runs repeated (`confirm`) is judged the same way in
+            // each candidate: one run of a smaller test would almost never show it again.
+            let rare = !ordered && repeats == 1 && reruns > self.config.confirm_runs;
+            let batch = confirm_batch(violation.response.elapsed_us);
             let shrunk =
                 generator::shrink(&violation.test, &config, &mut |candidate: &TestCase| {
-                    self.stats.shrink_runs.fetch_add(1, Ordering::Relaxed);
-                    let response = self.pool.request(&self.concurrent_request(candidate));
+                    let request = if rare {
+                        self.runs_request(candidate, batch)
+                    } else {
+                        self.concurrent_request(candidate)
+                    };
+                    let response = self.pool.request(&request);
+                    self.stats
+                        .shrink_runs
+                        .fetch_add(response.runs.max(1), Ordering::Relaxed);
                     if ordered && !response.replayable() {
                         // A smaller test kept under a schedule must replay as exactly.
                         return false;

@@ -364,20 +364,26 @@ fn a_flaky_violation_records_how_often_it_repeated() {
 
 /// A panic found free that none of the single re-runs repeats gets one batch of runs in the
 /// worker (lasso 0.7.1's window, between two calls into a dependency, shows once in
-/// thousands): the fake's `rare` panics again at its worker's 50th run.
+/// thousands): the fake's `rare` panics again at its worker's 50th run. Shrinking judges
+/// each candidate by such a batch too.
 #[test]
-fn a_rare_panic_is_confirmed_by_a_batch_of_runs_in_the_worker() {
+fn a_rare_panic_is_confirmed_and_shrunk_by_batches_of_runs_in_the_worker() {
     let out = tempfile::tempdir().unwrap();
+    let config = OracleConfig {
+        shrink: Some(ShrinkConfig::default()),
+        ..config(out.path(), 1)
+    };
     let mut executor =
-        OracleExecutor::with_worker(Path::new(FAKE), &config(out.path(), 1), &Model::default())
-            .unwrap();
-    let executions = executor.execute(&[test_case(1, "rare | ok")]);
+        OracleExecutor::with_worker(Path::new(FAKE), &config, &Model::default()).unwrap();
+    let executions = executor.execute(&[test_case(1, "rare ok_a | ok ok_b ok_c")]);
     let violation = executions[0]
         .violation
         .as_ref()
         .expect("the first run fails");
     // Runs 2-5 are the single re-runs; the batch starts at run 6 and fails at run 50.
     assert_eq!(violation.confirmed, (1, 4 + 45));
+    let shrunk = violation.shrunk.as_ref().expect("a smaller test");
+    assert_eq!(shrunk.threads, test_case(1, "rare | ok").threads);
 }
 
 #[test]
