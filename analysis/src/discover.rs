@@ -316,6 +316,32 @@ pub(crate) fn discover<'a>(
             found.push(t);
         }
     }
+    // A crate whose doc says whole-structure operations see a snapshot (flurry): those of
+    // its types' methods that take no key or value of their own are approximate.
+    let crate_doc = files
+        .iter()
+        .find(|f| f.module.is_empty())
+        .and_then(|f| api::contract::crate_approximation(&f.ast.attrs));
+    if let Some(why) = crate_doc {
+        for t in &mut found {
+            for m in t
+                .model
+                .methods
+                .iter_mut()
+                .filter(|m| m.approximate.is_none())
+            {
+                let whole = m.params.iter().all(|p| {
+                    matches!(
+                        p.kind,
+                        ParamKind::FromReceiver { .. } | ParamKind::Instance { .. }
+                    )
+                });
+                if whole {
+                    m.approximate = Some(why.clone());
+                }
+            }
+        }
+    }
     found
 }
 

@@ -387,6 +387,12 @@ pub enum Approximation {
     /// reach it); `line` quotes it. Every method's answer, and the final state, depend on that
     /// policy's view of a concurrent run.
     TypeDoc { line: String },
+    /// The crate's doc comment says that what inspects a structure as a whole sees a
+    /// snapshot or a transient state (flurry: "Operations that inspect the map as a whole,
+    /// rather than a single key, operate on a snapshot"); `line` quotes it. The methods that
+    /// take no key or value of their own (`len`, `iter`, `clear`, `is_subset(&other)`), and the
+    /// final state, which `Debug` reads as a whole, are approximate.
+    CrateDoc { line: String },
     /// `approximate = ["Type::method"]` in the package's or workspace's covcon metadata.
     Configured,
 }
@@ -397,6 +403,7 @@ impl std::fmt::Display for Approximation {
         match self {
             Approximation::Doc { line } => write!(f, "its doc says \"{line}\""),
             Approximation::TypeDoc { line } => write!(f, "its type's doc says \"{line}\""),
+            Approximation::CrateDoc { line } => write!(f, "its crate's doc says \"{line}\""),
             Approximation::Configured => f.write_str("configured approximate"),
         }
     }

@@ -856,3 +856,41 @@ fn a_parameter_of_a_type_parameter_takes_what_a_maker_returned() {
         analysis::ParamKind::Generic { name: "V".into() }
     );
 }
+
+/// flurry's crate doc: "Operations that inspect the map as a whole, rather than a single key,
+/// operate on a snapshot of the underlying table." The methods that take no key or value of
+/// their own read the whole map, and are approximate; one that takes a key is not.
+#[test]
+fn a_crate_doc_that_makes_whole_structure_reads_snapshots_makes_them_approximate() {
+    let source = format!(
+        "//! # Consistency
+        //!
+        //! Operations that inspect the map as a whole, rather than a single key, operate on a
+        //! snapshot of the underlying table.
+        {SYNC}
+        #[derive(Default)] pub struct Map {{ n: Mutex<Vec<u8>> }}
+        impl Map {{
+            pub fn new() -> Self {{ Self::default() }}
+            pub fn insert(&self, k: u8) {{ self.n.lock().unwrap().push(k) }}
+            pub fn len(&self) -> usize {{ self.n.lock().unwrap().len() }}
+            pub fn is_subset(&self, other: &Map) -> bool {{ self.len() <= other.len() }}
+        }}"
+    );
+    let model = analyze_source("fixture", "2021", &source);
+    let map = model.types.iter().find(|t| t.name == "Map").unwrap();
+    let approximate = |name: &str| {
+        map.methods
+            .iter()
+            .find(|m| m.name == name)
+            .unwrap()
+            .approximate
+            .clone()
+    };
+    let line =
+        "Operations that inspect the map as a whole, rather than a single key, operate on a \
+                snapshot of the underlying table.";
+    let why = Some(analysis::Approximation::CrateDoc { line: line.into() });
+    assert_eq!(approximate("len"), why);
+    assert_eq!(approximate("is_subset"), why);
+    assert_eq!(approximate("insert"), None);
+}

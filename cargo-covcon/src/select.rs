@@ -355,7 +355,11 @@ mod selection_tests {
                 .filter(|m| m.supported)
                 .map(|m| match &m.approximate {
                     None => m.name.clone(),
-                    Some(Approximation::Doc { .. } | Approximation::TypeDoc { .. }) => {
+                    Some(
+                        Approximation::Doc { .. }
+                        | Approximation::TypeDoc { .. }
+                        | Approximation::CrateDoc { .. },
+                    ) => {
                         format!("{}~doc", m.name)
                     }
                     Some(Approximation::Configured) => format!("{}~configured", m.name),

@@ -66,6 +66,18 @@ const TYPE_PHRASES: &[&str] = &[
     "not linearisable",
 ];
 
+/// The phrases by which a crate's doc comment says that whole-structure operations see a
+/// snapshot or a transient state (flurry's "# Consistency" section, after Java's
+/// `ConcurrentHashMap`).
+const CRATE_PHRASES: &[&str] = &[
+    "operate on a snapshot",
+    "operates on a snapshot",
+    "transient state*",
+    "weakly consistent",
+    "not linearizable",
+    "not linearisable",
+];
+
 /// Words that, just before a phrase (within two words), deny it: "is not an approximation",
 /// "can never be stale", "no estimate".
 const NEGATIONS: &[&str] = &["not", "never", "no"];
@@ -98,6 +110,20 @@ pub(crate) fn type_approximation(attrs: &[syn::Attribute]) -> Option<Approximati
     })
 }
 
+/// Whether the crate root's doc comment (`attrs`, its inner attributes) says that what
+/// inspects a structure as a whole sees a snapshot, with the sentence that says so.
+pub(crate) fn crate_approximation(attrs: &[syn::Attribute]) -> Option<Approximation> {
+    let text = doc_text_of(attrs);
+    let lower = text.to_ascii_lowercase();
+    let (at, end) = CRATE_PHRASES
+        .iter()
+        .filter_map(|phrase| find_phrase(&lower, phrase))
+        .min()?;
+    Some(Approximation::CrateDoc {
+        line: sentence(&text, at, end).to_string(),
+    })
+}
+
 /// Whether `attrs` hold any doc comment.
 pub(crate) fn has_doc(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|a| doc_attr(a).is_some())
@@ -114,6 +140,14 @@ fn doc_text_of(attrs: &[syn::Attribute]) -> String {
                 in_code = !in_code;
             } else if !in_code {
                 words.extend(line.split_whitespace().map(str::to_string));
+                // A heading ends a sentence of its own: it is not quoted with the next.
+                if line.starts_with('#') {
+                    if let Some(last) = words.last_mut() {
+                        if !last.ends_with(['.', '!', '?']) {
+                            last.push('.');
+                        }
+                    }
+                }
             }
         }
     }
@@ -128,7 +162,7 @@ fn doc_attr(attr: &syn::Attribute) -> Option<String> {
 /// The sentence of `text` that holds `at..end`: from the end of the sentence before (`. `,
 /// `! `, `? `) to the end of its own, which may run over several doc lines.
 fn sentence(text: &str, at: usize, end: usize) -> &str {
-    const ENDS: [&str; 3] = [". ", "! ", "? "];
+    const ENDS: [&str; 4] = [". ", "! ", "? ", ".) "];
     let start = ENDS
         .iter()
         .filter_map(|e| text[..at].rfind(e).map(|i| i + e.len()))
@@ -189,7 +223,9 @@ mod tests {
         let item: syn::ItemFn = syn::parse_str(&source).unwrap();
         let got = approximation(&item.attrs).map(|a| match a {
             Approximation::Doc { line } => line,
-            Approximation::Configured | Approximation::TypeDoc { .. } => unreachable!(),
+            Approximation::Configured
+            | Approximation::TypeDoc { .. }
+            | Approximation::CrateDoc { .. } => unreachable!(),
         });
         assert_eq!(got.as_deref(), expect, "{doc}");
     }

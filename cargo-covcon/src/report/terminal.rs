@@ -172,15 +172,23 @@ fn render_type(out: &mut String, t: &TypeReport, style: Style) {
             render_violation(out, v, text::Shapes::of(t), style);
         }
     }
-    // A type whose doc makes all of it approximate is said once, not method by method.
-    let (by_type, own): (Vec<_>, Vec<_>) = t
-        .approximate
-        .iter()
-        .partition(|a| matches!(a.why, analysis::Approximation::TypeDoc { .. }));
+    // A type whose doc makes all of it approximate is said once, not method by method, and
+    // so is a crate whose doc makes its whole-structure reads approximate.
+    let (by_type, own): (Vec<_>, Vec<_>) = t.approximate.iter().partition(|a| {
+        matches!(
+            a.why,
+            analysis::Approximation::TypeDoc { .. } | analysis::Approximation::CrateDoc { .. }
+        )
+    });
     if let Some(first) = by_type.first() {
+        let names: Vec<String> = by_type.iter().map(|a| format!("`{}`", a.method)).collect();
+        let which = match first.why {
+            analysis::Approximation::CrateDoc { .. } => format!(" ({})", names.join(", ")),
+            _ => String::new(),
+        };
         let _ = writeln!(
             out,
-            "  {} the answers of {} methods, nor the final state ({})",
+            "  {} the answers of {} methods{which}, nor the final state ({})",
             style.dim("results not compared:"),
             by_type.len(),
             first.why
