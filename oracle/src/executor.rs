@@ -768,6 +768,18 @@ impl OracleExecutor {
     ) -> (u32, u32) {
         let test = &violation.test;
         let failure = Failure::of(&violation.response.outcome);
+        // A deadlock the watchdog only saw over its time, never blocked for good, may be a
+        // run starved of CPU on a loaded machine (two such in a row are not rare there:
+        // crossbeam-channel 0.3.6's parked receivers, 1 of 8): its re-runs get
+        // `OVER_TIME_RERUN` times the time, in which a starved run finishes and a deadlock
+        // does not.
+        let over_time_only = matches!(
+            violation.response.outcome,
+            Outcome::Deadlocked {
+                blocked_for_good: false,
+                ..
+            }
+        );
         let mut repeats = 0;
         for run in 1..=runs {
             self.stats.confirm_runs.fetch_add(1, Ordering::Relaxed);
@@ -780,7 +792,13 @@ impl OracleExecutor {
                 },
                 ..test.clone()
             };
-            let response = self.pool.request(&self.concurrent_request(&rerun));
+            let mut request = self.concurrent_request(&rerun);
+            if over_time_only {
+                if let Request::Concurrent { timeout_ms, .. } = &mut request {
+                    *timeout_ms = timeout_ms.saturating_mul(OVER_TIME_RERUN);
+                }
+            }
+            let response = self.pool.request(&request);
             let repeated = match (&failure, &self.config.results) {
                 (Some(failure), _) => failure.is_repeated_by(&response.outcome),
                 (None, Some(config)) if response.outcome == Outcome::Passed => {
@@ -1080,6 +1098,9 @@ pub struct ReplayResult {
     /// Sequential runs made for the verdict.
     pub linearizations: u32,
 }
+
+/// How many times a run's timeout a re-run of a deadlock seen only over its time gets.
+const OVER_TIME_RERUN: u64 = 4;
 
 /// Runs in the one batch that confirms a panic its single re-runs did not repeat: about a
 /// second of a run that took `elapsed_us`, between 1,000 and 100,000.

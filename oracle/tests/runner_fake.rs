@@ -162,6 +162,20 @@ fn a_timeout_that_no_rerun_repeats_is_not_reported_as_a_deadlock() {
     check(1, &["stall | ok"], "[ok+stall]; none");
 }
 
+/// A run the watchdog saw only over its time (never blocked for good), every time at the
+/// campaign's timeout, is re-run with four times the time: the fake's `slow`, a run starved of
+/// CPU, then finishes, and no deadlock is reported.
+#[test]
+fn a_deadlock_seen_only_over_time_is_rerun_with_more_time() {
+    let out = tempfile::tempdir().unwrap();
+    let mut executor =
+        OracleExecutor::with_worker(Path::new(FAKE), &config(out.path(), 1), &Model::default())
+            .unwrap();
+    let executions = executor.execute(&[test_case(1, "slow | ok")]);
+    assert_eq!(render(&executions[0].violation), "none");
+    assert_eq!(executor.stats().unconfirmed_deadlocks, 1);
+}
+
 #[test]
 fn a_blocking_take_on_an_empty_queue_is_not_reported() {
     check(1, &["take | put"], "[put+take]; none");

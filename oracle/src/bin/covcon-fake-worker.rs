@@ -8,6 +8,8 @@
 //!   preempts the first thread at point 3 (a window only one schedule of its test hits);
 //!   a controlled run answers its schedule with four points per call;
 //! - `lock` deadlocks in a concurrent run when the other thread also calls `lock`;
+//! - `slow` times out (answers `deadlocked`, not blocked for good) when the run's timeout is
+//!   under 500 ms, and passes with a longer one: a run starved of CPU;
 //! - `stall` times out (answers `deadlocked`) in the first concurrent run of its test in the
 //!   calling process and passes afterwards, as a run starved of CPU on a loaded machine does;
 //! - `take` blocks unless a `put` ran before it (in a concurrent run it always blocks);
@@ -42,6 +44,7 @@ fn main() {
                 test,
                 noise,
                 repeat,
+                timeout_ms,
                 ..
             } => {
                 // Repeated in the worker up to the first run that does not pass.
@@ -49,7 +52,7 @@ fn main() {
                 loop {
                     concurrent_runs += 1;
                     made += 1;
-                    let mut response = concurrent(&test, noise, concurrent_runs);
+                    let mut response = concurrent(&test, noise, concurrent_runs, timeout_ms);
                     if response.outcome != Outcome::Passed || made >= repeat.max(1) {
                         response.runs = made;
                         break vec![response];
@@ -59,12 +62,19 @@ fn main() {
             Request::Sequential {
                 test, order, noise, ..
             } => vec![sequential(&test, &order, noise.pause_us > 0)],
-            Request::Batch { tests, .. } => {
+            Request::Batch {
+                tests, timeout_ms, ..
+            } => {
                 // Answered one run at a time, as the real worker does, so an abort in the
                 // middle leaves the runs before it answered.
                 for run in tests {
                     concurrent_runs += 1;
-                    answer(concurrent(&run.test, run.noise, concurrent_runs));
+                    answer(concurrent(
+                        &run.test,
+                        run.noise,
+                        concurrent_runs,
+                        timeout_ms,
+                    ));
                 }
                 Vec::new()
             }
@@ -86,8 +96,8 @@ fn answer(response: Response) {
     }
 }
 
-fn concurrent(test: &generator::TestCase, noise: Noise, run: u64) -> Response {
-    let mut answer = concurrent_run(test, noise, run);
+fn concurrent(test: &generator::TestCase, noise: Noise, run: u64, timeout_ms: u64) -> Response {
+    let mut answer = concurrent_run(test, noise, run, timeout_ms);
     if !noise.control.is_free() {
         let calls = test.threads.iter().map(Vec::len).sum::<usize>();
         answer.schedule = Some(Schedule {
@@ -101,7 +111,7 @@ fn concurrent(test: &generator::TestCase, noise: Noise, run: u64) -> Response {
     answer
 }
 
-fn concurrent_run(test: &generator::TestCase, noise: Noise, run: u64) -> Response {
+fn concurrent_run(test: &generator::TestCase, noise: Noise, run: u64, timeout_ms: u64) -> Response {
     if let Some(setup) = setup_failure(test) {
         return response(test.id, setup, Vec::new());
     }
@@ -155,6 +165,11 @@ fn concurrent_run(test: &generator::TestCase, noise: Noise, run: u64) -> Respons
                 "take" => Outcome::Deadlocked {
                     inside: [Some("take".into()), None],
                     blocked_for_good: true,
+                    lost_wakeup: None,
+                },
+                "slow" if timeout_ms < 500 => Outcome::Deadlocked {
+                    inside: [Some("slow".into()), None],
+                    blocked_for_good: false,
                     lost_wakeup: None,
                 },
                 "stall" if first_stall(test.id) => Outcome::Deadlocked {
