@@ -73,10 +73,21 @@ fn walk_use(
             walk_use(&p.tree, prefix, out);
             prefix.pop();
         }
+        // `use std::thread::{self, Thread}` names the module itself: `thread` is `std::thread`
+        // (crossbeam-channel's `thread::park_timeout` was left unvirtualised beside a virtual
+        // `Instant::now()`, and a timed wait never reached its deadline).
+        syn::UseTree::Name(n) if n.ident == "self" => {
+            if let Some(last) = prefix.last() {
+                out.insert(last.clone(), prefix.clone());
+            }
+        }
         syn::UseTree::Name(n) => {
             let mut path = prefix.clone();
             path.push(n.ident.to_string());
             out.insert(n.ident.to_string(), path);
+        }
+        syn::UseTree::Rename(r) if r.ident == "self" => {
+            out.insert(r.rename.to_string(), prefix.clone());
         }
         syn::UseTree::Rename(r) => {
             let mut path = prefix.clone();
@@ -350,6 +361,15 @@ mod tests {
         check(
             "use std::thread;\nfn f() { thread::park_timeout(d); std::thread::park(); }",
             &["ParkTimeout 2:9-2:29..2:32"],
+        );
+        // The module itself named in a group, or renamed (crossbeam-channel 0.3.6's context.rs).
+        check(
+            "use std::thread::{self, Thread};\nfn f() { thread::park_timeout(d); }",
+            &["ParkTimeout 2:9-2:29..2:32"],
+        );
+        check(
+            "use std::thread::{self as th};\nfn f() { th::park_timeout(d); }",
+            &["ParkTimeout 2:9-2:25..2:28"],
         );
         check(
             "fn f(&self) { self.rx.recv_timeout(d).ok(); self.rx.recv(); }",
