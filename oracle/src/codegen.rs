@@ -1139,37 +1139,27 @@ fn argument(param: &Param, i: usize, args_cx: &ArgsCx<'_>) -> (Option<String>, S
             Some(format!("let {var} = {};", args_cx.decoded(i))),
             var,
         ),
-        // A key of a type parameter instantiated with a value type of the crate's own (lasso's
-        // `Spur`): the kept one or one the value builder makes.
+        // A key: the kept one a maker returned, or one made from the generated value (by the
+        // value builder for a type parameter instantiated with a value type of the crate's
+        // own, lasso's `Spur`; decoded otherwise).
         ParamKind::Returned {
             ty: kept,
             by_ref,
             or: Some(or),
             ..
-        } if built_expr(or, &format!("{var}_raw"), args_cx).is_some() => {
-            let built = built_expr(or, &format!("{var}_raw"), args_cx).unwrap_or_default();
+        } => {
+            let made = match built_expr(or, &format!("{var}_raw"), args_cx) {
+                Some(built) => format!("{{ let {var}_raw = {}; {built} }}", args_cx.raw(i)),
+                None => args_cx.decoded(i),
+            };
             (
                 Some(format!(
-                    "let {var}: {} = match cx.kept_arg(call, {i})? {{ {SOME}(kept) => kept, {NONE} => {{ let {var}_raw = {}; {built} }} }};",
+                    "let {var}: {} = match cx.kept_arg(call, {i})? {{ {SOME}(kept) => kept, {NONE} => {made} }};",
                     substitute(kept, substitutions),
-                    args_cx.raw(i),
                 )),
                 if *by_ref { format!("&{var}") } else { var },
             )
         }
-        // A key of a standard type: the kept one or a generated one, by value.
-        ParamKind::Returned {
-            ty: kept,
-            by_ref,
-            or: Some(_),
-            ..
-        } => (
-            Some(format!(
-                "let {var}: {} = cx.kept_or_arg(call, {i})?;",
-                substitute(kept, substitutions)
-            )),
-            if *by_ref { format!("&{var}") } else { var },
-        ),
         // A kept value of the type's own making: a clone, or a reference.
         ParamKind::Returned {
             ty: kept, by_ref, ..

@@ -1094,16 +1094,22 @@ fn result(response: &Response, thread: usize, index: usize) -> Option<&str> {
 /// Both texts, when there are two and they differ. A part the concurrent text `a` shows as
 /// `<locked>` matches anything.
 fn changed(a: Option<&str>, b: Option<&str>) -> Option<(String, String)> {
-    match (a, b) {
-        (Some(a), Some(b)) if !matches_with_holes(a, b) => Some((a.to_string(), b.to_string())),
-        _ => None,
-    }
+    changed_by(a, b, matches_with_holes)
 }
 
 /// [`changed`], with a map's entries compared in the order they are written.
 fn changed_in_order(a: Option<&str>, b: Option<&str>) -> Option<(String, String)> {
+    changed_by(a, b, matches_in_order)
+}
+
+/// Both texts, when there are two and `same` says they differ.
+fn changed_by(
+    a: Option<&str>,
+    b: Option<&str>,
+    same: fn(&str, &str) -> bool,
+) -> Option<(String, String)> {
     match (a, b) {
-        (Some(a), Some(b)) if !matches_in_order(a, b) => Some((a.to_string(), b.to_string())),
+        (Some(a), Some(b)) if !same(a, b) => Some((a.to_string(), b.to_string())),
         _ => None,
     }
 }

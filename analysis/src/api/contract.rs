@@ -85,43 +85,30 @@ const NEGATIONS: &[&str] = &["not", "never", "no"];
 /// Whether the doc comment `attrs` carry declares the method's answer approximate, with the
 /// sentence that says so.
 pub(crate) fn approximation(attrs: &[syn::Attribute]) -> Option<Approximation> {
-    let text = doc_text_of(attrs);
-    let lower = text.to_ascii_lowercase();
-    let (at, end) = PHRASES
-        .iter()
-        .filter_map(|phrase| find_phrase(&lower, phrase))
-        .min()?;
-    Some(Approximation::Doc {
-        line: sentence(&text, at, end).to_string(),
-    })
+    quoted(attrs, PHRASES).map(|line| Approximation::Doc { line })
 }
 
 /// Whether the type's doc comment `attrs` carry says its contents are kept on a best effort,
 /// with the sentence that says so.
 pub(crate) fn type_approximation(attrs: &[syn::Attribute]) -> Option<Approximation> {
-    let text = doc_text_of(attrs);
-    let lower = text.to_ascii_lowercase();
-    let (at, end) = TYPE_PHRASES
-        .iter()
-        .filter_map(|phrase| find_phrase(&lower, phrase))
-        .min()?;
-    Some(Approximation::TypeDoc {
-        line: sentence(&text, at, end).to_string(),
-    })
+    quoted(attrs, TYPE_PHRASES).map(|line| Approximation::TypeDoc { line })
 }
 
 /// Whether the crate root's doc comment (`attrs`, its inner attributes) says that what
 /// inspects a structure as a whole sees a snapshot, with the sentence that says so.
 pub(crate) fn crate_approximation(attrs: &[syn::Attribute]) -> Option<Approximation> {
+    quoted(attrs, CRATE_PHRASES).map(|line| Approximation::CrateDoc { line })
+}
+
+/// The sentence of the doc comment `attrs` carry in which the first of `phrases` stands.
+fn quoted(attrs: &[syn::Attribute], phrases: &[&str]) -> Option<String> {
     let text = doc_text_of(attrs);
     let lower = text.to_ascii_lowercase();
-    let (at, end) = CRATE_PHRASES
+    let (at, end) = phrases
         .iter()
         .filter_map(|phrase| find_phrase(&lower, phrase))
         .min()?;
-    Some(Approximation::CrateDoc {
-        line: sentence(&text, at, end).to_string(),
-    })
+    Some(sentence(&text, at, end).to_string())
 }
 
 /// Whether `attrs` hold any doc comment.

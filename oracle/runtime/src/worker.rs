@@ -159,19 +159,6 @@ impl<'a, T> Cx<'a, T> {
         }
     }
 
-    /// Argument `i` of `call`: the kept value it names (cloned), or else the value decoded (a
-    /// key that is either what a call returned or a generated one).
-    pub fn kept_or_arg<H: FromArg + Clone + 'static>(
-        &self,
-        call: &Call,
-        i: usize,
-    ) -> Result<H, CallError> {
-        match call.args.get(i) {
-            Some(Arg::Handle(k)) => self.kept::<H>(call, *k).cloned(),
-            _ => self.arg(call, i),
-        }
-    }
-
     /// The kept value argument `i` of `call` names, cloned; `None` when it names none (the
     /// argument is to be built from the generated value instead).
     pub fn kept_arg<H: Clone + 'static>(
