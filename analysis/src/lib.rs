@@ -121,6 +121,7 @@ pub fn analyze_source(crate_name: &str, edition: &str, source: &str) -> Model {
                 &api::NoExternals,
                 &mut diags,
             );
+            adopt_untested_sites(&mut model.types);
             model.diagnostics = diags;
         }
         Err(d) => model.diagnostics.push(d),
@@ -177,6 +178,7 @@ fn analyze_package(
         filter,
         &mut diags,
     ));
+    adopt_untested_sites(&mut types);
     let clock_sites = loaded
         .files
         .iter()
@@ -317,28 +319,35 @@ fn analyze_files(
         diags.extend(d);
     }
     cross::add_handles(&mut types, &facts);
-    adopt_helper_sites(&mut types);
     types
 }
 
 /// The private types with no public method (kept by discovery for this) leave the model, and
 /// their synchronisation sites go to every other type of the package, whose calls run their
 /// code: the copy makes schedule points of them, and a lock written by hand there is seen
-/// as one. A site two types list is wrapped once.
-fn adopt_helper_sites(types: &mut Vec<TypeModel>) {
+/// as one. A site two types list is wrapped once. The types covcon cannot test (no
+/// constructor it can call) stay, and give their sites to the types it tests too: parking_lot's
+/// `RwLock` is lock_api's `RwLock<RawRwLock, T>`, and every one of its calls runs the code of
+/// `RawRwLock`, which nothing but that wrapper builds.
+fn adopt_untested_sites(types: &mut Vec<TypeModel>) {
     let helper = |t: &TypeModel| t.methods.is_empty() && t.reason == Some(Reason::NotPublic);
+    // A handle's sites go to the types that hand it out (`cross::add_handles`).
+    let untested = |t: &TypeModel| {
+        !t.supported && !helper(t) && !matches!(t.reason, Some(Reason::Handle { .. }))
+    };
     let sites: Vec<SyncSite> = types
         .iter()
-        .filter(|t| helper(t))
+        .filter(|t| helper(t) || untested(t))
         .flat_map(|t| {
             t.sync_sites.iter().map(|s| SyncSite {
                 method: format!("{}::{}", t.name, s.method),
+                untested_owner: untested(t).then(|| t.path.clone()),
                 ..s.clone()
             })
         })
         .collect();
     types.retain(|t| !helper(t));
-    for t in types.iter_mut() {
+    for t in types.iter_mut().filter(|t| t.supported) {
         for site in &sites {
             if !t.sync_sites.iter().any(|s| s.receiver == site.receiver) {
                 t.sync_sites.push(site.clone());

@@ -715,6 +715,11 @@ pub struct SyncSite {
     pub receiver_end: (u32, u32),
     /// Where the whole call ends (line, column): just after its `)`.
     pub call_end: (u32, u32),
+    /// The type covcon cannot build whose code holds the site, when a type it tests listed it
+    /// as that type's (`RawRwLock` for parking_lot's `RwLock`): a schedule point, but no
+    /// mutant's site, since the type a mutant is judged through might never run that code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub untested_owner: Option<String>,
 }
 
 /// What a [`SyncSite`] does.

@@ -198,3 +198,70 @@ impl Keeper {
          Keeper::with_spin: self.spin | .store(false, Ordering::Release) (atomic)",
     );
 }
+
+/// A type covcon cannot test (no constructor it can call: parking_lot's `RawRwLock`, which only
+/// lock_api's generic `RwLock` builds) stays in the model, and the types it tests take its sites
+/// over, since their calls run its code through calls the analysis cannot follow (a trait
+/// object here, a type parameter there): without them the copy had no schedule point inside
+/// parking_lot's `RwLock` at all.
+#[test]
+fn the_types_covcon_tests_take_the_sites_of_the_ones_it_cannot_build() {
+    check(
+        r#"
+pub trait Acquire: Send + Sync { fn acquire(&self); }
+pub struct Locked { raw: Box<dyn Acquire>, n: AtomicUsize }
+impl Locked {
+    pub fn new() -> Self { todo!() }
+    pub fn go(&self) { self.raw.acquire(); self.n.fetch_add(1, Ordering::Relaxed); }
+}
+pub struct RawLock { state: AtomicUsize }
+impl Acquire for RawLock {
+    fn acquire(&self) { self.state.fetch_add(1, Ordering::Acquire); }
+}
+"#,
+        "go: self.n | .fetch_add(1, Ordering::Relaxed) (atomic)
+         RawLock::acquire: self.state | .fetch_add(1, Ordering::Acquire) (atomic)
+         acquire: self.state | .fetch_add(1, Ordering::Acquire) (atomic)",
+    );
+}
+
+/// A site taken over from a type covcon cannot build names that type, so mutants leave it; a
+/// private helper's sites do not (mutants judge them through the first type that lists them).
+#[test]
+fn a_site_taken_from_a_type_covcon_cannot_build_names_it() {
+    let source = r#"
+use std::sync::atomic::{AtomicUsize, Ordering};
+pub trait Acquire: Send + Sync { fn acquire(&self); }
+pub struct Locked { raw: Box<dyn Acquire>, n: AtomicUsize, h: Helper }
+impl Locked {
+    pub fn new() -> Self { todo!() }
+    pub fn go(&self) { self.raw.acquire(); self.h.bump(); self.n.fetch_add(1, Ordering::Relaxed); }
+}
+pub struct RawLock { state: AtomicUsize }
+impl Acquire for RawLock {
+    fn acquire(&self) { self.state.fetch_add(1, Ordering::Acquire); }
+}
+pub(crate) struct Helper { m: AtomicUsize }
+impl Helper {
+    pub(crate) fn bump(&self) { self.m.fetch_add(1, Ordering::Relaxed); }
+}
+"#;
+    let model = analyze_source("sites", "2021", source);
+    let locked = model.types.iter().find(|t| t.name == "Locked").unwrap();
+    let owners: Vec<(&str, Option<&str>)> = locked
+        .sync_sites
+        .iter()
+        .map(|s| (s.method.as_str(), s.untested_owner.as_deref()))
+        .collect();
+    assert!(
+        owners.contains(&("RawLock::acquire", Some("sites::RawLock"))),
+        "{owners:?}"
+    );
+    assert!(
+        owners
+            .iter()
+            .any(|(m, o)| m.ends_with("bump") && o.is_none()),
+        "{owners:?}"
+    );
+    assert!(owners.contains(&("go", None)), "{owners:?}");
+}

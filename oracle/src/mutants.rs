@@ -135,7 +135,9 @@ pub(crate) fn generate(
                 made.extend(from_mutation_site(site, &file, source));
             }
         }
-        for site in &ty.sync_sites {
+        // A site of a type covcon cannot build is a schedule point only: this type's tests
+        // may never run its code.
+        for site in ty.sync_sites.iter().filter(|s| s.untested_owner.is_none()) {
             let file = resolve(index, &site.receiver.file);
             let source = sources
                 .entry(file.clone())
@@ -558,6 +560,33 @@ fn unified_diff(source: &str, shown: &str, edit: ((u32, u32), (u32, u32), String
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_site_of_a_type_covcon_cannot_build_is_no_mutant() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("lib.rs");
+        std::fs::write(&file, "fn f() {\n    self.n.fetch_add(1, o);\n}\n").unwrap();
+        let site = analysis::SyncSite {
+            method: "f".into(),
+            op: analysis::SyncOp::Atomic,
+            receiver: analysis::Span {
+                file: file.clone(),
+                line: 2,
+                column: 4,
+            },
+            receiver_end: (2, 10),
+            call_end: (2, 26),
+            untested_owner: None,
+        };
+        let mut ty = TypeModel {
+            sync_sites: vec![site.clone()],
+            ..TypeModel::default()
+        };
+        let made = |ty: &TypeModel| generate(&[ty], |_, f| f.to_path_buf(), dir.path()).len();
+        assert!(made(&ty) > 0);
+        ty.sync_sites[0].untested_owner = Some("k::Raw".into());
+        assert_eq!(made(&ty), 0);
+    }
 
     #[test]
     fn a_call_is_split_into_its_method_and_top_level_arguments() {

@@ -606,6 +606,7 @@ pub(crate) fn sync_sites(
                 },
                 receiver_end: site.receiver_end,
                 call_end: site.call_end,
+                untested_owner: None,
             });
         }
     }
