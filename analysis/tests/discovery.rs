@@ -484,6 +484,8 @@ fn wrappers_options_structs_generic_and_trait_methods_are_reached() {
              pub fn retain(&self, f: impl FnMut(&u64) -> bool) {}
              pub fn try_get_with<F, E>(&self, init: F) where F: FnOnce() -> Result<u64, E> {}
              pub fn load(&self, f: impl FnOnce() -> Result<u64, std::io::Error>) {}
+             pub fn save<P: AsRef<std::path::Path>>(&self, to: P) {}
+             pub fn open_at(&self, dir: impl Into<std::path::PathBuf>) {}
          }
          impl export::Export for Set { fn export(&self) -> String { String::new() } }",
         "type demo::Set <> debug=false supported
@@ -496,11 +498,14 @@ fn wrappers_options_structs_generic_and_trait_methods_are_reached() {
           method retain(f: closure(bool))
           method try_get_with::<_, u32>(init: closure(ok(u64) or err(u32)))
           method load(f: closure(ok(u64)))
+          method save::<::std::path::PathBuf>(to: value(std::path::PathBuf))
+          method open_at(dir: value(std::path::PathBuf))
           method export() [demo::export::Export]
           method size() [demo::export::Export]
           value demo::opts::Flags: Default default(0), Literal Flags(2)
           value demo::opts::Mode: Variant Fast(0), Variant Slow(1), Literal Custom(1)
-          value demo::opts::Opts: Function new(1)",
+          value demo::opts::Opts: Function new(1)
+          value std::path::PathBuf: Function from(1)",
     );
 }
 

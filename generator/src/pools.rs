@@ -23,6 +23,11 @@ pub struct Pools {
     pub edge_percent: u32,
     /// Strings for `String` and `&str`.
     pub strings: Vec<String>,
+    /// Paths for `PathBuf`, `&Path` and `AsRef<Path>` (`PathBuf::from(..)`): relative to the
+    /// fresh, empty directory each run of a type that takes paths works in, so `.` is a
+    /// directory that exists (drawn more often: a store opened on a directory is built only
+    /// with it) and the others are names in it.
+    pub paths: Vec<String>,
     pub chars: Vec<char>,
     /// Finite values only: NaN and infinities have no JSON form.
     pub floats: Vec<f64>,
@@ -64,6 +69,7 @@ impl Default for Pools {
             signed_ints: vec![-1],
             edge_percent: 5,
             strings: ["", "a", "b", "ab"].map(String::from).to_vec(),
+            paths: [".", ".", ".", "a", "b"].map(String::from).to_vec(),
             chars: vec!['a', 'b', 'c'],
             floats: vec![0.0, 1.0, -1.0, 2.5],
             durations_us: vec![0, 1, 10, 100, 1_000, 2_000],
@@ -83,6 +89,9 @@ impl Default for Pools {
 
 /// Deepest nesting followed through generic instantiations (guards `K = Vec<K>` loops).
 const MAX_DEPTH: usize = 8;
+
+/// The value type of paths, built `PathBuf::from(String)` from [`Pools::paths`].
+const PATH_BUF: &str = "std::path::PathBuf";
 
 /// Draws values for parameters, given the pools and the type's generic instantiation.
 pub(crate) struct ValueGen<'a> {
@@ -291,12 +300,17 @@ impl ValueGen<'_> {
         let Some(c) = constructors.choose(rng) else {
             return Value::Int(0);
         };
-        let args = c
-            .params
-            .iter()
-            .chain(c.chain.iter().flat_map(|link| &link.params))
-            .map(|p| self.value_at(&p.kind, ctx, rng, depth + 1))
-            .collect();
+        let args = if path == PATH_BUF && c.name == "from" && !self.pools.paths.is_empty() {
+            vec![Value::Str(
+                self.pools.paths.choose(rng).expect("not empty").clone(),
+            )]
+        } else {
+            c.params
+                .iter()
+                .chain(c.chain.iter().flat_map(|link| &link.params))
+                .map(|p| self.value_at(&p.kind, ctx, rng, depth + 1))
+                .collect()
+        };
         let form = match c.kind {
             ConstructorKind::Default => BuiltForm::Default,
             ConstructorKind::Variant => BuiltForm::Variant,
@@ -466,6 +480,50 @@ mod tests {
     #[test]
     fn strings_come_from_a_small_alphabet() {
         check(ParamKind::Str, 1, r#"Str("") Str("a") Str("ab") Str("b")"#);
+    }
+
+    #[test]
+    fn paths_are_the_run_directory_and_names_in_it() {
+        let pools = Pools::default();
+        let path_buf = ValueType {
+            path: PATH_BUF.into(),
+            constructors: vec![analysis::Constructor {
+                name: "from".into(),
+                params: vec![analysis::Param {
+                    name: "path".into(),
+                    ty: "String".into(),
+                    kind: ParamKind::String,
+                }],
+                supported: true,
+                ..Default::default()
+            }],
+        };
+        let gen = ValueGen {
+            pools: &pools,
+            instantiation: &BTreeMap::new(),
+            values: std::slice::from_ref(&path_buf),
+            own: &OwnValues::default(),
+        };
+        let mut rng = StdRng::seed_from_u64(7);
+        let ctx = InstanceCtx {
+            instances: 1,
+            receiver: 0,
+        };
+        let kind = ParamKind::Value {
+            path: PATH_BUF.into(),
+        };
+        let mut seen: Vec<String> = (0..100)
+            .map(|_| match gen.value(&kind, ctx, &mut rng) {
+                Value::Built(b) => format!("{}({:?})", b.ctor, b.args),
+                other => format!("{other:?}"),
+            })
+            .collect();
+        seen.sort();
+        seen.dedup();
+        assert_eq!(
+            seen.join(" "),
+            r#"from([Str(".")]) from([Str("a")]) from([Str("b")])"#
+        );
     }
 
     #[test]

@@ -437,6 +437,9 @@ fn driver(w: &mut Writer, index: usize, plan: &TypePlan<'_>) {
     w.line(
         "    fn state(&self, instance: &CovconSelf) -> Option<String> { covcon_rt::debug_text!(*instance) }",
     );
+    if takes_paths(ty) {
+        w.line("    fn fresh_dir(&self) -> bool { true }");
+    }
     w.line("    fn construct(&self, call: &Call, cx: &Cx<'_, CovconSelf>) -> Result<::covcon_rt::Constructed<CovconSelf>, CallError> {");
     w.line("        match call.method.as_str() {");
     w.entries.push(((type_start, w.line), Target::Type(index)));
@@ -794,6 +797,13 @@ fn handle_fn(w: &mut Writer, index: usize, plan: &TypePlan<'_>, globs: &str, arg
     w.line("        }");
     w.line("    }");
     w.entries.push(((end, w.line), Target::Type(index)));
+}
+
+/// Whether the type's calls take paths (`PathBuf`, `&Path`, `AsRef<Path>`, at any depth: the
+/// model then lists `PathBuf` among its value types): its runs work in fresh directories
+/// (`covcon_rt::Driver::fresh_dir`), since files one run writes would be there for the next.
+fn takes_paths(ty: &TypeModel) -> bool {
+    ty.values.iter().any(|v| v.path == "std::path::PathBuf")
 }
 
 /// One function per value type of the plan (`fn v0(arg: &Arg) -> Result<::k::Opts, CallError>`)
@@ -1211,6 +1221,10 @@ fn argument(param: &Param, i: usize, args_cx: &ArgsCx<'_>) -> (Option<String>, S
                 }
             } else if ty.starts_with("impl ") || ty.contains("dyn ") {
                 Some(owned_type(kind, substitutions))
+            } else if ty == "String" {
+                // Written out: a generic callee (`PathBuf::from`, the path value's builder)
+                // gives inference nothing to go on.
+                Some("String".to_string())
             } else {
                 None
             };

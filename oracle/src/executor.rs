@@ -1189,7 +1189,12 @@ impl OracleExecutor {
     }
 }
 
-/// The worker command for a harness binary: no arguments, `COVCON_VERBOSE` when verbose.
+/// The directory under the output directory that workers run in ([`WorkerCommand::dir`]).
+pub const WORKER_DIR: &str = "worker-cwd";
+
+/// The worker command for a harness binary: no arguments, `COVCON_VERBOSE` when verbose, run
+/// in [`WORKER_DIR`] under the output directory (an absolute path, as a relative `--out` is
+/// meant from covcon's own directory).
 fn worker_command(program: &Path, config: &OracleConfig) -> WorkerCommand {
     let mut env = Vec::new();
     if config.verbose {
@@ -1198,10 +1203,13 @@ fn worker_command(program: &Path, config: &OracleConfig) -> WorkerCommand {
     if let Some(mutant) = config.mutant {
         env.push((crate::MUTANT_ENV.to_string(), mutant.to_string()));
     }
+    let dir = std::path::absolute(config.out_dir.join(WORKER_DIR)).ok();
     WorkerCommand {
-        program: program.to_path_buf(),
+        // Absolute: a relative program with another working directory is ambiguous.
+        program: std::path::absolute(program).unwrap_or_else(|_| program.to_path_buf()),
         args: Vec::new(),
         env,
+        dir,
         verbose: config.verbose,
     }
 }

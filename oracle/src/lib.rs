@@ -18,7 +18,7 @@ pub use trace::covered_pairs;
 mod verdict;
 pub use executor::{
     replay, replay_with_worker, OracleExecutor, ReplayResult, RunStats, TypeRunStats, Violation,
-    ViolationKind,
+    ViolationKind, WORKER_DIR,
 };
 pub use pool::{kill_all_workers, run_command, CommandEnd};
 

@@ -36,6 +36,10 @@ pub(crate) struct WorkerCommand {
     pub program: PathBuf,
     pub args: Vec<String>,
     pub env: Vec<(String, String)>,
+    /// The directory workers run in: covcon's own, so that a relative path the code under
+    /// test writes to (`File::create("a")`, a `PathBuf` argument) lands there and not in the
+    /// user's project. `None`: covcon's working directory (the fake workers of tests).
+    pub dir: Option<PathBuf>,
     /// Echo the workers' stderr, prefixed with the worker number.
     pub verbose: bool,
 }
@@ -400,14 +404,19 @@ struct Worker {
 
 impl Worker {
     fn spawn(command: &WorkerCommand, index: usize) -> std::io::Result<Worker> {
-        let mut child = Command::new(&command.program)
+        let mut child = Command::new(&command.program);
+        child
             .args(&command.args)
             .envs(command.env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .process_group(0)
-            .spawn()?;
+            .process_group(0);
+        if let Some(dir) = &command.dir {
+            std::fs::create_dir_all(dir)?;
+            child.current_dir(dir);
+        }
+        let mut child = child.spawn()?;
         register_group(child.id() as i32);
         let stdin = child.stdin.take().expect("stdin is piped");
         let stdout = child.stdout.take().expect("stdout is piped");

@@ -30,6 +30,9 @@ use generator::{Call, TestCase, Value};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
+/// The value type of paths (`PathBuf::from(String)`).
+const PATH_BUF: &str = "std::path::PathBuf";
+
 /// The indentation of a run's statements in a thread's body (inside the spawn, the loop over
 /// runs and the `catch_unwind`).
 const CALLS: &str = "                        ";
@@ -316,8 +319,27 @@ fn render(
         \x20   }\n\
          }\n",
     );
+    if out.contains("run_dir(run)") {
+        out.push_str(RUN_DIR);
+    }
     with_alloc(out)
 }
+
+/// The helper a reproducer whose calls take paths gets: each run's paths are in a directory
+/// of its own under the system's temporary directory (covcon's runs each work in a fresh one),
+/// so a run finds none of another's files and nothing is written where the test runs.
+const RUN_DIR: &str = "
+/// The directory of run `run`, made on first use; the previous run's, over by then, goes.
+fn run_dir(run: u64) -> std::path::PathBuf {
+    let dir = |r: u64| std::env::temp_dir().join(format!(\"covcon-{}-run-{r}\", std::process::id()));
+    if run > 0 {
+        let _ = std::fs::remove_dir_all(dir(run - 1));
+    }
+    let path = dir(run);
+    std::fs::create_dir_all(&path).unwrap();
+    path
+}
+";
 
 /// The file with `extern crate alloc;` before its imports when it names `::alloc::` (a
 /// `no_std` crate's `alloc::sync::Arc` in a turbofish): a test crate is `std`, whose extern
@@ -940,6 +962,12 @@ impl Render<'_> {
     /// A value built by a constructor of one of the type's value types, as Rust, its
     /// arguments rendered for their parameters' kinds.
     fn built(&self, b: &generator::Built) -> String {
+        // A path names the run's directory or a file in it, as in covcon's runs ([`RUN_DIR`]).
+        if let (PATH_BUF, "from", [Value::Str(path)]) =
+            (b.ty.as_str(), b.ctor.as_str(), &b.args[..])
+        {
+            return format!("run_dir(run).join({path:?})");
+        }
         let constructor = self
             .ty
             .values

@@ -107,6 +107,25 @@ fn check_model(config: OracleConfig, model: &Model, scripts: &[&str], expect: &s
     assert_eq!(got.join("\n"), expect.trim());
 }
 
+/// Workers run in covcon's directory under the output directory: a relative path the code
+/// under test writes (`File::create("a")`, a `PathBuf` argument) lands there, never in the
+/// user's project, from which covcon runs.
+#[test]
+fn workers_write_relative_paths_under_the_output_directory() {
+    let out = tempfile::tempdir().unwrap();
+    let config = config(out.path(), 1);
+    let mut executor =
+        OracleExecutor::with_worker(Path::new(FAKE), &config, &Model::default()).unwrap();
+    let executions = executor.execute(&[test_case(1, "touch | ok")]);
+    assert!(executions[0].violation.is_none());
+    let touched = out
+        .path()
+        .join(oracle::WORKER_DIR)
+        .join("covcon-fake-touched");
+    assert!(touched.is_file(), "{} was written", touched.display());
+    assert!(!Path::new("covcon-fake-touched").exists());
+}
+
 #[test]
 fn overlapping_calls_cover_their_pair_and_pass() {
     check(

@@ -165,6 +165,16 @@ impl<'a> TyCx<'a> {
                 ("AsRef" | "Borrow", Some("str"))
                 | ("Into", Some("String"))
                 | ("ToString" | "Display", None) => Some(string_choice()),
+                // A path (`open<P: AsRef<Path>>(dir: P)`): a `PathBuf`, relative to the fresh
+                // directory each run of such a type works in.
+                ("AsRef", Some("Path" | "std::path::Path"))
+                | ("Into", Some("PathBuf" | "std::path::PathBuf")) => {
+                    let ty: syn::Type = syn::parse_quote!(::std::path::PathBuf);
+                    Some(Choice {
+                        kind: self.param_kind(&ty).ok()?,
+                        ty: "::std::path::PathBuf".into(),
+                    })
+                }
                 ("AsRef", Some("[u8]")) => Some(Choice {
                     kind: ParamKind::Vec {
                         elem: Box::new(ParamKind::Int {

@@ -49,6 +49,41 @@ pub trait Driver: Sync + 'static {
     fn handle(&self, call: &Call, _cx: &Cx<'_, Self::Instance>) -> Result<Handle, CallError> {
         Err(CallError(format!("no handle method `{}`", call.method)))
     }
+
+    /// Whether each run works in a fresh, empty directory ([`RunDir`]): the type takes paths,
+    /// and what one run writes there must not be what the next run finds.
+    fn fresh_dir(&self) -> bool {
+        false
+    }
+}
+
+/// The fresh working directory of one run of a type that takes paths: made in the worker's
+/// directory (covcon's, under its output directory) and entered, then left and removed when
+/// the run ends. A relative path the run's calls take (`PathBuf::from(".")`) names it or a
+/// file in it, in every run alike, so a sequential order finds what the concurrent run found:
+/// nothing.
+struct RunDir {
+    outer: std::path::PathBuf,
+    dir: std::path::PathBuf,
+}
+
+impl RunDir {
+    fn enter() -> Option<RunDir> {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let outer = std::env::current_dir().ok()?;
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = outer.join(format!("run-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&dir).ok()?;
+        std::env::set_current_dir(&dir).ok()?;
+        Some(RunDir { outer, dir })
+    }
+}
+
+impl Drop for RunDir {
+    fn drop(&mut self) {
+        let _ = std::env::set_current_dir(&self.outer);
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
 }
 
 /// A handle a test keeps: what a handle method returned, of a type the driver knows.
@@ -205,6 +240,11 @@ impl<D: Driver> Registered for D {
         Driver::type_path(self)
     }
     fn run(&'static self, request: &Run) -> Answer {
+        let _dir = if self.fresh_dir() {
+            RunDir::enter()
+        } else {
+            None
+        };
         match &request.mode {
             Mode::Concurrent {
                 seed,

@@ -14,7 +14,8 @@
 //!   calling process and passes afterwards, as a run starved of CPU on a loaded machine does;
 //! - `take` blocks unless a `put` ran before it (in a concurrent run it always blocks);
 //! - `abort` aborts the process; `abort_conc` aborts in concurrent runs only;
-//!   `exit` calls `process::exit(3)`; `hang` never answers;
+//!   `exit` calls `process::exit(3)`; `hang` never answers; `touch` writes the file
+//!   `covcon-fake-touched` in its working directory, as code that writes a relative path does;
 //! - a first constructor named `fail` makes the setup fail;
 //! - `hit` adds one to a counter and returns it; `lost` does too, except that two `lost`
 //!   calls at the same step of a concurrent run both return the same value (a lost update).
@@ -270,6 +271,9 @@ fn sequential(test: &generator::TestCase, order: &[(u8, u32)], paused: bool) -> 
     answer
 }
 
+/// The file `touch` writes, relative to the worker's working directory.
+const TOUCHED: &str = "covcon-fake-touched";
+
 /// The behaviours that do not depend on the other thread.
 fn misbehave(name: &str, concurrent: bool) -> Outcome {
     match name {
@@ -279,6 +283,10 @@ fn misbehave(name: &str, concurrent: bool) -> Outcome {
         "hang" => loop {
             std::thread::sleep(std::time::Duration::from_secs(3600));
         },
+        "touch" => {
+            std::fs::write(TOUCHED, b"").expect("the worker's directory is writable");
+            Outcome::Passed
+        }
         _ => Outcome::Passed,
     }
 }
