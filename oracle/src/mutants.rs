@@ -472,8 +472,9 @@ fn load_store(receiver: &str, method: &str, args: &[String]) -> Option<(String, 
             "fetch_or" => format!("{v} | ({a})"),
             "fetch_xor" => format!("{v} ^ ({a})"),
             "fetch_nand" => format!("!({v} & ({a}))"),
-            "fetch_max" => format!("::std::cmp::max({v}, {a})"),
-            "fetch_min" => format!("::std::cmp::min({v}, {a})"),
+            // `Ord::max`, in every prelude: no path a `no_std` crate lacks.
+            "fetch_max" => format!("{v}.max({a})"),
+            "fetch_min" => format!("{v}.min({a})"),
             "swap" => a.to_string(),
             _ => return None,
         })
@@ -504,9 +505,11 @@ fn load_store(receiver: &str, method: &str, args: &[String]) -> Option<(String, 
         &|value| format!("{receiver}.store({value}, {SEQ_CST})"),
         &|v, f| format!("({f})({v})"),
     )?;
+    // The schema is compiled into the copy: its ordering is the runtime's, since a `no_std`
+    // crate has no `::std` (issue 32).
     let schema = body(
-        &format!("::covcon_rt::at(__covcon_r).load({SEQ_CST})"),
-        &|value| format!("::covcon_rt::at(__covcon_r).store({value}, {SEQ_CST})"),
+        "::covcon_rt::at(__covcon_r).load(::covcon_rt::SEQ_CST)",
+        &|value| format!("::covcon_rt::at(__covcon_r).store({value}, ::covcon_rt::SEQ_CST)"),
         &|v, f| format!("::covcon_rt::apply({v}, {f})"),
     )?;
     Some((
@@ -629,6 +632,17 @@ mod tests {
         )
         .unwrap();
         assert!(user.contains("if __covcon_v == (0) { self.s.store(1, Ordering::SeqCst); Ok(__covcon_v) } else { Err(__covcon_v) }"), "{user}");
+        // No `::std` in what the copy compiles: a `no_std` crate has none (issue 32).
+        for method in ["fetch_add", "fetch_max", "swap", "compare_exchange"] {
+            let args = ["1".to_string(), "2".into(), "a".into(), "b".into()];
+            let (_, schema) = load_store("self.n", method, &args).unwrap();
+            assert!(!schema.contains("::std::"), "{schema}");
+        }
+        let (user, _) = load_store("self.n", "fetch_max", &["7".into(), "o".into()]).unwrap();
+        assert!(
+            user.contains("self.n.store(__covcon_v.max(7), Ordering::SeqCst)"),
+            "{user}"
+        );
         assert!(load_store("self.n", "load", &["o".into()]).is_none());
         assert!(load_store("self.n", "store", &["1".into(), "o".into()]).is_none());
     }

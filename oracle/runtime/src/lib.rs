@@ -388,6 +388,12 @@ pub fn mutant(id: u32) -> bool {
     }) == id
 }
 
+/// The ordering a mutant's load and store use (`mutants.rs`): named through the runtime, so a
+/// `no_std` crate's copy, which has no `::std`, and an edition-2015 one, which has no `::core`
+/// at its root, compile it alike.
+#[doc(hidden)]
+pub const SEQ_CST: std::sync::atomic::Ordering = std::sync::atomic::Ordering::SeqCst;
+
 /// `f(value)`: a mutant's stand-in for `fetch_update(set, fetch, f)`, whose closure gets its
 /// parameter type from this signature as it got it from `fetch_update`'s.
 #[inline]
