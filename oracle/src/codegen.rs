@@ -800,8 +800,9 @@ fn handle_fn(w: &mut Writer, index: usize, plan: &TypePlan<'_>, globs: &str, arg
 }
 
 /// Whether the type's calls take paths (`PathBuf`, `&Path`, `AsRef<Path>`, at any depth: the
-/// model then lists `PathBuf` among its value types): its runs work in fresh directories
-/// (`covcon_rt::Driver::fresh_dir`), since files one run writes would be there for the next.
+/// model then lists `PathBuf` among its value types): each run's paths are in a fresh
+/// directory of its own (`covcon_rt::Driver::fresh_dir`), since files one run writes would be
+/// there for the next.
 fn takes_paths(ty: &TypeModel) -> bool {
     ty.values.iter().any(|v| v.path == "std::path::PathBuf")
 }
@@ -846,6 +847,10 @@ fn value_builders(
                 // The copy reads covcon's clock (`covcon_rt::time`): so do its arguments.
                 ("std::time::Instant", "now") => "::covcon_rt::time::now()".to_string(),
                 ("std::time::SystemTime", "now") => "::covcon_rt::time::system_now()".to_string(),
+                // A path is in the run's own directory (`covcon_rt::run_path`).
+                ("std::path::PathBuf", "from") => {
+                    "::covcon_rt::run_path(::covcon_rt::arg_at(args, 0)?)".to_string()
+                }
                 _ => construction(c, &ty, &args_cx, w, "            "),
             };
             let name = &c.name;

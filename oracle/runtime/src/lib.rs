@@ -23,7 +23,7 @@ mod worker;
 
 pub use value::{arg_at, closure, closure_at, raw_at, Arg, Call, FromArg, TestData};
 pub use worker::{
-    worker_main, Answer, CallError, Constructed, Cx, Driver, Handle, Registered, Run,
+    run_path, worker_main, Answer, CallError, Constructed, Cx, Driver, Handle, Registered, Run,
 };
 
 use std::cell::{Cell, RefCell};

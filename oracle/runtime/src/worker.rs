@@ -50,39 +50,68 @@ pub trait Driver: Sync + 'static {
         Err(CallError(format!("no handle method `{}`", call.method)))
     }
 
-    /// Whether each run works in a fresh, empty directory ([`RunDir`]): the type takes paths,
-    /// and what one run writes there must not be what the next run finds.
+    /// Whether each run gets a fresh, empty directory for its path arguments ([`RunDir`]): the
+    /// type takes paths, and what one run writes there must not be what the next run finds.
     fn fresh_dir(&self) -> bool {
         false
     }
 }
 
-/// The fresh working directory of one run of a type that takes paths: made in the worker's
-/// directory (covcon's, under its output directory) and entered, then left and removed when
-/// the run ends. A relative path the run's calls take (`PathBuf::from(".")`) names it or a
-/// file in it, in every run alike, so a sequential order finds what the concurrent run found:
-/// nothing.
+/// The fresh directory of one run of a type that takes paths: made in the worker's directory
+/// (covcon's, under its output directory) and removed when the run ends. The run's path
+/// arguments are in it ([`run_path`]), absolute, so a thread left over from an earlier run
+/// (one the watchdog gave up on) writes to its own run's directory, never to this one; and
+/// the run's texts name it `.` ([`RunDir::tidy`]), so every run's results read alike.
 struct RunDir {
-    outer: std::path::PathBuf,
     dir: std::path::PathBuf,
 }
 
+/// The directory of the run under way, if its type takes paths.
+static RUN_DIR: Mutex<Option<std::path::PathBuf>> = Mutex::new(None);
+
 impl RunDir {
     fn enter() -> Option<RunDir> {
-        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let outer = std::env::current_dir().ok()?;
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let dir = outer.join(format!("run-{}-{n}", std::process::id()));
+        static NEXT: AtomicU64 = AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::current_dir()
+            .ok()?
+            .join(format!("run-{}-{n}", std::process::id()));
         std::fs::create_dir_all(&dir).ok()?;
-        std::env::set_current_dir(&dir).ok()?;
-        Some(RunDir { outer, dir })
+        *RUN_DIR.lock().unwrap_or_else(|p| p.into_inner()) = Some(dir.clone());
+        Some(RunDir { dir })
+    }
+
+    /// `answer`'s texts with this run's directory written `.`.
+    fn tidy(&self, mut answer: Answer) -> Answer {
+        let Some(dir) = self.dir.to_str() else {
+            return answer;
+        };
+        let tidy = |text: &mut Option<String>| {
+            if let Some(t) = text.as_mut().filter(|t| t.contains(dir)) {
+                *t = t.replace(dir, ".");
+            }
+        };
+        answer.prefix_results.iter_mut().for_each(tidy);
+        answer.results.iter_mut().flatten().for_each(tidy);
+        tidy(&mut answer.final_state);
+        answer
     }
 }
 
 impl Drop for RunDir {
     fn drop(&mut self) {
-        let _ = std::env::set_current_dir(&self.outer);
+        *RUN_DIR.lock().unwrap_or_else(|p| p.into_inner()) = None;
         let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}
+
+/// A path argument (`PathBuf::from(path)`): in the directory of the run under way when its
+/// type takes paths ([`Driver::fresh_dir`]), as written otherwise.
+#[doc(hidden)]
+pub fn run_path(path: String) -> std::path::PathBuf {
+    match &*RUN_DIR.lock().unwrap_or_else(|p| p.into_inner()) {
+        Some(dir) => dir.join(path),
+        None => std::path::PathBuf::from(path),
     }
 }
 
@@ -240,12 +269,12 @@ impl<D: Driver> Registered for D {
         Driver::type_path(self)
     }
     fn run(&'static self, request: &Run) -> Answer {
-        let _dir = if self.fresh_dir() {
+        let dir = if self.fresh_dir() {
             RunDir::enter()
         } else {
             None
         };
-        match &request.mode {
+        let answer = match &request.mode {
             Mode::Concurrent {
                 seed,
                 noise,
@@ -257,6 +286,10 @@ impl<D: Driver> Registered for D {
                 paced,
                 own_threads,
             } => run_sequential(self, &request.test, order, *noise, paced, *own_threads),
+        };
+        match dir {
+            Some(dir) => dir.tidy(answer),
+            None => answer,
         }
     }
 }
@@ -1742,4 +1775,31 @@ fn hard_exit(code: i32) -> ! {
     }
     #[cfg(not(unix))]
     std::process::exit(code)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A run of a type that takes paths: its path arguments are in a fresh directory of its
+    /// own, its texts name that directory `.`, and the directory is gone when the run ends.
+    #[test]
+    fn a_runs_paths_are_in_a_directory_of_its_own_that_its_texts_call_dot() {
+        assert_eq!(run_path("a".into()), std::path::PathBuf::from("a"));
+        let first = RunDir::enter().expect("a directory in the working directory");
+        let a = run_path("a".into());
+        assert!(a.is_absolute() && a.starts_with(&first.dir) && first.dir.is_dir());
+        let mut answer = empty_answer(json!({"kind": "passed"}));
+        answer.results[0].push(Some(format!("Ok({a:?})")));
+        answer.final_state = Some(format!("Store {{ dir: {:?} }}", first.dir));
+        let answer = first.tidy(answer);
+        assert_eq!(answer.results[0][0].as_deref(), Some("Ok(\"./a\")"));
+        assert_eq!(answer.final_state.as_deref(), Some("Store { dir: \".\" }"));
+        let dir = first.dir.clone();
+        drop(first);
+        assert!(!dir.exists());
+        assert_eq!(run_path("a".into()), std::path::PathBuf::from("a"));
+        let second = RunDir::enter().unwrap();
+        assert_ne!(second.dir, dir);
+    }
 }
