@@ -316,6 +316,24 @@ impl SequentialOutcomes {
         self.runs.get(order).map_or(&[], Vec::as_slice)
     }
 
+    /// Whether `order` ran, never passed, and at least once only ran out of time (a run
+    /// still going at its timeout, not blocked for good): what it answers is unknown, so it
+    /// cannot count against the concurrent run. On a starved machine a sequential run of a
+    /// slow type (files, sleeps) can end so.
+    fn unfinished(&self, order: &[(u8, u32)]) -> bool {
+        let runs = self.runs_of(order);
+        !runs.iter().any(|r| r.outcome == Outcome::Passed)
+            && runs.iter().any(|r| {
+                matches!(
+                    r.outcome,
+                    Outcome::Deadlocked {
+                        blocked_for_good: false,
+                        ..
+                    }
+                )
+            })
+    }
+
     /// Keeps a sequential run of `order` and learns which texts change between runs.
     fn record(&mut self, test: &TestCase, order: &[(u8, u32)], mut response: Response) {
         response.events = Vec::new();
@@ -862,6 +880,18 @@ impl<R: FnMut(&[(u8, u32)], Speed) -> Response> Check<'_, R> {
                     orders.len()
                 ),
             },
+            Some(_) if orders.iter().any(|o| self.outcomes.unfinished(o)) => {
+                let unfinished = orders
+                    .iter()
+                    .filter(|o| self.outcomes.unfinished(o))
+                    .count();
+                ResultsVerdict::Inconclusive {
+                    reason: format!(
+                        "{unfinished} of {all} linearizations only ran out of time when run \
+                         sequentially: what they answer is unknown"
+                    ),
+                }
+            }
             Some(violation) => ResultsVerdict::Violation(violation),
         }
     }
@@ -1780,6 +1810,45 @@ runs=0 linearizations=0 ran=[]",
 left out: []
 runs=0 linearizations=0 ran=[]",
         );
+    }
+
+    /// The only order that gives what the concurrent run answered never finished when run
+    /// alone: its sequential runs ran out of time (a starved machine, a slow type). What it
+    /// answers is unknown, so the run is no violation: inconclusive. The same order blocked
+    /// for good does count against the run.
+    #[test]
+    fn an_order_that_only_ran_out_of_time_is_not_evidence_of_a_violation() {
+        let test = test_case("Counter", &[], [&["hit"], &["hit"]]);
+        let observed = concurrent([&["2"], &["1"]], Some("Counter { n: 2 }"));
+        let verdict = |blocked_for_good: bool| {
+            let check = check_results(
+                &test,
+                &observed,
+                &mut SequentialOutcomes::new(),
+                &ResultsConfig::default(),
+                |order, _| match order.first() {
+                    Some((1, _)) => Response {
+                        outcome: Outcome::Deadlocked {
+                            inside: [None, Some("hit".into())],
+                            blocked_for_good,
+                            lost_wakeup: None,
+                        },
+                        ..concurrent([&[], &[]], None)
+                    },
+                    _ => concurrent([&["1"], &["2"]], Some("Counter { n: 2 }")),
+                },
+            );
+            match check.verdict {
+                ResultsVerdict::Inconclusive { reason } => format!("inconclusive: {reason}"),
+                ResultsVerdict::Violation(_) => "violation".to_string(),
+                other => format!("{other:?}"),
+            }
+        };
+        assert_eq!(
+            verdict(false),
+            "inconclusive: 1 of 2 linearizations only ran out of time when run sequentially: what they answer is unknown"
+        );
+        assert_eq!(verdict(true), "violation");
     }
 
     /// A steal that answered `Retry` beside another thread's call (crossbeam-deque's
