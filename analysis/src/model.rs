@@ -217,6 +217,11 @@ impl std::fmt::Display for GenericParam {
     }
 }
 
+/// The value type of paths (`PathBuf`, `&Path`, `AsRef<Path>` parameters), built
+/// `PathBuf::from(String)`: the generator draws its string from its path pool, the harness
+/// puts it in the run's own directory, the reproducer in a directory per run.
+pub const PATH_BUF: &str = "std::path::PathBuf";
+
 /// A type of the crate (or a standard one) whose values are built from constructors to be
 /// passed as arguments.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -4,7 +4,7 @@
 //! All pools live in [`Pools`] so that configuration can override them in one place.
 
 use crate::testcase::{Built, BuiltForm, Value};
-use analysis::{ConstructorKind, ParamKind, ValueType};
+use analysis::{ConstructorKind, ParamKind, ValueType, PATH_BUF};
 use rand::seq::SliceRandom;
 use rand::Rng;
 use serde::{Deserialize, Serialize};
@@ -23,8 +23,8 @@ pub struct Pools {
     pub edge_percent: u32,
     /// Strings for `String` and `&str`.
     pub strings: Vec<String>,
-    /// Paths for `PathBuf`, `&Path` and `AsRef<Path>` (`PathBuf::from(..)`): relative to the
-    /// fresh, empty directory each run of a type that takes paths works in, so `.` is a
+    /// Paths for `PathBuf`, `&Path` and `AsRef<Path>` (`PathBuf::from(..)`, [`PATH_BUF`]): in
+    /// the fresh, empty directory each run of a type that takes paths gets, so `.` is a
     /// directory that exists (drawn more often: a store opened on a directory is built only
     /// with it) and the others are names in it.
     pub paths: Vec<String>,
@@ -89,9 +89,6 @@ impl Default for Pools {
 
 /// Deepest nesting followed through generic instantiations (guards `K = Vec<K>` loops).
 const MAX_DEPTH: usize = 8;
-
-/// The value type of paths, built `PathBuf::from(String)` from [`Pools::paths`].
-const PATH_BUF: &str = "std::path::PathBuf";
 
 /// Draws values for parameters, given the pools and the type's generic instantiation.
 pub(crate) struct ValueGen<'a> {

@@ -8,7 +8,7 @@
 
 use analysis::{
     Constructor, ConstructorKind, GenericKind, GenericParam, InstancePassing, Param, ParamKind,
-    Pointer, ReturnShape, TypeModel, Via,
+    Pointer, ReturnShape, TypeModel, Via, PATH_BUF,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -804,7 +804,7 @@ fn handle_fn(w: &mut Writer, index: usize, plan: &TypePlan<'_>, globs: &str, arg
 /// directory of its own (`covcon_rt::Driver::fresh_dir`), since files one run writes would be
 /// there for the next.
 fn takes_paths(ty: &TypeModel) -> bool {
-    ty.values.iter().any(|v| v.path == "std::path::PathBuf")
+    ty.values.iter().any(|v| v.path == PATH_BUF)
 }
 
 /// One function per value type of the plan (`fn v0(arg: &Arg) -> Result<::k::Opts, CallError>`)
@@ -848,7 +848,7 @@ fn value_builders(
                 ("std::time::Instant", "now") => "::covcon_rt::time::now()".to_string(),
                 ("std::time::SystemTime", "now") => "::covcon_rt::time::system_now()".to_string(),
                 // A path is in the run's own directory (`covcon_rt::run_path`).
-                ("std::path::PathBuf", "from") => {
+                (PATH_BUF, "from") => {
                     "::covcon_rt::run_path(::covcon_rt::arg_at(args, 0)?)".to_string()
                 }
                 _ => construction(c, &ty, &args_cx, w, "            "),
@@ -1227,8 +1227,9 @@ fn argument(param: &Param, i: usize, args_cx: &ArgsCx<'_>) -> (Option<String>, S
             } else if ty.starts_with("impl ") || ty.contains("dyn ") {
                 Some(owned_type(kind, substitutions))
             } else if ty == "String" {
-                // Written out: a generic callee (`PathBuf::from`, the path value's builder)
-                // gives inference nothing to go on.
+                // Written out: a generic callee (`X::from(a0)` for a type with several `From`
+                // impls; `PathBuf::from` before paths went through `covcon_rt::run_path`) gives
+                // inference nothing to go on.
                 Some("String".to_string())
             } else {
                 None

@@ -773,13 +773,7 @@ impl OracleExecutor {
         // crossbeam-channel 0.3.6's parked receivers, 1 of 8): its re-runs get
         // `OVER_TIME_RERUN` times the time, in which a starved run finishes and a deadlock
         // does not.
-        let over_time_only = matches!(
-            violation.response.outcome,
-            Outcome::Deadlocked {
-                blocked_for_good: false,
-                ..
-            }
-        );
+        let over_time_only = violation.response.outcome.over_time();
         let mut repeats = 0;
         for run in 1..=runs {
             self.stats.confirm_runs.fetch_add(1, Ordering::Relaxed);

@@ -275,6 +275,20 @@ pub enum Outcome {
     },
 }
 
+impl Outcome {
+    /// A run that outlived its timeout without being blocked for good: a deadlock, an endless
+    /// loop, or only a run starved of CPU.
+    pub fn over_time(&self) -> bool {
+        matches!(
+            self,
+            Outcome::Deadlocked {
+                blocked_for_good: false,
+                ..
+            }
+        )
+    }
+}
+
 /// One start or end of an instrumented method call.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Event {

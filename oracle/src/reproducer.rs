@@ -25,13 +25,12 @@
 use crate::codegen::DRIVE_LIMIT;
 use crate::harness::PreparedType;
 use crate::results::AllowedOutcomes;
-use analysis::{ConstructorKind, InstancePassing, Param, ParamKind, ReturnShape, TypeModel};
+use analysis::{
+    ConstructorKind, InstancePassing, Param, ParamKind, ReturnShape, TypeModel, PATH_BUF,
+};
 use generator::{Call, TestCase, Value};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-
-/// The value type of paths (`PathBuf::from(String)`).
-const PATH_BUF: &str = "std::path::PathBuf";
 
 /// The indentation of a run's statements in a thread's body (inside the spawn, the loop over
 /// runs and the `catch_unwind`).

@@ -323,15 +323,7 @@ impl SequentialOutcomes {
     fn unfinished(&self, order: &[(u8, u32)]) -> bool {
         let runs = self.runs_of(order);
         !runs.iter().any(|r| r.outcome == Outcome::Passed)
-            && runs.iter().any(|r| {
-                matches!(
-                    r.outcome,
-                    Outcome::Deadlocked {
-                        blocked_for_good: false,
-                        ..
-                    }
-                )
-            })
+            && runs.iter().any(|r| r.outcome.over_time())
     }
 
     /// Keeps a sequential run of `order` and learns which texts change between runs.
@@ -870,6 +862,10 @@ impl<R: FnMut(&[(u8, u32)], Speed) -> Response> Check<'_, R> {
     fn final_verdict(&self, orders: &[Vec<(u8, u32)>]) -> ResultsVerdict {
         let lens = [self.test.threads[0].len(), self.test.threads[1].len()];
         let all = count_linearizations(lens);
+        let unfinished = orders
+            .iter()
+            .filter(|o| self.outcomes.unfinished(o))
+            .count();
         match self.closest(orders) {
             None => ResultsVerdict::Inconclusive {
                 reason: "no linearization passed when run sequentially".to_string(),
@@ -880,18 +876,12 @@ impl<R: FnMut(&[(u8, u32)], Speed) -> Response> Check<'_, R> {
                     orders.len()
                 ),
             },
-            Some(_) if orders.iter().any(|o| self.outcomes.unfinished(o)) => {
-                let unfinished = orders
-                    .iter()
-                    .filter(|o| self.outcomes.unfinished(o))
-                    .count();
-                ResultsVerdict::Inconclusive {
-                    reason: format!(
-                        "{unfinished} of {all} linearizations only ran out of time when run \
-                         sequentially: what they answer is unknown"
-                    ),
-                }
-            }
+            Some(_) if unfinished > 0 => ResultsVerdict::Inconclusive {
+                reason: format!(
+                    "{unfinished} of {all} linearizations only ran out of time when run \
+                     sequentially: what they answer is unknown"
+                ),
+            },
             Some(violation) => ResultsVerdict::Violation(violation),
         }
     }

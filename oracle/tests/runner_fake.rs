@@ -107,15 +107,18 @@ fn check_model(config: OracleConfig, model: &Model, scripts: &[&str], expect: &s
     assert_eq!(got.join("\n"), expect.trim());
 }
 
+/// An executor on one fake worker with the free-scheduling [`config`], writing under `out`.
+fn one_fake_worker(out: &Path) -> OracleExecutor {
+    OracleExecutor::with_worker(Path::new(FAKE), &config(out, 1), &Model::default()).unwrap()
+}
+
 /// Workers run in covcon's directory under the output directory: a relative path the code
 /// under test writes (`File::create("a")`, a `PathBuf` argument) lands there, never in the
 /// user's project, from which covcon runs.
 #[test]
 fn workers_write_relative_paths_under_the_output_directory() {
     let out = tempfile::tempdir().unwrap();
-    let config = config(out.path(), 1);
-    let mut executor =
-        OracleExecutor::with_worker(Path::new(FAKE), &config, &Model::default()).unwrap();
+    let mut executor = one_fake_worker(out.path());
     let executions = executor.execute(&[test_case(1, "touch | ok")]);
     assert!(executions[0].violation.is_none());
     let touched = out
@@ -155,9 +158,7 @@ fn a_panic_sequential_runs_show_too_is_not_reported() {
 #[test]
 fn a_panic_only_waiting_alone_explains_is_not_reported_and_is_counted() {
     let out = tempfile::tempdir().unwrap();
-    let config = config(out.path(), 1);
-    let mut executor =
-        OracleExecutor::with_worker(Path::new(FAKE), &config, &Model::default()).unwrap();
+    let mut executor = one_fake_worker(out.path());
     let tests = [test_case(1, "overdue | ok"), test_case(2, "racy | ok")];
     let executions = executor.execute(&tests);
     let got: Vec<String> = executions.iter().map(|e| render(&e.violation)).collect();

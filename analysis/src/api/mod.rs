@@ -1182,11 +1182,7 @@ pub(crate) fn value_types(
             }
         }
     }
-    for path in [
-        "std::path::PathBuf",
-        "std::time::Instant",
-        "std::time::SystemTime",
-    ] {
+    for path in [PATH_BUF, "std::time::Instant", "std::time::SystemTime"] {
         if wanted.borrow().contains_key(path) || mentions_value(&done, path) {
             done.insert(path.to_string(), std_value_type(path));
         }
@@ -1216,7 +1212,7 @@ fn kind_mentions(kind: &ParamKind, path: &str) -> bool {
 /// The standard types covcon builds: `PathBuf::from(String)`, `Instant::now()`,
 /// `SystemTime::now()`.
 fn std_value_type(path: &str) -> ValueType {
-    let (name, params) = if path == "std::path::PathBuf" {
+    let (name, params) = if path == PATH_BUF {
         (
             "from",
             vec![Param {

@@ -10,7 +10,7 @@
 
 use super::index::{CrateIndex, Def, ItemKind};
 use super::render::{idents, tokens};
-use crate::model::{InstancePassing, ParamKind, Pointer};
+use crate::model::{InstancePassing, ParamKind, Pointer, PATH_BUF};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap, HashSet};
 use syn::visit_mut::VisitMut;
@@ -165,8 +165,8 @@ impl<'a> TyCx<'a> {
                 ("AsRef" | "Borrow", Some("str"))
                 | ("Into", Some("String"))
                 | ("ToString" | "Display", None) => Some(string_choice()),
-                // A path (`open<P: AsRef<Path>>(dir: P)`): a `PathBuf`, relative to the fresh
-                // directory each run of such a type works in.
+                // A path (`open<P: AsRef<Path>>(dir: P)`): a `PathBuf` (`PATH_BUF`), which
+                // each run puts in a fresh directory of its own.
                 ("AsRef", Some("Path" | "std::path::Path"))
                 | ("Into", Some("PathBuf" | "std::path::PathBuf")) => {
                     let ty: syn::Type = syn::parse_quote!(::std::path::PathBuf);
@@ -291,7 +291,7 @@ impl<'a> TyCx<'a> {
                         ParamKind::Value { path } if path == "std::path::Path" => {
                             Ok(ParamKind::Ref {
                                 inner: Box::new(ParamKind::Value {
-                                    path: "std::path::PathBuf".into(),
+                                    path: PATH_BUF.into(),
                                 }),
                             })
                         }
@@ -417,7 +417,7 @@ impl<'a> TyCx<'a> {
             },
             "PathBuf" | "Path" | "Instant" | "SystemTime" => {
                 let path = match name.as_str() {
-                    "PathBuf" => "std::path::PathBuf",
+                    "PathBuf" => PATH_BUF,
                     "Path" => "std::path::Path",
                     "Instant" => "std::time::Instant",
                     _ => "std::time::SystemTime",
