@@ -230,6 +230,20 @@ fn a_lost_update_is_a_wrong_result_under_the_results_oracle_only_and_its_twin_is
     }
     let source = std::fs::read_to_string(violation["reproducer"].as_str().unwrap()).unwrap();
     assert!(source.contains("const ALLOWED"), "{source}");
+    // The uninstrumented `hit` loses an update only if the other thread runs between its
+    // `load` and its `store`, a few instructions apart: with the other core busy the two
+    // threads seldom run at once and the reproducer once went its whole minute without a
+    // failure (in CI). How often reproducers of such windows fail natively is a measure
+    // (scripts/check-reproducers.sh), not this test's claim; its claim is that the reproducer
+    // captures the results, compares them with the allowed outcomes and fails on a lost
+    // update. So the copy's `hit` yields between the two, which makes the race show in most
+    // runs whether the threads share a core or not.
+    let hit_counter = copy.root().join("rusty/src/hit_counter.rs");
+    let code = std::fs::read_to_string(&hit_counter).unwrap();
+    let racy = "let n = self.hits.load(Ordering::Relaxed);\n";
+    assert!(code.contains(racy), "{code}");
+    let widened = code.replace(racy, &format!("{racy}std::thread::yield_now();\n"));
+    std::fs::write(&hit_counter, widened).unwrap();
     let tests = copy.root().join("rusty/tests");
     std::fs::write(tests.join("covcon_wrong_result.rs"), &source).unwrap();
     let cargo_test = |extra: &[&str]| {
