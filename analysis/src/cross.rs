@@ -288,6 +288,69 @@ pub(crate) fn add_handles(types: &mut [TypeModel], facts: &[HashMap<String, Lock
     }
 }
 
+/// The pairs of a method that hands out a scope guard ([`ScopeGuard`]) are judged with the
+/// guard's finishing methods too: the guard outlives the call, and a scope's finishing call
+/// runs the guard's own code (`Reservation::confirm`, two critical sections on the owner's
+/// table) beside the other thread's call. A pair the guard's code conflicts with on a shared
+/// field (through the owner it borrows) is high; any other pair of the method is at least low,
+/// never removed: what the method's own locks show is not all its scopes do. `facts[i]` are
+/// the lock facts of `types[i]`.
+pub(crate) fn judge_scope_pairs(types: &mut [TypeModel], facts: &[HashMap<String, LockFacts>]) {
+    let paths: Vec<String> = types.iter().map(|t| t.path.clone()).collect();
+    for (i, ty) in types.iter_mut().enumerate() {
+        for scope in &ty.scopes {
+            let guard_facts = paths
+                .iter()
+                .position(|p| *p == scope.guard)
+                .and_then(|g| facts.get(g));
+            for pair in ty.pairs.iter_mut() {
+                let Some(other) = (if pair.methods[0] == scope.from {
+                    Some(&pair.methods[1])
+                } else if pair.methods[1] == scope.from {
+                    Some(&pair.methods[0])
+                } else {
+                    None
+                }) else {
+                    continue;
+                };
+                let other_facts = facts[i].get(other.as_str());
+                let mut high = Vec::new();
+                for finisher in &scope.finishers {
+                    let name = &finisher.method.name;
+                    let (Some(fa), Some(fb)) =
+                        (guard_facts.and_then(|f| f.get(name.as_str())), other_facts)
+                    else {
+                        continue;
+                    };
+                    let guard_name = scope.guard.rsplit("::").next().unwrap_or(&scope.guard);
+                    for reason in crate::group::shared_field_conflicts(
+                        &format!("{guard_name}::{name}"),
+                        &fa.shared,
+                        other,
+                        &fb.shared,
+                    ) {
+                        high.push(format!("in a scope of `{}`'s guard: {reason}", scope.from));
+                    }
+                }
+                if !high.is_empty() && pair.group != Group::High {
+                    pair.group = Group::High;
+                    pair.reasons = high;
+                } else if pair.group == Group::Removed {
+                    pair.group = Group::Low;
+                    pair.reasons.insert(
+                        0,
+                        format!(
+                            "`{}` hands out a `{}` that tests keep in scopes: the guard's own \
+                             methods run beside the other call too",
+                            scope.from, scope.guard
+                        ),
+                    );
+                }
+            }
+        }
+    }
+}
+
 /// Gives a parameter `&Handle` of a type's method, where `Handle` is a type one of its methods
 /// returns, a kept handle for its argument (`insert_after(&self, at: &Bar, ..)`), so that the
 /// method is called. Runs before the pairs are grouped, since it makes methods callable.

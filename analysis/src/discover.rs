@@ -390,6 +390,7 @@ fn build_type<'a>(
         values: api.values,
         constants: api::constants::size_constants(decl, decls),
         durations: api::constants::duration_constants(decl, decls),
+        scopes: api.scopes,
         supported: true,
         reason: None,
     };
@@ -546,6 +547,10 @@ fn unsupported(model: &TypeModel, is_pub: bool) -> Option<Reason> {
 fn own_fns<'a>(decl: &TypeDecl<'a>, decls: &Decls<'a>) -> (Vec<FnDecl<'a>>, HashSet<String>) {
     let mut fns = Vec::new();
     let mut expanded = HashSet::new();
+    // A type that borrows another (a guard, an entry: `Reservation<'a>`) runs all its
+    // methods beside its owner's calls, `confirm(self)` and `drop(&mut self)` too: the lock
+    // analysis reads them all, so their locks are sync sites (of the owners that adopt them).
+    let borrows = decl.generics.lifetimes().next().is_some();
     for imp in &decls.impls_of(decl) {
         for item in &imp.item.items {
             let syn::ImplItem::Fn(f) = item else { continue };
@@ -556,7 +561,10 @@ fn own_fns<'a>(decl: &TypeDecl<'a>, decls: &Decls<'a>) -> (Vec<FnDecl<'a>>, Hash
                 name: f.sig.ident.to_string(),
                 item: f,
                 file: imp.file,
-                ref_self: f.sig.receiver().is_some_and(is_ref_self),
+                ref_self: f
+                    .sig
+                    .receiver()
+                    .is_some_and(|r| is_ref_self(r) || (borrows && r.colon_token.is_none())),
                 field: None,
             });
         }
@@ -627,6 +635,11 @@ fn local_inner<'d, 'a>(
     decls: &'d Decls<'a>,
     self_name: &str,
 ) -> Option<&'d TypeDecl<'a>> {
+    // A guard's borrow of its owner (`booking: &'a Booking`): the owner's locks, taken
+    // through it, are sync sites of the guard's methods.
+    if let syn::Type::Reference(r) = ty {
+        return local_inner(&r.elem, decls, self_name);
+    }
     let syn::Type::Path(p) = ty else { return None };
     let last = p.path.segments.last()?;
     let n = last.ident.to_string();

@@ -319,6 +319,7 @@ fn analyze_files(
         diags.extend(d);
     }
     cross::add_handles(&mut types, &facts);
+    cross::judge_scope_pairs(&mut types, &facts);
     types
 }
 

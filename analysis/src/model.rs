@@ -179,6 +179,11 @@ pub struct TypeModel {
     /// periods, besides the generator's own.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub durations: Vec<u64>,
+    /// Guards the type's methods hand out that a thread keeps while it makes further calls
+    /// and then ends with one of the guard's own methods (`let r = c0.reserve(3); c0.book(3,
+    /// 1); r.confirm(2)`): issue 29, item 3.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub scopes: Vec<ScopeGuard>,
     /// False when covcon cannot drive the type at all (no usable constructor, ...).
     pub supported: bool,
     /// Why the type is not supported, when it is not.
@@ -299,6 +304,54 @@ pub enum ConstructorKind {
     /// struct's), or of an enum variant with named fields (`name` is the variant's); the
     /// parameters are the fields.
     Literal,
+}
+
+/// A guard a method of the type hands out (a placeholder, a reservation, an upgradable read),
+/// which borrows the instance or is consumed by a method of its own, so it is neither shared
+/// nor kept as a handle: a thread keeps it on its stack while it makes its next calls, then
+/// ends the scope with one of the guard's methods or drops it (`generator::Scope`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ScopeGuard {
+    /// The type's method that returns it (`reserve`).
+    pub from: String,
+    /// The guard type's path (`krate::booking::Reservation`), for reports.
+    pub guard: String,
+    /// Where the guard is in what `from` returns.
+    pub holds: GuardHolder,
+    /// The guard's public methods a scope can end with, by value (`confirm(self, who)`) or
+    /// by reference; their parameters name the owner's type parameters.
+    pub finishers: Vec<Finisher>,
+}
+
+/// Where a guard is in a method's result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GuardHolder {
+    /// The result is the guard.
+    Plain,
+    /// `Some(guard)`.
+    Option,
+    /// `Ok(guard)`.
+    Result,
+    /// A tuple variant of the crate's enum (`::quick_cache::sync::GuardResult::Guard`), by
+    /// the path a pattern names it.
+    Variant(String),
+}
+
+/// A method of a [`ScopeGuard`]'s type and how it takes the guard.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Finisher {
+    pub method: Method,
+    /// `self` (the guard is consumed), `&self` or `&mut self`.
+    pub takes: GuardTaking,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum GuardTaking {
+    Value,
+    Ref,
+    Mut,
 }
 
 /// How a constructor hands back the instance.

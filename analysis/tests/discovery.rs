@@ -858,3 +858,71 @@ fn a_method_whose_doc_calls_its_answer_approximate_says_so_with_the_line() {
           method any() [demo::api::Sized_] approximate: its doc says "Whether any; only a hint while others insert.""#,
     );
 }
+
+/// A guard a method returns that borrows the instance or is consumed by a method of its own
+/// is a scope guard (issue 29, item 3): found in `Option`, `Result` or a variant of the crate's
+/// enum, with the guard's public methods as finishers, its type parameters the owner's. A
+/// returned value that neither borrows nor is consumed is not one, nor is a guard type whose
+/// type parameter the owner does not have.
+#[test]
+fn guards_kept_in_scopes_are_found_through_option_and_enum_variants_with_their_finishers() {
+    let model = analyze_source(
+        "demo",
+        "2021",
+        "use std::sync::Mutex;
+        pub struct Table<V> { held: Mutex<Vec<u8>>, v: Mutex<Option<V>> }
+        pub struct Hold<'a, V> { table: &'a Table<V>, slot: u8 }
+        pub struct Ticket { n: u8 }
+        pub struct Alien<'a, W> { w: &'a W }
+        pub enum Lookup<'a, V> { Found(V), Wait(Hold<'a, V>), Gone }
+        impl<V> Table<V> {
+            pub fn new() -> Self { todo!() }
+            pub fn reserve(&self, slot: u8) -> Option<Hold<'_, V>> { todo!() }
+            pub fn lookup(&self, slot: u8) -> Lookup<'_, V> { todo!() }
+            pub fn try_hold(&self, slot: u8) -> Result<Hold<'_, V>, u8> { todo!() }
+            pub fn ticket(&self) -> Ticket { todo!() }
+            pub fn alien(&self) -> Option<Alien<'_, u8>> { todo!() }
+        }
+        impl<'a, V> Hold<'a, V> {
+            pub fn slot(&self) -> u8 { self.slot }
+            pub fn confirm(self, value: V) { todo!() }
+            pub fn bump(&mut self) { todo!() }
+            pub fn merge(self, other: &Hold<'a, V>) { todo!() }
+            fn private(self) {}
+        }
+        impl Ticket { pub fn number(&self) -> u8 { self.n } }
+        impl<'a, W> Alien<'a, W> { pub fn done(self) {} }",
+    );
+    let table = model.types.iter().find(|t| t.name == "Table").unwrap();
+    let scopes: Vec<String> = table
+        .scopes
+        .iter()
+        .map(|s| {
+            let finishers: Vec<String> = s
+                .finishers
+                .iter()
+                .map(|f| format!("{}:{:?}", f.method.name, f.takes))
+                .collect();
+            format!(
+                "{} {} {:?} [{}]",
+                s.from,
+                s.guard,
+                s.holds,
+                finishers.join(" ")
+            )
+        })
+        .collect();
+    assert_eq!(
+        scopes,
+        [
+            "reserve demo::Hold Option [slot:Ref confirm:Value bump:Mut]",
+            "lookup demo::Hold Variant(\"::demo::Lookup::Wait\") [slot:Ref confirm:Value bump:Mut]",
+            "try_hold demo::Hold Result [slot:Ref confirm:Value bump:Mut]",
+        ]
+    );
+    let confirm = &table.scopes[0].finishers[1].method;
+    assert_eq!(
+        confirm.params[0].kind,
+        ParamKind::Generic { name: "V".into() }
+    );
+}

@@ -149,6 +149,7 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         max_tests: args.max_tests,
         per_run,
         configs: &configs,
+        scopes: oracle_config.results.is_none(),
     };
     let mut runs = Vec::new();
     for (i, t) in runnable.iter().enumerate() {
@@ -220,6 +221,8 @@ struct Settings<'a> {
     max_tests: u64,
     per_run: Duration,
     configs: &'a BTreeMap<String, TypeConfig>,
+    /// Whether threads keep guards in scopes: not under the results oracle.
+    scopes: bool,
 }
 
 impl Settings<'_> {
@@ -235,6 +238,7 @@ impl Settings<'_> {
                 .get(&t.path)
                 .map(|c| BTreeMap::from([(t.path.clone(), c.clone())]))
                 .unwrap_or_default(),
+            scopes: self.scopes,
             ..CampaignConfig::default()
         }
     }

@@ -262,6 +262,7 @@ pub fn mutants(args: &MutantsArgs) -> Result<ExitCode> {
                 batch_size: 16,
                 types: BTreeMap::new(),
                 stop: stop.clone(),
+                scopes: config.results.is_none(),
                 ..CampaignConfig::default()
             };
             judge.by_campaign(&selected, &selection, &config, campaign)?

@@ -192,6 +192,8 @@ fn campaign(
         batch_size: options.batch_size.unwrap_or(DEFAULT_BATCH),
         types,
         stop: interrupt_flag(console),
+        // A scope runs whole in the results oracle's sequential orders: not written there.
+        scopes: oracle_config.results.is_none(),
         ..CampaignConfig::default()
     };
     let mut reporter = Reporter::new(console);

@@ -35,6 +35,9 @@ pub struct CampaignConfig {
     /// Raised (by a signal handler, say) to end the campaign after the current batch: the
     /// type running stops as `Interrupted`, the ones after it are skipped as not reached.
     pub stop: StopFlag,
+    /// Whether threads keep guards in scopes (`generator::Scope`): false under the results
+    /// oracle.
+    pub scopes: bool,
 }
 
 /// A flag another thread raises to stop a campaign; clones share it.
@@ -71,6 +74,7 @@ impl Default for CampaignConfig {
             pools: Pools::default(),
             types: BTreeMap::new(),
             stop: StopFlag::default(),
+            scopes: true,
         }
     }
 }
@@ -237,6 +241,7 @@ fn generator_config(model: &TypeModel, config: &CampaignConfig) -> GeneratorConf
         constructor: type_config.constructor,
         instantiation: type_config.instantiation,
         first_test_id: 0,
+        scopes: config.scopes,
     }
 }
 

@@ -5,7 +5,7 @@
 //! Instances are named `a`, `b`, … in the order they are built. This is not Rust: the
 //! ready-to-paste `#[test]` is the oracle's job, since only it knows how values are passed.
 
-use crate::testcase::{Built, BuiltForm, Call, TestCase, Value};
+use crate::testcase::{Built, BuiltForm, Call, Scope, TestCase, Value};
 use std::fmt;
 
 impl fmt::Display for TestCase {
@@ -155,6 +155,19 @@ pub fn receiver_and_method(call: &Call) -> (String, &str) {
     }
 }
 
+/// A scope as one step: `{ g = a.reserve(3); a.book(3, 1); g.confirm(2) }`, the guard
+/// dropped at the end when no call finishes it (`drop(g)`). `call` is how the call that
+/// hands the guard out is written; `inner` writes a call of the scope.
+pub fn scope_text(call: &str, scope: &Scope, inner: &dyn Fn(&Call) -> String) -> String {
+    let mut steps = vec![format!("g = {call}")];
+    steps.extend(scope.then.iter().map(inner));
+    steps.push(match &scope.finish {
+        Some(finish) => format!("g.{}({})", finish.method, Args(&finish.args)),
+        None => "drop(g)".to_string(),
+    });
+    format!("{{ {} }}", steps.join("; "))
+}
+
 struct Args<'a>(&'a [Value]);
 
 impl fmt::Display for Args<'_> {
@@ -222,7 +235,12 @@ impl fmt::Display for Calls<'_> {
                 }
                 None => receiver,
             };
-            let text = format!("{receiver}.{method}({})", args.join(", "));
+            let mut text = format!("{receiver}.{method}({})", args.join(", "));
+            if let Some(scope) = &call.scope {
+                text = scope_text(&text, scope, &|c| {
+                    Calls(std::slice::from_ref(c)).to_string()
+                });
+            }
             if call.times > 1 {
                 write!(f, "for _ in 0..{} {{ {text} }}", call.times)?;
             } else {
@@ -245,6 +263,7 @@ mod tests {
             times: 1,
             keep: false,
             chained: None,
+            scope: None,
         }
     }
 

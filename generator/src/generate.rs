@@ -13,10 +13,10 @@
 use crate::coverage::{Coverage, PairCoverage};
 use crate::pools::{percent, takes_instance, InstanceCtx, OwnValues, Pools, ValueGen};
 use crate::strategy::{Selector, Strategy};
-use crate::testcase::{Call, Chain, Execution, TestCase, Value};
+use crate::testcase::{Call, Chain, Execution, Scope, TestCase, Value};
 use analysis::{
     Constructor, ConstructorKind, Diagnostic, Group, Method, ParamKind, Reason, ReturnShape,
-    Severity, TypeModel, ValueType,
+    ScopeGuard, Severity, TypeModel, ValueType,
 };
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
@@ -39,6 +39,13 @@ const REPEAT_SEED: u64 = 0x5EED_0F4E_9EA7;
 
 /// The counts a prefix call may be repeated: the pool's, and each size the type's code names
 /// with its neighbours (31 → 30, 31, 32), the boundary and both sides of it.
+/// How often (in percent) a thread's call of a method that hands out a scope guard keeps it
+/// in a scope: half of them, so the plain call (its guard dropped at once) stays as common.
+const SCOPE_PERCENT: u32 = 50;
+
+/// At most this many calls inside a scope.
+const SCOPE_CALLS: usize = 2;
+
 fn repeat_counts(pool: &[u32], constants: &[u64]) -> Vec<u32> {
     let mut counts: BTreeSet<u32> = pool.iter().copied().filter(|&n| n > 1).collect();
     for &c in constants {
@@ -65,6 +72,9 @@ pub struct GeneratorConfig {
     pub instantiation: BTreeMap<String, ParamKind>,
     /// The id of the first test handed out (ids are unique within a campaign).
     pub first_test_id: u64,
+    /// Whether threads keep guards in scopes ([`Call::scope`]): not under the results
+    /// oracle, whose sequential orders would run a scope whole.
+    pub scopes: bool,
 }
 
 /// Generates tests for one type and learns from their executions.
@@ -112,6 +122,11 @@ pub struct TestGenerator {
     /// Calls (method and arguments) that hung when run alone: not written again.
     hung: HashSet<(String, String)>,
     diagnostics: Vec<Diagnostic>,
+    /// The guards threads may keep in scopes, whose `from` is a usable method.
+    scopes: Vec<ScopeGuard>,
+    /// Calls that blocked inside a scope of a method, as (method, call inside); an empty call
+    /// when the scope blocked with none inside: not written again.
+    scope_hung: HashSet<(String, String)>,
 }
 
 impl TestGenerator {
@@ -158,6 +173,16 @@ impl TestGenerator {
                 own_method(&methods, &via.from).map(Source::Method)
             })
             .collect();
+        let scopes: Vec<ScopeGuard> = if config.scopes {
+            model
+                .scopes
+                .iter()
+                .filter(|s| own_method(&methods, &s.from).is_some())
+                .cloned()
+                .collect()
+        } else {
+            Vec::new()
+        };
         let mut handle_sources: BTreeMap<String, Source> = BTreeMap::new();
         for (m, from) in methods.iter().zip(&handle_from) {
             if let (Some(via), Some(from)) = (&m.via, from) {
@@ -190,6 +215,8 @@ impl TestGenerator {
             outstanding: BTreeSet::new(),
             hung: HashSet::new(),
             diagnostics,
+            scopes,
+            scope_hung: HashSet::new(),
         })
     }
 
@@ -217,7 +244,25 @@ impl TestGenerator {
         if self.outstanding.remove(&execution.test_id) {
             self.coverage.record(&execution.covered);
         }
-        self.hung.extend(execution.hung.iter().map(hang_key));
+        for call in &execution.hung {
+            match &call.scope {
+                // A scope that blocked alone: a call inside it waited for the guard its own
+                // thread holds (a lock's guard and a second `lock`). Those calls are not made
+                // inside this method's scopes again, nor scopes of it if none was inside.
+                Some(scope) if scope.then.is_empty() => {
+                    self.scope_hung.insert((call.method.clone(), String::new()));
+                }
+                Some(scope) => self.scope_hung.extend(
+                    scope
+                        .then
+                        .iter()
+                        .map(|c| (call.method.clone(), c.method.clone())),
+                ),
+                None => {
+                    self.hung.insert(hang_key(call));
+                }
+            }
+        }
     }
 
     /// P with R and C, in declaration order.
@@ -435,15 +480,14 @@ impl TestGenerator {
                 if locals.calls.len() >= locals.length {
                     break;
                 }
-                let call = self.method_call(
-                    m,
-                    InstanceCtx {
-                        instances,
-                        receiver,
-                    },
-                    &mut handles,
-                    Some(&mut locals),
-                );
+                let ctx = InstanceCtx {
+                    instances,
+                    receiver,
+                };
+                let mut call = self.method_call(m, ctx, &mut handles, Some(&mut locals));
+                if !call.keep {
+                    call.scope = self.scope(m, ctx, &mut handles);
+                }
                 locals.calls.push(call);
             }
             locals.calls.truncate(locals.length.max(1));
@@ -548,6 +592,69 @@ impl TestGenerator {
             call.args.extend(own);
         }
         call
+    }
+
+    /// A scope for a thread's call of `method` when the method hands out a guard threads keep
+    /// ([`ScopeGuard`]), in [`SCOPE_PERCENT`] of such calls: up to [`SCOPE_CALLS`] calls of
+    /// the type's own methods while the guard lives, then one of the guard's methods (one
+    /// scope in five drops the guard instead).
+    fn scope(
+        &mut self,
+        method: usize,
+        ctx: InstanceCtx,
+        handles: &mut Handles,
+    ) -> Option<Box<Scope>> {
+        let name = &self.methods[method].name;
+        let guard = self.scopes.iter().find(|s| &s.from == name)?.clone();
+        if self.scope_hung.contains(&(name.clone(), String::new()))
+            || !percent(&mut self.rng, SCOPE_PERCENT)
+        {
+            return None;
+        }
+        // Calls that take nothing kept by the thread (no handle, no returned value): a
+        // scope's calls are not numbered among the thread's locals.
+        let plain: Vec<usize> = (0..self.methods.len())
+            .filter(|&m| {
+                let method = &self.methods[m];
+                method.via.is_none()
+                    && !self
+                        .scope_hung
+                        .contains(&(guard.from.clone(), method.name.clone()))
+                    && !method.params.iter().any(|p| {
+                        p.kind.any(&|k| {
+                            matches!(k, ParamKind::Handle { .. } | ParamKind::Returned { .. })
+                        })
+                    })
+            })
+            .collect();
+        let count = if plain.is_empty() {
+            0
+        } else {
+            self.rng.gen_range(0..=SCOPE_CALLS)
+        };
+        let then = (0..count)
+            .map(|_| {
+                let m = plain[self.rng.gen_range(0..plain.len())];
+                self.method_call(m, ctx, handles, None)
+            })
+            .collect();
+        let finish = (!guard.finishers.is_empty() && !percent(&mut self.rng, 20)).then(|| {
+            let finisher = &guard.finishers[self.rng.gen_range(0..guard.finishers.len())];
+            let values = ValueGen {
+                pools: &self.pools,
+                instantiation: &self.instantiation,
+                values: &self.values,
+                own: &self.own,
+            };
+            let args = finisher
+                .method
+                .params
+                .iter()
+                .map(|p| values.value(&p.kind, ctx, &mut self.rng))
+                .collect();
+            Call::new(finisher.method.name.clone(), ctx.receiver, args)
+        });
+        Some(Box::new(Scope { then, finish }))
     }
 
     /// Whether `method` is a handle's whose owner hands it out behind a guard.
@@ -1630,5 +1737,108 @@ mod tests {
         let after = calls(&mut generator);
         assert!(after.iter().all(|c| c.args != max.args));
         assert!(after.iter().filter(|c| c.method == "reserve").count() > 100);
+    }
+
+    /// A thread's call of a method that hands out a scope guard keeps it in a scope in some
+    /// tests (never in the prefix), with at most two calls inside and the guard's finishing
+    /// method or none; with scopes off (the results oracle) never.
+    #[test]
+    fn scopes_are_written_only_when_asked_for_and_only_in_threads() {
+        let int = || ParamKind::Int {
+            signed: false,
+            bits: 8,
+        };
+        let mut ty = model(
+            vec![
+                method("reserve", vec![int()]),
+                method("book", vec![int(), int()]),
+            ],
+            &[("reserve", "book", Group::High)],
+        );
+        ty.scopes = vec![analysis::ScopeGuard {
+            from: "reserve".into(),
+            guard: "m::Hold".into(),
+            holds: analysis::GuardHolder::Option,
+            finishers: vec![analysis::Finisher {
+                method: method("confirm", vec![int()]),
+                takes: analysis::GuardTaking::Value,
+            }],
+        }];
+        let tests = |scopes: bool| {
+            let config = GeneratorConfig {
+                strategy: Strategy::Bc,
+                seed: 3,
+                scopes,
+                ..GeneratorConfig::default()
+            };
+            TestGenerator::new(&ty, &config).unwrap().next_batch(200)
+        };
+        let scoped = |tests: &[TestCase]| -> Vec<Scope> {
+            tests
+                .iter()
+                .flat_map(|t| t.threads.iter().flatten())
+                .filter_map(|c| c.scope.as_deref().cloned())
+                .collect()
+        };
+        assert!(scoped(&tests(false)).is_empty());
+        let with = tests(true);
+        let scopes = scoped(&with);
+        assert!(scopes.len() > 20, "{} scopes", scopes.len());
+        assert!(with
+            .iter()
+            .flat_map(|t| &t.prefix)
+            .all(|c| c.scope.is_none()));
+        for scope in &scopes {
+            assert!(scope.then.len() <= SCOPE_CALLS);
+            if let Some(finish) = &scope.finish {
+                assert_eq!((finish.method.as_str(), finish.args.len()), ("confirm", 1));
+            }
+        }
+        let scoped_from: BTreeSet<&str> = with
+            .iter()
+            .flat_map(|t| t.threads.iter().flatten())
+            .filter(|c| c.scope.is_some())
+            .map(|c| c.method.as_str())
+            .collect();
+        assert_eq!(scoped_from, BTreeSet::from(["reserve"]));
+        assert!(scopes.iter().any(|s| s.finish.is_none()));
+        assert!(scopes.iter().any(|s| !s.then.is_empty()));
+
+        // A scope that blocked alone with `book` inside (a lock's guard and the same lock
+        // again): `book` is not made inside a scope of `reserve` again, and `reserve` itself
+        // still is, plain and scoped.
+        let config = GeneratorConfig {
+            strategy: Strategy::Bc,
+            seed: 3,
+            scopes: true,
+            ..GeneratorConfig::default()
+        };
+        let mut generator = TestGenerator::new(&ty, &config).unwrap();
+        let blocked = with
+            .iter()
+            .flat_map(|t| t.threads.iter().flatten())
+            .find(|c| {
+                c.scope
+                    .as_ref()
+                    .is_some_and(|s| s.then.iter().any(|i| i.method == "book"))
+            })
+            .unwrap()
+            .clone();
+        generator.record::<()>(&Execution {
+            test_id: 0,
+            covered: vec![],
+            violation: None,
+            hung: vec![blocked],
+        });
+        let after = generator.next_batch(200);
+        let after_scopes = scoped(&after);
+        assert!(after_scopes.len() > 20);
+        assert!(after_scopes
+            .iter()
+            .all(|s| s.then.iter().all(|c| c.method != "book")));
+        assert!(after
+            .iter()
+            .flat_map(|t| t.threads.iter().flatten())
+            .any(|c| c.method == "book"));
     }
 }

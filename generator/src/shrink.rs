@@ -71,9 +71,21 @@ pub struct Shrunk {
     pub stop: ShrinkStop,
 }
 
-/// Method calls in a test: prefix and both threads (constructors not counted).
+/// Method calls in a test: prefix and both threads, the calls inside a scope and its
+/// finishing call included (constructors not counted).
 pub fn method_calls(test: &TestCase) -> usize {
-    test.prefix.len() + test.threads[0].len() + test.threads[1].len()
+    let scoped = |c: &Call| {
+        c.scope
+            .as_ref()
+            .map_or(0, |s| s.then.len() + usize::from(s.finish.is_some()))
+    };
+    test.prefix.len()
+        + test
+            .threads
+            .iter()
+            .flatten()
+            .map(|c| 1 + scoped(c))
+            .sum::<usize>()
 }
 
 /// Shrinks `test`, which the caller has seen fail, as far as `config` allows.
@@ -90,10 +102,11 @@ pub fn shrink(test: &TestCase, config: &ShrinkConfig, check: &mut impl StillFail
     let mut current = test.clone();
     loop {
         let before = current.clone();
-        let passes: [fn(&TestCase) -> Vec<TestCase>; 6] = [
+        let passes: [fn(&TestCase) -> Vec<TestCase>; 7] = [
             drop_unused_instances,
             drop_unused_handles,
             remove_calls,
+            simplify_scopes,
             move_first_calls_to_prefix,
             fewer_repeats,
             simplify_arguments,
@@ -375,7 +388,10 @@ fn move_first_calls_to_prefix(test: &TestCase) -> Vec<TestCase> {
         .filter(|&t| test.threads[t].len() > 1)
         .filter(|&t| {
             let first = &test.threads[t][0];
-            !first.keep && first.handles_used().iter().all(|&k| k < test.handles.len())
+            // A scope is a thread's step: the prefix has none.
+            !first.keep
+                && first.scope.is_none()
+                && first.handles_used().iter().all(|&k| k < test.handles.len())
         })
         .map(|t| {
             let mut moved = test.clone();
@@ -384,6 +400,36 @@ fn move_first_calls_to_prefix(test: &TestCase) -> Vec<TestCase> {
             moved
         })
         .collect()
+}
+
+/// For each scope of a thread (`Call::scope`): the test without the scope (the guard dropped
+/// at once, a plain call), without its finishing call, and without each call made inside it.
+/// Arguments inside a scope are simplified as any call's ([`simplify_arguments`]).
+fn simplify_scopes(test: &TestCase) -> Vec<TestCase> {
+    let mut out = Vec::new();
+    for t in 0..2 {
+        for (i, call) in test.threads[t].iter().enumerate() {
+            let Some(scope) = &call.scope else { continue };
+            let mut plain = test.clone();
+            plain.threads[t][i].scope = None;
+            out.push(plain);
+            if scope.finish.is_some() {
+                let mut dropped = test.clone();
+                if let Some(s) = &mut dropped.threads[t][i].scope {
+                    s.finish = None;
+                }
+                out.push(dropped);
+            }
+            for k in 0..scope.then.len() {
+                let mut fewer = test.clone();
+                if let Some(s) = &mut fewer.threads[t][i].scope {
+                    s.then.remove(k);
+                }
+                out.push(fewer);
+            }
+        }
+    }
+    out
 }
 
 /// For each repeated prefix call, the test with it made once, half as often, and one time
@@ -425,6 +471,10 @@ enum Place {
     Handle(usize),
     Prefix(usize),
     Thread(usize, usize),
+    /// Call `k` inside the scope of thread call `(t, i)`.
+    Inner(usize, usize, usize),
+    /// The finishing call of the scope of thread call `(t, i)`.
+    Finish(usize, usize),
 }
 
 fn call_places(test: &TestCase) -> Vec<Place> {
@@ -432,11 +482,27 @@ fn call_places(test: &TestCase) -> Vec<Place> {
     let handles = (0..test.handles.len()).map(Place::Handle);
     let prefix = (0..test.prefix.len()).map(Place::Prefix);
     let threads = (0..2).flat_map(|t| (0..test.threads[t].len()).map(move |i| Place::Thread(t, i)));
+    let scoped = (0..2).flat_map(|t| {
+        test.threads[t].iter().enumerate().flat_map(move |(i, c)| {
+            let scope = c.scope.as_deref();
+            let inner = scope.map_or(0, |s| s.then.len());
+            let finish = scope
+                .and_then(|s| s.finish.as_ref())
+                .map(|_| Place::Finish(t, i));
+            (0..inner).map(move |k| Place::Inner(t, i, k)).chain(finish)
+        })
+    });
     instances
         .chain(handles)
         .chain(prefix)
         .chain(threads)
+        .chain(scoped)
         .collect()
+}
+
+/// The scope of thread call `(t, i)`, which [`call_places`] only names when it exists.
+fn scope_at(test: &TestCase, t: usize, i: usize) -> &crate::testcase::Scope {
+    test.threads[t][i].scope.as_deref().expect("a scope")
 }
 
 fn call_at(test: &TestCase, at: Place) -> &Call {
@@ -445,6 +511,8 @@ fn call_at(test: &TestCase, at: Place) -> &Call {
         Place::Handle(i) => &test.handles[i],
         Place::Prefix(i) => &test.prefix[i],
         Place::Thread(t, i) => &test.threads[t][i],
+        Place::Inner(t, i, k) => &scope_at(test, t, i).then[k],
+        Place::Finish(t, i) => scope_at(test, t, i).finish.as_ref().expect("a finish"),
     }
 }
 
@@ -454,6 +522,18 @@ fn call_at_mut(test: &mut TestCase, at: Place) -> &mut Call {
         Place::Handle(i) => &mut test.handles[i],
         Place::Prefix(i) => &mut test.prefix[i],
         Place::Thread(t, i) => &mut test.threads[t][i],
+        Place::Inner(t, i, k) => {
+            &mut test.threads[t][i]
+                .scope
+                .as_deref_mut()
+                .expect("a scope")
+                .then[k]
+        }
+        Place::Finish(t, i) => test.threads[t][i]
+            .scope
+            .as_deref_mut()
+            .and_then(|s| s.finish.as_mut())
+            .expect("a finish"),
     }
 }
 
@@ -563,6 +643,7 @@ fn weight(value: &Value) -> u128 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::testcase::Scope;
 
     fn call(receiver: usize, method: &str, args: Vec<Value>) -> Call {
         Call {
@@ -572,6 +653,7 @@ mod tests {
             times: 1,
             keep: false,
             chained: None,
+            scope: None,
         }
     }
 
@@ -648,10 +730,11 @@ mod tests {
 
     /// No candidate of any step still fails: the test is a local minimum.
     fn assert_minimal(test: &TestCase, mut fails: impl FnMut(&TestCase) -> bool) {
-        let passes: [fn(&TestCase) -> Vec<TestCase>; 6] = [
+        let passes: [fn(&TestCase) -> Vec<TestCase>; 7] = [
             drop_unused_instances,
             drop_unused_handles,
             remove_calls,
+            simplify_scopes,
             move_first_calls_to_prefix,
             fewer_repeats,
             simplify_arguments,
@@ -676,6 +759,56 @@ mod tests {
         assert_eq!(method_calls(&shrunk.shrunk), 2);
         assert_eq!(shrunk.shrunk.id, 7);
         assert_eq!(shrunk.shrunk.pair, ["hit", "get"]);
+    }
+
+    /// A booking's test that fails while thread 1 confirms a reservation it keeps in a scope
+    /// and thread 2 books: the scope loses the calls made inside it, the scope of thread 2
+    /// goes (its call stays, plain), and the finishing call that matters stays; a scope never
+    /// moves to the prefix.
+    #[test]
+    fn a_scope_keeps_only_the_calls_inside_it_that_the_failure_needs() {
+        let scoped = |then: Vec<Call>, finish: Option<Call>| Call {
+            scope: Some(Box::new(Scope { then, finish })),
+            ..call(0, "reserve", vec![int(3)])
+        };
+        let original = TestCase {
+            id: 1,
+            type_path: "rusty::booking::Booking".into(),
+            pair: ["reserve".into(), "book".into()],
+            instances: vec![call(0, "new", vec![])],
+            handles: vec![],
+            prefix: vec![],
+            threads: [
+                vec![scoped(
+                    vec![call(0, "booked", vec![]), call(0, "owner", vec![int(3)])],
+                    Some(call(0, "confirm", vec![int(2)])),
+                )],
+                vec![
+                    scoped(vec![], Some(call(0, "confirm", vec![int(1)]))),
+                    call(0, "book", vec![int(3), int(1)]),
+                ],
+            ],
+            noise_seed: 0,
+            control: Default::default(),
+        };
+        let fails = |t: &TestCase| {
+            let confirms = |c: &Call| {
+                c.scope
+                    .as_ref()
+                    .and_then(|s| s.finish.as_ref())
+                    .is_some_and(|f| f.method == "confirm")
+            };
+            t.threads[0].iter().any(confirms) && t.threads[1].iter().any(|c| c.method == "book")
+        };
+        let shrunk = check(
+            original,
+            ShrinkConfig::default(),
+            fails,
+            "a = Booking::new(); thread 1: { g = a.reserve(0); g.confirm(0) } | thread 2: a.book(0, 0) / steps=7 checks=19 stop=Minimal",
+        );
+        assert_minimal(&shrunk.shrunk, fails);
+        assert_eq!(method_calls(&shrunk.original), 7);
+        assert_eq!(method_calls(&shrunk.shrunk), 3);
     }
 
     /// A display's test with two bars: it fails while one thread renders and the other ticks

@@ -115,6 +115,25 @@ pub struct Call {
     /// hold that method's arguments first, then the handle method's own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub chained: Option<Chain>,
+    /// In a thread: the call returns a guard (an [`analysis::ScopeGuard`]'s `from`) that the
+    /// thread keeps on its stack while it makes the scope's calls, then ends with one of the
+    /// guard's methods or drops (`let g = c0.reserve(3); c0.book(3, 1); g.confirm(2)`). The
+    /// whole scope is one step of the thread: a sequential order runs it without the other
+    /// thread's calls in between, which is why scopes are written under the panic oracle only.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<Box<Scope>>,
+}
+
+/// What a thread does while it holds a [`Call::scope`]'s guard.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Scope {
+    /// Calls on the instances, made in order while the guard lives.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub then: Vec<Call>,
+    /// The guard's method the scope ends with (a [`analysis::Finisher`]; its receiver is the
+    /// guard, not an instance), or none: the guard is dropped.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish: Option<Call>,
 }
 
 /// The call a [`Call::chained`] call is made on the result of.
@@ -143,6 +162,7 @@ impl Call {
             times: 1,
             keep: false,
             chained: None,
+            scope: None,
         }
     }
 
@@ -163,6 +183,12 @@ impl Call {
             self.receiver = to(self.receiver);
         }
         self.args.iter_mut().for_each(|v| v.map_handles(to));
+        if let Some(scope) = &mut self.scope {
+            scope.then.iter_mut().for_each(|c| c.map_handles(to));
+            if let Some(finish) = &mut scope.finish {
+                finish.args.iter_mut().for_each(|v| v.map_handles(to));
+            }
+        }
     }
 }
 

@@ -129,6 +129,7 @@ fn counter_tests(n: u64) -> Vec<TestCase> {
         times: 1,
         keep: false,
         chained: None,
+        scope: None,
     };
     (1..=n)
         .map(|id| TestCase {

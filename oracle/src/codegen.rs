@@ -7,8 +7,8 @@
 //! method whose generated call does not compile, which `build.rs` then drops.
 
 use analysis::{
-    Constructor, ConstructorKind, GenericKind, GenericParam, InstancePassing, Param, ParamKind,
-    Pointer, ReturnShape, TypeModel, Via, PATH_BUF,
+    Constructor, ConstructorKind, GenericKind, GenericParam, GuardHolder, InstancePassing, Param,
+    ParamKind, Pointer, ReturnShape, ScopeGuard, TypeModel, Via, PATH_BUF,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -610,6 +610,22 @@ fn driver(w: &mut Writer, index: usize, plan: &TypePlan<'_>) {
                 "                let r = {};",
                 awaited(&call_expr, method.is_async)
             ));
+            let scope = ty.scopes.iter().find(|s| {
+                s.from == method.name
+                    && method.via.is_none()
+                    && !method.is_async
+                    && !plan.skip_methods.contains(&scope_key(&s.from))
+            });
+            if let Some(scope) = scope {
+                let scope_start = w.next_line();
+                scope_arm(w, scope, &args_cx);
+                // Before the method's own entry, so an error in the scope's code drops the
+                // scope alone (the first entry holding an error's line wins).
+                w.entries.push((
+                    (scope_start, w.line),
+                    Target::Method(index, scope_key(&method.name)),
+                ));
+            }
             w.line(&format!(
                 "                {OK}(::covcon_rt::result_text!(r))"
             ));
@@ -629,6 +645,70 @@ fn driver(w: &mut Writer, index: usize, plan: &TypePlan<'_>) {
     w.entries.push(((end, w.line), Target::Type(index)));
     value_builders(w, index, plan, &values, &substitutions, &globs);
 }
+
+/// The rest of a method's arm when the method hands out a scope guard and the call has a
+/// scope (`generator::Call::scope`): the guard `r` lives while the scope's calls are made on
+/// this driver, then it is taken out of the result and handed to the finishing call, whose
+/// arguments are decoded from that call (`call` is rebound to it). A result that holds no
+/// guard (`None`, `Err`, another variant) ends the scope with a result text saying so.
+fn scope_arm(w: &mut Writer, scope: &ScopeGuard, args_cx: &ArgsCx<'_>) {
+    w.line(&format!(
+        "                if let {SOME}(scope) = call.scope.as_deref() {{"
+    ));
+    w.line("                    for then in &scope.then {");
+    w.line("                        let _ = self.invoke(then, cx)?;");
+    w.line("                    }");
+    w.line(&format!(
+        "                    let {SOME}(call) = scope.finish.as_ref() else {{ return {OK}({NONE}) }};"
+    ));
+    let no_guard = format!("return {OK}({SOME}(::std::string::String::from({SCOPE_NO_GUARD:?})))");
+    match &scope.holds {
+        GuardHolder::Plain => w.line("                    #[allow(unused_mut)] let mut g = r;"),
+        GuardHolder::Option => w.line(&format!(
+            "                    #[allow(unused_mut)] let {SOME}(mut g) = r else {{ {no_guard} }};"
+        )),
+        GuardHolder::Result => w.line(&format!(
+            "                    #[allow(unused_mut)] let {OK}(mut g) = r else {{ {no_guard} }};"
+        )),
+        GuardHolder::Variant(path) => w.line(&format!(
+            "                    #[allow(unused_mut, irrefutable_let_patterns)] let {path}(mut g) = r else {{ {no_guard} }};"
+        )),
+    }
+    w.line("                    return match call.method.as_str() {");
+    for finisher in &scope.finishers {
+        let m = &finisher.method;
+        w.line(&format!("                        {:?} => {{", m.name));
+        let mut next_arg = 0;
+        let (lets, args) = arguments(&m.params, &mut next_arg, args_cx);
+        for line in lets {
+            w.line(&format!("                            {line}"));
+        }
+        w.line(&format!(
+            "                            let f = g.{}({});",
+            m.name,
+            args.join(", ")
+        ));
+        w.line(&format!(
+            "                            {OK}(::covcon_rt::result_text!(f))"
+        ));
+        w.line("                        }");
+    }
+    w.line(&format!(
+        "                        other => {ERR}(CallError::new(format!(\"no method `{{other}}` of the guard\"))),"
+    ));
+    w.line("                    };");
+    w.line("                }");
+}
+
+/// How the harness's skip list names the scope code of method `from`: a name no method has,
+/// so an error there drops the scope and leaves the method.
+pub(crate) fn scope_key(from: &str) -> String {
+    format!("{from} (scope)")
+}
+
+/// The result text of a scope whose call returned no guard (`None`, `Err`, another variant):
+/// the scope's calls were made, its finishing call was not.
+pub const SCOPE_NO_GUARD: &str = "(no guard to finish)";
 
 /// A call's expression, its future run to completion for an `async fn`.
 fn awaited(call: &str, is_async: bool) -> String {

@@ -77,6 +77,9 @@ pub enum DroppedKind {
     Method,
     /// A constructor of one of the type's value types.
     ValueConstructor,
+    /// The scope code of a method that hands out a guard (`analysis::ScopeGuard`), by the
+    /// method's name: the method is still called, its guard is not kept.
+    Scope,
 }
 
 impl PreparedType {
@@ -143,6 +146,10 @@ impl Harness {
                     }
                 }
             }
+            ty.scopes.retain(|scope| {
+                prepared.methods.contains(&scope.from)
+                    && prepared.find(DroppedKind::Scope, &scope.from).is_none()
+            });
             let callable: BTreeSet<&str> = prepared.methods.iter().map(String::as_str).collect();
             ty.pairs.retain(|p| {
                 callable.contains(p.methods[0].as_str()) && callable.contains(p.methods[1].as_str())
@@ -1426,6 +1433,26 @@ impl<'o> State<'o> {
                     None if type_reason.is_none() => methods.push(m.name.clone()),
                     None => {}
                 }
+            }
+            for scope in &ty.scopes {
+                let Some(message) = self.skip_methods[index].get(&codegen::scope_key(&scope.from))
+                else {
+                    continue;
+                };
+                let reason = not_compiling(message);
+                diagnostics.push(Diagnostic {
+                    severity: Severity::Warning,
+                    message: format!(
+                        "the guard `{}` that `{}::{}` returns is not kept in scopes: {reason}",
+                        scope.guard, ty.path, scope.from
+                    ),
+                    span: Some(ty.span.clone()),
+                });
+                dropped.push(Dropped {
+                    kind: DroppedKind::Scope,
+                    name: scope.from.clone(),
+                    reason,
+                });
             }
             for (name, message) in &self.skip_values[index] {
                 let reason = not_compiling(message);

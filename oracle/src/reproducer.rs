@@ -26,7 +26,8 @@ use crate::codegen::DRIVE_LIMIT;
 use crate::harness::PreparedType;
 use crate::results::AllowedOutcomes;
 use analysis::{
-    ConstructorKind, InstancePassing, Param, ParamKind, ReturnShape, TypeModel, PATH_BUF,
+    ConstructorKind, GuardHolder, GuardTaking, InstancePassing, Param, ParamKind, ReturnShape,
+    TypeModel, PATH_BUF,
 };
 use generator::{Call, TestCase, Value};
 use std::collections::BTreeMap;
@@ -865,6 +866,10 @@ impl Render<'_> {
             }
             let place = (thread as u8, index as u32);
             let compared = allowed.is_some_and(|a| a.calls.contains(&place));
+            if let Some(scope) = self.scope_code(call) {
+                let _ = writeln!(out, "{CALLS}{scope}");
+                continue;
+            }
             let body = if compared {
                 format!(
                     "seen.push(clip(format!(\"{{:?}}\", {})));",
@@ -902,6 +907,48 @@ impl Render<'_> {
                 let _ = writeln!(out, "{CALLS}else {{ seen.push({SKIPPED:?}.to_string()); }}");
             }
         }
+    }
+
+    /// A scope as a block (`generator::Call::scope`): the guard bound, the calls made while
+    /// it lives, then the guard's method called on it where the result holds one (`if let
+    /// Some(g) = g { let _ = g.confirm(2); }`), or the guard dropped. `None` for a call with
+    /// no scope, or one of a guard the model no longer lists.
+    fn scope_code(&self, call: &Call) -> Option<String> {
+        let scope = call.scope.as_deref()?;
+        let guard = self.ty.scopes.iter().find(|s| s.from == call.method)?;
+        let mut code = format!("{{ let g = {};", self.invoke(call));
+        for inner in &scope.then {
+            let _ = write!(code, " let _ = {};", self.invoke(inner));
+        }
+        let Some(finish) = &scope.finish else {
+            code.push_str(" drop(g); }");
+            return Some(code);
+        };
+        let finisher = guard
+            .finishers
+            .iter()
+            .find(|f| f.method.name == finish.method)?;
+        let args: Vec<String> = finish
+            .args
+            .iter()
+            .zip(&finisher.method.params)
+            .map(|(value, p)| self.arg(value, &p.kind, &p.ty))
+            .collect();
+        let binding = if finisher.takes == GuardTaking::Mut {
+            "mut g"
+        } else {
+            "g"
+        };
+        let end = format!("let _ = g.{}({});", finish.method, args.join(", "));
+        let _ = match &guard.holds {
+            GuardHolder::Plain => write!(code, " let {binding} = g; {end} }}"),
+            GuardHolder::Option => write!(code, " if let Some({binding}) = g {{ {end} }} }}"),
+            GuardHolder::Result => write!(code, " if let Ok({binding}) = g {{ {end} }} }}"),
+            GuardHolder::Variant(path) => {
+                write!(code, " if let {path}({binding}) = g {{ {end} }} }}")
+            }
+        };
+        Some(code)
     }
 
     /// How the method a kept value comes from returns it.
@@ -1243,6 +1290,7 @@ mod tests {
             times: 1,
             keep: false,
             chained: None,
+            scope: None,
         }
     }
 
@@ -1636,5 +1684,77 @@ mod tests {
         let source = render_reproducer(&ty, &test, None, "panic");
         let text = "let _ = i0.get_or_create(\"a\").add(2);";
         assert_eq!(source.matches(text).count(), 2, "{source}");
+    }
+
+    /// A scope is a block: the guard bound, the calls made while it lives, then the guard's
+    /// method where the result holds one (a variant of the crate's enum here), or the guard
+    /// dropped.
+    #[test]
+    fn a_scope_is_a_block_that_binds_the_guard_and_ends_it() {
+        let int = ParamKind::Int {
+            signed: false,
+            bits: 8,
+        };
+        let param = Param {
+            name: "n".into(),
+            ty: "u8".into(),
+            kind: int,
+        };
+        let method = |name: &str| Method {
+            name: name.into(),
+            params: vec![param.clone()],
+            supported: true,
+            ..Method::default()
+        };
+        let ty = TypeModel {
+            path: "k::Cache".into(),
+            package: "k".into(),
+            name: "Cache".into(),
+            constructors: vec![Constructor {
+                name: "new".into(),
+                supported: true,
+                ..Constructor::default()
+            }],
+            methods: vec![method("get_or_guard"), method("remove")],
+            scopes: vec![analysis::ScopeGuard {
+                from: "get_or_guard".into(),
+                guard: "k::Placeholder".into(),
+                holds: GuardHolder::Variant("::k::Lookup::Guard".into()),
+                finishers: vec![analysis::Finisher {
+                    method: method("insert"),
+                    takes: GuardTaking::Value,
+                }],
+            }],
+            supported: true,
+            ..TypeModel::default()
+        };
+        let scoped = |finish: Option<Call>| Call {
+            scope: Some(Box::new(generator::Scope {
+                then: vec![call("remove", vec![Value::Int(2)])],
+                finish,
+            })),
+            ..call("get_or_guard", vec![Value::Int(2)])
+        };
+        let test = TestCase {
+            id: 1,
+            type_path: "k::Cache".into(),
+            pair: ["get_or_guard".into(), "get_or_guard".into()],
+            instances: vec![call("new", vec![])],
+            handles: vec![],
+            prefix: vec![],
+            threads: [
+                vec![scoped(Some(call("insert", vec![Value::Int(7)])))],
+                vec![scoped(None)],
+            ],
+            noise_seed: 3,
+            control: Default::default(),
+        };
+        let source = render_reproducer(&ty, &test, None, "panic");
+        for text in [
+            "{ let g = i0.get_or_guard(2); let _ = i0.remove(2); if let ::k::Lookup::Guard(g) = g { let _ = g.insert(7); } }",
+            "{ let g = i0.get_or_guard(2); let _ = i0.remove(2); drop(g); }",
+        ] {
+            assert_eq!(source.matches(text).count(), 1, "{text}\n{source}");
+        }
     }
 }

@@ -1065,15 +1065,32 @@ pub(crate) fn stuck_call(test: &TestCase, order: &[(u8, u32)], events: &[Event])
     events.sort_by_key(|e| e.clock);
     let mut depth = 0usize;
     let mut started = 0usize;
+    // The calls made inside the scope of the call last started, still to come: their events
+    // are the scope's, not the next call's.
+    let mut inside: std::collections::VecDeque<&str> = Default::default();
+    let mut finish: Option<&str> = None;
     for event in events {
         if event.start {
             if depth == 0 {
-                let &(thread, index) = order.get(started)?;
-                let call = test.threads[thread as usize].get(index as usize)?;
-                if event.thread != thread || event.method != call.method {
-                    return None;
+                if inside.front() == Some(&event.method.as_str()) {
+                    inside.pop_front();
+                } else if finish == Some(event.method.as_str()) {
+                    finish = None;
+                } else {
+                    let &(thread, index) = order.get(started)?;
+                    let call = test.threads[thread as usize].get(index as usize)?;
+                    if event.thread != thread || event.method != call.method {
+                        return None;
+                    }
+                    started += 1;
+                    let scope = call.scope.as_deref();
+                    inside = scope
+                        .map(|s| s.then.iter().map(|c| c.method.as_str()).collect())
+                        .unwrap_or_default();
+                    finish = scope
+                        .and_then(|s| s.finish.as_ref())
+                        .map(|f| f.method.as_str());
                 }
-                started += 1;
             }
             depth += 1;
         } else {
@@ -1354,6 +1371,7 @@ mod tests {
                     times: 1,
                     keep: false,
                     chained: None,
+                    scope: None,
                 })
                 .collect()
         };
@@ -1923,6 +1941,26 @@ runs=4 linearizations=2 ran=[a0 b0 | b0 a0 | - | -]",
         for (list, expect) in cases {
             assert_eq!(stuck_call(&test, &order, &events(list)), expect, "{list:?}");
         }
+    }
+
+    /// The calls made inside a scope (`let g = lock(); lock(); ..`) are the scope's call's:
+    /// a second `lock` blocked inside it is the scope's call that blocked.
+    #[test]
+    fn a_call_blocked_inside_a_scope_is_the_scope_call() {
+        let mut test = test_case("Lock", &[], [&["lock", "get"], &["get"]]);
+        test.threads[0][0].scope = Some(Box::new(generator::Scope {
+            then: vec![Call::new("lock", 0, vec![])],
+            finish: Some(Call::new("set", 0, vec![])),
+        }));
+        let order = [(1, 0), (0, 0), (0, 1)];
+        let list: &[EventSpec] = &[
+            (1, "get", true),
+            (1, "get", false),
+            (0, "lock", true),
+            (0, "lock", false),
+            (0, "lock", true),
+        ];
+        assert_eq!(stuck_call(&test, &order, &events(list)), Some(1));
     }
 
     #[test]

@@ -553,6 +553,7 @@ mod tests {
             times: 1,
             keep: false,
             chained: None,
+            scope: None,
         };
         TestCase {
             id: 1,

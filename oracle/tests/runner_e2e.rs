@@ -175,6 +175,7 @@ fn call(method: &str, args: Vec<Value>) -> Call {
         times: 1,
         keep: false,
         chained: None,
+        scope: None,
     }
 }
 

@@ -39,6 +39,7 @@ fn test_case(id: u64, script: &str) -> TestCase {
         times: 1,
         keep: false,
         chained: None,
+        scope: None,
     };
     let (a, b) = script.split_once('|').expect("two threads");
     let calls = |s: &str| s.split_whitespace().map(call).collect::<Vec<_>>();

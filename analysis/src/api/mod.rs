@@ -75,6 +75,7 @@ pub(crate) struct TypeApi {
     pub(crate) methods: Vec<Method>,
     pub(crate) values: Vec<ValueType>,
     pub(crate) implements_debug: bool,
+    pub(crate) scopes: Vec<ScopeGuard>,
 }
 
 /// Values of other crates' types, built from those crates' own constructors (`sdd::Guard`,
@@ -164,6 +165,7 @@ pub(crate) fn describe(
     if has_default && !constructors.iter().any(|c| c.name == "default") {
         constructors.push(default_constructor());
     }
+    let scopes = scope_guards(&methods, decl, decls, index, &type_generics, &wanted);
     let values = value_types(&wanted, decls, index, externals);
     let mut api = TypeApi {
         generics,
@@ -171,6 +173,7 @@ pub(crate) fn describe(
         methods,
         values,
         implements_debug,
+        scopes,
     };
     drop_unbuildable(&mut api);
     let attrs = match decl.item {
@@ -241,6 +244,194 @@ fn concrete_impl_candidates(
             param.candidates.insert(0, only.clone());
         }
     }
+}
+
+/// The guards the type's methods hand out that a thread can keep in a scope
+/// ([`ScopeGuard`]): a struct of the crate, returned as it is, in `Option` or `Result`, or in
+/// a tuple variant of the crate's enum, that borrows the instance (a lifetime parameter) or
+/// has a method consuming it, with public methods of its own. Its type parameters must be
+/// the owner's, by name (`PlaceholderGuard<'a, Key, Val, ..>` of `Cache<Key, Val, ..>`), so
+/// its methods' parameters are the owner's instantiation.
+fn scope_guards(
+    methods: &[Method],
+    decl: &TypeDecl,
+    decls: &Decls,
+    index: &CrateIndex,
+    type_generics: &[String],
+    wanted: &RefCell<BTreeMap<String, Def>>,
+) -> Vec<ScopeGuard> {
+    let mut scopes = Vec::new();
+    for m in methods.iter().filter(|m| m.supported) {
+        let Some(returns) = m.returns.as_deref() else {
+            continue;
+        };
+        let Ok(syn::Type::Path(p)) = syn::parse_str::<syn::Type>(returns) else {
+            continue;
+        };
+        let Some(last) = p.path.segments.last() else {
+            continue;
+        };
+        let (inner, holds) = match last.ident.to_string().as_str() {
+            "Option" => (first_type_arg(last), GuardHolder::Option),
+            "Result" => (first_type_arg(last), GuardHolder::Result),
+            _ => (Some(&syn::Type::Path(p.clone())), GuardHolder::Plain),
+        };
+        let Some(syn::Type::Path(inner)) = inner else {
+            continue;
+        };
+        let Some(found) = decl_named(&inner.path, &decl.module, decls, index) else {
+            continue;
+        };
+        let found = match found.item {
+            DeclItem::Struct(_) => Some((found, holds)),
+            DeclItem::Enum(e) if holds == GuardHolder::Plain => {
+                let Some(enum_path) = index.public_path(&Def::Item {
+                    module: found.module.clone(),
+                    name: found.name.clone(),
+                    kind: ItemKind::Enum,
+                }) else {
+                    continue;
+                };
+                e.variants.iter().find_map(|v| {
+                    let syn::Fields::Unnamed(fields) = &v.fields else {
+                        return None;
+                    };
+                    let [field] = &fields.unnamed.iter().collect::<Vec<_>>()[..] else {
+                        return None;
+                    };
+                    let syn::Type::Path(held) = &field.ty else {
+                        return None;
+                    };
+                    let guard = decl_named(&held.path, &found.module, decls, index)?;
+                    matches!(guard.item, DeclItem::Struct(_)).then(|| {
+                        (
+                            guard,
+                            GuardHolder::Variant(format!("::{enum_path}::{}", v.ident)),
+                        )
+                    })
+                })
+            }
+            DeclItem::Enum(_) => None,
+        };
+        let Some((guard, holds)) = found else {
+            continue;
+        };
+        let guard_generics = type_param_names(guard.generics);
+        if guard.name == decl.name || !guard_generics.iter().all(|g| type_generics.contains(g)) {
+            continue;
+        }
+        let borrows = guard.generics.lifetimes().next().is_some();
+        let finishers = finishers(guard, decls, index, &guard_generics, wanted);
+        let consumed = finishers.iter().any(|f| f.takes == GuardTaking::Value);
+        if finishers.is_empty() || !(borrows || consumed) {
+            continue;
+        }
+        let Some(guard_path) = index.public_path(&Def::Item {
+            module: guard.module.clone(),
+            name: guard.name.clone(),
+            kind: ItemKind::Struct,
+        }) else {
+            continue;
+        };
+        scopes.push(ScopeGuard {
+            from: m.name.clone(),
+            guard: guard_path,
+            holds,
+            finishers,
+        });
+    }
+    scopes
+}
+
+/// The struct or enum of the crate a path names, seen from `module`, by its declaration.
+fn decl_named<'d, 'a>(
+    path: &syn::Path,
+    module: &[String],
+    decls: &'d Decls<'a>,
+    index: &CrateIndex,
+) -> Option<&'d TypeDecl<'a>> {
+    let segs: Vec<String> = render::idents(path);
+    let (def, _) = index.resolve(module, &segs)?;
+    let Def::Item {
+        module, name, kind, ..
+    } = def
+    else {
+        return None;
+    };
+    if !matches!(kind, ItemKind::Struct | ItemKind::Enum) {
+        return None;
+    }
+    decls
+        .types
+        .iter()
+        .find(|t| t.name == name && t.module == module)
+}
+
+/// A guard type's public inherent methods a scope can end with: taking it by value or by
+/// reference, every parameter one covcon can generate, not generic themselves.
+fn finishers(
+    guard: &TypeDecl,
+    decls: &Decls,
+    index: &CrateIndex,
+    guard_generics: &[String],
+    wanted: &RefCell<BTreeMap<String, Def>>,
+) -> Vec<Finisher> {
+    let mut out: Vec<Finisher> = Vec::new();
+    for imp in decls
+        .impls_of(guard)
+        .into_iter()
+        .filter(|i| i.trait_path.is_none())
+    {
+        let scope = Scope {
+            index,
+            module: &imp.module,
+        };
+        let cx = TyCx::new(&guard.name, guard_generics, Some(scope), Some(wanted));
+        for item in &imp.item.items {
+            let syn::ImplItem::Fn(f) = item else { continue };
+            let Some(r) = f.sig.receiver() else { continue };
+            if !syntax::is_pub(&f.vis) || f.sig.unsafety.is_some() || f.sig.asyncness.is_some() {
+                continue;
+            }
+            let takes = match (
+                &r.reference,
+                r.mutability.is_some(),
+                r.colon_token.is_some(),
+            ) {
+                (Some(_), false, _) => GuardTaking::Ref,
+                (Some(_), true, _) => GuardTaking::Mut,
+                (None, _, false) => GuardTaking::Value,
+                // `self: Arc<Self>` and the like.
+                (None, _, true) => continue,
+            };
+            let fcx = cx.with_fn_generics(&f.sig.generics, Some(&imp.item.generics));
+            let method = method(
+                &f.sig,
+                Some(&f.block),
+                &f.attrs,
+                imp.file,
+                imp.expanded,
+                None,
+                &fcx,
+            );
+            let generic = method.params.iter().any(|p| {
+                p.kind.any(&|k| {
+                    matches!(
+                        k,
+                        ParamKind::Instance { .. } | ParamKind::FromReceiver { .. }
+                    )
+                })
+            });
+            if method.supported
+                && method.generic_args.is_empty()
+                && !generic
+                && !out.iter().any(|f| f.method.name == method.name)
+            {
+                out.push(Finisher { method, takes });
+            }
+        }
+    }
+    out
 }
 
 /// Whether `ty` names one of `names` (an impl's own type parameters).

@@ -150,14 +150,16 @@ pub fn layout(test: &TestCase, shapes: Shapes<'_>) -> Layout {
         1 => format!("{};", call(c)),
         _ => repeated(c),
     }));
-    // A thread's lines read as its column: no `;` after each.
+    // A thread's lines read as its column: no `;` after each. A scope is its lines: the
+    // guard bound, the calls made while it lives indented, then its end.
     let thread = |t: usize| -> Vec<String> {
         test.threads[t]
             .iter()
             .zip(test.locals(t))
-            .map(|(c, local)| match local {
-                Some(k) => format!("let h{k} = {}", call(c)),
-                None => repeated(c),
+            .flat_map(|(c, local)| match (local, &c.scope) {
+                (Some(k), _) => vec![format!("let h{k} = {}", call(c))],
+                (None, Some(scope)) => scope_lines(c, scope),
+                (None, None) => vec![repeated(c)],
             })
             .collect()
     };
@@ -165,6 +167,23 @@ pub fn layout(test: &TestCase, shapes: Shapes<'_>) -> Layout {
         setup,
         threads: [thread(0), thread(1)],
     }
+}
+
+/// A scope's lines (`generator::Call::scope`): `let g = c0.reserve(3)`, then `  c0.book(3,
+/// 1)` and `  g.confirm(2)`, or `  drop(g)` when no call ends it.
+fn scope_lines(c: &Call, scope: &generator::Scope) -> Vec<String> {
+    let mut lines = vec![format!("let g = {}", call(c))];
+    lines.extend(
+        scope
+            .then
+            .iter()
+            .map(|inner| format!("  {}", repeated(inner))),
+    );
+    lines.push(match &scope.finish {
+        Some(finish) => format!("  g.{}({})", finish.method, args(&finish.args)),
+        None => "  drop(g)".to_string(),
+    });
+    lines
 }
 
 /// A call, in its loop when it repeats.
@@ -382,6 +401,40 @@ mod tests {
                     "for _ in 0..31 { c0.intern(\"b\"); }"
                 ],
                 ["let h1 = c0.intern(\"a\")", "c0.resolve(&h1)"]
+            ]
+        );
+    }
+
+    /// A scope reads as the guard bound, the calls made while it lives, and its end.
+    #[test]
+    fn a_scope_reads_as_its_guard_the_calls_it_spans_and_its_end() {
+        let reserve = |finish: Option<Call>| Call {
+            scope: Some(Box::new(generator::Scope {
+                then: vec![Call::new("book", 0, vec![Value::Int(3), Value::Int(1)])],
+                finish,
+            })),
+            ..Call::new("reserve", 0, vec![Value::Int(3)])
+        };
+        let test = TestCase {
+            id: 1,
+            type_path: "rusty::booking::Booking".into(),
+            pair: ["reserve".into(), "reserve".into()],
+            instances: vec![Call::new("new", 0, vec![])],
+            handles: vec![],
+            prefix: vec![],
+            threads: [
+                vec![reserve(Some(Call::new("confirm", 0, vec![Value::Int(2)])))],
+                vec![reserve(None)],
+            ],
+            noise_seed: 0,
+            control: Default::default(),
+        };
+        let layout = layout(&test, NO_SHAPES);
+        assert_eq!(
+            layout.threads,
+            [
+                ["let g = c0.reserve(3)", "  c0.book(3, 1)", "  g.confirm(2)"],
+                ["let g = c0.reserve(3)", "  c0.book(3, 1)", "  drop(g)"]
             ]
         );
     }

@@ -54,6 +54,43 @@ pub struct Call {
     /// A handle method's call made on a fresh call's result in one expression: `receiver` is
     /// the instance (`generator::Call::chained`).
     pub chained: bool,
+    /// The guard the call returns kept while the scope's calls run, then handed to the
+    /// scope's finishing call (`generator::Call::scope`).
+    pub scope: Option<Box<Scope>>,
+}
+
+/// What a thread does while it holds a call's guard (`generator::Scope`).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Scope {
+    pub then: Vec<Call>,
+    /// The guard's method, with its arguments.
+    pub finish: Option<Call>,
+}
+
+impl<'de> Deserialize<'de> for Scope {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Scope, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Scope;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a scope")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Scope, A::Error> {
+                let mut scope = Scope::default();
+                while let Some(key) = map.next_key::<Key>()? {
+                    match key {
+                        Key::Then => scope.then = map.next_value()?,
+                        Key::Finish => scope.finish = map.next_value()?,
+                        _ => {
+                            map.next_value::<IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(scope)
+            }
+        }
+        d.deserialize_map(V)
+    }
 }
 
 /// A test case (`generator::TestCase`), the parts a worker needs.
@@ -173,7 +210,7 @@ impl<'de> Visitor<'de> for CallVisitor {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Call, A::Error> {
         let (mut method, mut receiver, mut args, mut times) = (None, 0, Vec::new(), 1);
-        let (mut keep, mut chained) = (false, false);
+        let (mut keep, mut chained, mut scope) = (false, false, None);
         while let Some(key) = map.next_key::<Key>()? {
             match key {
                 Key::Method => method = Some(map.next_value::<String>()?),
@@ -184,6 +221,7 @@ impl<'de> Visitor<'de> for CallVisitor {
                 Key::Chained => {
                     chained = map.next_value::<Option<IgnoredAny>>()?.is_some();
                 }
+                Key::Scope => scope = map.next_value::<Option<Box<Scope>>>()?,
                 _ => {
                     map.next_value::<IgnoredAny>()?;
                 }
@@ -198,6 +236,7 @@ impl<'de> Visitor<'de> for CallVisitor {
             // Numbered by the test that holds the call.
             local: keep.then_some(0),
             chained,
+            scope,
         })
     }
 }
@@ -382,6 +421,9 @@ pub(crate) enum Key {
     Steps,
     First,
     At,
+    Scope,
+    Then,
+    Finish,
     Other(String),
 }
 
@@ -409,6 +451,9 @@ impl<'de> Deserialize<'de> for Key {
                     "times" => Key::Times,
                     "keep" => Key::Keep,
                     "chained" => Key::Chained,
+                    "scope" => Key::Scope,
+                    "then" => Key::Then,
+                    "finish" => Key::Finish,
                     "int" => Key::Int,
                     "bool" => Key::Bool,
                     "char" => Key::Char,
