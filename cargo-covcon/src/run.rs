@@ -281,6 +281,7 @@ fn note_setup_failures(report: &mut TypeReport, stats: &oracle::TypeRunStats) {
     report.setup_failures = stats.setup_failures;
     report.own_threads = stats.own_threads;
     report.clock_outside = stats.clock_outside;
+    report.guard_held_deadlocks = stats.guard_held_deadlocks;
     for pair in &mut report.pairs {
         let mut key = pair.methods.clone();
         key.sort();
@@ -400,6 +401,7 @@ pub fn type_report(
         setup_failures: 0,
         own_threads: false,
         clock_outside: 0,
+        guard_held_deadlocks: 0,
         builders: builders(t),
         functions: functions(t),
         approximate: Vec::new(),

@@ -655,6 +655,11 @@ fn scope_arm(w: &mut Writer, scope: &ScopeGuard, args_cx: &ArgsCx<'_>) {
     w.line(&format!(
         "                if let {SOME}(scope) = call.scope.as_deref() {{"
     ));
+    // Dropped last, after the guard: the run is inside it while the guard lives.
+    w.line(&format!(
+        "                    let __covcon_held = ::covcon_rt::enter(::covcon_rt::SCOPE_HELD, {:?});",
+        scope.from
+    ));
     w.line("                    for then in &scope.then {");
     w.line("                        let _ = self.invoke(then, cx)?;");
     w.line("                    }");

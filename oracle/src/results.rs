@@ -1058,10 +1058,31 @@ fn stopped_at(
     Some(order[..=at].to_vec())
 }
 
+/// `covcon_rt::SCOPE_HELD`: the type path of the events between which a thread holds a
+/// scope's guard.
+pub(crate) const SCOPE_HELD: &str = "(scope)";
+
+/// Which suffix threads a run's events leave holding a scope's guard (inside the
+/// [`SCOPE_HELD`] mark): blocked, for a deadlock, while the test held a guard of the type's.
+pub(crate) fn holding_guard(events: &[Event]) -> [bool; 2] {
+    let mut held = [0i32; 2];
+    for e in events
+        .iter()
+        .filter(|e| e.type_path == SCOPE_HELD && e.thread < 2)
+    {
+        held[usize::from(e.thread)] += if e.start { 1 } else { -1 };
+    }
+    held.map(|h| h > 0)
+}
+
 /// The position in `order` of the call a blocked sequential run was in: its outermost
 /// suffix calls, in clock order, must be `order`'s, and the last one must not have ended.
 pub(crate) fn stuck_call(test: &TestCase, order: &[(u8, u32)], events: &[Event]) -> Option<usize> {
-    let mut events: Vec<&Event> = events.iter().filter(|e| e.thread < 2).collect();
+    // A scope's held-guard mark is no call: the scope's calls count as its call's.
+    let mut events: Vec<&Event> = events
+        .iter()
+        .filter(|e| e.thread < 2 && e.type_path != SCOPE_HELD)
+        .collect();
     events.sort_by_key(|e| e.clock);
     let mut depth = 0usize;
     let mut started = 0usize;
@@ -1943,6 +1964,40 @@ runs=4 linearizations=2 ran=[a0 b0 | b0 a0 | - | -]",
         }
     }
 
+    /// The mark's type path is the runtime's, which the harness writes its events with.
+    #[test]
+    fn the_held_guard_mark_is_the_runtimes() {
+        let runtime = include_str!("../runtime/src/lib.rs");
+        let declared = format!("pub const SCOPE_HELD: &str = {SCOPE_HELD:?};");
+        assert!(runtime.contains(&declared), "{declared}");
+    }
+
+    /// A thread holds a scope's guard between the two events of the `(scope)` mark: blocked
+    /// in a call inside the scope it does; blocked in a call after its scope ended, it does
+    /// not.
+    #[test]
+    fn a_thread_blocked_inside_its_scope_holds_the_guard() {
+        let mark = |thread: u8, start: bool, clock: u64| Event {
+            clock,
+            thread,
+            type_path: SCOPE_HELD.into(),
+            method: "entry".into(),
+            start,
+        };
+        let mut run = events(&[
+            (0, "entry", true),
+            (0, "entry", false),
+            (1, "entry", true),
+            (1, "entry", false),
+        ]);
+        run.push(mark(0, true, 10));
+        run.push(mark(1, true, 11));
+        run.push(mark(1, false, 12));
+        run.extend(events(&[(0, "get", true), (1, "get", true)]));
+        assert_eq!(holding_guard(&run), [true, false]);
+        assert_eq!(holding_guard(&events(&[(0, "get", true)])), [false, false]);
+    }
+
     /// The calls made inside a scope (`let g = lock(); lock(); ..`) are the scope's call's:
     /// a second `lock` blocked inside it is the scope's call that blocked.
     #[test]
@@ -1961,6 +2016,19 @@ runs=4 linearizations=2 ran=[a0 b0 | b0 a0 | - | -]",
             (0, "lock", true),
         ];
         assert_eq!(stuck_call(&test, &order, &events(list)), Some(1));
+        // The held-guard mark around the scope's calls is no call of the order.
+        let mut marked = events(list);
+        marked.insert(
+            4,
+            Event {
+                clock: 3,
+                thread: 0,
+                type_path: SCOPE_HELD.into(),
+                method: "lock".into(),
+                start: true,
+            },
+        );
+        assert_eq!(stuck_call(&test, &order, &marked), Some(1));
     }
 
     #[test]

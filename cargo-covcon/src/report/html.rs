@@ -154,7 +154,10 @@ fn type_section(
              slow sequential runs of the same calls agree.</p>\n",
         );
     }
-    if let Some(note) = t.clock_outside_note() {
+    for note in [t.clock_outside_note(), t.guard_held_note()]
+        .into_iter()
+        .flatten()
+    {
         let mut note = note;
         note[..1].make_ascii_uppercase();
         let _ = writeln!(out, "<p class=\"muted\">{}.</p>", esc(&note));

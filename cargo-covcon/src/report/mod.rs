@@ -97,6 +97,10 @@ pub struct TypeReport {
     /// syscall), and its verdicts fall back on waiting for real.
     #[serde(default, skip_serializing_if = "is_zero")]
     pub clock_outside: u64,
+    /// Deadlocks with a thread blocked while its scope held a guard of the type's: not
+    /// reported (the test's use of the guard may be what the type's contract forbids).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub guard_held_deadlocks: u64,
     /// The builder constructors, by their first function's name: each call of the chain
     /// (the first function's included) with how many of the constructor's arguments it takes,
     /// so that a test's constructor reads as the chain it runs.
@@ -332,6 +336,18 @@ impl TypeReport {
                 "clock outside the copy: {n} failing run{} explained only by a thread's calls \
                  alone with real pauses (verdicts use paced orders)",
                 if n == 1 { " was" } else { "s were" }
+            )
+        })
+    }
+
+    /// What the report says of deadlocks left unreported because a thread held a scope's
+    /// guard ([`TypeReport::guard_held_deadlocks`]).
+    pub fn guard_held_note(&self) -> Option<String> {
+        let n = self.guard_held_deadlocks;
+        (n > 0).then(|| {
+            format!(
+                "{n} deadlock{} with a thread holding a guard of the type's in a scope not                  reported: holding a guard while calling into the type may be what its                  contract forbids",
+                if n == 1 { "" } else { "s" }
             )
         })
     }

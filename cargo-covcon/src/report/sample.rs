@@ -143,6 +143,7 @@ pub(crate) fn report() -> Report {
             setup_failures: 0,
             own_threads: false,
             clock_outside: 0,
+            guard_held_deadlocks: 0,
             builders: Default::default(),
             functions: Default::default(),
             approximate: vec![ApproximateMethod {
@@ -192,6 +193,7 @@ pub(crate) fn report() -> Report {
             setup_failures: 0,
             own_threads: false,
             clock_outside: 0,
+            guard_held_deadlocks: 0,
             builders: Default::default(),
             functions: Default::default(),
             approximate: vec![],

@@ -152,7 +152,10 @@ fn render_type(out: &mut String, t: &TypeReport, style: Style) {
             )
         );
     }
-    if let Some(note) = t.clock_outside_note() {
+    for note in [t.clock_outside_note(), t.guard_held_note()]
+        .into_iter()
+        .flatten()
+    {
         let _ = writeln!(out, "  {}", style.dim(&note));
     }
     for v in t.violations.iter().filter(|v| !v.unconfirmed()) {

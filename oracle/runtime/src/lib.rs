@@ -394,6 +394,11 @@ pub fn mutant(id: u32) -> bool {
 #[doc(hidden)]
 pub const SEQ_CST: std::sync::atomic::Ordering = std::sync::atomic::Ordering::SeqCst;
 
+/// The type path of the event pair a scope's guard is held between (from the call that handed
+/// it out returning to the end of the scope; `generator::Call::scope`): a run blocked inside it
+/// blocked while the test held a guard of the type's, which the oracle does not report.
+pub const SCOPE_HELD: &str = "(scope)";
+
 /// `f(value)`: a mutant's stand-in for `fetch_update(set, fetch, f)`, whose closure gets its
 /// parameter type from this signature as it got it from `fetch_update`'s.
 #[inline]
