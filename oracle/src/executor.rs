@@ -531,6 +531,34 @@ impl OracleExecutor {
                 }
                 return None;
             }
+            // A scope runs whole in the orders above; a user's thread may let the other
+            // thread's calls run while it holds the guard. If one thread's scope with the
+            // other's calls made inside it panics the same way, that single-threaded order
+            // explains the run (a vacant entry's key taken before the entry is filled panics
+            // alone too): no violation.
+            if let Failure::Panic {
+                message, location, ..
+            } = &failure
+            {
+                for inside in scope_interiors(test) {
+                    let order: Vec<(u8, u32)> = (0..inside.threads[0].len() as u32)
+                        .map(|i| (0, i))
+                        .collect();
+                    let run = self.paced_sequential(&inside, &order, &Pace::Full);
+                    if let Outcome::Panicked {
+                        message: m,
+                        location: l,
+                        ..
+                    } = &run.outcome
+                    {
+                        if verdict::same_message(message, m)
+                            && (location.is_none() || l.is_none() || location == l)
+                        {
+                            return None;
+                        }
+                    }
+                }
+            }
             // Blocked while a thread held a scope's guard (two threads each holding a map's
             // entry while calling into the map): the test's own use of the guard may be what
             // the type's contract forbids, so no deadlock of it is reported.
@@ -1473,5 +1501,98 @@ fn headline(violation: &Violation) -> String {
                 (None, _) => "wrong result".to_string(),
             }
         }
+    }
+}
+
+/// Single-threaded tests in which one thread's scope has some of the other thread's calls
+/// made inside it (`generator::Call::scope`), right after the guard is handed out or right
+/// before the scope ends: the orders a scope's whole runs leave out. The other thread's calls
+/// keep their order: those before the moved ones run just before the scope, those after at the
+/// end. Calls that keep a local of their own are not moved (their locals are numbered by
+/// thread). Empty for a test without scopes.
+pub(crate) fn scope_interiors(test: &TestCase) -> Vec<TestCase> {
+    let mut out = Vec::new();
+    for (t, calls) in test.threads.iter().enumerate() {
+        let others = &test.threads[1 - t];
+        if others.is_empty() || others.iter().any(|c| c.keep) {
+            continue;
+        }
+        for (i, call) in calls.iter().enumerate() {
+            let Some(scope) = &call.scope else { continue };
+            for at in [0, scope.then.len()] {
+                for a in 0..others.len() {
+                    for b in a + 1..=others.len() {
+                        let mut moved = (**scope).clone();
+                        for (k, other) in others[a..b].iter().enumerate() {
+                            moved.then.insert(at + k, other.clone());
+                        }
+                        let mut mine: Vec<Call> = calls[..i].to_vec();
+                        mine.extend(others[..a].iter().cloned());
+                        let mut scoped = call.clone();
+                        scoped.scope = Some(Box::new(moved));
+                        mine.push(scoped);
+                        mine.extend(calls[i + 1..].iter().cloned());
+                        mine.extend(others[b..].iter().cloned());
+                        let mut inside = test.clone();
+                        inside.threads = [mine, Vec::new()];
+                        out.push(inside);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use generator::{Scope, Value};
+
+    /// The orders a whole scope leaves out, as single-threaded tests: some of the other
+    /// thread's calls moved inside the scope (after the guard is handed out, or before the
+    /// scope ends), the ones before them just before the scope, the rest at the end.
+    #[test]
+    fn the_other_threads_calls_are_moved_inside_a_scope_in_order() {
+        let call = |m: &str| Call::new(m, 0, vec![Value::Int(1)]);
+        let scoped = Call {
+            scope: Some(Box::new(Scope {
+                then: vec![call("len")],
+                finish: Some(call("insert")),
+            })),
+            ..call("vacant_entry")
+        };
+        let test = TestCase {
+            id: 1,
+            type_path: "k::Slab".into(),
+            pair: ["vacant_entry".into(), "take".into()],
+            instances: vec![Call::new("new", 0, vec![])],
+            handles: vec![],
+            prefix: vec![],
+            threads: [vec![scoped], vec![call("take"), call("get")]],
+            noise_seed: 0,
+            control: Default::default(),
+        };
+        let texts: Vec<String> = scope_interiors(&test)
+            .iter()
+            .map(|t| {
+                t.to_string()
+                    .split_once("thread 1: ")
+                    .unwrap()
+                    .1
+                    .to_string()
+            })
+            .collect();
+        assert_eq!(
+            texts,
+            [
+                "{ g = a.vacant_entry(1); a.take(1); a.len(1); g.insert(1) }; a.get(1) | thread 2: -",
+                "{ g = a.vacant_entry(1); a.take(1); a.get(1); a.len(1); g.insert(1) } | thread 2: -",
+                "a.take(1); { g = a.vacant_entry(1); a.get(1); a.len(1); g.insert(1) } | thread 2: -",
+                "{ g = a.vacant_entry(1); a.len(1); a.take(1); g.insert(1) }; a.get(1) | thread 2: -",
+                "{ g = a.vacant_entry(1); a.len(1); a.take(1); a.get(1); g.insert(1) } | thread 2: -",
+                "a.take(1); { g = a.vacant_entry(1); a.len(1); a.get(1); g.insert(1) } | thread 2: -",
+            ]
+        );
     }
 }

@@ -483,7 +483,7 @@ fn interleave(
 
 /// Panic messages are compared with every run of digits treated alike, since lengths,
 /// indices and counts in a message depend on the interleaving.
-fn same_message(a: &str, b: &str) -> bool {
+pub(crate) fn same_message(a: &str, b: &str) -> bool {
     fn shape(s: &str) -> String {
         let mut out = String::with_capacity(s.len());
         let mut in_digits = false;
