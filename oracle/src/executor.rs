@@ -540,7 +540,9 @@ impl OracleExecutor {
                 message, location, ..
             } = &failure
             {
-                for inside in scope_interiors(test) {
+                // Calls that keep locals cannot be moved into the other thread's scope (their
+                // locals are numbered by thread): with those orders untried, no report.
+                for inside in scope_interiors(test)? {
                     let order: Vec<(u8, u32)> = (0..inside.threads[0].len() as u32)
                         .map(|i| (0, i))
                         .collect();
@@ -1508,14 +1510,17 @@ fn headline(violation: &Violation) -> String {
 /// made inside it (`generator::Call::scope`), right after the guard is handed out or right
 /// before the scope ends: the orders a scope's whole runs leave out. The other thread's calls
 /// keep their order: those before the moved ones run just before the scope, those after at the
-/// end. Calls that keep a local of their own are not moved (their locals are numbered by
-/// thread). Empty for a test without scopes.
-pub(crate) fn scope_interiors(test: &TestCase) -> Vec<TestCase> {
+/// end. Empty for a test without scopes; `None` when a thread with a scope faces calls of the
+/// other that keep a local (their locals are numbered by thread, so they cannot move).
+pub(crate) fn scope_interiors(test: &TestCase) -> Option<Vec<TestCase>> {
     let mut out = Vec::new();
     for (t, calls) in test.threads.iter().enumerate() {
         let others = &test.threads[1 - t];
-        if others.is_empty() || others.iter().any(|c| c.keep) {
+        if others.is_empty() || calls.iter().all(|c| c.scope.is_none()) {
             continue;
+        }
+        if others.iter().any(|c| c.keep) {
+            return None;
         }
         for (i, call) in calls.iter().enumerate() {
             let Some(scope) = &call.scope else { continue };
@@ -1541,7 +1546,7 @@ pub(crate) fn scope_interiors(test: &TestCase) -> Vec<TestCase> {
             }
         }
     }
-    out
+    Some(out)
 }
 
 #[cfg(test)]
@@ -1574,6 +1579,7 @@ mod tests {
             control: Default::default(),
         };
         let texts: Vec<String> = scope_interiors(&test)
+            .unwrap()
             .iter()
             .map(|t| {
                 t.to_string()
@@ -1594,5 +1600,12 @@ mod tests {
                 "a.take(1); { g = a.vacant_entry(1); a.len(1); a.get(1); g.insert(1) } | thread 2: -",
             ]
         );
+        // A call of the other thread that keeps a local cannot move: nothing can be tried.
+        let mut keeping = test.clone();
+        keeping.threads[1][0].keep = true;
+        assert!(scope_interiors(&keeping).is_none());
+        let mut plain = test.clone();
+        plain.threads[0][0].scope = None;
+        assert_eq!(scope_interiors(&plain).map(|v| v.len()), Some(0));
     }
 }
