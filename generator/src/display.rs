@@ -157,10 +157,15 @@ pub fn receiver_and_method(call: &Call) -> (String, &str) {
 
 /// A scope as one step: `{ g = a.reserve(3); a.book(3, 1); g.confirm(2) }`, the guard
 /// dropped at the end when no call finishes it (`drop(g)`). `call` is how the call that
-/// hands the guard out is written; `inner` writes a call of the scope.
-pub fn scope_text(call: &str, scope: &Scope, inner: &dyn Fn(&Call) -> String) -> String {
+/// hands the guard out is written.
+fn scope_text(call: &str, scope: &Scope) -> String {
     let mut steps = vec![format!("g = {call}")];
-    steps.extend(scope.then.iter().map(inner));
+    steps.extend(
+        scope
+            .then
+            .iter()
+            .map(|c| Calls(std::slice::from_ref(c)).to_string()),
+    );
     steps.push(match &scope.finish {
         Some(finish) => format!("g.{}({})", finish.method, Args(&finish.args)),
         None => "drop(g)".to_string(),
@@ -237,9 +242,7 @@ impl fmt::Display for Calls<'_> {
             };
             let mut text = format!("{receiver}.{method}({})", args.join(", "));
             if let Some(scope) = &call.scope {
-                text = scope_text(&text, scope, &|c| {
-                    Calls(std::slice::from_ref(c)).to_string()
-                });
+                text = scope_text(&text, scope);
             }
             if call.times > 1 {
                 write!(f, "for _ in 0..{} {{ {text} }}", call.times)?;

@@ -21,7 +21,7 @@ pub use campaign::{
     Progress, StopFlag, StopReason, TypeConfig, TypeResult,
 };
 pub use coverage::PairCoverage;
-pub use display::{built_code, handle_name, receiver_and_method, scope_text};
+pub use display::{built_code, handle_name, receiver_and_method};
 pub use generate::{
     GeneratorConfig, TestGenerator, LONG_SUFFIX, MAX_PREFIX_CALLS, SHORT_SUFFIX, SHORT_TESTS,
 };

@@ -713,7 +713,7 @@ pub(crate) fn scope_key(from: &str) -> String {
 
 /// The result text of a scope whose call returned no guard (`None`, `Err`, another variant):
 /// the scope's calls were made, its finishing call was not.
-pub const SCOPE_NO_GUARD: &str = "(no guard to finish)";
+const SCOPE_NO_GUARD: &str = "(no guard to finish)";
 
 /// A call's expression, its future run to completion for an `async fn`.
 fn awaited(call: &str, is_async: bool) -> String {
