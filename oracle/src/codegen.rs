@@ -435,7 +435,7 @@ fn driver(w: &mut Writer, index: usize, plan: &TypePlan<'_>) {
         ty.path
     ));
     w.line(
-        "    fn state(&self, instance: &CovconSelf) -> Option<String> { covcon_rt::debug_text!(*instance) }",
+        "    fn state(&self, instance: &CovconSelf) -> Option<String> { covcon_rt::state_text!(*instance) }",
     );
     if takes_paths(ty) {
         w.line("    fn fresh_dir(&self) -> bool { true }");

@@ -997,6 +997,7 @@ impl OracleExecutor {
             noise,
             paced,
             own_threads: *pace == Pace::OwnThreads,
+            capture: self.config.results.is_some(),
         })
     }
 

@@ -47,6 +47,9 @@ pub enum Request {
         /// thread), else every call on one thread.
         #[serde(default, skip_serializing_if = "is_false")]
         own_threads: bool,
+        /// As in `Concurrent`: the panic oracle's verdicts read only how the order ended.
+        #[serde(default = "yes")]
+        capture: bool,
     },
     /// Answered with a `Passed` response with test id 0; used to check a worker is alive.
     Ping,

@@ -611,6 +611,7 @@ fn sequential(test: TestCase, order: Vec<(u8, u32)>) -> Request {
         noise: Noise::none(),
         paced: Vec::new(),
         own_threads: false,
+        capture: true,
     }
 }
 
@@ -791,10 +792,16 @@ fn concurrent_runs_record_starts_and_ends_including_nested_calls() {
                 vec![call("twice", vec![])],
                 vec![call("add", vec![Value::Int(0)])],
             ]))),
+            // A sequential order under the panic oracle: its events, no texts.
+            without_capture(sequential(test("Counter", vec![call("new", vec![])], vec![call("incr", vec![])], [
+                vec![call("twice", vec![])],
+                vec![call("add", vec![Value::Int(0)])],
+            ]), vec![(1, 0), (0, 0)])),
         ],
         "passed | prefix [1] | [3] [()] | t2[+incr -incr] t0[+twice +incr -incr +incr -incr -twice] t1[+add -add]
 passed | prefix [] | [] [] |
-passed | prefix [-] | [-] [-] |",
+passed | prefix [-] | [-] [-] |
+passed | prefix [-] | [-] [-] | t2[+incr -incr] t0[+twice +incr -incr +incr -incr -twice] t1[+add -add]",
     );
 }
 
@@ -835,7 +842,10 @@ fn the_worker_computes_the_covered_pairs_covcon_would() {
 }
 
 fn without_capture(mut request: Request) -> Request {
-    if let Request::Concurrent { capture, .. } | Request::Batch { capture, .. } = &mut request {
+    if let Request::Concurrent { capture, .. }
+    | Request::Batch { capture, .. }
+    | Request::Sequential { capture, .. } = &mut request
+    {
         *capture = false;
     }
     request
@@ -1301,6 +1311,7 @@ fn sequential_orders_on_own_threads_run_each_call_on_its_thread() {
             noise,
             paced,
             own_threads: true,
+            capture: true,
         },
         other => other,
     };

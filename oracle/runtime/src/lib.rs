@@ -399,6 +399,11 @@ pub const SEQ_CST: std::sync::atomic::Ordering = std::sync::atomic::Ordering::Se
 /// blocked while the test held a guard of the type's, which the oracle does not report.
 pub const SCOPE_HELD: &str = "(scope)";
 
+/// How far the harness's `state_text!` formats an instance: past the worker's clip length, so
+/// the clipped text is the same as the whole text's.
+#[doc(hidden)]
+pub const STATE_TEXT_LIMIT: usize = worker::MAX_TEXT;
+
 /// `f(value)`: a mutant's stand-in for `fetch_update(set, fetch, f)`, whose closure gets its
 /// parameter type from this signature as it got it from `fetch_update`'s.
 #[inline]
@@ -857,6 +862,49 @@ pub mod spec {
         }
     }
 
+    /// The same, stopped once the text is longer than `limit` bytes (what is kept of it is
+    /// clipped anyway): a type whose `Debug` lists thousands of preallocated slots costs
+    /// the same as a small one.
+    pub trait ViaDebugUpTo {
+        fn covcon_debug_up_to(&self, limit: usize) -> Option<String>;
+    }
+    impl<T: Debug + ?Sized> ViaDebugUpTo for &Wrap<'_, T> {
+        fn covcon_debug_up_to(&self, limit: usize) -> Option<String> {
+            let mut out = UpTo {
+                text: String::new(),
+                limit,
+            };
+            // An error is the writer's own stop (or a `Debug` impl's): the text so far.
+            let _ = std::fmt::write(&mut out, format_args!("{:?}", self.0));
+            Some(out.text)
+        }
+    }
+
+    pub trait ViaNothingUpTo {
+        fn covcon_debug_up_to(&self, limit: usize) -> Option<String>;
+    }
+    impl<T: ?Sized> ViaNothingUpTo for Wrap<'_, T> {
+        fn covcon_debug_up_to(&self, _limit: usize) -> Option<String> {
+            None
+        }
+    }
+
+    /// A `String` writer that refuses more once it holds over `limit` bytes.
+    struct UpTo {
+        text: String,
+        limit: usize,
+    }
+
+    impl std::fmt::Write for UpTo {
+        fn write_str(&mut self, s: &str) -> std::fmt::Result {
+            if self.text.len() > self.limit {
+                return Err(std::fmt::Error);
+            }
+            self.text.push_str(s);
+            Ok(())
+        }
+    }
+
     pub trait ViaNothing {
         fn covcon_debug(&self) -> Option<String>;
     }
@@ -895,6 +943,17 @@ macro_rules! debug_text {
         #[allow(unused_imports)]
         use $crate::spec::{ViaDebug as _, ViaNothing as _};
         (&&$crate::spec::Wrap(&$e)).covcon_debug()
+    }};
+}
+
+/// `Debug` text of an instance for its final state: as [`debug_text!`], but formatting stops
+/// a little past the longest text the worker sends back, which it clips to.
+#[macro_export]
+macro_rules! state_text {
+    ($e:expr) => {{
+        #[allow(unused_imports)]
+        use $crate::spec::{ViaDebugUpTo as _, ViaNothingUpTo as _};
+        (&&$crate::spec::Wrap(&$e)).covcon_debug_up_to($crate::STATE_TEXT_LIMIT)
     }};
 }
 

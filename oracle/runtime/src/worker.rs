@@ -1207,7 +1207,7 @@ fn quietly(f: impl FnOnce()) {
 }
 
 /// Longest `Debug` text sent back, in bytes.
-const MAX_TEXT: usize = 2_000;
+pub(crate) const MAX_TEXT: usize = 2_000;
 
 /// `text` cut to [`MAX_TEXT`] bytes (at a character boundary), marked with `…` when cut.
 fn clip(mut text: String) -> String {
@@ -1780,6 +1780,44 @@ fn hard_exit(code: i32) -> ! {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A `Debug` of thousands of entries, counting the entries it formatted.
+    struct Slots(std::cell::Cell<usize>);
+
+    struct Slot<'a>(usize, &'a std::cell::Cell<usize>);
+
+    impl std::fmt::Debug for Slot<'_> {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            self.1.set(self.1.get() + 1);
+            write!(f, "({}, \"slot\")", self.0)
+        }
+    }
+
+    impl std::fmt::Debug for Slots {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.debug_list()
+                .entries((0..100_000).map(|i| Slot(i, &self.0)))
+                .finish()
+        }
+    }
+
+    /// An instance's state text stops being formatted past the clip length, and clips to
+    /// the same text as the whole `Debug` would; a type without `Debug` has none.
+    #[test]
+    fn a_long_state_is_formatted_only_as_far_as_it_is_kept() {
+        let slots = Slots(std::cell::Cell::new(0));
+        let whole = crate::debug_text!(slots).expect("Debug");
+        assert_eq!(slots.0.get(), 100_000);
+        slots.0.set(0);
+        let short = crate::state_text!(slots).expect("Debug");
+        assert!(slots.0.get() < 1_000, "{} entries formatted", slots.0.get());
+        assert!(short.len() > MAX_TEXT && short.len() < 2 * MAX_TEXT);
+        assert_eq!(clip(short), clip(whole));
+        struct Opaque;
+        assert_eq!(crate::state_text!(Opaque), None);
+        let small = vec![1, 2, 3];
+        assert_eq!(crate::state_text!(small).as_deref(), Some("[1, 2, 3]"));
+    }
 
     /// A run of a type that takes paths: its path arguments are in a fresh directory of its
     /// own, its texts name that directory `.`, and the directory is gone when the run ends.
