@@ -192,6 +192,9 @@ pub struct OracleExecutor {
     /// Per type, about how many schedule points a controlled run passes (PCT spreads its
     /// change points over them): the most seen lately.
     steps: Mutex<HashMap<String, u32>>,
+    /// Per type, the verdict's pass that explained its last explained failure
+    /// ([`verdict::Verdict::pass`]), which the next verdict makes first.
+    explaining_pass: Mutex<HashMap<String, usize>>,
 }
 
 impl OracleExecutor {
@@ -251,6 +254,7 @@ impl OracleExecutor {
             per_type: Mutex::new(BTreeMap::new()),
             deadline: None,
             steps: Mutex::new(HashMap::new()),
+            explaining_pass: Mutex::new(HashMap::new()),
         })
     }
 
@@ -484,6 +488,24 @@ impl OracleExecutor {
         });
     }
 
+    /// The verdict pass that explained the last explained failure of `test`'s type.
+    fn explaining_pass_of(&self, test: &TestCase) -> Option<usize> {
+        let passes = self
+            .explaining_pass
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        passes.get(&test.type_path).copied()
+    }
+
+    fn note_explaining_pass(&self, test: &TestCase, pass: Option<usize>) {
+        if let Some(pass) = pass {
+            self.explaining_pass
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .insert(test.type_path.clone(), pass);
+        }
+    }
+
     /// Changes the run stats of `test`'s type.
     fn type_stats_of(&self, test: &TestCase, change: impl FnOnce(&mut TypeRunStats)) {
         let mut per_type = self
@@ -508,12 +530,19 @@ impl OracleExecutor {
         if let Some(failure) = Failure::of(&response.outcome) {
             let mut last = None;
             let pause_us = verdict::alone_pause(response.elapsed_us);
-            let verdict = verdict::judge(test, &failure, pause_us, |order, pace| {
-                let response = self.paced_sequential(test, order, pace);
-                let outcome = response.outcome.clone();
-                last = Some(response);
-                outcome
-            });
+            let verdict = verdict::judge(
+                test,
+                &failure,
+                pause_us,
+                self.explaining_pass_of(test),
+                |order, pace| {
+                    let response = self.paced_sequential(test, order, pace);
+                    let outcome = response.outcome.clone();
+                    last = Some(response);
+                    outcome
+                },
+            );
+            self.note_explaining_pass(test, verdict.pass);
             if verdict.alone {
                 self.type_stats_of(test, |stats| stats.clock_outside += 1);
             }
@@ -1215,9 +1244,13 @@ impl OracleExecutor {
             result.runs += more;
             result.failures = 1 + repeats;
             result.outcome = outcome;
-            let verdict = verdict::judge(test, &failure, pause_us, |order, pace| {
-                self.paced_sequential(test, order, pace).outcome
-            });
+            let verdict = verdict::judge(
+                test,
+                &failure,
+                pause_us,
+                self.explaining_pass_of(test),
+                |order, pace| self.paced_sequential(test, order, pace).outcome,
+            );
             result.linearizations = verdict.tried;
             result.violation = verdict.violation.then(|| kind_of(&failure));
             result.explained_by = verdict.explained_by.map(|(order, _)| order);

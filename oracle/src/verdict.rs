@@ -162,6 +162,9 @@ pub(crate) struct Verdict {
     /// Only the last pass explained it: the failing thread's calls alone with real pauses
     /// ([`Pace::Paused`]), a clock the copy does not control.
     pub alone: bool,
+    /// The pass over the orders that explained it ([`judge`]'s numbering: 0 at full speed,
+    /// then the paced passes, then on the calls' own threads), when one did.
+    pub pass: Option<usize>,
 }
 
 /// How fast a sequential order runs.
@@ -224,10 +227,17 @@ const PREFIX_ATTEMPTS: u32 = 4;
 /// single thread meets by waiting, on a clock covcon does not control (a dependency's, a
 /// syscall's). Unlike the paced passes, whose delays are drawn, this pass cannot miss on a
 /// busy machine: a slower concurrent run only makes its pauses longer.
+///
+/// `first` is the pass to make first: the one that explained the type's last explained
+/// failure ([`Verdict::pass`]). A type whose calls behave by thread (sharded-slab) is explained
+/// only on the calls' own threads, one whose answers depend on time only when paced; trying
+/// that pass first saves the others' runs. The verdict does not depend on the passes' order:
+/// any pass that repeats the failure explains it, and a violation is a failure none repeats.
 pub(crate) fn judge(
     test: &TestCase,
     failure: &Failure,
     pause_us: u64,
+    first: Option<usize>,
     mut run: impl FnMut(&[(u8, u32)], &Pace) -> Outcome,
 ) -> Verdict {
     let mut tried = 0;
@@ -245,10 +255,16 @@ pub(crate) fn judge(
         pass,
         calls: failed.clone(),
     });
-    let passes = std::iter::once(Pace::Full)
+    let mut passes: Vec<(usize, Pace)> = std::iter::once(Pace::Full)
         .chain(paced)
-        .chain(std::iter::once(Pace::OwnThreads));
-    for pace in passes {
+        .chain(std::iter::once(Pace::OwnThreads))
+        .enumerate()
+        .collect();
+    if let Some(at) = first.and_then(|first| passes.iter().position(|(i, _)| *i == first)) {
+        let pass = passes.remove(at);
+        passes.insert(0, pass);
+    }
+    for (pass, pace) in passes {
         // Whether every order of this pass panicked at the failing call itself, with another
         // message or location (see below).
         let mut doomed: Option<(Order, Outcome)> = None;
@@ -267,6 +283,7 @@ pub(crate) fn judge(
                         tried,
                         explained_by: Some((order.clone(), outcome)),
                         alone: false,
+                        pass: Some(pass),
                     };
                 }
                 if got_past_prefix(&outcome) || attempts == PREFIX_ATTEMPTS {
@@ -290,6 +307,7 @@ pub(crate) fn judge(
                 tried,
                 explained_by: Some(explained),
                 alone: false,
+                pass: Some(pass),
             };
         }
     }
@@ -303,6 +321,7 @@ pub(crate) fn judge(
                 tried,
                 explained_by: Some((order, outcome)),
                 alone: true,
+                pass: None,
             };
         }
     }
@@ -312,6 +331,7 @@ pub(crate) fn judge(
         tried,
         explained_by: None,
         alone: false,
+        pass: None,
     }
 }
 
@@ -607,7 +627,7 @@ mod tests {
     ) {
         let failure = Failure::of(&concurrent).expect("a failing outcome");
         let (mut ran, mut paced, mut own, mut alone) = (Vec::new(), 0, 0, 0);
-        let verdict = judge(&test_case(lens), &failure, 1_000, |order, pace| {
+        let verdict = judge(&test_case(lens), &failure, 1_000, None, |order, pace| {
             match pace {
                 Pace::Full => ran.push(order_text(order)),
                 Pace::Paced { .. } => paced += 1,
@@ -651,6 +671,36 @@ mod tests {
             },
             "violation=false tried=7 paced=4 own=1 ran=[a0 b0 | b0]",
         );
+    }
+
+    /// The pass that explained the type's last failure goes first: an order on the calls' own
+    /// threads explains the run in one run; and a failure no pass explains is judged with the
+    /// same runs, whichever pass goes first.
+    #[test]
+    fn the_pass_that_explained_the_last_failure_is_tried_first() {
+        let failure = Failure::of(&panic_at(1, 0, "inserted into full slot")).expect("a panic");
+        let by_thread = |_: &[(u8, u32)], pace: &Pace| match pace {
+            Pace::OwnThreads => panic_at(1, 0, "inserted into full slot"),
+            _ => Outcome::Passed,
+        };
+        let first = judge(&test_case([1, 1]), &failure, 1_000, None, by_thread);
+        assert_eq!((first.violation, first.tried), (false, 7));
+        let own = first.pass;
+        assert_eq!(own, Some(1 + PACED_PASSES as usize));
+        let mut paces = Vec::new();
+        let next = judge(&test_case([1, 1]), &failure, 1_000, own, |order, pace| {
+            paces.push(pace.clone());
+            by_thread(order, pace)
+        });
+        assert_eq!((next.violation, next.tried, next.pass), (false, 1, own));
+        assert_eq!(paces, [Pace::OwnThreads]);
+        let never = |_: &[(u8, u32)], _: &Pace| Outcome::Passed;
+        let unexplained = judge(&test_case([2, 1]), &failure, 1_000, None, never);
+        for first in [Some(1), own] {
+            let judged = judge(&test_case([2, 1]), &failure, 1_000, first, never);
+            assert_eq!(judged, unexplained);
+        }
+        assert!(unexplained.violation);
     }
 
     /// papaya's `reserve(usize::MAX)` panics in every sequential order (an `unwrap` of the
