@@ -9,7 +9,7 @@
 
 use crate::cli::{BenchArgs, OracleKind};
 use crate::exit_code::{usage_error, ExitCode};
-use crate::options::{parse_duration, Console};
+use crate::options::{parse_duration, Console, OracleSettings};
 use crate::output::stdout;
 use crate::prepare::{harness_error, prepare_harness, type_configs};
 use crate::select;
@@ -112,19 +112,18 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
     // it. They run once per distinct violation of the whole bench (later finds of the same
     // one are answered from the oracle's cache), so they weigh on the first run that finds it.
     oracle_config.shrink = None;
-    if let Some(jobs) = args.jobs {
-        oracle_config.jobs = jobs.max(1);
-    }
+    // Workers, the test timeout and the scheduling as a run would have them: the command
+    // line over `[..metadata.covcon]`.
+    OracleSettings::merge(
+        args.jobs,
+        args.test_timeout.as_deref(),
+        args.schedule.as_deref(),
+        &workspace.run_config(),
+    )?
+    .apply(&mut oracle_config);
     oracle_config.repeat = args.repeat.max(1);
-    if let Some(schedule) = &args.schedule {
-        oracle_config.scheduling = schedule.parse().map_err(usage_error)?;
-    }
     if args.oracle == Some(OracleKind::Results) {
         oracle_config.results = Some(oracle::results::ResultsConfig::default());
-    }
-    if let Some(timeout) = &args.test_timeout {
-        oracle_config.test_timeout = parse_duration(timeout)
-            .map_err(|e| usage_error(format_args!("invalid test timeout: {e}")))?;
     }
     console.note("bench: preparing the harness");
     let build_start = Instant::now();

@@ -15,7 +15,7 @@
 
 use crate::cli::{MutantsArgs, OracleKind};
 use crate::exit_code::{usage_error, ExitCode, Failure};
-use crate::options::{parse_duration, Console, DEFAULT_STRATEGY};
+use crate::options::{parse_duration, Console, OracleSettings, DEFAULT_STRATEGY};
 use crate::output::stdout;
 use crate::prepare::{harness_error, prepare_mutant_harness, type_configs};
 use crate::report::html::esc;
@@ -189,9 +189,9 @@ pub fn mutants(args: &MutantsArgs) -> Result<ExitCode> {
     config.out_dir = covcon_dir.join("mutants");
     config.cargo_args = options.cargo_args();
     config.shrink = None;
-    if let Some(jobs) = args.jobs {
-        config.jobs = jobs.max(1);
-    }
+    // Workers, the test timeout and the scheduling as a run would have them: `-j` over
+    // `[..metadata.covcon]`.
+    OracleSettings::merge(args.jobs, None, None, &workspace.run_config())?.apply(&mut config);
     if args.oracle == OracleKind::Results {
         config.results = Some(oracle::results::ResultsConfig::default());
     }

@@ -190,15 +190,12 @@ impl RunOptions {
                 .map_err(|e| usage_error(format_args!("invalid time budget: {e}")))?,
             None => DEFAULT_BUDGET,
         };
-        let test_timeout = args
-            .test_timeout
-            .clone()
-            .or_else(|| config.test_timeout.as_ref().map(|b| b.as_text()))
-            .map(|text| {
-                parse_duration(&text)
-                    .map_err(|e| usage_error(format_args!("invalid test timeout: {e}")))
-            })
-            .transpose()?;
+        let oracle = OracleSettings::merge(
+            args.jobs,
+            args.test_timeout.as_deref(),
+            args.schedule.as_deref(),
+            config,
+        )?;
         let strategy = args
             .strategy
             .clone()
@@ -210,21 +207,11 @@ impl RunOptions {
                 STRATEGIES.join(", ")
             )));
         }
-        let scheduling = args
-            .schedule
-            .as_deref()
-            .or(config.schedule.as_deref())
-            .map(|s| s.parse::<oracle::Scheduling>().map_err(usage_error))
-            .transpose()?;
         let shard = args
             .shard
             .as_deref()
             .map(|s| s.parse::<Shard>().map_err(usage_error))
             .transpose()?;
-        let jobs = args.jobs.or(config.jobs);
-        if jobs == Some(0) {
-            return Err(usage_error("--jobs must be at least 1"));
-        }
         let reports = if !args.reports.is_empty() {
             args.reports.clone()
         } else if !config.reports.is_empty() {
@@ -246,7 +233,7 @@ impl RunOptions {
             types: args.types.clone(),
             shard,
             time_budget,
-            jobs,
+            jobs: oracle.jobs,
             seed,
             seed_given,
             strategy,
@@ -256,8 +243,8 @@ impl RunOptions {
             max_tests: args.max_tests.or(config.max_tests),
             batch_size: args.batch_size,
             repeat: args.repeat,
-            scheduling,
-            test_timeout,
+            scheduling: oracle.scheduling,
+            test_timeout: oracle.test_timeout,
             reports,
             // Relative paths: from the current directory on the command line, from the
             // workspace root (the target dir's parent) in the configuration.
@@ -271,6 +258,61 @@ impl RunOptions {
             fail_on_untested: args.fail_on_untested || config.fail_on_untested.unwrap_or(false),
             strict: args.strict || config.strict.unwrap_or(false),
         })
+    }
+}
+
+/// How the oracle runs tests, for every command that runs them (`run`, `bench`, `mutants`):
+/// the command line over the run-wide configuration; `None` is the oracle's default.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct OracleSettings {
+    pub jobs: Option<usize>,
+    pub test_timeout: Option<Duration>,
+    pub scheduling: Option<oracle::Scheduling>,
+}
+
+impl OracleSettings {
+    /// Each setting from the command line when given, else from `config`.
+    pub fn merge(
+        jobs: Option<usize>,
+        test_timeout: Option<&str>,
+        schedule: Option<&str>,
+        config: &Config,
+    ) -> Result<OracleSettings> {
+        let jobs = jobs.or(config.jobs);
+        if jobs == Some(0) {
+            return Err(usage_error("--jobs must be at least 1"));
+        }
+        let test_timeout = match test_timeout {
+            Some(text) => Some(text.to_owned()),
+            None => config.test_timeout.as_ref().map(|b| b.as_text()),
+        }
+        .map(|text| {
+            parse_duration(&text)
+                .map_err(|e| usage_error(format_args!("invalid test timeout: {e}")))
+        })
+        .transpose()?;
+        let scheduling = schedule
+            .or(config.schedule.as_deref())
+            .map(|s| s.parse::<oracle::Scheduling>().map_err(usage_error))
+            .transpose()?;
+        Ok(OracleSettings {
+            jobs,
+            test_timeout,
+            scheduling,
+        })
+    }
+
+    /// Sets what was given on `config`.
+    pub fn apply(&self, config: &mut oracle::OracleConfig) {
+        if let Some(jobs) = self.jobs {
+            config.jobs = jobs;
+        }
+        if let Some(timeout) = self.test_timeout {
+            config.test_timeout = timeout;
+        }
+        if let Some(scheduling) = self.scheduling {
+            config.scheduling = scheduling;
+        }
     }
 }
 
@@ -407,6 +449,45 @@ mod tests {
         assert_eq!((options.seed, options.seed_given), (7, true));
         assert_eq!(options.reports, [ReportKind::Html]);
         assert_eq!(options.out, PathBuf::from("/t/covcon"));
+    }
+
+    /// The oracle settings `bench` and `mutants` share with a run: each from the command line
+    /// when given, else from the table; `apply` sets only what either gave.
+    #[test]
+    fn oracle_settings_take_the_command_line_over_the_table() {
+        let config = Config {
+            jobs: Some(3),
+            test_timeout: Some(Budget::Text("2s".into())),
+            schedule: Some("controlled".into()),
+            ..Config::default()
+        };
+        let merged = OracleSettings::merge(Some(1), None, Some("free"), &config).unwrap();
+        assert_eq!(
+            merged,
+            OracleSettings {
+                jobs: Some(1),
+                test_timeout: Some(Duration::from_secs(2)),
+                scheduling: Some(oracle::Scheduling::Free),
+            }
+        );
+        let mut oracle = oracle::OracleConfig::new(std::path::Path::new("/w"));
+        let defaults = oracle.clone();
+        OracleSettings::default().apply(&mut oracle);
+        assert_eq!(
+            (oracle.jobs, oracle.test_timeout, oracle.scheduling),
+            (defaults.jobs, defaults.test_timeout, defaults.scheduling)
+        );
+        merged.apply(&mut oracle);
+        assert_eq!(
+            (oracle.jobs, oracle.test_timeout, oracle.scheduling),
+            (1, Duration::from_secs(2), oracle::Scheduling::Free)
+        );
+        let zero = Config {
+            jobs: Some(0),
+            ..Config::default()
+        };
+        assert!(OracleSettings::merge(None, None, None, &zero).is_err());
+        assert!(OracleSettings::merge(None, Some("soon"), None, &Config::default()).is_err());
     }
 
     /// `schedule` and `strict` come from the table when the command line says nothing; a

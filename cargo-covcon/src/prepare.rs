@@ -4,7 +4,7 @@
 
 use crate::cli::OracleKind;
 use crate::exit_code::{ExitCode, Failure};
-use crate::options::RunOptions;
+use crate::options::{OracleSettings, RunOptions};
 use crate::select::{Selection, TypeSettings};
 use crate::workspace::Workspace;
 use analysis::{Model, ParamKind, TypeModel};
@@ -18,18 +18,15 @@ use std::time::Duration;
 pub(crate) fn oracle_config(options: &RunOptions, workspace: &Workspace) -> OracleConfig {
     let mut config = OracleConfig::new(&workspace.root);
     config.out_dir = options.out.clone();
-    if let Some(jobs) = options.jobs {
-        config.jobs = jobs;
-    }
     config.cargo_args = options.workspace.cargo_args();
-    if let Some(timeout) = options.test_timeout {
-        config.test_timeout = timeout;
+    OracleSettings {
+        jobs: options.jobs,
+        test_timeout: options.test_timeout,
+        scheduling: options.scheduling,
     }
+    .apply(&mut config);
     if let Some(repeat) = options.repeat {
         config.repeat = repeat.max(1);
-    }
-    if let Some(scheduling) = options.scheduling {
-        config.scheduling = scheduling;
     }
     config.verbose = options.console.verbose > 1;
     if options.oracle == OracleKind::Results {

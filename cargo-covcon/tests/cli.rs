@@ -67,6 +67,25 @@ fn a_misspelt_configuration_key_exits_1_and_names_it() {
     );
 }
 
+/// The oracle's settings in `[package.metadata.covcon]` reach every command that runs tests,
+/// not `run` alone: a scheduling no command knows stops each of them before any build.
+#[test]
+fn every_command_that_runs_tests_reads_the_configured_oracle_settings() {
+    let sandbox = Sandbox::data("counter");
+    let manifest = sandbox.path("Cargo.toml");
+    let mut text = std::fs::read_to_string(&manifest).unwrap();
+    text.push_str("schedule = \"sometimes\"\n");
+    std::fs::write(&manifest, text).unwrap();
+    let manifest = sandbox.manifest();
+    for command in [&[][..], &["bench"][..], &["mutants"][..]] {
+        let mut args = command.to_vec();
+        args.extend(["--manifest-path", &manifest]);
+        let run = sandbox.covcon(&args);
+        check(&run, 1, &["unknown scheduling `sometimes`"]);
+        assert!(!run.stderr.contains("harness"), "{}", run.stderr);
+    }
+}
+
 #[test]
 fn a_bad_time_budget_exits_1() {
     let sandbox = Sandbox::data("counter");
