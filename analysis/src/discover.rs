@@ -378,6 +378,13 @@ fn build_type<'a>(
         package: pkg.name.clone(),
         name: decl.name.clone(),
         span: api::span_of(decl.file, decl.ident.span()),
+        decl_end: Some(api::span_of_end(decl.file, {
+            use syn::spanned::Spanned;
+            match decl.item {
+                api::syntax::DeclItem::Struct(s) => s.span(),
+                api::syntax::DeclItem::Enum(e) => e.span(),
+            }
+        })),
         generics: api.generics,
         sync_reasons,
         implements_debug: api.implements_debug,

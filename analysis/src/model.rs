@@ -142,6 +142,9 @@ pub struct TypeModel {
     pub name: String,
     /// Where the type is declared.
     pub span: Span,
+    /// Where its declaration ends (the closing `}` or `;`), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decl_end: Option<Span>,
     /// Generic parameters, in declaration order.
     #[serde(default)]
     pub generics: Vec<GenericParam>,
@@ -399,6 +402,9 @@ pub struct Method {
     /// start/end guard in the instrumented copy.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub body_start: Option<Span>,
+    /// Where the body ends (just after its `}`), when the method has one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body_end: Option<Span>,
     /// For a method of a handle the type hands out (`Handle::tick`, where `Display::add`
     /// returns a `Handle`): where the handle comes from. Such a method is called on a handle
     /// a test binds before its prefix, and paired with the type's own methods.

@@ -136,6 +136,10 @@ pub struct RunArgs {
     /// Test only shard K of N (0-based), for splitting a run across CI jobs
     #[arg(long, value_name = "K/N", help_heading = "Selection")]
     pub shard: Option<String>,
+    /// Test only the types a unified diff (`git diff` output) touches: their declarations,
+    /// methods and synchronisation sites
+    #[arg(long, value_name = "FILE", help_heading = "Selection")]
+    pub in_diff: Option<PathBuf>,
     /// Time for the whole campaign: 90, 90s, 2m, 1h [default: 60s]
     #[arg(long, value_name = "DURATION", help_heading = "Execution")]
     pub time_budget: Option<String>,
@@ -238,6 +242,9 @@ pub struct ListArgs {
     /// List only the types of shard K of N
     #[arg(long, value_name = "K/N")]
     pub shard: Option<String>,
+    /// List only the types a unified diff touches (as `run --in-diff`)
+    #[arg(long, value_name = "FILE")]
+    pub in_diff: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, clap::Args)]

@@ -70,6 +70,12 @@ fn list(args: &ListArgs) -> Result<ExitCode> {
         let keep: Vec<String> = keep.into_iter().map(str::to_owned).collect();
         model.types.retain(|t| keep.contains(&t.path));
     }
+    if let Some(file) = &args.in_diff {
+        let changed = crate::diff::read(file)?;
+        model
+            .types
+            .retain(|t| crate::diff::touches_type(&changed, t, &workspace.root));
+    }
     stdout(&list_text(&model));
     Ok(ExitCode::Success)
 }

@@ -10,6 +10,7 @@ mod bench;
 mod cli;
 mod commands;
 mod config;
+mod diff;
 mod exit_code;
 mod mutants;
 mod options;

@@ -169,12 +169,14 @@ pub fn mutants(args: &MutantsArgs) -> Result<ExitCode> {
         .map_err(|e| usage_error(format_args!("invalid --timeout: {e}")))?;
     let operators = parse_operators(&args.operators)?;
     let changed = match &args.in_diff {
-        Some(file) => Some(parse_diff(&std::fs::read_to_string(file).map_err(|e| {
-            usage_error(format_args!(
-                "cannot read --in-diff {}: {e}",
-                file.display()
-            ))
-        })?)),
+        Some(file) => Some(crate::diff::added_lines(
+            &std::fs::read_to_string(file).map_err(|e| {
+                usage_error(format_args!(
+                    "cannot read --in-diff {}: {e}",
+                    file.display()
+                ))
+            })?,
+        )),
         None => None,
     };
     let options = WorkspaceOptions::new(&args.workspace);
@@ -333,52 +335,16 @@ fn parse_operators(names: &[String]) -> Result<Vec<Operator>> {
         .collect()
 }
 
-/// The lines a unified diff adds, by the file's path as the diff names it (`b/` dropped).
-pub fn parse_diff(text: &str) -> BTreeMap<String, BTreeSet<u32>> {
-    let mut out: BTreeMap<String, BTreeSet<u32>> = BTreeMap::new();
-    let mut file: Option<String> = None;
-    let mut line = 0u32;
-    for l in text.lines() {
-        if let Some(path) = l.strip_prefix("+++ ") {
-            let path = path.split('\t').next().unwrap_or_default().trim();
-            file =
-                (path != "/dev/null").then(|| path.strip_prefix("b/").unwrap_or(path).to_string());
-        } else if let Some(hunk) = l.strip_prefix("@@ ") {
-            // `@@ -a,b +c,d @@`: the new side starts at line c.
-            line = hunk
-                .split_whitespace()
-                .find_map(|w| w.strip_prefix('+'))
-                .and_then(|w| w.split(',').next()?.parse().ok())
-                .unwrap_or(0);
-        } else if l.starts_with("--- ") || l.starts_with("diff ") || l.starts_with("index ") {
-            continue;
-        } else if let Some(f) = &file {
-            if l.starts_with('+') {
-                out.entry(f.clone()).or_default().insert(line);
-                line += 1;
-            } else if l.starts_with(' ') || l.is_empty() {
-                line += 1;
-            }
-        }
-    }
-    out
-}
-
 /// Whether a mutant's lines (its diff's old side) include a line the diff adds. Paths match
 /// when one ends with the other: a diff names files from the repository's root, which may be
 /// above the workspace's.
-fn touches(changed: &BTreeMap<String, BTreeSet<u32>>, m: &Mutant, root: &Path) -> bool {
-    let relative = m.file.strip_prefix(root).unwrap_or(&m.file);
+fn touches(changed: &crate::diff::Lines, m: &Mutant, root: &Path) -> bool {
     let lines = m
         .diff
         .lines()
         .filter(|l| l.starts_with('-') && !l.starts_with("---"));
     let last = m.line + (lines.count() as u32).max(1) - 1;
-    changed.iter().any(|(path, added)| {
-        let path = Path::new(path);
-        (path.ends_with(relative) || relative.ends_with(path))
-            && added.range(m.line..=last).next().is_some()
-    })
+    crate::diff::touches(changed, &m.file, m.line, last, root)
 }
 
 /// Keeps the previous output as `<out>.old` and starts an empty one.
@@ -970,17 +936,6 @@ mod tests {
             "diff": diff,
         }))
         .unwrap()
-    }
-
-    #[test]
-    fn a_diff_gives_the_lines_it_adds_on_the_new_side() {
-        let diff = "diff --git a/src/lib.rs b/src/lib.rs\nindex 1..2 100644\n--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -10,4 +10,5 @@ impl X {\n     a();\n-    b();\n+    c();\n+    d();\n     e();\n@@ -40,2 +41,2 @@\n-x\n+y\n--- a/gone.rs\n+++ /dev/null\n@@ -1 +0,0 @@\n-z\n";
-        let changed = parse_diff(diff);
-        assert_eq!(changed.len(), 1, "{changed:?}");
-        assert_eq!(
-            changed["src/lib.rs"].iter().copied().collect::<Vec<_>>(),
-            vec![11, 12, 41]
-        );
     }
 
     #[test]

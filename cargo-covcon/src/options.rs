@@ -142,6 +142,8 @@ pub struct RunOptions {
     /// `--type` patterns from the command line (configuration patterns apply per package).
     pub types: Vec<String>,
     pub shard: Option<Shard>,
+    /// The lines a diff touches (`--in-diff`): only the types they touch are tested.
+    pub in_diff: Option<crate::diff::Lines>,
     pub time_budget: Duration,
     pub jobs: Option<usize>,
     pub seed: u64,
@@ -232,6 +234,7 @@ impl RunOptions {
             console,
             types: args.types.clone(),
             shard,
+            in_diff: args.in_diff.as_deref().map(crate::diff::read).transpose()?,
             time_budget,
             jobs: oracle.jobs,
             seed,

@@ -54,6 +54,22 @@ pub fn run(options: &RunOptions, workspace: &Workspace) -> Result<ExitCode> {
             selection.types.len() + selection.untested.len()
         ));
     }
+    if let Some(changed) = &options.in_diff {
+        let before = selection.types.len() + selection.untested.len();
+        apply_diff(&mut selection, changed, &workspace.root);
+        let touched: Vec<&str> = selection
+            .types
+            .iter()
+            .map(|t| t.path.as_str())
+            .chain(selection.untested.iter().map(|(t, _)| t.path.as_str()))
+            .collect();
+        console.note(format_args!(
+            "covcon: the diff touches {} of {before} type(s){}{}",
+            touched.len(),
+            if touched.is_empty() { "" } else { ": " },
+            touched.join(", ")
+        ));
+    }
     let mut report = Report::new(options.seed, &options.strategy);
     report.workspace_root = Some(workspace.root.clone());
     report.shards = options.shard.iter().map(ToString::to_string).collect();
@@ -76,7 +92,9 @@ pub fn run(options: &RunOptions, workspace: &Workspace) -> Result<ExitCode> {
     for (t, why) in &selection.untested {
         report.types.push(untested_report(t, why, &workspace.root));
     }
-    if selection.types.is_empty() {
+    if selection.types.is_empty() && options.in_diff.is_some() {
+        console.note("covcon: no type the diff touches can be tested; nothing to run");
+    } else if selection.types.is_empty() {
         console.warn("no testable thread-safe type selected; nothing to run");
     } else {
         let tested = campaign(options, workspace, &model, &selection, &mut report)?;
@@ -120,6 +138,13 @@ pub(crate) fn interrupt_flag(console: &Console) -> generator::StopFlag {
         console.warn(format_args!("cannot handle Ctrl-C: {e}"));
     }
     stop
+}
+
+/// Keeps the types the diff's lines touch ([`crate::diff::touches_type`]), tested or not.
+pub(crate) fn apply_diff(selection: &mut Selection, changed: &crate::diff::Lines, root: &Path) {
+    let touched = |t: &analysis::TypeModel| crate::diff::touches_type(changed, t, root);
+    selection.types.retain(|t| touched(t));
+    selection.untested.retain(|(t, _)| touched(t));
 }
 
 /// Keeps the shard's types; untested types are dealt together with tested ones so each

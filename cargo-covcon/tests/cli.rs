@@ -86,6 +86,65 @@ fn every_command_that_runs_tests_reads_the_configured_oracle_settings() {
     }
 }
 
+/// `--in-diff` keeps the types a diff touches: through a method's body, a field of the
+/// declaration, or not at all (a blank line between two types); a run with nothing touched
+/// has nothing to test and passes.
+#[test]
+fn in_diff_selects_the_types_the_diff_touches() {
+    let sandbox = Sandbox::data("counter");
+    let manifest = sandbox.manifest();
+    let diff = |line: u32, removed: &str, added: &str| {
+        format!(
+            "diff --git a/src/lib.rs b/src/lib.rs\n--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -{line},1 +{line},1 @@\n-{removed}\n+{added}\n"
+        )
+    };
+    let listed = |diff: String| {
+        let file = sandbox.write("change.diff", &diff);
+        let run = sandbox.covcon(&[
+            "list",
+            "--in-diff",
+            &file.display().to_string(),
+            "--manifest-path",
+            &manifest,
+        ]);
+        check(&run, 0, &[]);
+        run.stdout
+            .lines()
+            .filter(|l| !l.starts_with(' '))
+            .map(|l| l.split_whitespace().next().unwrap_or_default().to_string())
+            .collect::<Vec<_>>()
+    };
+    let body = diff(
+        47,
+        "        *self.value.lock().unwrap() += n;",
+        "        *self.value.lock().unwrap() += n + 0;",
+    );
+    assert_eq!(listed(body), ["counter::Tally"]);
+    let field = diff(
+        8,
+        "    value: Mutex<u32>,",
+        "    value: std::sync::Mutex<u32>,",
+    );
+    assert_eq!(listed(field), ["counter::Counter"]);
+    let between = diff(30, "", " ");
+    assert!(listed(between.clone()).is_empty());
+    let file = sandbox.write("change.diff", &between);
+    let run = sandbox.covcon(&[
+        "--in-diff",
+        &file.display().to_string(),
+        "--manifest-path",
+        &manifest,
+    ]);
+    check(
+        &run,
+        0,
+        &[
+            "the diff touches 0 of",
+            "no type the diff touches can be tested",
+        ],
+    );
+}
+
 #[test]
 fn a_bad_time_budget_exits_1() {
     let sandbox = Sandbox::data("counter");

@@ -859,7 +859,7 @@ pub(crate) fn span_of(file: &Path, span: proc_macro2::Span) -> Span {
     }
 }
 
-fn span_of_end(file: &Path, span: proc_macro2::Span) -> Span {
+pub(crate) fn span_of_end(file: &Path, span: proc_macro2::Span) -> Span {
     let e = span.end();
     Span {
         file: file.to_path_buf(),
@@ -902,6 +902,7 @@ fn method(
         generic_args,
         span: span_of(file, sig.ident.span()),
         body_start,
+        body_end: block.map(|b| span_of_end(file, b.brace_token.span.close())),
         is_async: sig.asyncness.is_some(),
         via: None,
         approximate: contract::approximation(attrs),
