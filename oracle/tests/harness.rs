@@ -1091,18 +1091,30 @@ fn an_endless_loop_is_a_deadlock_and_an_abort_ends_the_worker_without_an_answer(
 /// it has spun 50 ms without progress, where the copy reports its pauses (the real analysis
 /// finds them: `ClockRead::SpinLoop`); with the hand-written model, which has no clock sites,
 /// the same loop runs to the timeout (above).
+///
+/// The spinning thread then unwinds out of its call at its next pause, and the same worker
+/// answers the next request: also for thread 1's call in a sequential order, which runs on
+/// the main thread (its spin counted there, not for the idle helper).
 #[test]
 fn a_spin_nothing_can_end_is_blocked_for_good_where_the_copy_reports_its_pauses() {
-    let queue = test(
-        "Queue",
-        vec![call("new", vec![])],
-        vec![],
-        [vec![call("spin", vec![])], vec![]],
-    );
+    let queue = |threads| test("Queue", vec![call("new", vec![])], vec![], threads);
+    let spin = || call("spin", vec![]);
     let mut worker = Worker::of(&analysed().binary);
+    let answer = worker.ask(&concurrent(queue([vec![spin()], vec![]])));
+    assert!(answer.as_ref().is_some_and(|a| a.recovered));
     assert_eq!(
-        summary(worker.ask(&concurrent(queue))),
-        r#"deadlocked (blocked for good) inside [Some("spin"), None] | prefix [] | [] [] | t0[+spin]"#
+        summary(answer),
+        r#"deadlocked (blocked for good) inside [Some("spin"), None] | prefix [] | [-] [] | t0[+spin -spin]"#
+    );
+    let answer = worker.ask(&sequential(queue([vec![], vec![spin()]]), vec![(1, 0)]));
+    assert!(answer.as_ref().is_some_and(|a| a.recovered));
+    assert_eq!(
+        summary(answer).split(" | ").next(),
+        Some(r#"deadlocked (blocked for good) inside [None, Some("spin")]"#)
+    );
+    assert_eq!(
+        summary(worker.ask(&Request::Ping)),
+        "passed | prefix [] | [] [] |"
     );
 }
 

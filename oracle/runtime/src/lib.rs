@@ -345,11 +345,18 @@ pub fn attempt<'a, L: ?Sized, R: Attempt>(lock: &'a L, attempt: impl FnOnce(&'a 
 /// instrumented copy: the pause, and a note that the test thread busy-waits. One that spins
 /// on, without finishing a call of the test or reading the clock, counts as waiting for good
 /// (`stuck.rs`), so a spin lock or barrier nothing can release ends its run in milliseconds.
+///
+/// In a run the watchdog ends as blocked for good (`worker::abandon`), the spinning thread
+/// leaves its call here by unwinding, as a condition variable's waiter does, so the worker
+/// answers the deadlock and lives on; not while it unwinds already (a `Drop` that spins).
 #[inline]
 pub fn spin_loop() {
     let role = ROLE.with(Cell::get);
     if role != NO_ROLE {
         stuck::note_spin(role);
+        if worker::abandoning() && !std::thread::panicking() {
+            std::panic::resume_unwind(Box::new(worker::Abandoned));
+        }
     }
     std::hint::spin_loop();
 }

@@ -74,10 +74,11 @@ impl RuntimeThread {
     }
 
     /// Records the calling thread as this one.
-    pub(crate) fn register(&self) {
+    pub(crate) fn register(&'static self) {
         if let Some(tid) = current_tid() {
             self.tid.store(tid, Ordering::SeqCst);
         }
+        CURRENT.with(|c| c.set(Some(self)));
     }
 
     pub(crate) fn set_idle(&self, idle: bool) {
@@ -93,14 +94,19 @@ pub(crate) static HELPER: RuntimeThread = RuntimeThread::new(true);
 /// The watchdog: never runs user code.
 pub(crate) static WATCHDOG: RuntimeThread = RuntimeThread::new(true);
 
-/// The worker thread a test thread of `role` runs on: the helper for thread 1, the main
-/// thread otherwise (thread 0, sequential runs, setup).
+thread_local! {
+    /// The worker thread the calling thread is, once it registered.
+    static CURRENT: std::cell::Cell<Option<&'static RuntimeThread>> =
+        const { std::cell::Cell::new(None) };
+}
+
+/// The worker thread a test thread of `role` runs on: the calling thread itself when it
+/// registered (a sequential order runs thread 1's calls on the main thread, and a spin there
+/// is the main thread's), else the helper for thread 1 and the main thread otherwise.
 fn thread_of(role: u8) -> &'static RuntimeThread {
-    if role == 1 {
-        &HELPER
-    } else {
-        &MAIN
-    }
+    CURRENT
+        .with(std::cell::Cell::get)
+        .unwrap_or(if role == 1 { &HELPER } else { &MAIN })
 }
 
 /// The test thread of `role` spins (a busy wait's pause): from now on, unless it already is.
@@ -174,7 +180,7 @@ pub(crate) fn blocked_snapshot() -> Option<Snapshot> {
             .into_iter()
             .find(|t| t.tid.load(Ordering::SeqCst) == tid)
             .and_then(|t| t.stuck_spinning(now))
-            .map(|since| since | 1 << 63)
+            .map(|since| since | SPINNING)
     };
     // All the waits first: a running thread (usually the first one read) ends the look early.
     for &tid in &tids {
@@ -213,6 +219,20 @@ impl Snapshot {
             .then_some(self.threads.len())
     }
 }
+
+impl Snapshot {
+    /// How many of its threads spin for good (the others sleep in a futex wait).
+    pub(crate) fn spinners(&self) -> usize {
+        self.threads
+            .iter()
+            .filter(|(_, switches)| switches & SPINNING != 0)
+            .count()
+    }
+}
+
+/// The bit that marks a snapshot's entry as a spinning thread's (the time it began spinning
+/// standing in for its context switches, which never reach it).
+const SPINNING: u64 = 1 << 63;
 
 /// Most threads (besides the worker's own) the stuck test looks at.
 const MAX_THREADS: usize = 64;
@@ -359,6 +379,24 @@ mod tests {
     }
 
     static TID: AtomicI32 = AtomicI32::new(0);
+
+    /// A spin counts for the worker thread that spins, whatever the role of its call: a
+    /// sequential order runs thread 1's calls on the main thread, whose spin the stuck test
+    /// must see there (else a spin lock blocking alone ran into the timeout and cost the
+    /// worker).
+    #[test]
+    fn a_spin_counts_for_the_thread_that_spins_whatever_its_role() {
+        static ON_MAIN: RuntimeThread = RuntimeThread::new(false);
+        std::thread::spawn(|| {
+            ON_MAIN.register();
+            note_spin(1);
+            assert_ne!(ON_MAIN.spinning_since.load(Ordering::SeqCst), 0);
+            note_progress(1);
+            assert_eq!(ON_MAIN.spinning_since.load(Ordering::SeqCst), 0);
+        })
+        .join()
+        .unwrap();
+    }
 
     /// A test thread spinning counts from its first pause until it makes progress; only a
     /// spin of [`SPIN_STUCK_MS`] or more is one for good.

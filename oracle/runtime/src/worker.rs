@@ -1522,18 +1522,21 @@ pub(crate) fn abandoning() -> bool {
 /// Ends run `started` (blocked for good, after the wake-up probe) without giving up the
 /// worker, when what blocks it can be undone: every thread of the snapshot is a test thread
 /// of the worker and each waits, untimed, on a condition variable of the copy
-/// ([`crate::registered_waiters`]). Nothing else could ever notify them, so the deadlock is
-/// certain; they are woken once more and unwind out of their calls (`waiting_for_real`), and
-/// the main thread answers the deadlock when the run returns ([`take_abandoned`]). A thread
-/// blocked on a lock, or a thread of the user's, cannot be undone: then `false`, and the
-/// watchdog answers and exits as before. Once per run: a run still blocked after it (a call
-/// that caught the unwinding) is left to that.
+/// ([`crate::registered_waiters`]) or spins for good in the copy's busy wait (a spin lock that
+/// nothing releases, [`crate::spin_loop`]). Nothing else could ever release them, so the
+/// deadlock is certain; the waiters are woken once more and unwind out of their calls
+/// (`waiting_for_real`), the spinners unwind at their next pause, and the main thread answers
+/// the deadlock when the run returns ([`take_abandoned`]). A thread blocked on a lock, or a
+/// thread of the user's, cannot be undone: then `false`, and the watchdog answers and exits
+/// as before. Once per run: a run still blocked after it (a call that caught the unwinding, a
+/// `Drop` that spins while unwinding) is left to that.
 fn abandon(running: u64, started: u64, snapshot: Option<&stuck::Snapshot>) -> bool {
     let Some(threads) = snapshot.and_then(stuck::Snapshot::test_threads_only) else {
         return false;
     };
+    let spinners = snapshot.map_or(0, stuck::Snapshot::spinners);
     if threads == 0
-        || crate::registered_waiters() != threads
+        || crate::registered_waiters() + spinners != threads
         || ABANDON.load(Ordering::SeqCst) == started + 1
     {
         return false;
