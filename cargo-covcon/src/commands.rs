@@ -72,9 +72,11 @@ fn list(args: &ListArgs) -> Result<ExitCode> {
     }
     if let Some(file) = &args.in_diff {
         let changed = crate::diff::read(file)?;
-        model
-            .types
-            .retain(|t| crate::diff::touches_type(&changed, t, &workspace.root));
+        let types: Vec<&analysis::TypeModel> = model.types.iter().collect();
+        let testable: Vec<bool> = types.iter().map(|t| t.supported).collect();
+        let touched = crate::diff::touched_types(&changed, &types, &testable, &workspace.root);
+        let mut touched = touched.into_iter();
+        model.types.retain(|_| touched.next().unwrap_or(false));
     }
     stdout(&list_text(&model));
     Ok(ExitCode::Success)

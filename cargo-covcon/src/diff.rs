@@ -68,38 +68,105 @@ fn parse(text: &str, removals: bool) -> Lines {
     out
 }
 
-/// Whether `changed` touches `ty`: its declaration, the declaration or body of one of its
-/// methods (a handle's methods included), or one of its synchronisation sites or split points
-/// (the sites of the private helpers its calls run, which the analysis gives the type). Paths
+/// Which of `types` the diff in `changed` touches, in order. A changed line belongs to the
+/// types whose own code holds it: the declaration, a method's declaration or body (a handle's
+/// methods included), a synchronisation site or split point of its own, or the code of a
+/// guard its scopes keep (`TypeModel::scopes`: `Reservation::confirm` is `Booking`'s). A line no testable
+/// type owns (`testable`, by index) is in code they may run without owning it — a private
+/// helper or an untestable type, whose sites the analysis gives every type of the package
+/// (`SyncSite::untested_owner`) — and touches each type that took such a site there. Paths
 /// match when one ends with the other: a diff names files from the repository's root, which
 /// may be above the workspace's.
-pub fn touches_type(changed: &Lines, ty: &TypeModel, root: &Path) -> bool {
-    let through = |start: &Span, end: Option<&Span>| {
+pub fn touched_types(
+    changed: &Lines,
+    types: &[&TypeModel],
+    testable: &[bool],
+    root: &Path,
+) -> Vec<bool> {
+    let own: Vec<Vec<(&Path, u32, u32)>> = types.iter().map(|t| own_ranges(t)).collect();
+    let adopted: Vec<Vec<(&Path, u32, u32)>> = types
+        .iter()
+        .map(|t| {
+            t.sync_sites
+                .iter()
+                .filter(|s| s.untested_owner.is_some())
+                .map(|s| (s.receiver.file.as_path(), s.receiver.line, s.receiver.line))
+                .collect()
+        })
+        .collect();
+    let holds = |ranges: &[(&Path, u32, u32)], file: &str, line: u32| {
+        ranges
+            .iter()
+            .any(|(f, first, last)| same_file(file, f, root) && (*first..=*last).contains(&line))
+    };
+    // The types among `types` each type's scopes keep a guard of.
+    let guards: Vec<Vec<usize>> = types
+        .iter()
+        .map(|t| {
+            t.scopes
+                .iter()
+                .filter_map(|s| types.iter().position(|g| g.path == s.guard))
+                .collect()
+        })
+        .collect();
+    let mut touched = vec![false; types.len()];
+    for (file, lines) in changed {
+        for &line in lines {
+            let direct: Vec<bool> = own.iter().map(|r| holds(r, file, line)).collect();
+            let owners: Vec<usize> = (0..types.len())
+                .filter(|&i| direct[i] || guards[i].iter().any(|&g| direct[g]))
+                .collect();
+            let owned = owners.iter().any(|&i| testable[i]);
+            for &i in &owners {
+                touched[i] = true;
+            }
+            if !owned {
+                for (i, sites) in adopted.iter().enumerate() {
+                    touched[i] |= holds(sites, file, line);
+                }
+            }
+        }
+    }
+    touched
+}
+
+/// The lines of a type's own code: its declaration, its methods' declarations and bodies,
+/// its own synchronisation sites and its split points.
+fn own_ranges(ty: &TypeModel) -> Vec<(&Path, u32, u32)> {
+    fn through<'a>(start: &'a Span, end: Option<&Span>) -> (&'a Path, u32, u32) {
         (
-            start.clone(),
+            start.file.as_path(),
+            start.line,
             end.map_or(start.line, |e| e.line.max(start.line)),
         )
-    };
-    let ranges = std::iter::once(through(&ty.span, ty.decl_end.as_ref()))
-        .chain(
-            ty.methods
-                .iter()
-                .map(|m| through(&m.span, m.body_end.as_ref())),
-        )
-        .chain(ty.sync_sites.iter().map(|s| through(&s.receiver, None)))
-        .chain(ty.split_points.iter().map(|p| through(&p.at, None)));
+    }
+    let mut ranges = vec![through(&ty.span, ty.decl_end.as_ref())];
+    ranges.extend(
+        ty.methods
+            .iter()
+            .map(|m| through(&m.span, m.body_end.as_ref())),
+    );
+    ranges.extend(
+        ty.sync_sites
+            .iter()
+            .filter(|s| s.untested_owner.is_none())
+            .map(|s| through(&s.receiver, None)),
+    );
+    ranges.extend(ty.split_points.iter().map(|p| through(&p.at, None)));
     ranges
-        .into_iter()
-        .any(|(start, last)| touches(changed, &start.file, start.line, last, root))
+}
+
+/// Whether the diff's `path` names `file` (the model's, absolute or under `root`).
+fn same_file(path: &str, file: &Path, root: &Path) -> bool {
+    let relative = file.strip_prefix(root).unwrap_or(file);
+    let path = Path::new(path);
+    path.ends_with(relative) || relative.ends_with(path)
 }
 
 /// Whether `changed` has a line of `file` in `first..=last`.
 pub fn touches(changed: &Lines, file: &Path, first: u32, last: u32, root: &Path) -> bool {
-    let relative = file.strip_prefix(root).unwrap_or(file);
     changed.iter().any(|(path, lines)| {
-        let path = Path::new(path);
-        (path.ends_with(relative) || relative.ends_with(path))
-            && lines.range(first..=last).next().is_some()
+        same_file(path, file, root) && lines.range(first..=last).next().is_some()
     })
 }
 
@@ -154,17 +221,79 @@ mod tests {
             ..TypeModel::default()
         };
         let root = Path::new("/ws");
-        let at = |line: u32, path: &str| Lines::from([(path.to_string(), BTreeSet::from([line]))]);
+        let touched = |line: u32, path: &str| {
+            let at = Lines::from([(path.to_string(), BTreeSet::from([line]))]);
+            touched_types(&at, &[&ty], &[true], root)[0]
+        };
         for line in [3, 5, 6, 20, 25, 30] {
-            assert!(touches_type(&at(line, "src/lib.rs"), &ty, root), "{line}");
-            assert!(
-                touches_type(&at(line, "repo/ws/src/lib.rs"), &ty, root),
-                "{line}"
-            );
+            assert!(touched(line, "src/lib.rs"), "{line}");
+            assert!(touched(line, "repo/ws/src/lib.rs"), "{line}");
         }
         for line in [1, 2, 7, 19, 31] {
-            assert!(!touches_type(&at(line, "src/lib.rs"), &ty, root), "{line}");
+            assert!(!touched(line, "src/lib.rs"), "{line}");
         }
-        assert!(!touches_type(&at(25, "src/other.rs"), &ty, root));
+        assert!(!touched(25, "src/other.rs"));
+    }
+
+    /// A site the analysis gave every type of the package (an untestable guard's, which runs
+    /// its owner's code) touches them only where no testable type owns the line: a change in
+    /// the owner's method touches the owner alone, one in the helper's own code every type
+    /// that took its sites.
+    #[test]
+    fn an_adopted_site_touches_its_adopters_only_where_no_tested_type_owns_the_line() {
+        let adopted = |line: u32| analysis::SyncSite {
+            method: "Guard::confirm".into(),
+            receiver: span(line),
+            untested_owner: Some("k::Guard".into()),
+            ..analysis::SyncSite::default()
+        };
+        let owner = TypeModel {
+            span: span(1),
+            methods: vec![Method {
+                name: "reserve".into(),
+                span: span(10),
+                body_end: Some(span(14)),
+                ..Method::default()
+            }],
+            sync_sites: vec![adopted(12), adopted(40)],
+            ..TypeModel::default()
+        };
+        let other = TypeModel {
+            span: span(60),
+            sync_sites: vec![adopted(12), adopted(40)],
+            ..TypeModel::default()
+        };
+        let root = Path::new("/ws");
+        let at = |line: u32| Lines::from([("src/lib.rs".to_string(), BTreeSet::from([line]))]);
+        let touched = |line| touched_types(&at(line), &[&owner, &other], &[true, true], root);
+        assert_eq!(touched(12), [true, false]);
+        assert_eq!(touched(40), [true, true]);
+        assert_eq!(touched(50), [false, false]);
+        // The guard's own code, once the owner's scopes keep that guard: the owner's.
+        let guard = TypeModel {
+            path: "k::Guard".into(),
+            span: span(38),
+            methods: vec![Method {
+                name: "confirm".into(),
+                span: span(39),
+                body_end: Some(span(42)),
+                ..Method::default()
+            }],
+            ..TypeModel::default()
+        };
+        let keeper = TypeModel {
+            scopes: vec![analysis::ScopeGuard {
+                from: "reserve".into(),
+                guard: "k::Guard".into(),
+                holds: analysis::GuardHolder::Plain,
+                finishers: vec![],
+            }],
+            ..owner.clone()
+        };
+        let types = [&keeper, &other, &guard];
+        assert_eq!(
+            touched_types(&at(40), &types, &[true, true, false], root),
+            [true, false, true]
+        );
     }
 }

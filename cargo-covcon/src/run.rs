@@ -140,11 +140,24 @@ pub(crate) fn interrupt_flag(console: &Console) -> generator::StopFlag {
     stop
 }
 
-/// Keeps the types the diff's lines touch ([`crate::diff::touches_type`]), tested or not.
+/// Keeps the types the diff's lines touch ([`crate::diff::touched_types`]), tested or not.
 pub(crate) fn apply_diff(selection: &mut Selection, changed: &crate::diff::Lines, root: &Path) {
-    let touched = |t: &analysis::TypeModel| crate::diff::touches_type(changed, t, root);
-    selection.types.retain(|t| touched(t));
-    selection.untested.retain(|(t, _)| touched(t));
+    let types: Vec<&analysis::TypeModel> = selection
+        .types
+        .iter()
+        .chain(selection.untested.iter().map(|(t, _)| t))
+        .collect();
+    let testable: Vec<bool> = (0..types.len())
+        .map(|i| i < selection.types.len())
+        .collect();
+    let touched = crate::diff::touched_types(changed, &types, &testable, root);
+    let (tested, untested) = touched.split_at(selection.types.len());
+    let mut tested = tested.iter();
+    selection.types.retain(|_| *tested.next().unwrap_or(&false));
+    let mut untested = untested.iter();
+    selection
+        .untested
+        .retain(|_| *untested.next().unwrap_or(&false));
 }
 
 /// Keeps the shard's types; untested types are dealt together with tested ones so each

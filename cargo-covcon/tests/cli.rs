@@ -145,6 +145,50 @@ fn in_diff_selects_the_types_the_diff_touches() {
     );
 }
 
+/// In a workspace of many packages, a diff named from the repository's root touches the type
+/// whose method it changes, and a change in a scope's guard (`Reservation::confirm`) touches
+/// the type whose scopes keep it: not every type of the package, although each takes the
+/// guard's synchronisation sites for its copy.
+#[test]
+fn in_diff_keeps_a_change_to_the_type_that_owns_it_in_a_workspace() {
+    let sandbox = Sandbox::fixtures();
+    let source = std::fs::read_to_string(sandbox.path("rusty/src/booking.rs")).unwrap();
+    let line_in = |f: &str| {
+        source
+            .lines()
+            .position(|l| l.contains(f))
+            .expect("the method is in the fixture") as u32
+            + 3
+    };
+    let manifest = sandbox.manifest();
+    for method in ["fn reserve", "fn confirm"] {
+        let line = line_in(method);
+        let diff = format!(
+            "diff --git a/fixtures/rusty/src/booking.rs b/fixtures/rusty/src/booking.rs\n--- a/fixtures/rusty/src/booking.rs\n+++ b/fixtures/rusty/src/booking.rs\n@@ -{line},1 +{line},1 @@\n-x\n+y\n"
+        );
+        let file = sandbox.write("change.diff", &diff);
+        let run = sandbox.covcon(&[
+            "list",
+            "--in-diff",
+            &file.display().to_string(),
+            "--manifest-path",
+            &manifest,
+        ]);
+        check(&run, 0, &[]);
+        let listed: Vec<&str> = run
+            .stdout
+            .lines()
+            .filter(|l| !l.starts_with(' '))
+            .filter_map(|l| l.split_whitespace().next())
+            .collect();
+        assert_eq!(
+            listed,
+            ["rusty::booking::Booking", "rusty::booking::Reservation"],
+            "{method}"
+        );
+    }
+}
+
 #[test]
 fn a_bad_time_budget_exits_1() {
     let sandbox = Sandbox::data("counter");
