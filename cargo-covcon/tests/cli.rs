@@ -86,54 +86,61 @@ fn every_command_that_runs_tests_reads_the_configured_oracle_settings() {
     }
 }
 
+/// A diff that replaces line `line` of `path` (named from the repository's root).
+fn one_line_diff(path: &str, line: u32, removed: &str, added: &str) -> String {
+    format!(
+        "diff --git a/{path} b/{path}\n--- a/{path}\n+++ b/{path}\n@@ -{line},1 +{line},1 @@\n-{removed}\n+{added}\n"
+    )
+}
+
+/// The types `list --in-diff` shows for `diff` in `sandbox`'s workspace.
+fn listed_in_diff(sandbox: &Sandbox, diff: &str) -> Vec<String> {
+    let file = sandbox.write("change.diff", diff);
+    let run = sandbox.covcon(&[
+        "list",
+        "--in-diff",
+        &file.display().to_string(),
+        "--manifest-path",
+        &sandbox.manifest(),
+    ]);
+    check(&run, 0, &[]);
+    run.stdout
+        .lines()
+        .filter(|l| !l.starts_with(' '))
+        .filter_map(|l| l.split_whitespace().next())
+        .map(str::to_owned)
+        .collect()
+}
+
 /// `--in-diff` keeps the types a diff touches: through a method's body, a field of the
 /// declaration, or not at all (a blank line between two types); a run with nothing touched
 /// has nothing to test and passes.
 #[test]
 fn in_diff_selects_the_types_the_diff_touches() {
     let sandbox = Sandbox::data("counter");
-    let manifest = sandbox.manifest();
-    let diff = |line: u32, removed: &str, added: &str| {
-        format!(
-            "diff --git a/src/lib.rs b/src/lib.rs\n--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -{line},1 +{line},1 @@\n-{removed}\n+{added}\n"
-        )
-    };
-    let listed = |diff: String| {
-        let file = sandbox.write("change.diff", &diff);
-        let run = sandbox.covcon(&[
-            "list",
-            "--in-diff",
-            &file.display().to_string(),
-            "--manifest-path",
-            &manifest,
-        ]);
-        check(&run, 0, &[]);
-        run.stdout
-            .lines()
-            .filter(|l| !l.starts_with(' '))
-            .map(|l| l.split_whitespace().next().unwrap_or_default().to_string())
-            .collect::<Vec<_>>()
-    };
-    let body = diff(
+    let lib = "src/lib.rs";
+    let body = one_line_diff(
+        lib,
         47,
         "        *self.value.lock().unwrap() += n;",
         "        *self.value.lock().unwrap() += n + 0;",
     );
-    assert_eq!(listed(body), ["counter::Tally"]);
-    let field = diff(
+    assert_eq!(listed_in_diff(&sandbox, &body), ["counter::Tally"]);
+    let field = one_line_diff(
+        lib,
         8,
         "    value: Mutex<u32>,",
         "    value: std::sync::Mutex<u32>,",
     );
-    assert_eq!(listed(field), ["counter::Counter"]);
-    let between = diff(30, "", " ");
-    assert!(listed(between.clone()).is_empty());
+    assert_eq!(listed_in_diff(&sandbox, &field), ["counter::Counter"]);
+    let between = one_line_diff(lib, 30, "", " ");
+    assert!(listed_in_diff(&sandbox, &between).is_empty());
     let file = sandbox.write("change.diff", &between);
     let run = sandbox.covcon(&[
         "--in-diff",
         &file.display().to_string(),
         "--manifest-path",
-        &manifest,
+        &sandbox.manifest(),
     ]);
     check(
         &run,
@@ -153,36 +160,16 @@ fn in_diff_selects_the_types_the_diff_touches() {
 fn in_diff_keeps_a_change_to_the_type_that_owns_it_in_a_workspace() {
     let sandbox = Sandbox::fixtures();
     let source = std::fs::read_to_string(sandbox.path("rusty/src/booking.rs")).unwrap();
-    let line_in = |f: &str| {
-        source
-            .lines()
-            .position(|l| l.contains(f))
-            .expect("the method is in the fixture") as u32
-            + 3
-    };
-    let manifest = sandbox.manifest();
     for method in ["fn reserve", "fn confirm"] {
-        let line = line_in(method);
-        let diff = format!(
-            "diff --git a/fixtures/rusty/src/booking.rs b/fixtures/rusty/src/booking.rs\n--- a/fixtures/rusty/src/booking.rs\n+++ b/fixtures/rusty/src/booking.rs\n@@ -{line},1 +{line},1 @@\n-x\n+y\n"
-        );
-        let file = sandbox.write("change.diff", &diff);
-        let run = sandbox.covcon(&[
-            "list",
-            "--in-diff",
-            &file.display().to_string(),
-            "--manifest-path",
-            &manifest,
-        ]);
-        check(&run, 0, &[]);
-        let listed: Vec<&str> = run
-            .stdout
+        // A line of the method's body.
+        let line = source
             .lines()
-            .filter(|l| !l.starts_with(' '))
-            .filter_map(|l| l.split_whitespace().next())
-            .collect();
+            .position(|l| l.contains(method))
+            .expect("the method is in the fixture") as u32
+            + 3;
+        let diff = one_line_diff("fixtures/rusty/src/booking.rs", line, "x", "y");
         assert_eq!(
-            listed,
+            listed_in_diff(&sandbox, &diff),
             ["rusty::booking::Booking", "rusty::booking::Reservation"],
             "{method}"
         );
