@@ -1106,7 +1106,13 @@ fn a_spin_nothing_can_end_is_blocked_for_good_where_the_copy_reports_its_pauses(
         summary(answer),
         r#"deadlocked (blocked for good) inside [Some("spin"), None] | prefix [] | [-] [] | t0[+spin -spin]"#
     );
-    let answer = worker.ask(&sequential(queue([vec![], vec![spin()]]), vec![(1, 0)]));
+    // The concurrent request's timeout, not the sequential helper's 300 ms: on a busy machine
+    // the spin must still be seen for good before the run is over time.
+    let mut order = sequential(queue([vec![], vec![spin()]]), vec![(1, 0)]);
+    if let Request::Sequential { timeout_ms, .. } = &mut order {
+        *timeout_ms = 2_000;
+    }
+    let answer = worker.ask(&order);
     assert!(answer.as_ref().is_some_and(|a| a.recovered));
     assert_eq!(
         summary(answer).split(" | ").next(),
