@@ -1094,7 +1094,11 @@ fn an_endless_loop_is_a_deadlock_and_an_abort_ends_the_worker_without_an_answer(
 ///
 /// The spinning thread then unwinds out of its call at its next pause, and the same worker
 /// answers the next request: also for thread 1's call in a sequential order, which runs on
-/// the main thread (its spin counted there, not for the idle helper).
+/// the main thread (its spin counted there, not for the idle helper). The answer's events are
+/// those of the run found blocked: the call the unwinding ended still shows as not ended,
+/// which is how the oracle learns the call that hangs alone (without it, the fixtures'
+/// correct `SpinLock` was reported: its scopes that lock their own lock were written again
+/// and again, until a shape no whole-scope order explains came up).
 #[test]
 fn a_spin_nothing_can_end_is_blocked_for_good_where_the_copy_reports_its_pauses() {
     let queue = |threads| test("Queue", vec![call("new", vec![])], vec![], threads);
@@ -1104,7 +1108,7 @@ fn a_spin_nothing_can_end_is_blocked_for_good_where_the_copy_reports_its_pauses(
     assert!(answer.as_ref().is_some_and(|a| a.recovered));
     assert_eq!(
         summary(answer),
-        r#"deadlocked (blocked for good) inside [Some("spin"), None] | prefix [] | [-] [] | t0[+spin -spin]"#
+        r#"deadlocked (blocked for good) inside [Some("spin"), None] | prefix [] | [-] [] | t0[+spin]"#
     );
     // The concurrent request's timeout, not the sequential helper's 300 ms: on a busy machine
     // the spin must still be seen for good before the run is over time.

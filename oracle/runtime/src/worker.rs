@@ -496,8 +496,9 @@ fn answer(
     loop {
         watch(id, timeout_ms);
         let mut answer = driver.run(&run);
-        if let Some(deadlock) = take_abandoned() {
+        if let Some((deadlock, events)) = take_abandoned() {
             answer.outcome = deadlock;
+            answer.events = events;
             answer.final_state = None;
             answer.recovered = true;
         } else if answer.passed() || answer.panicked() {
@@ -1509,8 +1510,11 @@ pub(crate) struct Abandoned;
 /// `STARTED_US + 1` of the run the watchdog is ending ([`abandon`]); 0 for none.
 static ABANDON: AtomicU64 = AtomicU64::new(0);
 
-/// The deadlock the ended run answers, with its `STARTED_US`.
-static ABANDONED: Mutex<Option<(u64, Json)>> = Mutex::new(None);
+/// The deadlock the ended run answers, with its `STARTED_US` and its events when it was
+/// found blocked (the unwinding then ends its calls, which the answer must not show: the
+/// oracle reads which call blocked from the calls that did not end).
+type AbandonedRun = (u64, Json, Vec<(u8, RawEvent)>);
+static ABANDONED: Mutex<Option<AbandonedRun>> = Mutex::new(None);
 
 /// Whether the running run is one the watchdog is ending: a test thread's wait on a
 /// condition variable of the copy then unwinds out of its call instead of returning.
@@ -1546,6 +1550,7 @@ fn abandon(running: u64, started: u64, snapshot: Option<&stuck::Snapshot>) -> bo
     *ABANDONED.lock().unwrap_or_else(|p| p.into_inner()) = Some((
         started,
         json!({"kind": "deadlocked", "inside": inside, "blocked_for_good": true}),
+        events,
     ));
     ABANDON.store(started + 1, Ordering::SeqCst);
     // Only the same run's waiters: a new run's would be woken for nothing.
@@ -1555,13 +1560,14 @@ fn abandon(running: u64, started: u64, snapshot: Option<&stuck::Snapshot>) -> bo
     true
 }
 
-/// The deadlock of the run that just returned, when the watchdog ended it ([`abandon`]).
-fn take_abandoned() -> Option<Json> {
+/// The deadlock of the run that just returned, when the watchdog ended it ([`abandon`]), and
+/// its events as they were when it was found blocked.
+fn take_abandoned() -> Option<(Json, Vec<(u8, RawEvent)>)> {
     let started = STARTED_US.load(Ordering::SeqCst);
     let mut abandoned = ABANDONED.lock().unwrap_or_else(|p| p.into_inner());
     abandoned
-        .take_if(|(run, _)| *run == started)
-        .map(|(_, deadlock)| deadlock)
+        .take_if(|(run, _, _)| *run == started)
+        .map(|(_, deadlock, events)| (deadlock, events))
 }
 
 /// The watchdog's wake-up probe of a run blocked for good, once per run.
