@@ -71,7 +71,7 @@ fn list(args: &ListArgs) -> Result<ExitCode> {
         model.types.retain(|t| keep.contains(&t.path));
     }
     if let Some(file) = &args.in_diff {
-        let changed = crate::diff::read(file)?;
+        let changed = crate::diff::touched_lines(&crate::diff::read(file)?);
         let types: Vec<&analysis::TypeModel> = model.types.iter().collect();
         let testable: Vec<bool> = types.iter().map(|t| t.supported).collect();
         let touched = crate::diff::touched_types(&changed, &types, &testable, &workspace.root);

@@ -8,16 +8,14 @@ use std::path::Path;
 /// Lines of each file, by the file's path as the diff names it (`b/` dropped).
 pub type Lines = BTreeMap<String, BTreeSet<u32>>;
 
-/// The lines the diff in `file` touches ([`touched_lines`]); a file that cannot be read is a
-/// usage error.
-pub fn read(file: &Path) -> anyhow::Result<Lines> {
-    let text = std::fs::read_to_string(file).map_err(|e| {
+/// The text of the diff in `file` (`--in-diff`); a file that cannot be read is a usage error.
+pub fn read(file: &Path) -> anyhow::Result<String> {
+    std::fs::read_to_string(file).map_err(|e| {
         crate::exit_code::usage_error(format_args!(
             "cannot read --in-diff {}: {e}",
             file.display()
         ))
-    })?;
-    Ok(touched_lines(&text))
+    })
 }
 
 /// The lines a unified diff adds, on the new side.

@@ -169,14 +169,7 @@ pub fn mutants(args: &MutantsArgs) -> Result<ExitCode> {
         .map_err(|e| usage_error(format_args!("invalid --timeout: {e}")))?;
     let operators = parse_operators(&args.operators)?;
     let changed = match &args.in_diff {
-        Some(file) => Some(crate::diff::added_lines(
-            &std::fs::read_to_string(file).map_err(|e| {
-                usage_error(format_args!(
-                    "cannot read --in-diff {}: {e}",
-                    file.display()
-                ))
-            })?,
-        )),
+        Some(file) => Some(crate::diff::added_lines(&crate::diff::read(file)?)),
         None => None,
     };
     let options = WorkspaceOptions::new(&args.workspace);

@@ -145,7 +145,9 @@ pub struct RunOptions {
     /// The lines a diff touches (`--in-diff`): only the types they touch are tested.
     pub in_diff: Option<crate::diff::Lines>,
     pub time_budget: Duration,
-    pub jobs: Option<usize>,
+    /// Workers, the test timeout and the scheduling, as every command that runs tests merges
+    /// them.
+    pub oracle_settings: OracleSettings,
     pub seed: u64,
     /// Whether the seed was chosen by the user (else it came from the clock).
     pub seed_given: bool,
@@ -157,10 +159,6 @@ pub struct RunOptions {
     pub batch_size: Option<usize>,
     /// Runs of each generated test (`--repeat`); None: the oracle's default.
     pub repeat: Option<u32>,
-    /// How the threads are scheduled (`--schedule`); None: the oracle's default.
-    pub scheduling: Option<oracle::Scheduling>,
-    /// None: the oracle's default.
-    pub test_timeout: Option<Duration>,
     pub reports: Vec<ReportKind>,
     pub out: PathBuf,
     pub baseline: Option<PathBuf>,
@@ -192,7 +190,7 @@ impl RunOptions {
                 .map_err(|e| usage_error(format_args!("invalid time budget: {e}")))?,
             None => DEFAULT_BUDGET,
         };
-        let oracle = OracleSettings::merge(
+        let oracle_settings = OracleSettings::merge(
             args.jobs,
             args.test_timeout.as_deref(),
             args.schedule.as_deref(),
@@ -234,9 +232,12 @@ impl RunOptions {
             console,
             types: args.types.clone(),
             shard,
-            in_diff: args.in_diff.as_deref().map(crate::diff::read).transpose()?,
+            in_diff: match &args.in_diff {
+                Some(file) => Some(crate::diff::touched_lines(&crate::diff::read(file)?)),
+                None => None,
+            },
             time_budget,
-            jobs: oracle.jobs,
+            oracle_settings,
             seed,
             seed_given,
             strategy,
@@ -246,8 +247,6 @@ impl RunOptions {
             max_tests: args.max_tests.or(config.max_tests),
             batch_size: args.batch_size,
             repeat: args.repeat,
-            scheduling: oracle.scheduling,
-            test_timeout: oracle.test_timeout,
             reports,
             // Relative paths: from the current directory on the command line, from the
             // workspace root (the target dir's parent) in the configuration.
@@ -503,14 +502,20 @@ mod tests {
             ..Config::default()
         };
         let options = merged(RunArgs::default(), config.clone()).unwrap();
-        assert_eq!(options.scheduling, Some(oracle::Scheduling::Controlled));
+        assert_eq!(
+            options.oracle_settings.scheduling,
+            Some(oracle::Scheduling::Controlled)
+        );
         assert!(options.strict);
         let args = RunArgs {
             schedule: Some("free".into()),
             ..RunArgs::default()
         };
         let options = merged(args, config).unwrap();
-        assert_eq!(options.scheduling, Some(oracle::Scheduling::Free));
+        assert_eq!(
+            options.oracle_settings.scheduling,
+            Some(oracle::Scheduling::Free)
+        );
         let wrong = Config {
             schedule: Some("chaotic".into()),
             ..Config::default()
@@ -521,7 +526,10 @@ mod tests {
             "{error}"
         );
         let options = merged(RunArgs::default(), Config::default()).unwrap();
-        assert_eq!((options.scheduling, options.strict), (None, false));
+        assert_eq!(
+            (options.oracle_settings.scheduling, options.strict),
+            (None, false)
+        );
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use crate::cli::OracleKind;
 use crate::exit_code::{ExitCode, Failure};
-use crate::options::{OracleSettings, RunOptions};
+use crate::options::RunOptions;
 use crate::select::{Selection, TypeSettings};
 use crate::workspace::Workspace;
 use analysis::{Model, ParamKind, TypeModel};
@@ -19,12 +19,7 @@ pub(crate) fn oracle_config(options: &RunOptions, workspace: &Workspace) -> Orac
     let mut config = OracleConfig::new(&workspace.root);
     config.out_dir = options.out.clone();
     config.cargo_args = options.workspace.cargo_args();
-    OracleSettings {
-        jobs: options.jobs,
-        test_timeout: options.test_timeout,
-        scheduling: options.scheduling,
-    }
-    .apply(&mut config);
+    options.oracle_settings.apply(&mut config);
     if let Some(repeat) = options.repeat {
         config.repeat = repeat.max(1);
     }

@@ -852,8 +852,8 @@ fn next_random() -> u64 {
     })
 }
 
-/// Support for the generated harness's `Debug` capture: `(&&Wrap(&x)).covcon_debug()` is
-/// `Some(format!("{x:?}"))` when `x`'s type implements `Debug` and `None` otherwise (autoref
+/// Support for the generated harness's `Debug` capture: `(&&Wrap(&x)).covcon_debug(limit)` is
+/// `Some(format!("{x:?}"))` (stopped a little past `limit` bytes) when `x`'s type implements `Debug` and `None` otherwise (autoref
 /// specialisation, resolved at compile time for the concrete types the harness uses).
 pub mod spec {
     use std::fmt::Debug;
@@ -861,22 +861,13 @@ pub mod spec {
     pub struct Wrap<'a, T: ?Sized>(pub &'a T);
 
     pub trait ViaDebug {
-        fn covcon_debug(&self) -> Option<String>;
+        fn covcon_debug(&self, limit: usize) -> Option<String>;
     }
-    impl<T: Debug + ?Sized> ViaDebug for &Wrap<'_, T> {
-        fn covcon_debug(&self) -> Option<String> {
-            Some(format!("{:?}", self.0))
-        }
-    }
-
-    /// The same, stopped once the text is longer than `limit` bytes (what is kept of it is
-    /// clipped anyway): a type whose `Debug` lists thousands of preallocated slots costs
+    /// Formatting stops once the text is longer than `limit` bytes (what is kept of a state
+    /// is clipped anyway): a type whose `Debug` lists thousands of preallocated slots costs
     /// the same as a small one.
-    pub trait ViaDebugUpTo {
-        fn covcon_debug_up_to(&self, limit: usize) -> Option<String>;
-    }
-    impl<T: Debug + ?Sized> ViaDebugUpTo for &Wrap<'_, T> {
-        fn covcon_debug_up_to(&self, limit: usize) -> Option<String> {
+    impl<T: Debug + ?Sized> ViaDebug for &Wrap<'_, T> {
+        fn covcon_debug(&self, limit: usize) -> Option<String> {
             let mut out = UpTo {
                 text: String::new(),
                 limit,
@@ -887,11 +878,11 @@ pub mod spec {
         }
     }
 
-    pub trait ViaNothingUpTo {
-        fn covcon_debug_up_to(&self, limit: usize) -> Option<String>;
+    pub trait ViaNothing {
+        fn covcon_debug(&self, limit: usize) -> Option<String>;
     }
-    impl<T: ?Sized> ViaNothingUpTo for Wrap<'_, T> {
-        fn covcon_debug_up_to(&self, _limit: usize) -> Option<String> {
+    impl<T: ?Sized> ViaNothing for Wrap<'_, T> {
+        fn covcon_debug(&self, _limit: usize) -> Option<String> {
             None
         }
     }
@@ -909,15 +900,6 @@ pub mod spec {
             }
             self.text.push_str(s);
             Ok(())
-        }
-    }
-
-    pub trait ViaNothing {
-        fn covcon_debug(&self) -> Option<String>;
-    }
-    impl<T: ?Sized> ViaNothing for Wrap<'_, T> {
-        fn covcon_debug(&self) -> Option<String> {
-            None
         }
     }
 
@@ -943,13 +925,17 @@ pub mod spec {
     }
 }
 
-/// `Debug` text of an expression's value, or `None` when its type has no `Debug`.
+/// `Debug` text of an expression's value, or `None` when its type has no `Debug`; with a limit,
+/// formatting stops once the text is longer.
 #[macro_export]
 macro_rules! debug_text {
-    ($e:expr) => {{
+    ($e:expr) => {
+        $crate::debug_text!($e, usize::MAX)
+    };
+    ($e:expr, $limit:expr) => {{
         #[allow(unused_imports)]
         use $crate::spec::{ViaDebug as _, ViaNothing as _};
-        (&&$crate::spec::Wrap(&$e)).covcon_debug()
+        (&&$crate::spec::Wrap(&$e)).covcon_debug($limit)
     }};
 }
 
@@ -957,11 +943,9 @@ macro_rules! debug_text {
 /// a little past the longest text the worker sends back, which it clips to.
 #[macro_export]
 macro_rules! state_text {
-    ($e:expr) => {{
-        #[allow(unused_imports)]
-        use $crate::spec::{ViaDebugUpTo as _, ViaNothingUpTo as _};
-        (&&$crate::spec::Wrap(&$e)).covcon_debug_up_to($crate::STATE_TEXT_LIMIT)
-    }};
+    ($e:expr) => {
+        $crate::debug_text!($e, $crate::STATE_TEXT_LIMIT)
+    };
 }
 
 /// `Debug` text of a call's result, when the current request wants results captured (the
