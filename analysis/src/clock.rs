@@ -10,6 +10,11 @@
 //! to `Instant::now()`; also `thread::park_timeout(d)` and any `x.recv_timeout(d)` (a channel's
 //! timed receive), and a busy wait's `hint::spin_loop()`, which the copy reports to the worker. Clocks read elsewhere (through a dependency, `quanta`, a syscall) stay
 //! real; the verdict does not count on them.
+//!
+//! Also std's `RandomState::new()` and `RandomState::default()` (`ClockRead::HashKeys`): the
+//! keys a run would otherwise draw from the system, which the copy keys by the test instead.
+//! States std makes inside its own code (`HashMap::new()`) and other crates' hashers stay as
+//! they are.
 
 use crate::api::render::idents;
 use crate::model::{ClockRead, ClockSite, Span};
@@ -27,6 +32,7 @@ pub(crate) fn clock_sites(file: &Path, text: &str) -> Vec<ClockSite> {
         "park_timeout",
         "recv_timeout",
         "spin_loop",
+        "RandomState",
     ]
     .iter()
     .any(|w| text.contains(w))
@@ -208,7 +214,8 @@ impl Finder<'_> {
         }
     }
 
-    /// What a called path reads of the clock, if it is std's `now` or `sleep`.
+    /// What a called path reads of the clock, if it is std's `now` or `sleep` (or draws
+    /// std's hash keys).
     fn read_of(&self, path: &syn::Path) -> Option<ClockRead> {
         let full = self.resolve(path);
         let full: Vec<&str> = full.iter().map(String::as_str).collect();
@@ -219,6 +226,8 @@ impl Finder<'_> {
             ["std", "thread", "park_timeout"] => Some(ClockRead::ParkTimeout),
             ["std" | "core", "hint", "spin_loop"]
             | ["std" | "core", "sync", "atomic", "spin_loop_hint"] => Some(ClockRead::SpinLoop),
+            ["std", "collections", "hash_map", "RandomState", "new" | "default"]
+            | ["std", "hash", "RandomState", "new" | "default"] => Some(ClockRead::HashKeys),
             _ => None,
         }
     }
@@ -394,6 +403,29 @@ mod tests {
             &["SpinLoop 3:9-3:18..3:20", "SpinLoop 3:22-3:55..3:57"],
         );
         check("fn spin_loop() {}\nfn f() { spin_loop(); }", &[]);
+    }
+
+    /// std's `RandomState` made by name, however the file imports it; another crate's, and the
+    /// states std makes itself (`HashMap::new()`), are not sites.
+    #[test]
+    fn a_random_state_of_std_is_a_site() {
+        check(
+            "use std::collections::hash_map::RandomState;\n\
+             fn f() { RandomState::new(); RandomState::default(); std::hash::RandomState::new(); }",
+            &[
+                "HashKeys 2:9-2:25..2:27",
+                "HashKeys 2:29-2:49..2:51",
+                "HashKeys 2:53-2:80..2:82",
+            ],
+        );
+        check(
+            "use std::collections::{hash_map, HashMap};\nfn f() { hash_map::RandomState::new(); HashMap::<u8, u8>::new(); }",
+            &["HashKeys 2:9-2:35..2:37"],
+        );
+        check(
+            "use ahash::RandomState;\nfn f() { RandomState::new(); }",
+            &[],
+        );
     }
 
     #[test]

@@ -59,7 +59,8 @@ pub struct PackageInfo {
     pub clock_sites: Vec<ClockSite>,
 }
 
-/// A read of std's clock, or a sleep, in a package's code (`analysis/src/clock.rs`).
+/// A read of std's clock, a sleep, or a draw of std's hash keys, in a package's code
+/// (`analysis/src/clock.rs`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ClockSite {
     pub read: ClockRead,
@@ -94,6 +95,10 @@ pub enum ClockRead {
     /// `hint::spin_loop()` (or the older `atomic::spin_loop_hint()`): a busy wait's pause,
     /// which the copy reports, so that a wait nothing can end is told from a slow run.
     SpinLoop,
+    /// `RandomState::new()` or `RandomState::default()` of std: not the clock but the other
+    /// thing a run draws from outside the test, the keys a hash map hashes with; the copy
+    /// keys its states by the test (`oracle/runtime/src/hash.rs`).
+    HashKeys,
 }
 
 /// A dependency a package's code can name (`use dashmap::DashMap`), so that the harness can

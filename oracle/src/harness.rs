@@ -419,9 +419,10 @@ fn absolute_dir(path: &Path) -> Result<PathBuf, OracleError> {
 }
 
 /// The runtime crate's sources, embedded so the harness can be built anywhere.
-const RUNTIME_FILES: [(&str, &str); 8] = [
+const RUNTIME_FILES: [(&str, &str); 9] = [
     ("Cargo.toml", include_str!("../runtime/Cargo.toml")),
     ("src/lib.rs", include_str!("../runtime/src/lib.rs")),
+    ("src/hash.rs", include_str!("../runtime/src/hash.rs")),
     ("src/request.rs", include_str!("../runtime/src/request.rs")),
     ("src/sched.rs", include_str!("../runtime/src/sched.rs")),
     ("src/stuck.rs", include_str!("../runtime/src/stuck.rs")),
@@ -727,10 +728,14 @@ fn clock_site_insertions(site: &ClockSite, file: &Path, source: &str) -> Vec<Ins
         ClockRead::SystemElapsed => "system_elapsed",
         ClockRead::RecvTimeout => "recv_timeout",
         ClockRead::SpinLoop => "spin_loop",
+        ClockRead::HashKeys => "random_state",
     };
     match site.read {
         ClockRead::SpinLoop if path_like && rest == "()" => {
             vec![replace("::covcon_rt::spin_loop", start, site.end)]
+        }
+        ClockRead::HashKeys if path_like && rest == "()" => {
+            vec![replace("::covcon_rt::hash::random_state", start, site.end)]
         }
         ClockRead::Now | ClockRead::SystemNow | ClockRead::Sleep | ClockRead::ParkTimeout
             if path_like && rest.starts_with('(') =>
@@ -1663,6 +1668,18 @@ mod tests {
         check_clock(
             "fn f(b: &AtomicBool) { while !b.load(Acquire) { core::hint::spin_loop(); } }",
             "fn f(b: &AtomicBool) { while !b.load(Acquire) { ::covcon_rt::spin_loop(); } }",
+        );
+    }
+
+    /// std's hash keys drawn by the copy are the test's (`covcon_rt::hash`).
+    #[test]
+    fn a_random_state_of_std_is_keyed_by_the_test() {
+        check_clock(
+            "use std::collections::hash_map::RandomState;\n\
+             fn f() -> (RandomState, RandomState) { (RandomState::new(), RandomState::default()) }",
+            "use std::collections::hash_map::RandomState;\n\
+             fn f() -> (RandomState, RandomState) { (::covcon_rt::hash::random_state(), \
+             ::covcon_rt::hash::random_state()) }",
         );
     }
 

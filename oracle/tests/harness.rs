@@ -1623,6 +1623,51 @@ fn the_model_from_the_real_analysis_drives_every_type() {
     );
 }
 
+/// The copy's `RandomState::new()` is keyed by the test (`covcon_rt::hash`): every run of a
+/// test hashes alike, whichever worker runs it, and another test hashes otherwise.
+#[test]
+fn every_run_of_a_test_hashes_with_the_same_keys() {
+    let harness = analysed();
+    let hashing = |id: u64| {
+        let mut test = test(
+            "Shards",
+            vec![call("new", vec![])],
+            vec![],
+            [vec![call("hash", vec![Value::Int(5)])], vec![]],
+        );
+        test.id = id;
+        sequential(test, vec![(0, 0)])
+    };
+    let ask = |requests: &[Request]| -> Vec<String> {
+        let mut worker = Command::new(&harness.binary)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = worker.stdin.take().unwrap();
+        for request in requests {
+            writeln!(stdin, "{}", serde_json::to_string(request).unwrap()).unwrap();
+        }
+        drop(stdin);
+        let answers: Vec<String> = BufReader::new(worker.stdout.take().unwrap())
+            .lines()
+            .map(|line| {
+                let response: Response = serde_json::from_str(&line.unwrap()).unwrap();
+                assert_eq!(response.outcome, Outcome::Passed);
+                response.results[0][0].clone().unwrap()
+            })
+            .collect();
+        let _ = worker.wait();
+        answers
+    };
+    let first = ask(&[hashing(7), hashing(7), hashing(8)]);
+    assert_eq!(first.len(), 3);
+    assert_eq!(first[0], first[1], "two runs of test 7");
+    assert_ne!(first[0], first[2], "tests 7 and 8");
+    // Another worker process: the same keys.
+    assert_eq!(ask(&[hashing(7)]), [first[0].clone()]);
+}
+
 /// In a controlled run, a thread that finds a lock of the copy held hands its turn over
 /// instead of sleeping in the kernel: the release wakes no one behind the schedule's back, so
 /// wherever `forward ∥ forward` is preempted, no wake is counted and the run replays. Two

@@ -14,6 +14,7 @@
 //! yielding, then parking), never a `Barrier`. A watchdog thread turns a run that outlives its
 //! timeout into a `deadlocked` answer, after which the worker exits.
 
+pub mod hash;
 mod request;
 mod sched;
 mod stuck;

@@ -353,6 +353,7 @@ pub fn worker_main(drivers: Vec<&'static dyn Registered>) {
     stuck::MAIN.register();
     crate::mark_setup_thread();
     crate::time::make_virtual();
+    crate::hash::make_keyed();
     crate::precise_sleeps();
     install_panic_hook();
     start_helper();
@@ -815,6 +816,8 @@ fn setup<D: Driver>(
     set_role(2, 0);
     // Each setup call reads the clock of its own slot, its number here (see `time`).
     time::reset();
+    // Every run of the test hashes with the same keys (see `hash`).
+    crate::hash::reset(test.id);
     let mut built = Built {
         locals: test.threads.each_ref().map(|calls| {
             calls

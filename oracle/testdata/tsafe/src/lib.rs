@@ -330,15 +330,21 @@ impl Bag {
 
 /// A value per calling thread, as a sharded slab keys its shards by thread: what `mine` sees
 /// depends on which thread calls it, not on how calls interleave.
+/// `hash` answers with the set's own hash keys, drawn when it is built.
 pub struct Shards {
     by_thread: Mutex<std::collections::HashMap<std::thread::ThreadId, u32>>,
+    keys: std::collections::hash_map::RandomState,
 }
 
 impl Shards {
     pub fn new() -> Shards {
         Shards {
             by_thread: Mutex::new(std::collections::HashMap::new()),
+            keys: std::collections::hash_map::RandomState::new(),
         }
+    }
+    pub fn hash(&self, v: u32) -> u64 {
+        std::hash::BuildHasher::hash_one(&self.keys, v)
     }
     pub fn put(&self, v: u32) {
         let me = std::thread::current().id();
