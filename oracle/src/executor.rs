@@ -340,6 +340,9 @@ impl OracleExecutor {
         let mut tree = explore::Tree::new(EXPLORE_RUNS);
         let mut found = None;
         let mut keep = true;
+        // The failures a sequential order explained: the same failure of the same calls is
+        // judged the same whatever the schedule, so it is not judged again.
+        let mut explained: Vec<Failure> = Vec::new();
         'runs: loop {
             let schedules = tree.next(self.config.batch.max(1));
             if schedules.is_empty() || late() {
@@ -365,11 +368,21 @@ impl OracleExecutor {
                     break 'runs;
                 };
                 tree.ran(candidate.control, schedule.steps, schedule.ordered_all());
-                if Failure::of(&response.outcome).is_some() {
-                    found = self.judge(candidate, response).0;
-                    tree.failed(found.is_some());
+                let Some(failure) = Failure::of(&response.outcome) else {
+                    continue;
+                };
+                let deadlock = matches!(failure, Failure::Deadlock { .. });
+                if explained.contains(&failure) {
+                    tree.explained(deadlock);
+                    continue;
+                }
+                found = self.judge(candidate, response).0;
+                if found.is_some() {
+                    tree.failed();
                     break 'runs;
                 }
+                tree.explained(deadlock);
+                explained.push(failure);
             }
         }
         let exploration = tree.exploration();

@@ -48,8 +48,11 @@ pub enum ExplorationEnd {
     Budget,
     /// A schedule failed, and no sequential order fails the same way: a violation.
     Failed,
-    /// A schedule failed as a sequential order of the same calls does too (a call that
-    /// panics or blocks whatever the order): no violation, and nothing more to learn.
+    /// Schedules failed, each as a sequential order of the same calls does too (a call that
+    /// panics or blocks in some order), and none otherwise: no violation. The exploration
+    /// goes on past such a failure (another schedule may fail in a way no order does), but
+    /// stops at a deadlock, whose runs each cost a blocked run, and after
+    /// [`EXPLAINED_RUNS`] explained failures.
     Explained,
 }
 
@@ -61,7 +64,7 @@ impl Exploration {
             ExplorationEnd::Unordered => "none failed, some runs not fully ordered",
             ExplorationEnd::Budget => "budget ran out",
             ExplorationEnd::Failed => "one failed, a violation",
-            ExplorationEnd::Explained => "one failed as a sequential order does too",
+            ExplorationEnd::Explained => "failures only as sequential orders fail too",
         };
         format!(
             "explored {} of {} schedules (at most 2 preemptions, one call per thread): {end}",
@@ -85,6 +88,11 @@ pub(crate) fn smallest(test: &TestCase) -> Option<TestCase> {
     })
 }
 
+/// Explained failing runs after which an exploration stops: a pair whose smallest test fails
+/// in most schedules as a sequential order does too (a call that panics whatever the order)
+/// keeps its time for the campaign.
+pub(crate) const EXPLAINED_RUNS: u32 = 16;
+
 /// The schedules still to run, and what the runs so far showed.
 #[derive(Debug)]
 pub(crate) struct Tree {
@@ -93,6 +101,8 @@ pub(crate) struct Tree {
     limit: u32,
     exploration: Exploration,
     failed: Option<ExplorationEnd>,
+    /// Runs that failed as a sequential order does too.
+    explained: u32,
 }
 
 impl Tree {
@@ -108,6 +118,7 @@ impl Tree {
                 ..Exploration::default()
             },
             failed: None,
+            explained: 0,
         }
     }
 
@@ -156,13 +167,18 @@ impl Tree {
         self.queue.extend(children);
     }
 
-    /// A schedule failed, showing a violation or not: the exploration stops there.
-    pub(crate) fn failed(&mut self, violation: bool) {
-        self.failed = Some(if violation {
-            ExplorationEnd::Failed
-        } else {
-            ExplorationEnd::Explained
-        });
+    /// A schedule failed with a violation: the exploration stops there.
+    pub(crate) fn failed(&mut self) {
+        self.failed = Some(ExplorationEnd::Failed);
+    }
+
+    /// A schedule failed as a sequential order does too: the exploration goes on, unless
+    /// `stop` (a deadlock) or this was the [`EXPLAINED_RUNS`]th such run.
+    pub(crate) fn explained(&mut self, stop: bool) {
+        self.explained += 1;
+        if stop || self.explained >= EXPLAINED_RUNS {
+            self.failed = Some(ExplorationEnd::Explained);
+        }
     }
 
     /// What the exploration came to.
@@ -172,6 +188,8 @@ impl Tree {
             end
         } else if e.explored < e.schedules {
             ExplorationEnd::Budget
+        } else if self.explained > 0 {
+            ExplorationEnd::Explained
         } else if e.unordered > 0 {
             ExplorationEnd::Unordered
         } else {
@@ -256,9 +274,50 @@ mod tests {
         let first = tree.next(8);
         tree.ran(first[0], 3, false);
         tree.ran(first[1], 3, true);
-        tree.failed(false);
+        tree.explained(true);
         assert!(tree.next(8).is_empty());
         assert_eq!(tree.exploration().end, ExplorationEnd::Explained);
         assert_eq!(tree.exploration().unordered, 1);
+    }
+
+    /// A failure a sequential order explains does not end the exploration (a later schedule
+    /// may fail as no order does) until a violation, a deadlock or the cap.
+    #[test]
+    fn explained_failures_let_the_exploration_go_on_up_to_a_cap() {
+        let mut tree = Tree::new(1_000);
+        let first = tree.next(8);
+        tree.ran(first[0], 3, true);
+        tree.explained(false);
+        tree.ran(first[1], 3, true);
+        assert_eq!(tree.next(8).len(), 6, "the first preemptions still run");
+        tree.failed();
+        assert!(tree.next(8).is_empty());
+        assert_eq!(tree.exploration().end, ExplorationEnd::Failed);
+
+        // Every schedule explained: the cap ends it (of 32 schedules over 5 points), and
+        // says how.
+        let (mut tree, mut runs) = (Tree::new(1_000), 0);
+        while let Some(&control) = tree.next(1).first() {
+            tree.ran(control, 5, true);
+            tree.explained(false);
+            runs += 1;
+        }
+        assert_eq!(runs, EXPLAINED_RUNS);
+        assert_eq!(tree.exploration().end, ExplorationEnd::Explained);
+
+        // Explained now and then, to the end of the tree.
+        let (mut tree, mut runs) = (Tree::new(1_000), 0);
+        while let Some(&control) = tree.next(1).first() {
+            tree.ran(control, 3, true);
+            if runs == 3 {
+                tree.explained(false);
+            }
+            runs += 1;
+        }
+        let e = tree.exploration();
+        assert_eq!(
+            (e.explored, e.schedules, e.end),
+            (14, 14, ExplorationEnd::Explained)
+        );
     }
 }
