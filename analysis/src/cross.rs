@@ -146,10 +146,14 @@ pub(crate) fn add_handles(types: &mut [TypeModel], facts: &[HashMap<String, Lock
             .iter()
             .filter(|m| m.supported && m.via.is_none())
         {
-            let Some((name, shape)) = from.returns.as_deref().and_then(returned_name) else {
+            let Some(returns) = from.returns.as_deref() else {
                 continue;
             };
-            let Some(h) = handle_type(&before, i, &name) else {
+            let plain = returned_name(returns)
+                .and_then(|(name, shape)| Some((handle_type(&before, i, &name)?, shape, None)));
+            let Some((h, shape, generic)) =
+                plain.or_else(|| generic_handle(&before, i, &owner.generics, returns))
+            else {
                 continue;
             };
             if !seen_handles.insert(h) {
@@ -161,23 +165,40 @@ pub(crate) fn add_handles(types: &mut [TypeModel], facts: &[HashMap<String, Lock
                 .iter()
                 .filter(|m| m.supported && m.via.is_none())
             {
-                if m.params.iter().any(|p| !callable_on_handle(&p.kind, false)) {
-                    continue;
+                let mut method = Method {
+                    name: format!("{}::{}", handle.name, m.name),
+                    body_start: None,
+                    via: Some(Via {
+                        ty: handle.path.clone(),
+                        from: from.name.clone(),
+                        shape,
+                        kept: generic.as_ref().map(|g: &GenericHandle| g.kept.clone()),
+                    }),
+                    ..m.clone()
+                };
+                match &generic {
+                    None if m.params.iter().any(|p| !callable_on_handle(&p.kind, false)) => {
+                        continue
+                    }
+                    None => {}
+                    Some(g) => {
+                        let Some(kinds) = m
+                            .params
+                            .iter()
+                            .map(|p| renamed(&p.kind, &g.params(handle), &g.args))
+                            .collect::<Option<Vec<_>>>()
+                        else {
+                            continue;
+                        };
+                        if kinds.iter().any(|k| !callable_on_handle(k, true)) {
+                            continue;
+                        }
+                        for (p, kind) in method.params.iter_mut().zip(kinds) {
+                            p.kind = kind;
+                        }
+                    }
                 }
-                added.push((
-                    h,
-                    Method {
-                        name: format!("{}::{}", handle.name, m.name),
-                        body_start: None,
-                        via: Some(Via {
-                            ty: handle.path.clone(),
-                            from: from.name.clone(),
-                            shape,
-                            kept: None,
-                        }),
-                        ..m.clone()
-                    },
-                ));
+                added.push((h, method));
             }
         }
         added.extend(tuple_handles(&before, i, &mut seen_handles));
@@ -223,6 +244,7 @@ pub(crate) fn add_handles(types: &mut [TypeModel], facts: &[HashMap<String, Lock
                     (&b.name, Some(&fb)),
                     handle_name,
                     &b.via.as_ref().map(|v| v.from.clone()).unwrap_or_default(),
+                    owner.confined,
                 );
                 owner.pairs.push(Pair {
                     methods: [a.clone(), b.name.clone()],
@@ -874,6 +896,75 @@ fn tuple_handles(
     added
 }
 
+/// A generic handle type a method returns as it is, its type arguments the owner's own type
+/// parameters (`Worker<T>::stealer(&self) -> Stealer<T>`).
+struct GenericHandle {
+    /// The owner's parameter each of the handle's type parameters stands for, by position.
+    args: Vec<Option<String>>,
+    /// The handle's type as the owner keeps it, by its public path
+    /// (`::crossbeam_deque::Stealer<T>`).
+    kept: String,
+}
+
+impl GenericHandle {
+    /// The handle type's own type parameters, by name.
+    fn params<'t>(&self, handle: &'t TypeModel) -> Vec<&'t str> {
+        handle
+            .generics
+            .iter()
+            .filter(|g| g.kind == GenericKind::Type)
+            .map(|g| g.name.as_str())
+            .collect()
+    }
+}
+
+/// The handle `returns` names when it is a generic type of the crate (by name, one of that
+/// name) written with the owner's type parameters only, as many as it has.
+fn generic_handle(
+    types: &[TypeModel],
+    owner: usize,
+    owner_generics: &[GenericParam],
+    returns: &str,
+) -> Option<(usize, ReturnShape, Option<GenericHandle>)> {
+    let Ok(syn::Type::Path(p)) = syn::parse_str::<syn::Type>(returns) else {
+        return None;
+    };
+    let last = p.path.segments.last()?;
+    let args: Vec<Option<String>> = type_args(last).into_iter().map(type_name).collect();
+    let mut candidates = types
+        .iter()
+        .enumerate()
+        .filter(|(j, t)| *j != owner && last.ident == t.name);
+    let (h, handle) = candidates.next()?;
+    let own = |a: &Option<String>| {
+        a.as_ref().is_some_and(|a| {
+            owner_generics
+                .iter()
+                .any(|g| g.kind == GenericKind::Type && g.name == *a)
+        })
+    };
+    let params = handle
+        .generics
+        .iter()
+        .filter(|g| g.kind == GenericKind::Type)
+        .count();
+    if candidates.next().is_some()
+        || args.is_empty()
+        || args.len() != params
+        || !args.iter().all(own)
+        || handle.reason.as_ref().is_some_and(Reason::is_internal)
+    {
+        return None;
+    }
+    let names: Vec<&str> = args.iter().flatten().map(String::as_str).collect();
+    let kept = format!("::{}<{}>", handle.path, names.join(", "));
+    Some((
+        h,
+        ReturnShape::SelfValue,
+        Some(GenericHandle { args, kept }),
+    ))
+}
+
 /// `kind` with the handle type's parameters (`params`) renamed to the owner's (`args`, by
 /// position); `None` when it names one the owner has no name for.
 fn renamed(kind: &ParamKind, params: &[&str], args: &[Option<String>]) -> Option<ParamKind> {
@@ -919,13 +1010,15 @@ fn classify(
     (b, fb): (&str, Option<&LockFacts>),
     handle: &str,
     from: &str,
+    confined: bool,
 ) -> (Group, Vec<String>) {
     let empty = LockFacts::default();
     let (fa, fb) = (fa.unwrap_or(&empty), fb.unwrap_or(&empty));
     let mut high = inversions((a, fa), (b, fb));
     high.extend(inversions((b, fb), (a, fa)));
-    // The halves of one tuple (a channel's) share what they were made with.
-    if from.starts_with('#') {
+    // The halves of one tuple (a channel's) share what they were made with; so do an owner
+    // that cannot be shared and its handles, the only way two threads reach its state.
+    if from.starts_with('#') || confined {
         high.extend(crate::group::shared_field_conflicts(
             a, &fa.shared, b, &fb.shared,
         ));

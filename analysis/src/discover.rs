@@ -281,9 +281,12 @@ pub(crate) fn discover<'a>(
     let mut found = Vec::new();
     for decl in &decls.types {
         let key = (decl.module.clone(), decl.name.clone());
-        let Some(composed) = safe.get(&key).filter(|_| !not_shareable.contains(&key)) else {
+        // A type that cannot be shared is kept as a confined one: tested only through the
+        // handles it hands out (`lib.rs` drops it when it hands out none).
+        let Some(composed) = safe.get(&key) else {
             continue;
         };
+        let confined = not_shareable.contains(&key);
         let def = Def::Item {
             module: decl.module.clone(),
             name: decl.name.clone(),
@@ -303,7 +306,7 @@ pub(crate) fn discover<'a>(
         if !filter.is_empty() && !filter.iter().any(|f| *f == decl.name || *f == path) {
             continue;
         }
-        if let Some(t) = build_type(
+        if let Some(mut t) = build_type(
             decl,
             path,
             public_path.is_some(),
@@ -313,6 +316,7 @@ pub(crate) fn discover<'a>(
             index,
             externals,
         ) {
+            t.model.confined = confined;
             found.push(t);
         }
     }
@@ -398,6 +402,7 @@ fn build_type<'a>(
         constants: api::constants::size_constants(decl, decls),
         durations: api::constants::duration_constants(decl, decls),
         scopes: api.scopes,
+        confined: false,
         supported: true,
         reason: None,
     };

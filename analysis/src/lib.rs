@@ -35,6 +35,7 @@ pub use summary::summary;
 pub use workspace::{packages_from_metadata, PackageSelection, SelectionError};
 
 use rayon::prelude::*;
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 /// What to analyse beyond the package list. Small on purpose.
@@ -320,7 +321,50 @@ fn analyze_files(
     }
     cross::add_handles(&mut types, &facts);
     cross::judge_scope_pairs(&mut types, &facts);
+    confine(&mut types);
     types
+}
+
+/// The types that cannot be shared ([`TypeModel::confined`]) remove the pairs no second thread
+/// can take part in: it takes part through a method of a handle kept before the threads start (not one
+/// behind a guard, taking nothing of the instance); one that hands out no such handle leaves
+/// the model (its code runs inside the calls of the types that hold it).
+fn confine(types: &mut Vec<TypeModel>) {
+    let remote = |m: &Method| {
+        m.supported
+            && m.via
+                .as_ref()
+                .is_some_and(|v| v.shape != ReturnShape::Guard)
+            && !m.params.iter().any(|p| {
+                p.kind.any(&|k| {
+                    matches!(
+                        k,
+                        ParamKind::Instance { .. } | ParamKind::FromReceiver { .. }
+                    )
+                })
+            })
+    };
+    types.retain(|t| !t.confined || t.methods.iter().any(remote));
+    for t in types.iter_mut().filter(|t| t.confined) {
+        let remote: BTreeSet<String> = t
+            .methods
+            .iter()
+            .filter(|m| remote(m))
+            .map(|m| m.name.clone())
+            .collect();
+        for pair in t
+            .pairs
+            .iter_mut()
+            .filter(|p| !p.methods.iter().any(|m| remote.contains(m)))
+        {
+            pair.group = Group::Removed;
+            pair.reasons = vec![format!(
+                "`{}` cannot be shared between threads: only the thread that owns it calls its \
+                 methods, the other calls its handles'",
+                t.name
+            )];
+        }
+    }
 }
 
 /// The private types with no public method (kept by discovery for this) leave the model, and

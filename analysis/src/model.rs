@@ -192,6 +192,12 @@ pub struct TypeModel {
     /// 1); r.confirm(2)`): issue 29, item 3.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub scopes: Vec<ScopeGuard>,
+    /// The type can be sent to another thread but not shared (`Send`, not `Sync`: a field holds
+    /// a `Cell` or a raw pointer), and hands out handles that can (a work-stealing deque's
+    /// `Worker` and its `Stealer`s): one thread owns the instance, the other calls only the
+    /// handles' methods. Its pairs are those with a handle's method on one side.
+    #[serde(default, skip_serializing_if = "is_false")]
+    pub confined: bool,
     /// False when covcon cannot drive the type at all (no usable constructor, ...).
     pub supported: bool,
     /// Why the type is not supported, when it is not.

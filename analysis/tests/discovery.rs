@@ -926,3 +926,70 @@ fn guards_kept_in_scopes_are_found_through_option_and_enum_variants_with_their_f
         ParamKind::Generic { name: "V".into() }
     );
 }
+
+/// A type that can be sent but not shared (a `Cell` field) and hands out a handle that can be
+/// shared (a work-stealing deque's `Worker` and `Stealer`, both generic) is a confined type:
+/// its pairs are those with a handle's method on one side. One that hands out no handle is
+/// not in the model.
+#[test]
+fn a_type_that_cannot_be_shared_is_tested_through_the_handles_it_hands_out() {
+    let model = analyze_source(
+        "demo",
+        "2021",
+        "use std::cell::Cell;
+        use std::sync::{Arc, Mutex, atomic::AtomicUsize};
+        struct Inner<T> { len: AtomicUsize, items: Mutex<Vec<T>> }
+        pub struct Worker<T> { inner: Arc<Inner<T>>, pushed: Cell<u64> }
+        unsafe impl<T: Send> Send for Worker<T> {}
+        pub struct Stealer<T> { inner: Arc<Inner<T>> }
+        impl<T> Worker<T> {
+            pub fn new() -> Self { todo!() }
+            pub fn push(&self, task: T) { todo!() }
+            pub fn pop(&self) -> Option<T> { todo!() }
+            pub fn stealer(&self) -> Stealer<T> { todo!() }
+        }
+        impl<T> Stealer<T> {
+            pub fn steal(&self) -> Option<T> { todo!() }
+            pub fn give(&self, task: T) { todo!() }
+        }
+        pub struct Lonely { n: AtomicUsize, seen: Cell<u8> }
+        impl Lonely { pub fn new() -> Self { todo!() } pub fn get(&self) -> usize { 0 } }",
+    );
+    let names: Vec<&str> = model.types.iter().map(|t| t.path.as_str()).collect();
+    assert_eq!(names, ["demo::Stealer", "demo::Worker"]);
+    let worker = &model.types[1];
+    assert!(worker.confined && worker.supported, "{worker:?}");
+    assert!(!model.types[0].confined);
+    let steal = worker
+        .methods
+        .iter()
+        .find(|m| m.name == "Stealer::give")
+        .unwrap();
+    let via = steal.via.as_ref().unwrap();
+    assert_eq!(
+        (via.from.as_str(), via.kept.as_deref()),
+        ("stealer", Some("::demo::Stealer<T>"))
+    );
+    assert_eq!(
+        kind(&steal.params[0].kind),
+        kind(&worker.methods[0].params[0].kind)
+    );
+    let group = |a: &str, b: &str| {
+        worker
+            .pairs
+            .iter()
+            .find(|p| p.methods == [a.to_string(), b.to_string()])
+            .map(|p| p.group)
+    };
+    assert_eq!(group("push", "pop"), Some(analysis::Group::Removed));
+    assert_eq!(group("pop", "pop"), Some(analysis::Group::Removed));
+    assert_ne!(
+        group("pop", "Stealer::steal"),
+        Some(analysis::Group::Removed)
+    );
+    assert!(group("pop", "Stealer::steal").is_some());
+    assert_ne!(
+        group("Stealer::steal", "Stealer::give"),
+        Some(analysis::Group::Removed)
+    );
+}

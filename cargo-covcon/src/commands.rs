@@ -95,6 +95,10 @@ pub fn list_text(model: &analysis::Model) -> String {
                     .as_ref()
                     .map_or_else(|| "unknown reason".to_string(), |r| r.to_string())
             ));
+        } else if t.confined {
+            out.push_str(
+                "  (not Sync: one thread owns it, the other calls the handles it hands out)",
+            );
         }
         out.push('\n');
         for m in &t.methods {

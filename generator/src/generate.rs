@@ -127,6 +127,10 @@ pub struct TestGenerator {
     /// Calls that blocked inside a scope of a method, as (method, call inside); an empty call
     /// when the scope blocked with none inside: not written again.
     scope_hung: HashSet<(String, String)>,
+    /// For a type that cannot be shared ([`TypeModel::confined`]), the methods thread 1 can
+    /// call: a handle's, on a handle kept before the prefix, taking nothing the instance gives
+    /// in the thread. Empty for every other type: both threads call anything.
+    remote: Vec<usize>,
 }
 
 impl TestGenerator {
@@ -183,6 +187,31 @@ impl TestGenerator {
         } else {
             Vec::new()
         };
+        let remote: Vec<usize> = if model.confined {
+            (0..methods.len())
+                .filter(|&m| {
+                    let method = &methods[m];
+                    handle_from[m].is_some()
+                        && method
+                            .via
+                            .as_ref()
+                            .is_some_and(|v| v.shape != ReturnShape::Guard)
+                        && !method.params.iter().any(|p| {
+                            p.kind.any(&|k| {
+                                matches!(
+                                    k,
+                                    ParamKind::Instance { .. } | ParamKind::FromReceiver { .. }
+                                )
+                            })
+                        })
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        if model.confined && remote.is_empty() {
+            return Err(Reason::NoCallableMethod);
+        }
         let mut handle_sources: BTreeMap<String, Source> = BTreeMap::new();
         for (m, from) in methods.iter().zip(&handle_from) {
             if let (Some(via), Some(from)) = (&m.via, from) {
@@ -217,6 +246,7 @@ impl TestGenerator {
             diagnostics,
             scopes,
             scope_hung: HashSet::new(),
+            remote,
         })
     }
 
@@ -403,6 +433,7 @@ impl TestGenerator {
         extra_calls: usize,
         suffixes: [Vec<usize>; 2],
     ) -> TestCase {
+        let suffixes = self.confine(suffixes);
         let suffix_takes_instance = suffixes
             .iter()
             .flatten()
@@ -468,7 +499,11 @@ impl TestGenerator {
             // threads the bugs of most opaque keys need.
             // Drawn only for a type with such values, so the tests of the others stay as they
             // were.
-            let flows = self.flow_sources && percent(&mut self.rng, self.pools.flow_percent);
+            // A confined type's thread 1 keeps nothing: what it would keep comes from the
+            // instance, which only thread 0 touches; its values are the test's handles.
+            let flows = self.flow_sources
+                && (thread == 0 || self.remote.is_empty())
+                && percent(&mut self.rng, self.pools.flow_percent);
             // A call keeping a local takes one of the suffix's places: the thread stays as
             // long as the shape says (the results oracle tries every linearization).
             let mut locals = Locals {
@@ -511,6 +546,26 @@ impl TestGenerator {
             noise_seed: self.rng.gen(),
             control: Default::default(),
         }
+    }
+
+    /// A confined type's suffixes ([`TestGenerator::remote`]): thread 1 calls only methods it
+    /// can reach without the instance, so a suffix that starts with one goes to thread 1
+    /// (thread 0 takes the pair's own method), and thread 1's other calls are drawn among
+    /// them. Every other type's suffixes as they are.
+    fn confine(&mut self, mut suffixes: [Vec<usize>; 2]) -> [Vec<usize>; 2] {
+        if self.remote.is_empty() {
+            return suffixes;
+        }
+        let starts_remote = |s: &[usize]| s.first().is_some_and(|m| self.remote.contains(m));
+        if !starts_remote(&suffixes[1]) && starts_remote(&suffixes[0]) {
+            suffixes.swap(0, 1);
+        }
+        for m in &mut suffixes[1] {
+            if !self.remote.contains(m) {
+                *m = self.remote[self.rng.gen_range(0..self.remote.len())];
+            }
+        }
+        suffixes
     }
 
     fn method_takes_instance(&self, method: usize) -> bool {
@@ -1482,6 +1537,62 @@ mod tests {
         assert!(without.diagnostics().iter().any(|d| d
             .message
             .contains("`add`, which returns its handle, cannot be called")));
+    }
+
+    /// A confined type (`Send`, not `Sync`): thread 1 calls only handle methods, on handles the
+    /// test keeps before its prefix (made on the thread that owns the instance); thread 0
+    /// takes the pair's own method; thread 1 keeps nothing of its own.
+    #[test]
+    fn a_confined_types_second_thread_calls_only_its_handles() {
+        let handle_method = |name: &str| Method {
+            via: Some(analysis::Via {
+                ty: "m::Stealer".into(),
+                from: "stealer".into(),
+                shape: analysis::ReturnShape::SelfValue,
+                kept: None,
+            }),
+            ..method(name, vec![])
+        };
+        let int = ParamKind::Int {
+            signed: false,
+            bits: 64,
+        };
+        let mut confined = model(
+            vec![
+                method("stealer", vec![]),
+                method("push", vec![int]),
+                method("pop", vec![]),
+                handle_method("Stealer::steal"),
+                handle_method("Stealer::len"),
+            ],
+            &[
+                ("push", "pop", Group::Removed),
+                ("pop", "pop", Group::Removed),
+                ("push", "push", Group::Removed),
+                ("stealer", "stealer", Group::Removed),
+                ("stealer", "push", Group::Removed),
+                ("stealer", "pop", Group::Removed),
+                ("pop", "Stealer::steal", Group::High),
+            ],
+        );
+        confined.confined = true;
+        for strategy in [Strategy::Bc, Strategy::Random] {
+            let tests = generator(&confined, strategy, 6).next_batch(300);
+            let mut own_against_handle = 0;
+            for test in &tests {
+                assert!(!test.threads[1].is_empty(), "{test}");
+                for call in &test.threads[1] {
+                    assert!(call.on_handle() && !call.keep, "{test}");
+                    assert!(call.receiver < test.handles.len(), "{test}");
+                }
+                own_against_handle += usize::from(!test.threads[0][0].on_handle());
+            }
+            assert!(own_against_handle > 0, "{strategy:?}");
+        }
+        // Nothing thread 1 can call: not testable.
+        confined.methods.retain(|m| m.via.is_none());
+        let config = GeneratorConfig::default();
+        assert!(TestGenerator::new(&confined, &config).is_err());
     }
 
     /// A handle from the constructor's tuple (`#1`, a channel's receiving half) is kept once

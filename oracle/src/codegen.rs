@@ -427,26 +427,33 @@ fn driver(w: &mut Writer, index: usize, plan: &TypePlan<'_>) {
     w.line("use covcon_rt::{Call, CallError, Cx};");
     w.line("use std::sync::Arc;");
     w.line(&format!("type CovconSelf = {concrete};"));
+    // A type that cannot be shared is kept so only the thread that built it uses it.
+    if ty.confined {
+        w.line("type CovconInstance = ::covcon_rt::Confined<CovconSelf>;");
+    } else {
+        w.line("type CovconInstance = CovconSelf;");
+    }
     w.line("pub struct D;");
     w.line("impl covcon_rt::Driver for D {");
-    w.line("    type Instance = CovconSelf;");
+    w.line("    type Instance = CovconInstance;");
     w.line(&format!(
         "    fn type_path(&self) -> &'static str {{ {:?} }}",
         ty.path
     ));
     w.line(
-        "    fn state(&self, instance: &CovconSelf) -> Option<String> { covcon_rt::state_text!(*instance) }",
+        "    fn state(&self, instance: &CovconInstance) -> Option<String> { covcon_rt::state_text!(*instance) }",
     );
     if takes_paths(ty) {
         w.line("    fn fresh_dir(&self) -> bool { true }");
     }
-    w.line("    fn construct(&self, call: &Call, cx: &Cx<'_, CovconSelf>) -> Result<::covcon_rt::Constructed<CovconSelf>, CallError> {");
+    w.line("    fn construct(&self, call: &Call, cx: &Cx<'_, CovconInstance>) -> Result<::covcon_rt::Constructed<CovconInstance>, CallError> {");
     w.line("        match call.method.as_str() {");
     w.entries.push(((type_start, w.line), Target::Type(index)));
     let args_cx = ArgsCx {
         substitutions: &substitutions,
         values: &values,
         source: Source::Call,
+        confined: ty.confined,
     };
     for constructor in &ty.constructors {
         if !constructor.supported || plan.skip_constructors.contains(&constructor.name) {
@@ -481,18 +488,28 @@ fn driver(w: &mut Writer, index: usize, plan: &TypePlan<'_>) {
             None => "::std::vec::Vec::new()".to_string(),
         };
         let name = &constructor.name;
+        // The instance as the driver keeps it.
+        let kept = |value: &str| {
+            if ty.confined {
+                format!("{ARC}::new(::covcon_rt::Confined::new({value}))")
+            } else {
+                format!("{ARC}::new({value})")
+            }
+        };
+        let built_kept = kept("built");
         match constructor.returns {
-            ReturnShape::SelfValue => w.line(&format!(
-                "                {OK}(({ARC}::new(built), {elements}))"
-            )),
+            ReturnShape::SelfValue => {
+                w.line(&format!("                {OK}(({built_kept}, {elements}))"))
+            }
             ReturnShape::RefClone | ReturnShape::Guard => w.line(&format!(
-                "                {OK}(({ARC}::new(::std::clone::Clone::clone(built)), {elements}))"
+                "                {OK}(({}, {elements}))",
+                kept("::std::clone::Clone::clone(built)")
             )),
             ReturnShape::ArcSelf => w.line(&format!("                {OK}((built, {elements}))")),
             ReturnShape::ResultSelf => {
                 w.line("                match built {");
                 w.line(&format!(
-                    "                    {OK}(built) => {OK}(({ARC}::new(built), {elements})),"
+                    "                    {OK}(built) => {OK}(({built_kept}, {elements})),"
                 ));
                 w.line(&format!(
                     "                    {ERR}(e) => {ERR}({CALL_ERROR}(::std::format!(\"`{name}` returned Err({{}})\", ::covcon_rt::debug_text!(e).unwrap_or_default()))),"
@@ -502,7 +519,7 @@ fn driver(w: &mut Writer, index: usize, plan: &TypePlan<'_>) {
             ReturnShape::OptionSelf => {
                 w.line("                match built {");
                 w.line(&format!(
-                    "                    {SOME}(built) => {OK}(({ARC}::new(built), {elements})),"
+                    "                    {SOME}(built) => {OK}(({built_kept}, {elements})),"
                 ));
                 w.line(&format!(
                     "                    {NONE} => {ERR}({CALL_ERROR}(\"`{name}` returned None\")),"
@@ -521,7 +538,7 @@ fn driver(w: &mut Writer, index: usize, plan: &TypePlan<'_>) {
     w.line("        }");
     w.line("    }");
     w.line(
-        "    fn invoke(&self, call: &Call, cx: &Cx<'_, CovconSelf>) -> Result<Option<String>, CallError> {",
+        "    fn invoke(&self, call: &Call, cx: &Cx<'_, CovconInstance>) -> Result<Option<String>, CallError> {",
     );
     w.line("        match call.method.as_str() {");
     w.entries.push(((middle, w.line), Target::Type(index)));
@@ -807,7 +824,7 @@ fn handle_fn(w: &mut Writer, index: usize, plan: &TypePlan<'_>, globs: &str, arg
     }
     let head = w.next_line();
     w.line(
-        "    fn handle(&self, call: &Call, cx: &Cx<'_, CovconSelf>) -> Result<::covcon_rt::Handle, CallError> {",
+        "    fn handle(&self, call: &Call, cx: &Cx<'_, CovconInstance>) -> Result<::covcon_rt::Handle, CallError> {",
     );
     w.line("        match call.method.as_str() {");
     for k in elements {
@@ -906,6 +923,7 @@ fn value_builders(
         substitutions,
         values,
         source: Source::Slice,
+        confined: plan.model.confined,
     };
     for (j, value) in plan.model.values.iter().enumerate() {
         let ty = format!("::{}", value.path);
@@ -1068,6 +1086,9 @@ struct ArgsCx<'a> {
     substitutions: &'a BTreeMap<String, String>,
     values: &'a ValueNames,
     source: Source,
+    /// The instances are [`analysis::TypeModel::confined`]: kept in a `covcon_rt::Confined`,
+    /// one more dereference from the value.
+    confined: bool,
 }
 
 impl ArgsCx<'_> {
@@ -1194,13 +1215,14 @@ fn argument(param: &Param, i: usize, args_cx: &ArgsCx<'_>) -> (Option<String>, S
     match &param.kind {
         ParamKind::Instance { passing } => {
             let instance = format!("cx.instance(call, {i})?");
+            let deref = if args_cx.confined { "&***" } else { "&**" };
             let pass = match passing {
-                InstancePassing::Ref => format!("&**{instance}"),
+                InstancePassing::Ref => format!("{deref}{instance}"),
                 InstancePassing::Arc => format!("::std::sync::Arc::clone({instance})"),
                 InstancePassing::Value => {
                     return (
                         Some(format!(
-                            "let {var}: CovconSelf = ::covcon_rt::try_clone!(&**{instance}).ok_or_else(|| {CALL_ERROR}(\"the instance argument needs Clone\"))?;"
+                            "let {var}: CovconSelf = ::covcon_rt::try_clone!({deref}{instance}).ok_or_else(|| {CALL_ERROR}(\"the instance argument needs Clone\"))?;"
                         )),
                         var,
                     )
@@ -1459,6 +1481,7 @@ mod tests {
             substitutions: &substitutions,
             values: &values,
             source: Source::Call,
+            confined: false,
         };
         let (decode, pass) = argument(&param, 0, &args_cx);
         assert_eq!(format!("{} => {pass}", decode.unwrap_or_default()), expect);

@@ -41,6 +41,15 @@ const CALLS: &str = "                        ";
 /// covcon-rt's worker writes it.
 const SKIPPED: &str = "(skipped: a value it takes was not kept)";
 
+/// A tuple expression or pattern of `items`: `(a,)`, `(a, b,)`, or `()` for none.
+fn tuple(items: &[String]) -> String {
+    if items.is_empty() {
+        "()".to_string()
+    } else {
+        format!("({},)", items.join(", "))
+    }
+}
+
 /// The reproducer's source. `prepared` gives the generic instantiation the harness used (a
 /// generic type without it gets `u32` for its parameters); `headline` says what went wrong
 /// (`panic "key inserted twice" at src/lib.rs:31`) and goes into the file's doc comment.
@@ -192,8 +201,13 @@ fn render(
         \x20       let (shared, stopped) = Shared::new();\n\
         \x20       let shared = Arc::new(shared);\n",
     );
-    // What thread 1 builds and hands to thread 2 in each run.
-    let mut state: Vec<String> = (0..test.instances.len()).map(|i| format!("i{i}")).collect();
+    // What thread 1 builds and hands to thread 2 in each run: not the instances of a type
+    // that cannot be shared, whose thread 2 calls only their handles.
+    let mut state: Vec<String> = if ty.confined {
+        Vec::new()
+    } else {
+        (0..test.instances.len()).map(|i| format!("i{i}")).collect()
+    };
     state.extend((0..test.handles.len()).map(|k| format!("h{k}")));
     // Thread 1: builds the run's instances, runs the prefix, hands the instances to thread 2,
     // calls, and checks the run once thread 2 is done.
@@ -228,13 +242,13 @@ fn render(
     let clones: Vec<String> = state.iter().map(|s| format!("Arc::clone(&{s})")).collect();
     let _ = writeln!(
         out,
-        "{CALLS}shared.publish(runs, ({},));\n\
+        "{CALLS}shared.publish(runs, {});\n\
          {CALLS}if !shared.start_together(runs) {{\n\
          {CALLS}    return false;\n\
          {CALLS}}}\n\
          {CALLS}let mut noise = Noise::new(run, 0);\n\
          {CALLS}noise.before_first_call();",
-        clones.join(", ")
+        tuple(&clones)
     );
     cx.thread_calls(&mut out, test, 0, allowed);
     let _ = writeln!(
@@ -281,14 +295,14 @@ fn render(
         \x20                   runs += 1;\n\
         \x20                   let run = first + runs;\n\
         \x20                   #[allow(unused_variables)]\n\
-        \x20                   let ({},) = shared.take_state();\n\
+        \x20                   let {} = shared.take_state();\n\
         \x20                   if !shared.start_together(runs) {{\n\
         \x20                       break;\n\
         \x20                   }}\n\
         \x20                   let mut noise = Noise::new(run, 1);\n\
         \x20                   noise.before_first_call();\n\
         \x20                   let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {{",
-        state.join(", ")
+        tuple(&state)
     );
     cx.thread_calls(&mut out, test, 1, allowed);
     let _ = writeln!(

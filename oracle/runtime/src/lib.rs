@@ -781,6 +781,52 @@ pub fn drive<I: IntoIterator>(items: I, limit: usize) -> usize {
     taken
 }
 
+/// The instance of a type that can be sent to another thread but not shared (`Send`, not
+/// `Sync`: a work-stealing deque's `Worker`, a `Parker`), kept so only the thread that built it
+/// touches it: the worker's main thread, which builds a test's instances and handles, runs its
+/// prefix and thread 0's calls. Thread 1 calls only the handles the instance handed out (a
+/// `Stealer`), as a program that owns such a value on one thread does. The worker keeps its
+/// instances in an `Arc` both test threads can reach; this wrapper makes that allowed for a
+/// `Send` type by checking, at every use, that the user is the thread that built it (a
+/// generated test that breaks the rule panics with a message naming covcon, never touches the
+/// value from the other thread).
+pub struct Confined<T> {
+    value: T,
+    owner: std::thread::ThreadId,
+}
+
+// SAFETY: a shared `&Confined<T>` gives access to the value on the thread that built it only
+// (`Deref` checks); what moves between threads is the value itself, which is `Send`.
+unsafe impl<T: Send> Sync for Confined<T> {}
+
+impl<T> Confined<T> {
+    /// `value`, owned by the calling thread.
+    pub fn new(value: T) -> Confined<T> {
+        Confined {
+            value,
+            owner: std::thread::current().id(),
+        }
+    }
+}
+
+impl<T> std::ops::Deref for Confined<T> {
+    type Target = T;
+
+    fn deref(&self) -> &T {
+        assert!(
+            std::thread::current().id() == self.owner,
+            "covcon: a test touched a value that is not `Sync` from a thread other than its owner's"
+        );
+        &self.value
+    }
+}
+
+impl<T: std::fmt::Debug> std::fmt::Debug for Confined<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        std::fmt::Debug::fmt(&**self, f)
+    }
+}
+
 /// Shortest and longest spin of the noise. A spin is timed, not counted: a `pause` costs
 /// 10 to 140 cycles depending on the processor (26 ns on the EPYC covcon is measured on, where
 /// the old 0–1,023 `pause`s took 13 µs on average, as long as a sleep).
@@ -1000,6 +1046,22 @@ pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A confined value is used on the thread that built it; another thread that reaches it
+    /// panics instead of using it.
+    #[test]
+    fn a_confined_value_is_used_by_its_owner_only() {
+        let shared = std::sync::Arc::new(Confined::new(std::cell::Cell::new(3)));
+        shared.set(4);
+        assert_eq!(format!("{shared:?}"), "Cell { value: 4 }");
+        let theirs = std::sync::Arc::clone(&shared);
+        let touched = std::thread::spawn(move || theirs.get()).join();
+        let message = touched.unwrap_err();
+        assert!(message
+            .downcast_ref::<&str>()
+            .is_some_and(|m| m.starts_with("covcon: a test touched")));
+        assert_eq!(shared.get(), 4);
+    }
 
     /// Outside a controlled run, a timed acquisition up to a deadline an hour away on the
     /// copy's clock waits for real at most the cap, and when it times out its call's clock has
