@@ -330,20 +330,7 @@ fn analyze_files(
 /// behind a guard, taking nothing of the instance); one that hands out no such handle leaves
 /// the model (its code runs inside the calls of the types that hold it).
 fn confine(types: &mut Vec<TypeModel>) {
-    let remote = |m: &Method| {
-        m.supported
-            && m.via
-                .as_ref()
-                .is_some_and(|v| v.shape != ReturnShape::Guard)
-            && !m.params.iter().any(|p| {
-                p.kind.any(&|k| {
-                    matches!(
-                        k,
-                        ParamKind::Instance { .. } | ParamKind::FromReceiver { .. }
-                    )
-                })
-            })
-    };
+    let remote = Method::reaches_without_instance;
     types.retain(|t| !t.confined || t.methods.iter().any(remote));
     for t in types.iter_mut().filter(|t| t.confined) {
         let remote: BTreeSet<String> = t

@@ -518,6 +518,26 @@ impl TypeModel {
 }
 
 impl Method {
+    /// Whether a thread that cannot touch the instance can make the call (thread 1 of a
+    /// [`TypeModel::confined`] type): a handle's method, on a handle kept before the threads
+    /// start (not one behind a guard, reached through a fresh call on the instance), taking no
+    /// instance and no value made on the receiver in the thread.
+    pub fn reaches_without_instance(&self) -> bool {
+        self.supported
+            && self
+                .via
+                .as_ref()
+                .is_some_and(|v| v.shape != ReturnShape::Guard)
+            && !self.params.iter().any(|p| {
+                p.kind.any(&|k| {
+                    matches!(
+                        k,
+                        ParamKind::Instance { .. } | ParamKind::FromReceiver { .. }
+                    )
+                })
+            })
+    }
+
     /// The handle type's bare name and the method's own name, for a handle method
     /// (`Handle::tick` → `("Handle", "tick")`).
     pub fn handle_parts(&self) -> Option<(&str, &str)> {

@@ -189,22 +189,7 @@ impl TestGenerator {
         };
         let remote: Vec<usize> = if model.confined {
             (0..methods.len())
-                .filter(|&m| {
-                    let method = &methods[m];
-                    handle_from[m].is_some()
-                        && method
-                            .via
-                            .as_ref()
-                            .is_some_and(|v| v.shape != ReturnShape::Guard)
-                        && !method.params.iter().any(|p| {
-                            p.kind.any(&|k| {
-                                matches!(
-                                    k,
-                                    ParamKind::Instance { .. } | ParamKind::FromReceiver { .. }
-                                )
-                            })
-                        })
-                })
+                .filter(|&m| handle_from[m].is_some() && methods[m].reaches_without_instance())
                 .collect()
         } else {
             Vec::new()
