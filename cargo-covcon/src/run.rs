@@ -18,7 +18,7 @@ use anyhow::{Context, Result};
 use generator::{CampaignConfig, Strategy, TestCase, TypeResult};
 use oracle::{OracleConfig, OracleExecutor, ViolationKind};
 use serde::Deserialize;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -100,6 +100,7 @@ pub fn run(options: &RunOptions, workspace: &Workspace) -> Result<ExitCode> {
         let tested = campaign(options, workspace, &model, &selection, &mut report)?;
         report.types.extend(tested);
     }
+    untested_owners(&mut report.types, &selection.untested);
     report.types.sort_by(|a, b| a.path.cmp(&b.path));
     report.elapsed_s = start.elapsed().as_secs_f64();
     let code = finish(
@@ -282,6 +283,34 @@ fn untested_report(t: &TypeModel, why: &Reason, root: &Path) -> TypeReport {
         untested_kind: Some(untested_kind(why)),
         skipped: unsupported_methods(t),
         ..TypeReport::default()
+    }
+}
+
+/// A handle type is tested through its owners' tests: when none of its owners was tested
+/// (the harness could not use one, or it was not selected), the handle was not either, and its
+/// report says so instead of "tested as a handle".
+fn untested_owners(types: &mut [TypeReport], untested: &[(TypeModel, Reason)]) {
+    let tested: BTreeSet<String> = types
+        .iter()
+        .filter(|t| t.untested.is_none())
+        .filter_map(|t| t.path.rsplit("::").next().map(str::to_string))
+        .collect();
+    for (t, why) in untested {
+        let Reason::Handle { owners } = why else {
+            continue;
+        };
+        let owner_type = |o: &String| o.split("::").next().unwrap_or(o).to_string();
+        if owners.iter().any(|o| tested.contains(&owner_type(o))) {
+            continue;
+        }
+        if let Some(report) = types.iter_mut().find(|r| r.path == t.path) {
+            let by: Vec<String> = owners.iter().map(|o| format!("`{o}`")).collect();
+            report.untested = Some(format!(
+                "handed out by {}, and no owner was tested",
+                by.join(", ")
+            ));
+            report.untested_kind = Some(UntestedKind::Missed);
+        }
     }
 }
 
@@ -743,6 +772,44 @@ mod tests {
             Some("most tests failed in setup (51 of 100), before their threads started; the first: `new` returned Err(Closed)")
         );
         assert_eq!(report.untested_kind, Some(UntestedKind::Missed));
+    }
+
+    /// A handle whose owners were not tested is reported untested, not "tested as a handle".
+    #[test]
+    fn a_handle_whose_owner_was_not_tested_is_untested() {
+        let handle = |path: &str| TypeModel {
+            path: path.into(),
+            ..TypeModel::default()
+        };
+        let report = |path: &str, untested: Option<&str>| TypeReport {
+            path: path.into(),
+            untested: untested.map(str::to_string),
+            untested_kind: untested.map(|_| UntestedKind::Handle),
+            ..TypeReport::default()
+        };
+        let owned = |owner: &str| Reason::Handle {
+            owners: vec![format!("{owner}::remote")],
+        };
+        let mut types = vec![
+            report("k::Local", Some("the harness cannot use it")),
+            report("k::Remote", Some("tested as a handle")),
+            report("k::Display", None),
+            report("k::Bar", Some("tested as a handle")),
+        ];
+        types[0].untested_kind = Some(UntestedKind::Missed);
+        untested_owners(
+            &mut types,
+            &[
+                (handle("k::Remote"), owned("Local")),
+                (handle("k::Bar"), owned("Display")),
+            ],
+        );
+        assert_eq!(
+            types[1].untested.as_deref(),
+            Some("handed out by `Local::remote`, and no owner was tested")
+        );
+        assert_eq!(types[1].untested_kind, Some(UntestedKind::Missed));
+        assert_eq!(types[3].untested_kind, Some(UntestedKind::Handle));
     }
 
     mod untested_kinds {
