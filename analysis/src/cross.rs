@@ -151,9 +151,10 @@ pub(crate) fn add_handles(types: &mut [TypeModel], facts: &[HashMap<String, Lock
             };
             let plain = returned_name(returns)
                 .and_then(|(name, shape)| Some((handle_type(&before, i, &name)?, shape, None)));
-            let Some((h, shape, generic)) =
-                plain.or_else(|| generic_handle(&before, i, &owner.generics, returns))
-            else {
+            let Some((h, shape, generic)) = plain.or_else(|| {
+                let (h, generic) = generic_handle(&before, i, &owner.generics, returns)?;
+                Some((h, ReturnShape::SelfValue, Some(generic)))
+            }) else {
                 continue;
             };
             if !seen_handles.insert(h) {
@@ -165,39 +166,20 @@ pub(crate) fn add_handles(types: &mut [TypeModel], facts: &[HashMap<String, Lock
                 .iter()
                 .filter(|m| m.supported && m.via.is_none())
             {
-                let mut method = Method {
-                    name: format!("{}::{}", handle.name, m.name),
-                    body_start: None,
-                    via: Some(Via {
+                let renaming = generic.as_ref().map(|g| (type_params(handle), &g.args[..]));
+                let Some(method) = handle_method(
+                    handle,
+                    m,
+                    Via {
                         ty: handle.path.clone(),
                         from: from.name.clone(),
                         shape,
-                        kept: generic.as_ref().map(|g: &GenericHandle| g.kept.clone()),
-                    }),
-                    ..m.clone()
+                        kept: generic.as_ref().map(|g| g.kept.clone()),
+                    },
+                    renaming,
+                ) else {
+                    continue;
                 };
-                match &generic {
-                    None if m.params.iter().any(|p| !callable_on_handle(&p.kind, false)) => {
-                        continue
-                    }
-                    None => {}
-                    Some(g) => {
-                        let Some(kinds) = m
-                            .params
-                            .iter()
-                            .map(|p| renamed(&p.kind, &g.params(handle), &g.args))
-                            .collect::<Option<Vec<_>>>()
-                        else {
-                            continue;
-                        };
-                        if kinds.iter().any(|k| !callable_on_handle(k, true)) {
-                            continue;
-                        }
-                        for (p, kind) in method.params.iter_mut().zip(kinds) {
-                            p.kind = kind;
-                        }
-                    }
-                }
                 added.push((h, method));
             }
         }
@@ -786,18 +768,65 @@ fn is_guard(name: &str) -> bool {
 
 /// The one other type of the crate named `name` that can be a handle: public, not generic.
 fn handle_type(types: &[TypeModel], owner: usize, name: &str) -> Option<usize> {
+    named_type(types, owner, name).filter(|&j| types[j].generics.is_empty())
+}
+
+/// The one type named `name` other than `owner`, when only one is and users can reach it.
+fn named_type(types: &[TypeModel], owner: usize, name: &str) -> Option<usize> {
     let mut candidates = types
         .iter()
         .enumerate()
         .filter(|(j, t)| *j != owner && t.name == name);
     let (j, t) = candidates.next()?;
-    if candidates.next().is_some()
-        || !t.generics.is_empty()
-        || t.reason.as_ref().is_some_and(Reason::is_internal)
-    {
+    if candidates.next().is_some() || t.reason.as_ref().is_some_and(Reason::is_internal) {
         return None;
     }
     Some(j)
+}
+
+/// The handle's method `m` as its owner's (`Handle::m`, reached `via`), its parameters
+/// renamed from the handle type's parameters to the owner's (`renaming`: the handle's type
+/// parameters, and what each stands for) when the handle is generic; `None` when a parameter
+/// cannot be generated in the owner's tests.
+fn handle_method(
+    handle: &TypeModel,
+    m: &Method,
+    via: Via,
+    renaming: Option<(Vec<&str>, &[Option<String>])>,
+) -> Option<Method> {
+    let kinds: Vec<ParamKind> = match &renaming {
+        None => m.params.iter().map(|p| p.kind.clone()).collect(),
+        Some((params, args)) => m
+            .params
+            .iter()
+            .map(|p| renamed(&p.kind, params, args))
+            .collect::<Option<_>>()?,
+    };
+    if kinds
+        .iter()
+        .any(|k| !callable_on_handle(k, renaming.is_some()))
+    {
+        return None;
+    }
+    let mut method = Method {
+        name: format!("{}::{}", handle.name, m.name),
+        body_start: None,
+        via: Some(via),
+        ..m.clone()
+    };
+    for (p, kind) in method.params.iter_mut().zip(kinds) {
+        p.kind = kind;
+    }
+    Some(method)
+}
+
+/// A type's own type parameters, by name.
+fn type_params(t: &TypeModel) -> Vec<&str> {
+    t.generics
+        .iter()
+        .filter(|g| g.kind == GenericKind::Type)
+        .map(|g| g.name.as_str())
+        .collect()
 }
 
 /// Whether a handle method's parameter can be generated in its owner's tests: not one that
@@ -852,44 +881,21 @@ fn tuple_handles(
                 .into_iter()
                 .map(type_name)
                 .collect();
-            let params: Vec<&str> = handle
-                .generics
-                .iter()
-                .filter(|g| g.kind == GenericKind::Type)
-                .map(|g| g.name.as_str())
-                .collect();
-            let rename = |kind: &ParamKind| renamed(kind, &params, &args);
+            let params = type_params(handle);
             for m in handle
                 .methods
                 .iter()
                 .filter(|m| m.supported && m.via.is_none())
             {
-                let Some(kinds) = m
-                    .params
-                    .iter()
-                    .map(|p| rename(&p.kind))
-                    .collect::<Option<Vec<_>>>()
-                else {
-                    continue;
+                let via = Via {
+                    ty: handle.path.clone(),
+                    from: format!("#{k}"),
+                    shape: ReturnShape::SelfValue,
+                    kept: Some(element.clone()),
                 };
-                if kinds.iter().any(|k| !callable_on_handle(k, true)) {
-                    continue;
+                if let Some(method) = handle_method(handle, m, via, Some((params.clone(), &args))) {
+                    added.push((h, method));
                 }
-                let mut method = Method {
-                    name: format!("{}::{}", handle.name, m.name),
-                    body_start: None,
-                    via: Some(Via {
-                        ty: handle.path.clone(),
-                        from: format!("#{k}"),
-                        shape: ReturnShape::SelfValue,
-                        kept: Some(element.clone()),
-                    }),
-                    ..m.clone()
-                };
-                for (p, kind) in method.params.iter_mut().zip(kinds) {
-                    p.kind = kind;
-                }
-                added.push((h, method));
             }
         }
     }
@@ -906,18 +912,6 @@ struct GenericHandle {
     kept: String,
 }
 
-impl GenericHandle {
-    /// The handle type's own type parameters, by name.
-    fn params<'t>(&self, handle: &'t TypeModel) -> Vec<&'t str> {
-        handle
-            .generics
-            .iter()
-            .filter(|g| g.kind == GenericKind::Type)
-            .map(|g| g.name.as_str())
-            .collect()
-    }
-}
-
 /// The handle `returns` names when it is a generic type of the crate (by name, one of that
 /// name) written with the owner's type parameters only, as many as it has.
 fn generic_handle(
@@ -925,17 +919,14 @@ fn generic_handle(
     owner: usize,
     owner_generics: &[GenericParam],
     returns: &str,
-) -> Option<(usize, ReturnShape, Option<GenericHandle>)> {
+) -> Option<(usize, GenericHandle)> {
     let Ok(syn::Type::Path(p)) = syn::parse_str::<syn::Type>(returns) else {
         return None;
     };
     let last = p.path.segments.last()?;
     let args: Vec<Option<String>> = type_args(last).into_iter().map(type_name).collect();
-    let mut candidates = types
-        .iter()
-        .enumerate()
-        .filter(|(j, t)| *j != owner && last.ident == t.name);
-    let (h, handle) = candidates.next()?;
+    let h = named_type(types, owner, &last.ident.to_string())?;
+    let handle = &types[h];
     let own = |a: &Option<String>| {
         a.as_ref().is_some_and(|a| {
             owner_generics
@@ -943,26 +934,12 @@ fn generic_handle(
                 .any(|g| g.kind == GenericKind::Type && g.name == *a)
         })
     };
-    let params = handle
-        .generics
-        .iter()
-        .filter(|g| g.kind == GenericKind::Type)
-        .count();
-    if candidates.next().is_some()
-        || args.is_empty()
-        || args.len() != params
-        || !args.iter().all(own)
-        || handle.reason.as_ref().is_some_and(Reason::is_internal)
-    {
+    if args.is_empty() || args.len() != type_params(handle).len() || !args.iter().all(own) {
         return None;
     }
     let names: Vec<&str> = args.iter().flatten().map(String::as_str).collect();
     let kept = format!("::{}<{}>", handle.path, names.join(", "));
-    Some((
-        h,
-        ReturnShape::SelfValue,
-        Some(GenericHandle { args, kept }),
-    ))
+    Some((h, GenericHandle { args, kept }))
 }
 
 /// `kind` with the handle type's parameters (`params`) renamed to the owner's (`args`, by
