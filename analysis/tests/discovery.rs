@@ -555,6 +555,34 @@ fn sizes_the_types_code_names_become_its_constants() {
     assert_eq!(model.types[0].constants, [8, 16, 31, 64]);
 }
 
+/// sharded-slab writes its page size in the configuration its `Slab` defaults to: a prefix
+/// of 32 inserts fills the first page, where its insert/remove race lay.
+#[test]
+fn sizes_of_the_configuration_a_type_parameter_defaults_to_are_the_types_own() {
+    let model = analyze_source(
+        "demo",
+        "2021",
+        "use std::sync::atomic::AtomicUsize;
+         pub mod cfg {
+             pub trait Config { const INITIAL_PAGE_SIZE: usize; const MAX_THREADS: usize; }
+             pub struct DefaultConfig { _p: () }
+             impl Config for DefaultConfig {
+                 const INITIAL_PAGE_SIZE: usize = 32;
+                 const MAX_THREADS: usize = 4096;
+             }
+             pub struct TestConfig;
+             impl Config for TestConfig { const INITIAL_PAGE_SIZE: usize = 4; const MAX_THREADS: usize = 8; }
+         }
+         pub use cfg::DefaultConfig;
+         pub struct Slab<T, C: cfg::Config = DefaultConfig> { len: AtomicUsize, t: std::marker::PhantomData<(T, C)> }
+         impl<T> Slab<T> { pub fn new() -> Self { todo!() } }
+         impl<T, C: cfg::Config> Slab<T, C> { pub fn insert(&self, v: T) -> Option<usize> { todo!() } }",
+    );
+    let slab = model.types.iter().find(|t| t.name == "Slab").unwrap();
+    // `TestConfig`, which nothing defaults to, is not the slab's.
+    assert_eq!(slab.constants, [32, 4096]);
+}
+
 #[test]
 fn durations_the_types_code_names_become_its_durations() {
     let model = analyze_source(

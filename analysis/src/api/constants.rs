@@ -2,6 +2,9 @@
 //! (`const BLOCK_CAP: usize = 31`) and the literal capacities its methods allocate with
 //! (`Vec::with_capacity(16)`, `bounded(8)`). A test that repeats a call that many times (and
 //! one more, one less) crosses the boundary a segmented or chunked type changes shape at.
+//! A type parameter's default of the crate counts as the type's own code: the configuration
+//! a type is built with by default (`Slab<T, C: Config = DefaultConfig>`, `impl Config for
+//! DefaultConfig { const INITIAL_PAGE_SIZE: usize = 32; }`) is where its sizes are written.
 
 use super::render::idents;
 use super::syntax::{Decls, TypeDecl};
@@ -21,8 +24,8 @@ pub(crate) fn size_constants(decl: &TypeDecl, decls: &Decls) -> Vec<u64> {
     found.0.into_iter().take(MOST).collect()
 }
 
-/// Visits the `const`s of `decl`'s module and its impl blocks: the code a type's own values
-/// are read from.
+/// Visits the `const`s of `decl`'s module, its impl blocks and the impl blocks of the crate's
+/// types its type parameters default to: the code a type's own values are read from.
 fn visit_own_items<'ast>(decl: &TypeDecl, decls: &'ast Decls, visitor: &mut impl Visit<'ast>) {
     for (module, c) in &decls.consts {
         if *module == decl.module {
@@ -32,6 +35,44 @@ fn visit_own_items<'ast>(decl: &TypeDecl, decls: &'ast Decls, visitor: &mut impl
     for imp in decls.impls_of(decl) {
         visitor.visit_item_impl(imp.item);
     }
+    for default in default_types(decl, decls) {
+        for imp in decls.impls_of(default) {
+            visitor.visit_item_impl(imp.item);
+        }
+    }
+}
+
+/// The crate's types `decl`'s type parameters default to (`C = DefaultConfig`), found by
+/// name: one declaration of that name, or the one in the module the path names.
+fn default_types<'d, 'a>(decl: &TypeDecl, decls: &'d Decls<'a>) -> Vec<&'d TypeDecl<'a>> {
+    decl.generics
+        .type_params()
+        .filter_map(|p| match p.default.as_ref()? {
+            syn::Type::Path(t) if t.qself.is_none() => Some(idents(&t.path)),
+            _ => None,
+        })
+        .filter_map(|path| {
+            let (name, module) = path.split_last()?;
+            let module: Vec<&String> = module
+                .iter()
+                .filter(|s| !matches!(s.as_str(), "crate" | "self" | "super"))
+                .collect();
+            let mut named = decls.types.iter().filter(|t| &t.name == name);
+            let first = named.next()?;
+            match named.next() {
+                None => Some(first),
+                Some(_) => decls.types.iter().find(|t| {
+                    &t.name == name
+                        && t.module
+                            .iter()
+                            .rev()
+                            .zip(module.iter().rev())
+                            .all(|(a, b)| a == *b)
+                }),
+            }
+        })
+        .filter(|t| t.name != decl.name || t.module != decl.module)
+        .collect()
 }
 
 /// Shortest and longest duration kept, in microseconds: zero is always tried, and a longer
