@@ -209,13 +209,18 @@ pub struct Schedule {
     #[serde(default)]
     pub switches: Vec<u64>,
     /// Control ended early: a thread ran too long without a point while awake (a spin loop,
-    /// code outside the copy); the rest of the run was free.
+    /// code outside the copy), or the run handed the turn over as often as a run may (each
+    /// hand-over can cost a time slice on a loaded machine); the rest of the run was free.
     #[serde(default)]
     pub free: bool,
     /// Times a thread blocked on a lock was woken by the other's release and ran alongside
     /// it up to its next point: stretches the schedule does not order.
     #[serde(default)]
     pub wakes: u64,
+    /// Times the turn passed from one thread to the other (the strategy's switches, and a
+    /// thread that found a lock held or waits on a condition variable handing over).
+    #[serde(default)]
+    pub handoffs: u64,
 }
 
 impl Schedule {

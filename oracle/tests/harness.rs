@@ -1922,6 +1922,44 @@ fn a_workspace_member_with_inherited_settings_and_path_dependencies_is_copied_an
     assert_eq!(answer.events.len(), 4);
 }
 
+/// A random walk through long threads hands the turn over a bounded number of times: each
+/// hand-over waits for the other thread to get a core, a time slice on a loaded machine, and a
+/// run switched at every other one of its thousands of points took seconds there and was
+/// reported as a deadlock (sharded-slab 0.0.2's `len`, looping over 4,096 shards). The run
+/// stays controlled and still switches at random early on.
+#[test]
+fn a_random_walk_through_long_threads_hands_over_a_bounded_number_of_times() {
+    let lens = || vec![call("len", vec![]); 200];
+    let long = test(
+        "Registry",
+        vec![call("new", vec![])],
+        vec![],
+        [lens(), lens()],
+    );
+    let mut worker = Worker::start();
+    for seed in [1, 2] {
+        let mut request = controlled(long.clone(), Control::Random);
+        if let Request::Concurrent { noise, .. } = &mut request {
+            noise.seed = seed;
+        }
+        let answers: Vec<_> = (0..2)
+            .map(|_| worker.ask(&request).expect("an answer"))
+            .collect();
+        for answer in answers {
+            let schedule = answer.schedule.expect("a schedule");
+            assert_eq!(answer.outcome, Outcome::Passed);
+            // About 700 points where both threads can run: a coin at each switched half of
+            // them before.
+            assert!(schedule.steps > 500, "{schedule:?}");
+            assert!(
+                (40..=64).contains(&schedule.handoffs),
+                "seed {seed}: {schedule:?}"
+            );
+            assert!(!schedule.free, "{schedule:?}");
+        }
+    }
+}
+
 /// A controlled run switches threads only where its schedule says, so the same schedule gives
 /// the same outcome every time: run alone, the check-then-act of `Registry::insert_new`
 /// passes (five points: start, split point and end, then the other call's start and end);

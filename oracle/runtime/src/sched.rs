@@ -40,6 +40,14 @@
 //! copy instruments) waits for the other thread, which the highest-priority rule alone would
 //! never let run.
 //!
+//! Every hand-over of the turn waits for the other thread to be given a core, which costs
+//! microseconds on an idle machine and a scheduler time slice (milliseconds) on a loaded one:
+//! a run switched at thousands of points (a random walk through a method that loops over 4,096
+//! shards) took seconds there, outlived the test timeout and was taken for a deadlock that no
+//! sequential order shows. So a run hands over at most [`MAX_HANDOFFS`] times, after which
+//! control ends as at a stall; and a random walk tosses for a switch only until it has switched
+//! [`MAX_COIN_SWITCHES`] times, which keeps a long run controlled, and replayable, further.
+//!
 //! Strategies: PCT (Burckhardt et al., ASPLOS 2010: random thread priorities, `depth − 1`
 //! priority change points over the run's expected number of steps; the highest-priority
 //! runnable thread runs) and a random walk (at every point, either thread with even odds).
@@ -78,6 +86,8 @@ pub(crate) struct Record {
     /// alongside the holder from the release to its next point, which the schedule does not
     /// order (a replay may differ there).
     pub(crate) wakes: u64,
+    /// Times the turn was handed to the other thread ([`MAX_HANDOFFS`]).
+    pub(crate) handoffs: u64,
 }
 
 /// How long the waiting thread lets the holder run without a point before looking whether
@@ -89,6 +99,13 @@ const STALL: Duration = Duration::from_millis(20);
 const MAX_SWITCHES: usize = 32;
 /// Points one thread may be chosen in a row while the other could run.
 pub(crate) const FAIR_STEPS: u32 = 256;
+/// Most times a run hands the turn to the other thread before control ends for it: on a
+/// loaded machine each costs up to a time slice (a few milliseconds), and the run must stay
+/// well inside the test timeout (1 s by default) there.
+const MAX_HANDOFFS: u64 = 128;
+/// Switches a random walk makes by its coin before it stops tossing (the running thread then
+/// runs on until it cannot, or for [`FAIR_STEPS`] points).
+const MAX_COIN_SWITCHES: u32 = 48;
 
 /// Whether a controlled run is under way (cleared when control ends).
 static ON: AtomicBool = AtomicBool::new(false);
@@ -118,6 +135,8 @@ static NOTIFIED: [AtomicBool; 2] = [AtomicBool::new(false), AtomicBool::new(fals
 static GAVE_UP: AtomicBool = AtomicBool::new(false);
 /// Blocked threads woken while the other held the turn, this run.
 static WAKES: AtomicU64 = AtomicU64::new(0);
+/// Times the turn was handed to the other thread, this run ([`MAX_HANDOFFS`]).
+static HANDOFFS: AtomicU64 = AtomicU64::new(0);
 /// The strategy's state: used only by the thread holding the turn, so never contended.
 static STATE: Mutex<Option<Strategy>> = Mutex::new(None);
 
@@ -133,6 +152,8 @@ struct Strategy {
     switches: Vec<u64>,
     /// Times in a row the running thread was chosen while the other could run.
     run_length: u32,
+    /// Switches the random walk's coin made ([`MAX_COIN_SWITCHES`]).
+    coin_switches: u32,
 }
 
 impl Strategy {
@@ -146,6 +167,7 @@ impl Strategy {
             step: 0,
             switches: Vec::new(),
             run_length: 0,
+            coin_switches: 0,
         };
         match control {
             Control::Pct { depth, steps } => {
@@ -194,7 +216,10 @@ impl Strategy {
             Control::Free => return me,
             Control::Random => {
                 // A coin per point (tossed only when the other can run): heads, it goes first.
-                let switch = other_runnable && self.next() & 1 == 1;
+                let switch = other_runnable
+                    && self.coin_switches < MAX_COIN_SWITCHES
+                    && self.next() & 1 == 1;
+                self.coin_switches += u32::from(switch);
                 self.priority[mine] = i64::from(!switch);
                 self.priority[theirs] = i64::from(switch);
             }
@@ -247,6 +272,7 @@ pub(crate) fn begin_run(control: Control, seed: u64) {
     }
     GAVE_UP.store(false, Ordering::SeqCst);
     WAKES.store(0, Ordering::SeqCst);
+    HANDOFFS.store(0, Ordering::SeqCst);
     if control == Control::Free {
         *state() = None;
         ON.store(false, Ordering::SeqCst);
@@ -278,6 +304,7 @@ impl Strategy {
             switches: self.switches.clone(),
             free: GAVE_UP.load(Ordering::SeqCst),
             wakes: WAKES.load(Ordering::SeqCst),
+            handoffs: HANDOFFS.load(Ordering::SeqCst).min(MAX_HANDOFFS),
         }
     }
 }
@@ -291,6 +318,7 @@ impl Record {
             "switches": self.switches,
             "free": self.free,
             "wakes": self.wakes,
+            "handoffs": self.handoffs,
         })
     }
 }
@@ -353,12 +381,24 @@ pub(crate) fn switched_at_point(me: u8) -> bool {
         };
         strategy.choose(me, runnable(other))
     };
-    if next != me {
-        TURN.store(next, Ordering::SeqCst);
+    if next != me && hand_over(next) {
         wait_turn(me);
         return true;
     }
     false
+}
+
+/// Gives the turn to thread `to`, unless the run has handed over [`MAX_HANDOFFS`] times
+/// already: then control ends for it (both threads run free from here, the run is marked not
+/// fully controlled) and the answer is false.
+fn hand_over(to: u8) -> bool {
+    if HANDOFFS.fetch_add(1, Ordering::SeqCst) >= MAX_HANDOFFS {
+        GAVE_UP.store(true, Ordering::SeqCst);
+        ON.store(false, Ordering::SeqCst);
+        return false;
+    }
+    TURN.store(to, Ordering::SeqCst);
+    true
 }
 
 /// Thread `me`, holding the turn, found a lock of the copy held: it hands the turn to the
@@ -379,7 +419,10 @@ pub(crate) fn busy(me: u8) -> bool {
         Ordering::SeqCst,
     );
     LOCK_WAIT[mine].store(true, Ordering::SeqCst);
-    TURN.store(other, Ordering::SeqCst);
+    if !hand_over(other) {
+        LOCK_WAIT[mine].store(false, Ordering::SeqCst);
+        return false;
+    }
     wait_turn(me);
     LOCK_WAIT[mine].store(false, Ordering::SeqCst);
     on()
@@ -419,8 +462,7 @@ pub(crate) fn cond_wait(me: u8, condvar: usize, timed: bool) -> Woken {
     COND_TIMED[mine].store(timed, Ordering::SeqCst);
     COND_WAIT[mine].store(condvar, Ordering::SeqCst);
     let other = 1 - me;
-    if runnable(other) {
-        TURN.store(other, Ordering::SeqCst);
+    if runnable(other) && hand_over(other) {
         wait_turn(me);
     }
     COND_WAIT[mine].store(0, Ordering::SeqCst);
@@ -623,6 +665,34 @@ mod tests {
         );
         assert_eq!(first, 1);
         assert_eq!(order, [1, 1, 0, 0, 0, 1, 1, 1]);
+    }
+
+    /// A long run (a method looping over thousands of shards) is not switched at thousands of
+    /// points: each switch costs a time slice on a loaded machine.
+    #[test]
+    fn a_random_walk_stops_tossing_after_its_switches() {
+        for seed in 0..20 {
+            let (first, order) = run(Control::Random, seed, &[0; 20_000]);
+            let mut last = first;
+            let mut switches = Vec::new();
+            for (step, &t) in order.iter().enumerate() {
+                if t != last {
+                    switches.push(step);
+                }
+                last = t;
+            }
+            // The coin's switches, then one per FAIR_STEPS points at most.
+            let coin = u32::try_from(switches.len()).unwrap();
+            assert!(
+                coin <= MAX_COIN_SWITCHES + 20_000 / FAIR_STEPS,
+                "{seed}: {coin}"
+            );
+            assert!(coin >= MAX_COIN_SWITCHES, "{seed}: {coin}");
+            // Early in the run the coin still switches often.
+            let early = switches.iter().filter(|&&s| s < 200).count();
+            assert!(early > 20, "{seed}: {early}");
+            assert_eq!(run(Control::Random, seed, &[0; 20_000]), (first, order));
+        }
     }
 
     #[test]

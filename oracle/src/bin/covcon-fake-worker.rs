@@ -107,6 +107,7 @@ fn concurrent(test: &generator::TestCase, noise: Noise, run: u64, timeout_ms: u6
             switches: Vec::new(),
             free: false,
             wakes: 0,
+            handoffs: 0,
         });
     }
     answer
