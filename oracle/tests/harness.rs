@@ -1942,21 +1942,26 @@ fn a_random_walk_through_long_threads_hands_over_a_bounded_number_of_times() {
         if let Request::Concurrent { noise, .. } = &mut request {
             noise.seed = seed;
         }
-        let answers: Vec<_> = (0..2)
-            .map(|_| worker.ask(&request).expect("an answer"))
-            .collect();
-        for answer in answers {
+        // A holder the kernel leaves without a core for 20 ms ends control as a stall (a
+        // loaded machine's doing, not the schedule's): such a run is asked again.
+        let mut controlled_runs = 0;
+        for _ in 0..10 {
+            let answer = worker.ask(&request).expect("an answer");
             let schedule = answer.schedule.expect("a schedule");
             assert_eq!(answer.outcome, Outcome::Passed);
-            // About 700 points where both threads can run: a coin at each switched half of
-            // them before.
-            assert!(schedule.steps > 500, "{schedule:?}");
-            assert!(
-                (40..=64).contains(&schedule.handoffs),
-                "seed {seed}: {schedule:?}"
-            );
-            assert!(!schedule.free, "{schedule:?}");
+            assert!(schedule.handoffs <= 64, "seed {seed}: {schedule:?}");
+            if !schedule.free {
+                // About 700 points where both threads can run: a coin at each switched half
+                // of them before.
+                assert!(schedule.steps > 500, "{schedule:?}");
+                assert!(schedule.handoffs >= 40, "seed {seed}: {schedule:?}");
+                controlled_runs += 1;
+                if controlled_runs == 2 {
+                    break;
+                }
+            }
         }
+        assert_eq!(controlled_runs, 2, "seed {seed}: runs ended by stalls");
     }
 }
 

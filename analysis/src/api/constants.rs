@@ -6,6 +6,7 @@
 //! a type is built with by default (`Slab<T, C: Config = DefaultConfig>`, `impl Config for
 //! DefaultConfig { const INITIAL_PAGE_SIZE: usize = 32; }`) is where its sizes are written.
 
+use super::index::CrateIndex;
 use super::render::idents;
 use super::syntax::{Decls, TypeDecl};
 use std::collections::BTreeSet;
@@ -18,15 +19,20 @@ const RANGE: std::ops::RangeInclusive<u64> = 2..=4096;
 const MOST: usize = 8;
 
 /// The sizes of `decl`'s module and impl blocks, sorted.
-pub(crate) fn size_constants(decl: &TypeDecl, decls: &Decls) -> Vec<u64> {
+pub(crate) fn size_constants(decl: &TypeDecl, decls: &Decls, index: &CrateIndex) -> Vec<u64> {
     let mut found = Sizes::default();
-    visit_own_items(decl, decls, &mut found);
+    visit_own_items(decl, decls, index, &mut found);
     found.0.into_iter().take(MOST).collect()
 }
 
 /// Visits the `const`s of `decl`'s module, its impl blocks and the impl blocks of the crate's
 /// types its type parameters default to: the code a type's own values are read from.
-fn visit_own_items<'ast>(decl: &TypeDecl, decls: &'ast Decls, visitor: &mut impl Visit<'ast>) {
+fn visit_own_items<'ast>(
+    decl: &TypeDecl,
+    decls: &'ast Decls,
+    index: &CrateIndex,
+    visitor: &mut impl Visit<'ast>,
+) {
     for (module, c) in &decls.consts {
         if *module == decl.module {
             visitor.visit_item_const(c);
@@ -35,43 +41,28 @@ fn visit_own_items<'ast>(decl: &TypeDecl, decls: &'ast Decls, visitor: &mut impl
     for imp in decls.impls_of(decl) {
         visitor.visit_item_impl(imp.item);
     }
-    for default in default_types(decl, decls) {
+    for default in default_types(decl, decls, index) {
         for imp in decls.impls_of(default) {
             visitor.visit_item_impl(imp.item);
         }
     }
 }
 
-/// The crate's types `decl`'s type parameters default to (`C = DefaultConfig`), found by
-/// name: one declaration of that name, or the one in the module the path names.
-fn default_types<'d, 'a>(decl: &TypeDecl, decls: &'d Decls<'a>) -> Vec<&'d TypeDecl<'a>> {
+/// The crate's types `decl`'s type parameters default to (`C = DefaultConfig`), resolved
+/// from `decl`'s module as any path of its code is.
+fn default_types<'d, 'a>(
+    decl: &TypeDecl,
+    decls: &'d Decls<'a>,
+    index: &CrateIndex,
+) -> Vec<&'d TypeDecl<'a>> {
     decl.generics
         .type_params()
         .filter_map(|p| match p.default.as_ref()? {
-            syn::Type::Path(t) if t.qself.is_none() => Some(idents(&t.path)),
+            syn::Type::Path(t) if t.qself.is_none() => {
+                super::decl_named(&t.path, &decl.module, decls, index)
+            }
             _ => None,
         })
-        .filter_map(|path| {
-            let (name, module) = path.split_last()?;
-            let module: Vec<&String> = module
-                .iter()
-                .filter(|s| !matches!(s.as_str(), "crate" | "self" | "super"))
-                .collect();
-            let mut named = decls.types.iter().filter(|t| &t.name == name);
-            let first = named.next()?;
-            match named.next() {
-                None => Some(first),
-                Some(_) => decls.types.iter().find(|t| {
-                    &t.name == name
-                        && t.module
-                            .iter()
-                            .rev()
-                            .zip(module.iter().rev())
-                            .all(|(a, b)| a == *b)
-                }),
-            }
-        })
-        .filter(|t| t.name != decl.name || t.module != decl.module)
         .collect()
 }
 
@@ -83,9 +74,9 @@ const DURATION_RANGE_US: std::ops::RangeInclusive<u64> = 1..=1_000_000;
 /// Duration::from_millis(5)`, `Duration::from_micros(50)` in a method), in microseconds (a
 /// nanosecond count rounded up), sorted. Timeouts and periods worth passing as arguments: a
 /// type's own tick is where its timing changes.
-pub(crate) fn duration_constants(decl: &TypeDecl, decls: &Decls) -> Vec<u64> {
+pub(crate) fn duration_constants(decl: &TypeDecl, decls: &Decls, index: &CrateIndex) -> Vec<u64> {
     let mut found = Durations::default();
-    visit_own_items(decl, decls, &mut found);
+    visit_own_items(decl, decls, index, &mut found);
     found.0.into_iter().take(MOST).collect()
 }
 

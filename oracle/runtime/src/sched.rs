@@ -304,7 +304,7 @@ impl Strategy {
             switches: self.switches.clone(),
             free: GAVE_UP.load(Ordering::SeqCst),
             wakes: WAKES.load(Ordering::SeqCst),
-            handoffs: HANDOFFS.load(Ordering::SeqCst).min(MAX_HANDOFFS),
+            handoffs: HANDOFFS.load(Ordering::SeqCst),
         }
     }
 }
@@ -392,11 +392,14 @@ pub(crate) fn switched_at_point(me: u8) -> bool {
 /// already: then control ends for it (both threads run free from here, the run is marked not
 /// fully controlled) and the answer is false.
 fn hand_over(to: u8) -> bool {
-    if HANDOFFS.fetch_add(1, Ordering::SeqCst) >= MAX_HANDOFFS {
+    // Only the thread holding the turn hands it over: the count is never contended.
+    let handed = HANDOFFS.load(Ordering::SeqCst);
+    if handed >= MAX_HANDOFFS {
         GAVE_UP.store(true, Ordering::SeqCst);
         ON.store(false, Ordering::SeqCst);
         return false;
     }
+    HANDOFFS.store(handed + 1, Ordering::SeqCst);
     TURN.store(to, Ordering::SeqCst);
     true
 }
