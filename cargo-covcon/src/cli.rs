@@ -205,7 +205,7 @@ pub struct RunArgs {
     /// Exit 2 when a selected type could not be tested
     #[arg(long, help_heading = "CI Gate")]
     pub fail_on_untested: bool,
-    /// Exit 2 for unconfirmed violations too (seen once, repeated by no re-run)
+    /// Exit 2 for unconfirmed violations too (repeated by no re-run)
     #[arg(long, help_heading = "CI Gate")]
     pub strict: bool,
 }
@@ -279,7 +279,7 @@ pub struct ReportArgs {
     /// Exit 2 when a type could not be tested
     #[arg(long)]
     pub fail_on_untested: bool,
-    /// Exit 2 for unconfirmed violations too (seen once, repeated by no re-run)
+    /// Exit 2 for unconfirmed violations too (repeated by no re-run)
     #[arg(long)]
     pub strict: bool,
 }

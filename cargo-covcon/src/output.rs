@@ -16,7 +16,7 @@ pub struct Gate {
     pub baseline: Option<PathBuf>,
     pub save_baseline: Option<PathBuf>,
     pub fail_on_untested: bool,
-    /// Unconfirmed violations (seen once, repeated by no re-run) fail the run too.
+    /// Unconfirmed violations (repeated by no re-run) fail the run too.
     pub strict: bool,
 }
 

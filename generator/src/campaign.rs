@@ -25,7 +25,8 @@ pub struct CampaignConfig {
     pub max_tests_per_type: Option<u64>,
     /// Tests handed to [`Executor::execute`] at once.
     pub batch_size: usize,
-    /// Go on after a type's first violation, reporting each distinct violation once.
+    /// Go on after a type's first violation ([`Executor::conclusive`] one), reporting each
+    /// distinct violation once.
     pub keep_going: bool,
     /// Stop a type once every non-removed pair was covered this many times.
     pub coverage_goal: Option<u32>,
@@ -165,6 +166,13 @@ pub struct FoundViolation<V> {
     /// Tests of this type generated up to and including this one.
     pub tests_until_found: u64,
     pub seconds_until_found: f64,
+    /// [`Executor::conclusive`] of the violation: one that is not leaves its type running.
+    #[serde(default = "conclusive_by_default")]
+    pub conclusive: bool,
+}
+
+fn conclusive_by_default() -> bool {
+    true
 }
 
 /// One point of a coverage-over-time chart.
@@ -334,14 +342,26 @@ impl<E: Executor> TypeRun<'_, E> {
                     continue;
                 };
                 let key = self.executor.violation_key(&violation);
-                if keys.insert(key.clone()) {
-                    result.violations.push(FoundViolation {
-                        violation,
-                        key,
-                        test: test.clone(),
-                        tests_until_found: test.id - first_id + 1,
-                        seconds_until_found: type_start.elapsed().as_secs_f64(),
-                    });
+                let found = FoundViolation {
+                    conclusive: self.executor.conclusive(&violation),
+                    violation,
+                    key,
+                    test: test.clone(),
+                    tests_until_found: test.id - first_id + 1,
+                    seconds_until_found: type_start.elapsed().as_secs_f64(),
+                };
+                if keys.insert(found.key.clone()) {
+                    result.violations.push(found);
+                } else if found.conclusive {
+                    // A violation first seen unconfirmed, confirmed now: reported as found
+                    // here, where it first counts.
+                    if let Some(first) = result
+                        .violations
+                        .iter_mut()
+                        .find(|v| v.key == found.key && !v.conclusive)
+                    {
+                        *first = found;
+                    }
                 }
             }
             if generator.pairs_covered() != covered_before {
@@ -382,7 +402,7 @@ fn stop_reason<V>(
 ) -> Option<StopReason> {
     if config.stop.raised() {
         Some(StopReason::Interrupted)
-    } else if !result.violations.is_empty() && !config.keep_going {
+    } else if result.violations.iter().any(|v| v.conclusive) && !config.keep_going {
         Some(StopReason::Violation)
     } else if config
         .coverage_goal

@@ -311,6 +311,14 @@ pub trait Executor {
     /// A key that is equal for two violations that are the same bug (type, pair and kind).
     fn violation_key(&self, violation: &Self::Violation) -> String;
 
+    /// Whether the violation ends its type's search (unless the campaign keeps going): an
+    /// executor that re-runs what it finds answers `false` for one no re-run repeated, and
+    /// the campaign goes on, where a later sighting of it may be confirmed and take its
+    /// place. The default: every violation does.
+    fn conclusive(&self, _violation: &Self::Violation) -> bool {
+        true
+    }
+
     /// When the current type's time is up. An executor may then leave tests of a batch it
     /// has not started out of its answer (they count as not run), so a slow batch cannot
     /// overrun a budget by much. The default ignores it.

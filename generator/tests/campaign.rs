@@ -30,7 +30,13 @@ struct FakeExecutor {
     /// Once a deadline is set, answer only this many tests of each batch, as an executor
     /// that runs out of time part-way through a batch does.
     answer_first: Option<usize>,
+    /// Sightings of a violation answered unconfirmed (not conclusive) before one is not.
+    unconfirmed_first: u32,
+    sightings: std::cell::Cell<u32>,
 }
+
+/// How [`FakeExecutor`] marks a violation no re-run repeated.
+const UNCONFIRMED: &str = " (unconfirmed)";
 
 impl FakeExecutor {
     fn new(bug: bool) -> FakeExecutor {
@@ -40,6 +46,8 @@ impl FakeExecutor {
             executed: Vec::new(),
             deadlines: Vec::new(),
             answer_first: None,
+            unconfirmed_first: 0,
+            sightings: std::cell::Cell::new(0),
         }
     }
 
@@ -72,6 +80,14 @@ impl FakeExecutor {
         } else {
             None
         };
+        let violation = violation.map(|v| {
+            self.sightings.set(self.sightings.get() + 1);
+            if self.sightings.get() <= self.unconfirmed_first {
+                v + UNCONFIRMED
+            } else {
+                v
+            }
+        });
         Execution {
             test_id: test.id,
             covered,
@@ -97,7 +113,11 @@ impl Executor for FakeExecutor {
     }
 
     fn violation_key(&self, violation: &String) -> String {
-        violation.clone()
+        violation.trim_end_matches(UNCONFIRMED).to_string()
+    }
+
+    fn conclusive(&self, violation: &String) -> bool {
+        !violation.ends_with(UNCONFIRMED)
     }
 
     fn set_deadline(&mut self, deadline: Option<Instant>) {
@@ -261,6 +281,37 @@ fn a_type_stops_at_its_first_violation() {
     assert!(
         shown.contains("thread 1: a.touch(); a.touch(); a.refresh(); a.peek()"),
         "{shown}"
+    );
+}
+
+/// A violation no re-run repeated does not end the type's search; when a later sighting of
+/// it is confirmed, that one is reported, as found where it was: here the first batch (tests
+/// 1-16) shows it three times unconfirmed, the second (test 24) confirmed.
+#[test]
+fn an_unconfirmed_violation_leaves_its_type_running_until_it_is_confirmed() {
+    let mut executor = FakeExecutor {
+        unconfirmed_first: 3,
+        ..FakeExecutor::new(true)
+    };
+    let result = check(
+        &[bank("bank::Bank")],
+        config(Strategy::Bc),
+        &mut executor,
+        "bank::Bank: Violation, 32 tests, [peek/touch@24]",
+    );
+    let found = &result.types[0].violations[0];
+    assert!(found.conclusive);
+    assert_eq!(found.violation, "peek/touch");
+    // Never confirmed: reported as first seen, and the type runs to its limit.
+    let mut executor = FakeExecutor {
+        unconfirmed_first: u32::MAX,
+        ..FakeExecutor::new(true)
+    };
+    check(
+        &[bank("bank::Bank")],
+        config(Strategy::Bc),
+        &mut executor,
+        "bank::Bank: MaxTests, 600 tests, [peek/touch@9]",
     );
 }
 

@@ -642,19 +642,27 @@ impl OracleExecutor {
 
     /// Confirms, shrinks and writes a violation not seen before; one already known gets the
     /// files and confirmation of the first. A wrong result the confirmation runs explain away
-    /// is dropped.
+    /// is dropped. A known violation no re-run repeated is tried again when it shows again
+    /// (up to [`RECONFIRMATIONS`] times): this sighting's test, under a schedule of its own,
+    /// may repeat where the first did not; then it takes the first's files.
     fn record(
         &self,
         mut violation: Violation,
         outcomes: &mut SequentialOutcomes,
     ) -> Option<Violation> {
         let key = self.violation_key(&violation);
-        if let Some(recorded) = lock(&self.known).get(&key) {
-            recorded.fill(&mut violation);
-            return Some(violation);
+        // The files of an unconfirmed violation this sighting tries to confirm.
+        let mut again = None;
+        if let Some(recorded) = lock(&self.known).get_mut(&key) {
+            if recorded.confirmed.0 > 0 || recorded.retries >= RECONFIRMATIONS {
+                recorded.fill(&mut violation);
+                return Some(violation);
+            }
+            recorded.retries += 1;
+            again = Some((recorded.json.clone(), recorded.reproducer.clone()));
         }
         let mut ordered = violation.response.replayable();
-        if let Some(scheduled) = self.find_schedule(&violation) {
+        if let Some(scheduled) = self.find_schedule(&violation, outcomes) {
             // Found free: from here on it runs under a schedule that shows it, so the
             // confirmation, the shrinking, the files and `replay` repeat it exactly.
             violation.test = scheduled;
@@ -665,6 +673,16 @@ impl OracleExecutor {
         // on a loaded machine also times out once. A panic is evidence by itself.
         // With confirmation turned off (`confirm_runs = 0`) the timeout is all there is.
         let (repeats, reruns) = violation.confirmed;
+        if again.is_some() && repeats == 0 {
+            // Not repeated this time either: reported as first recorded, its re-runs counted.
+            if let Some(recorded) = lock(&self.known).get_mut(&key) {
+                if recorded.confirmed.0 == 0 {
+                    recorded.confirmed.1 = recorded.confirmed.1.saturating_add(reruns);
+                }
+                recorded.fill(&mut violation);
+            }
+            return Some(violation);
+        }
         if violation.kind == ViolationKind::Deadlock && reruns > 0 && repeats == 0 {
             self.stats
                 .unconfirmed_deadlocks
@@ -728,11 +746,14 @@ impl OracleExecutor {
         let allowed = self.allowed_for(&violation, outcomes);
         let mut known = lock(&self.known);
         if let Some(recorded) = known.get(&key) {
-            // Another pool thread recorded the same bug meanwhile.
-            recorded.fill(&mut violation);
-            return Some(violation);
+            // Another pool thread recorded the same bug meanwhile (or confirmed it, when
+            // this sighting was to confirm it).
+            if again.is_none() || recorded.confirmed.0 > 0 {
+                recorded.fill(&mut violation);
+                return Some(violation);
+            }
         }
-        let recorded = self.write(&violation, allowed.as_ref());
+        let recorded = self.write(&violation, allowed.as_ref(), again);
         recorded.fill(&mut violation);
         known.insert(key, recorded);
         Some(violation)
@@ -786,22 +807,45 @@ impl OracleExecutor {
         config
     }
 
-    /// For a panic or deadlock found in a run its schedule did not fully order (a free run, or
-    /// a controlled one where control ended or a woken thread ran alongside the other), a
-    /// schedule of the same test that shows it again and orders the whole run, so it replays
-    /// exactly: first PCT and random-walk seeds, then every schedule with at most two
-    /// preemptions (CHESS's bound) over the steps a controlled run of the test passes, in
-    /// batches, until one fails the same way or [`SCHEDULE_SEARCH`] runs are spent. `None`
-    /// when the run was fully ordered already, scheduling is off, or no schedule showed it.
-    fn find_schedule(&self, violation: &Violation) -> Option<TestCase> {
+    /// For a panic, deadlock or wrong result found in a run its schedule did not fully order
+    /// (a free run, or a controlled one where control ended or a woken thread ran alongside
+    /// the other), a schedule of the same test that shows it again and orders the whole run,
+    /// so it replays exactly: first PCT and random-walk seeds, then every schedule with at
+    /// most two preemptions (CHESS's bound) over the steps a controlled run of the test
+    /// passes, in batches, until one fails the same way (for a wrong result: passes with
+    /// results no linearization gives, judged with the sequential runs in `outcomes`) or
+    /// [`SCHEDULE_SEARCH`] runs are spent. `None` when the run was fully ordered already,
+    /// scheduling is off, or no schedule showed it.
+    fn find_schedule(
+        &self,
+        violation: &Violation,
+        outcomes: &mut SequentialOutcomes,
+    ) -> Option<TestCase> {
         let test = &violation.test;
         if violation.response.replayable() || self.config.scheduling == Scheduling::Free {
             return None;
         }
-        let failure = Failure::of(&violation.response.outcome)?;
-        if matches!(failure, Failure::Crash { .. }) {
-            return None;
-        }
+        let failure = Failure::of(&violation.response.outcome);
+        let results = match &failure {
+            Some(Failure::Crash { .. }) => return None,
+            Some(_) => None,
+            // A wrong result (the run passed): judged as the campaign judged it.
+            None if violation.kind == ViolationKind::WrongResult => {
+                Some(self.config.results.as_ref()?)
+            }
+            None => return None,
+        };
+        let mut shows = |candidate: &TestCase, response: &Response| match (&failure, results) {
+            (Some(failure), _) => failure.is_repeated_by(&response.outcome),
+            (None, Some(config)) if response.outcome == Outcome::Passed => {
+                let pause_us = verdict::alone_pause(response.elapsed_us);
+                let check = check_results(candidate, response, outcomes, config, |order, speed| {
+                    self.results_run(candidate, order, speed, pause_us)
+                });
+                matches!(check.verdict, ResultsVerdict::Violation(_))
+            }
+            (None, _) => false,
+        };
         let with = |control: Control, seed: u64| TestCase {
             control,
             noise_seed: seed,
@@ -823,7 +867,7 @@ impl OracleExecutor {
             for (candidate, response) in batch.into_iter().zip(responses) {
                 tried += 1;
                 // Only a run the schedule ordered from start to end: it replays exactly.
-                if failure.is_repeated_by(&response.outcome) && response.replayable() {
+                if response.replayable() && shows(&candidate, &response) {
                     return Some(candidate);
                 }
                 if let Some(schedule) = &response.schedule {
@@ -1045,10 +1089,21 @@ impl OracleExecutor {
 
     /// Writes `N.json` and `N.rs` for a new violation. A write failure is reported in the
     /// paths' place (the campaign goes on; the violation is still returned).
-    fn write(&self, violation: &Violation, allowed: Option<&AllowedOutcomes>) -> Recorded {
-        let number = self.next_number.fetch_add(1, Ordering::Relaxed);
-        let json = self.violations_dir.join(format!("{number}.json"));
-        let reproducer = self.violations_dir.join(format!("{number}.rs"));
+    /// Writes a violation's test (as JSON) and reproducer: to `paths` (an earlier, unconfirmed
+    /// sighting's files, replaced) or to the next free number.
+    fn write(
+        &self,
+        violation: &Violation,
+        allowed: Option<&AllowedOutcomes>,
+        paths: Option<(PathBuf, PathBuf)>,
+    ) -> Recorded {
+        let (json, reproducer) = paths.unwrap_or_else(|| {
+            let number = self.next_number.fetch_add(1, Ordering::Relaxed);
+            (
+                self.violations_dir.join(format!("{number}.json")),
+                self.violations_dir.join(format!("{number}.rs")),
+            )
+        });
         let test = violation.shrunk.as_ref().unwrap_or(&violation.test);
         // The test case, and the workspace it ran in, so `cargo covcon replay` works from
         // any directory.
@@ -1099,6 +1154,7 @@ impl OracleExecutor {
             confirmed: violation.confirmed,
             test: violation.test.clone(),
             shrunk: violation.shrunk.clone(),
+            retries: 0,
         }
     }
 
@@ -1150,6 +1206,12 @@ impl Executor for OracleExecutor {
             .into_iter()
             .flatten()
             .collect()
+    }
+
+    /// One no re-run repeated does not end the type's search: it may show again, and be
+    /// confirmed then.
+    fn conclusive(&self, violation: &Violation) -> bool {
+        !matches!(violation.confirmed, (0, runs) if runs > 0)
     }
 
     fn violation_key(&self, violation: &Violation) -> String {
@@ -1330,6 +1392,10 @@ fn pacing(pass: u64, seed: u64) -> Noise {
 /// simplest schedules first).
 const EXPLORE_RUNS: u32 = 400;
 
+/// Times a violation no re-run repeated is judged again when the campaign meets it again
+/// ([`OracleExecutor::record`]).
+const RECONFIRMATIONS: u32 = 3;
+
 /// Schedules a violation found free is tried under, at most ([`OracleExecutor::find_schedule`]).
 const SCHEDULE_SEARCH: usize = 1_000;
 /// Of those, PCT and random-walk seeds tried before the preemptions are enumerated.
@@ -1472,6 +1538,8 @@ struct Recorded {
     /// confirmation counts and the files hold.
     test: TestCase,
     shrunk: Option<TestCase>,
+    /// Later sightings judged again because no re-run repeated this one.
+    retries: u32,
 }
 
 impl Recorded {

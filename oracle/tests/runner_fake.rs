@@ -383,6 +383,68 @@ fn a_violation_found_free_is_replayed_under_a_schedule_that_shows_it() {
     assert_eq!(found.test.control, Control::Free);
 }
 
+/// The same for a wrong result: a lost update a free run showed is searched a schedule for,
+/// each candidate judged by its results, and confirmed and saved under the one that shows it.
+#[test]
+fn a_wrong_result_found_free_is_replayed_under_a_schedule_that_shows_it() {
+    let out = tempfile::tempdir().unwrap();
+    let mixed = OracleConfig {
+        scheduling: Scheduling::Mixed,
+        results: Some(ResultsConfig::default()),
+        ..config(out.path(), 1)
+    };
+    let mut executor =
+        OracleExecutor::with_worker(Path::new(FAKE), &mixed, &Model::default()).unwrap();
+    let mut test = test_case(1, "lost | lost");
+    test.noise_seed = (0..)
+        .find(|&s| Scheduling::Mixed.control(s, 8).is_free())
+        .unwrap();
+    let executions = executor.execute(std::slice::from_ref(&test));
+    let found = executions[0].violation.as_ref().expect("a violation");
+    assert_eq!(found.kind.to_string(), "wrong_result");
+    assert_eq!(
+        found.test.control,
+        Control::Preempt {
+            first: 0,
+            at: [3, 0]
+        }
+    );
+    assert_eq!(found.confirmed, (4, 4));
+    let saved: TestCase =
+        serde_json::from_str(&std::fs::read_to_string(&found.json).unwrap()).unwrap();
+    assert_eq!(saved.control, found.test.control);
+}
+
+/// A violation no re-run repeated is judged again when a later test shows it: confirmed
+/// then, it replaces the first in its files. The fake's `drift` loses an update in its
+/// worker's first concurrent run and from the sixth on: the first test's four re-runs (runs
+/// 2-5) do not repeat it, the second test's (run 6, re-runs 7-10) all do.
+#[test]
+fn an_unconfirmed_violation_seen_again_is_confirmed_then() {
+    let out = tempfile::tempdir().unwrap();
+    let config = OracleConfig {
+        results: Some(ResultsConfig::default()),
+        ..config(out.path(), 1)
+    };
+    let mut executor =
+        OracleExecutor::with_worker(Path::new(FAKE), &config, &Model::default()).unwrap();
+    let first = executor.execute(&[test_case(1, "drift | drift")]);
+    let first = first[0].violation.as_ref().expect("a lost update");
+    assert_eq!(first.confirmed, (0, 4));
+    assert!(!executor.conclusive(first));
+    let again = executor.execute(&[test_case(2, "drift | drift")]);
+    let again = again[0].violation.as_ref().expect("the same lost update");
+    assert_eq!(again.confirmed, (4, 4));
+    assert!(executor.conclusive(again));
+    assert_eq!(
+        (&again.json, &again.reproducer),
+        (&first.json, &first.reproducer)
+    );
+    let saved: TestCase =
+        serde_json::from_str(&std::fs::read_to_string(&again.json).unwrap()).unwrap();
+    assert_eq!(saved.id, 2);
+}
+
 #[test]
 fn a_flaky_violation_records_how_often_it_repeated() {
     let out = tempfile::tempdir().unwrap();

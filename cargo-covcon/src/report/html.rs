@@ -212,7 +212,7 @@ fn violation(
     let known = if v.known {
         " <span class=\"tag\">in baseline</span>"
     } else if v.unconfirmed() {
-        " <span class=\"tag\">unconfirmed, seen once</span>"
+        " <span class=\"tag\">unconfirmed</span>"
     } else {
         ""
     };

@@ -167,9 +167,7 @@ fn render_type(out: &mut String, t: &TypeReport, style: Style) {
         let _ = writeln!(
             out,
             "  {}",
-            style.yellow(
-                "unconfirmed, seen once (no re-run repeated it; fails the gate only with --strict):"
-            )
+            style.yellow("unconfirmed (no re-run repeated it; fails the gate only with --strict):")
         );
         for v in unconfirmed {
             render_violation(out, v, text::Shapes::of(t), style);
@@ -379,7 +377,7 @@ covcon: 2 violations (1 new, 1 in baseline) in 5 types, 1250 tests, 12.5s (harne
             [
                 "  PANIC deposit ‖ deposit  found after 17 tests (0.5s)",
                 "    none of 6 sequential orders of the same calls fails this way; replayed 20 of 20 times under schedule pct-2, seed 7",
-                "  unconfirmed, seen once (no re-run repeated it; fails the gate only with --strict):",
+                "  unconfirmed (no re-run repeated it; fails the gate only with --strict):",
                 "  PANIC check ‖ deposit  found after 17 tests (0.5s)",
                 "  DEADLOCK ab ‖ ba (known, in baseline)  found after 3 tests (0.2s)",
                 "covcon: 3 violations (1 new, 1 unconfirmed, 1 in baseline) in 5 types, 1250 tests, 12.5s (harness build 3.2s), 1 untested, 1 with nothing to test, 1 internal; seed 42 (repeat with --seed 42)",

@@ -18,7 +18,9 @@
 //!   `covcon-fake-touched` in its working directory, as code that writes a relative path does;
 //! - a first constructor named `fail` makes the setup fail;
 //! - `hit` adds one to a counter and returns it; `lost` does too, except that two `lost`
-//!   calls at the same step of a concurrent run both return the same value (a lost update).
+//!   calls at the same step of a concurrent run both return the same value (a lost update),
+//!   in a free run, and in a controlled one only where `narrow` panics; `drift` loses the
+//!   same way in the worker's first concurrent run and from its sixth on.
 //!   Other calls return `()`; the final state is the counter.
 //!
 //! A `batch` request is answered one run at a time, each line written as its run ends.
@@ -185,15 +187,16 @@ fn concurrent_run(test: &generator::TestCase, noise: Noise, run: u64, timeout_ms
                 return response(test.id, outcome, events);
             }
         }
-        let lost = names == [Some("lost"), Some("lost")];
+        let lost = (in_window && names == [Some("lost"), Some("lost")])
+            || (names == [Some("drift"), Some("drift")] && (run == 1 || run >= 6));
         if lost {
             counter += 1;
         }
         for (t, name) in names.iter().enumerate() {
             let Some(name) = name else { continue };
             results[t].push(Some(match *name {
-                "lost" if lost => counter.to_string(),
-                "hit" | "lost" => {
+                "lost" | "drift" if lost => counter.to_string(),
+                "hit" | "lost" | "drift" => {
                     counter += 1;
                     counter.to_string()
                 }
@@ -256,7 +259,7 @@ fn sequential(test: &generator::TestCase, order: &[(u8, u32)], paused: bool) -> 
             return response(test.id, outcome, events);
         }
         event(t, name, false);
-        results[t as usize][i as usize] = Some(if name == "hit" || name == "lost" {
+        results[t as usize][i as usize] = Some(if matches!(name, "hit" | "lost" | "drift") {
             counter += 1;
             counter.to_string()
         } else if name == "busy" {
