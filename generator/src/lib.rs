@@ -17,8 +17,8 @@ mod shrink;
 mod strategy;
 
 pub use campaign::{
-    run_campaign, type_budget, CampaignConfig, CampaignResult, FoundViolation, HistoryPoint,
-    Progress, StopFlag, StopReason, TypeConfig, TypeResult,
+    run_campaign, type_budget, type_weight, CampaignConfig, CampaignResult, FoundViolation,
+    HistoryPoint, Progress, StopFlag, StopReason, TypeConfig, TypeResult,
 };
 pub use coverage::PairCoverage;
 pub use display::{built_code, handle_name, receiver_and_method};

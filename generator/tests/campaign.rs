@@ -5,8 +5,8 @@
 
 use analysis::{Constructor, Group, Method, Pair, Param, ParamKind, TypeModel};
 use generator::{
-    run_campaign, type_budget, CampaignConfig, CampaignResult, Execution, Executor, Progress,
-    Strategy, TestCase,
+    run_campaign, type_budget, type_weight, CampaignConfig, CampaignResult, Execution, Executor,
+    Progress, Strategy, TestCase,
 };
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
@@ -469,15 +469,27 @@ fn history_records_when_new_pairs_are_first_covered() {
     );
 }
 
+/// Each type gets what is left in proportion to the square root of its pairs worth covering,
+/// among the types still to run: (remaining s, its pairs, the others' pairs, its s).
 #[test]
-fn the_time_budget_is_split_fairly_among_the_types_still_to_run() {
-    let cases = [(60, 3, 20), (60, 1, 60), (45, 2, 22), (10, 0, 10)];
-    for (remaining, types_left, expect) in cases {
-        let share = type_budget(Duration::from_secs(remaining), types_left);
+fn the_time_budget_is_split_by_the_pairs_of_the_types_still_to_run() {
+    let cases: [(u64, usize, &[usize], u64); 6] = [
+        (60, 4, &[4, 4], 20),
+        (60, 4, &[], 60),
+        (60, 0, &[1], 30),
+        // parking_lot 0.12's RwLock beside its Condvar: 8 times the time for 64 times the pairs.
+        (90, 192, &[3], 80),
+        (90, 3, &[192], 10),
+        (45, 9, &[1, 4, 16], 13),
+    ];
+    for (remaining, pairs, others, expect) in cases {
+        let weight = type_weight(pairs);
+        let left = weight + others.iter().map(|&p| type_weight(p)).sum::<f64>();
+        let share = type_budget(Duration::from_secs(remaining), weight, left);
         assert_eq!(
             share.as_secs(),
             expect,
-            "{remaining}s over {types_left} types"
+            "{remaining}s for {pairs} pairs beside {others:?}"
         );
     }
 }
