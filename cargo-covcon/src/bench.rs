@@ -238,6 +238,8 @@ impl Settings<'_> {
                 .map(|c| BTreeMap::from([(t.path.clone(), c.clone())]))
                 .unwrap_or_default(),
             scopes: self.scopes,
+            // The bench measures the first sighting, as it always has.
+            stop_at_unconfirmed: true,
             ..CampaignConfig::default()
         }
     }

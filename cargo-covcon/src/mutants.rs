@@ -258,6 +258,8 @@ pub fn mutants(args: &MutantsArgs) -> Result<ExitCode> {
                 types: BTreeMap::new(),
                 stop: stop.clone(),
                 scopes: config.results.is_none(),
+                // Any violation catches the mutant, confirmed or not.
+                stop_at_unconfirmed: true,
                 ..CampaignConfig::default()
             };
             judge.by_campaign(&selected, &selection, &config, campaign)?

@@ -29,6 +29,9 @@ pub struct CampaignConfig {
     /// Go on after a type's first violation ([`Executor::conclusive`] one), reporting each
     /// distinct violation once.
     pub keep_going: bool,
+    /// Stop a type at its first violation even when it is not [`Executor::conclusive`] (the
+    /// bench, which measures the first sighting, and mutants, which count any as a catch).
+    pub stop_at_unconfirmed: bool,
     /// Stop a type once every non-removed pair was covered this many times.
     pub coverage_goal: Option<u32>,
     pub pools: Pools,
@@ -72,6 +75,7 @@ impl Default for CampaignConfig {
             max_tests_per_type: None,
             batch_size: 64,
             keep_going: false,
+            stop_at_unconfirmed: false,
             coverage_goal: None,
             pools: Pools::default(),
             types: BTreeMap::new(),
@@ -420,7 +424,12 @@ fn stop_reason<V>(
 ) -> Option<StopReason> {
     if config.stop.raised() {
         Some(StopReason::Interrupted)
-    } else if result.violations.iter().any(|v| v.conclusive) && !config.keep_going {
+    } else if result
+        .violations
+        .iter()
+        .any(|v| v.conclusive || config.stop_at_unconfirmed)
+        && !config.keep_going
+    {
         Some(StopReason::Violation)
     } else if config
         .coverage_goal

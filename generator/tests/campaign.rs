@@ -302,6 +302,21 @@ fn an_unconfirmed_violation_leaves_its_type_running_until_it_is_confirmed() {
     let found = &result.types[0].violations[0];
     assert!(found.conclusive);
     assert_eq!(found.violation, "peek/touch");
+    // Told to stop at any violation (the bench, mutants): the first batch ends it.
+    let mut executor = FakeExecutor {
+        unconfirmed_first: 3,
+        ..FakeExecutor::new(true)
+    };
+    let config_any = CampaignConfig {
+        stop_at_unconfirmed: true,
+        ..config(Strategy::Bc)
+    };
+    check(
+        &[bank("bank::Bank")],
+        config_any,
+        &mut executor,
+        "bank::Bank: Violation, 16 tests, [peek/touch@9]",
+    );
     // Never confirmed: reported as first seen, and the type runs to its limit.
     let mut executor = FakeExecutor {
         unconfirmed_first: u32::MAX,

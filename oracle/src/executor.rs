@@ -654,7 +654,8 @@ impl OracleExecutor {
         // The files of an unconfirmed violation this sighting tries to confirm.
         let mut again = None;
         if let Some(recorded) = lock(&self.known).get_mut(&key) {
-            if recorded.confirmed.0 > 0 || recorded.retries >= RECONFIRMATIONS {
+            let unconfirmed = matches!(recorded.confirmed, (0, runs) if runs > 0);
+            if !unconfirmed || recorded.retries >= RECONFIRMATIONS {
                 recorded.fill(&mut violation);
                 return Some(violation);
             }
