@@ -350,26 +350,7 @@ fn a_violation_found_free_is_replayed_under_a_schedule_that_shows_it() {
         scheduling: Scheduling::Mixed,
         ..config(out.path(), 1)
     };
-    let mut executor =
-        OracleExecutor::with_worker(Path::new(FAKE), &mixed, &Model::default()).unwrap();
-    let mut test = test_case(1, "narrow | ok");
-    // A seed the mix leaves free, so the campaign's own run is a free one.
-    test.noise_seed = (0..)
-        .find(|&s| Scheduling::Mixed.control(s, 8).is_free())
-        .unwrap();
-    let executions = executor.execute(std::slice::from_ref(&test));
-    let found = executions[0].violation.as_ref().expect("a violation");
-    assert_eq!(
-        found.test.control,
-        Control::Preempt {
-            first: 0,
-            at: [3, 0]
-        }
-    );
-    assert_eq!(found.confirmed, (4, 4));
-    let saved: TestCase =
-        serde_json::from_str(&std::fs::read_to_string(&found.json).unwrap()).unwrap();
-    assert_eq!(saved.control, found.test.control);
+    let (test, saved) = found_free_and_scheduled(&mixed, "narrow | ok");
     let replayed =
         oracle::replay_with_worker(Path::new(FAKE), &mixed, &Model::default(), &saved).unwrap();
     assert_eq!((replayed.runs, replayed.failures), (4, 4));
@@ -393,15 +374,30 @@ fn a_wrong_result_found_free_is_replayed_under_a_schedule_that_shows_it() {
         results: Some(ResultsConfig::default()),
         ..config(out.path(), 1)
     };
+    let (_, saved) = found_free_and_scheduled(&mixed, "lost | lost");
+    let replayed =
+        oracle::replay_with_worker(Path::new(FAKE), &mixed, &Model::default(), &saved).unwrap();
+    assert_eq!((replayed.runs, replayed.failures), (4, 4));
+}
+
+/// Runs `script` as one test whose seed the mix leaves free, so the campaign's own run is a
+/// free one, and checks that the violation it shows was confirmed 4 of 4 and saved under the
+/// one schedule of the fake that shows it. Answers the test and the saved one.
+fn found_free_and_scheduled(config: &OracleConfig, script: &str) -> (TestCase, TestCase) {
     let mut executor =
-        OracleExecutor::with_worker(Path::new(FAKE), &mixed, &Model::default()).unwrap();
-    let mut test = test_case(1, "lost | lost");
+        OracleExecutor::with_worker(Path::new(FAKE), config, &Model::default()).unwrap();
+    let mut test = test_case(1, script);
     test.noise_seed = (0..)
         .find(|&s| Scheduling::Mixed.control(s, 8).is_free())
         .unwrap();
     let executions = executor.execute(std::slice::from_ref(&test));
     let found = executions[0].violation.as_ref().expect("a violation");
-    assert_eq!(found.kind.to_string(), "wrong_result");
+    let expected = if config.results.is_some() {
+        "wrong_result"
+    } else {
+        "panic"
+    };
+    assert_eq!(found.kind.to_string(), expected);
     assert_eq!(
         found.test.control,
         Control::Preempt {
@@ -413,6 +409,7 @@ fn a_wrong_result_found_free_is_replayed_under_a_schedule_that_shows_it() {
     let saved: TestCase =
         serde_json::from_str(&std::fs::read_to_string(&found.json).unwrap()).unwrap();
     assert_eq!(saved.control, found.test.control);
+    (test, saved)
 }
 
 /// A violation no re-run repeated is judged again when a later test shows it: confirmed
