@@ -171,13 +171,6 @@ pub struct FoundViolation<V> {
     /// Tests of this type generated up to and including this one.
     pub tests_until_found: u64,
     pub seconds_until_found: f64,
-    /// [`Executor::conclusive`] of the violation: one that is not leaves its type running.
-    #[serde(default = "conclusive_by_default")]
-    pub conclusive: bool,
-}
-
-fn conclusive_by_default() -> bool {
-    true
 }
 
 /// One point of a coverage-over-time chart.
@@ -335,6 +328,7 @@ impl<E: Executor> TypeRun<'_, E> {
                 config,
                 generator,
                 &result,
+                &*self.executor,
                 type_start.elapsed() >= self.budget,
             ) {
                 break reason;
@@ -365,7 +359,6 @@ impl<E: Executor> TypeRun<'_, E> {
                 };
                 let key = self.executor.violation_key(&violation);
                 let found = FoundViolation {
-                    conclusive: self.executor.conclusive(&violation),
                     violation,
                     key,
                     test: test.clone(),
@@ -374,13 +367,14 @@ impl<E: Executor> TypeRun<'_, E> {
                 };
                 if keys.insert(found.key.clone()) {
                     result.violations.push(found);
-                } else if found.conclusive {
+                } else if self.executor.conclusive(&found.violation) {
                     // A violation first seen unconfirmed, confirmed now: reported as found
                     // here, where it first counts.
+                    let executor = &*self.executor;
                     if let Some(first) = result
                         .violations
                         .iter_mut()
-                        .find(|v| v.key == found.key && !v.conclusive)
+                        .find(|v| v.key == found.key && !executor.conclusive(&v.violation))
                     {
                         *first = found;
                     }
@@ -416,10 +410,11 @@ impl<E: Executor> TypeRun<'_, E> {
 }
 
 /// Why the type should stop now, if it should.
-fn stop_reason<V>(
+fn stop_reason<E: Executor>(
     config: &CampaignConfig,
     generator: &TestGenerator,
-    result: &TypeResult<V>,
+    result: &TypeResult<E::Violation>,
+    executor: &E,
     out_of_time: bool,
 ) -> Option<StopReason> {
     if config.stop.raised() {
@@ -427,7 +422,7 @@ fn stop_reason<V>(
     } else if result
         .violations
         .iter()
-        .any(|v| v.conclusive || config.stop_at_unconfirmed)
+        .any(|v| config.stop_at_unconfirmed || executor.conclusive(&v.violation))
         && !config.keep_going
     {
         Some(StopReason::Violation)

@@ -286,48 +286,35 @@ fn a_type_stops_at_its_first_violation() {
 
 /// A violation no re-run repeated does not end the type's search; when a later sighting of
 /// it is confirmed, that one is reported, as found where it was: here the first batch (tests
-/// 1-16) shows it three times unconfirmed, the second (test 24) confirmed.
+/// 1-16) shows it three times unconfirmed, the second (test 24) confirmed. Told to stop at any
+/// violation (the bench, mutants), the first batch ends it; never confirmed, it is reported as
+/// first seen and the type runs to its limit. (sightings answered unconfirmed,
+/// stop_at_unconfirmed, summary).
 #[test]
 fn an_unconfirmed_violation_leaves_its_type_running_until_it_is_confirmed() {
-    let mut executor = FakeExecutor {
-        unconfirmed_first: 3,
-        ..FakeExecutor::new(true)
-    };
-    let result = check(
-        &[bank("bank::Bank")],
-        config(Strategy::Bc),
-        &mut executor,
-        "bank::Bank: Violation, 32 tests, [peek/touch@24]",
-    );
-    let found = &result.types[0].violations[0];
-    assert!(found.conclusive);
-    assert_eq!(found.violation, "peek/touch");
-    // Told to stop at any violation (the bench, mutants): the first batch ends it.
-    let mut executor = FakeExecutor {
-        unconfirmed_first: 3,
-        ..FakeExecutor::new(true)
-    };
-    let config_any = CampaignConfig {
-        stop_at_unconfirmed: true,
-        ..config(Strategy::Bc)
-    };
-    check(
-        &[bank("bank::Bank")],
-        config_any,
-        &mut executor,
-        "bank::Bank: Violation, 16 tests, [peek/touch@9]",
-    );
-    // Never confirmed: reported as first seen, and the type runs to its limit.
-    let mut executor = FakeExecutor {
-        unconfirmed_first: u32::MAX,
-        ..FakeExecutor::new(true)
-    };
-    check(
-        &[bank("bank::Bank")],
-        config(Strategy::Bc),
-        &mut executor,
-        "bank::Bank: MaxTests, 600 tests, [peek/touch@9]",
-    );
+    let cases = [
+        (3, false, "bank::Bank: Violation, 32 tests, [peek/touch@24]"),
+        (3, true, "bank::Bank: Violation, 16 tests, [peek/touch@9]"),
+        (
+            u32::MAX,
+            false,
+            "bank::Bank: MaxTests, 600 tests, [peek/touch@9]",
+        ),
+    ];
+    for (unconfirmed_first, stop_at_unconfirmed, expect) in cases {
+        let mut executor = FakeExecutor {
+            unconfirmed_first,
+            ..FakeExecutor::new(true)
+        };
+        let config = CampaignConfig {
+            stop_at_unconfirmed,
+            ..config(Strategy::Bc)
+        };
+        let result = check(&[bank("bank::Bank")], config, &mut executor, expect);
+        let found = &result.types[0].violations[0];
+        let confirmed = unconfirmed_first != u32::MAX && !stop_at_unconfirmed;
+        assert_eq!(executor.conclusive(&found.violation), confirmed, "{expect}");
+    }
 }
 
 #[test]

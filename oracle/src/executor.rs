@@ -654,8 +654,7 @@ impl OracleExecutor {
         // The files of an unconfirmed violation this sighting tries to confirm.
         let mut again = None;
         if let Some(recorded) = lock(&self.known).get_mut(&key) {
-            let unconfirmed = matches!(recorded.confirmed, (0, runs) if runs > 0);
-            if !unconfirmed || recorded.retries >= RECONFIRMATIONS {
+            if !unconfirmed(recorded.confirmed) || recorded.retries >= RECONFIRMATIONS {
                 recorded.fill(&mut violation);
                 return Some(violation);
             }
@@ -677,7 +676,7 @@ impl OracleExecutor {
         if again.is_some() && repeats == 0 {
             // Not repeated this time either: reported as first recorded, its re-runs counted.
             if let Some(recorded) = lock(&self.known).get_mut(&key) {
-                if recorded.confirmed.0 == 0 {
+                if unconfirmed(recorded.confirmed) {
                     recorded.confirmed.1 = recorded.confirmed.1.saturating_add(reruns);
                 }
                 recorded.fill(&mut violation);
@@ -749,7 +748,7 @@ impl OracleExecutor {
         if let Some(recorded) = known.get(&key) {
             // Another pool thread recorded the same bug meanwhile (or confirmed it, when
             // this sighting was to confirm it).
-            if again.is_none() || recorded.confirmed.0 > 0 {
+            if again.is_none() || !unconfirmed(recorded.confirmed) {
                 recorded.fill(&mut violation);
                 return Some(violation);
             }
@@ -827,26 +826,16 @@ impl OracleExecutor {
             return None;
         }
         let failure = Failure::of(&violation.response.outcome);
-        let results = match &failure {
+        match &failure {
             Some(Failure::Crash { .. }) => return None,
-            Some(_) => None,
-            // A wrong result (the run passed): judged as the campaign judged it.
-            None if violation.kind == ViolationKind::WrongResult => {
-                Some(self.config.results.as_ref()?)
+            // A wrong result (the run passed) is judged as the campaign judged it.
+            None if violation.kind != ViolationKind::WrongResult
+                || self.config.results.is_none() =>
+            {
+                return None
             }
-            None => return None,
-        };
-        let mut shows = |candidate: &TestCase, response: &Response| match (&failure, results) {
-            (Some(failure), _) => failure.is_repeated_by(&response.outcome),
-            (None, Some(config)) if response.outcome == Outcome::Passed => {
-                let pause_us = verdict::alone_pause(response.elapsed_us);
-                let check = check_results(candidate, response, outcomes, config, |order, speed| {
-                    self.results_run(candidate, order, speed, pause_us)
-                });
-                matches!(check.verdict, ResultsVerdict::Violation(_))
-            }
-            (None, _) => false,
-        };
+            _ => {}
+        }
         let with = |control: Control, seed: u64| TestCase {
             control,
             noise_seed: seed,
@@ -868,7 +857,9 @@ impl OracleExecutor {
             for (candidate, response) in batch.into_iter().zip(responses) {
                 tried += 1;
                 // Only a run the schedule ordered from start to end: it replays exactly.
-                if response.replayable() && shows(&candidate, &response) {
+                if response.replayable()
+                    && self.shows_again(&candidate, failure.as_ref(), &response, outcomes)
+                {
                     return Some(candidate);
                 }
                 if let Some(schedule) = &response.schedule {
@@ -923,18 +914,7 @@ impl OracleExecutor {
                 }
             }
             let response = self.pool.request(&request);
-            let repeated = match (&failure, &self.config.results) {
-                (Some(failure), _) => failure.is_repeated_by(&response.outcome),
-                (None, Some(config)) if response.outcome == Outcome::Passed => {
-                    let pause_us = verdict::alone_pause(response.elapsed_us);
-                    let check = check_results(test, &response, outcomes, config, |order, speed| {
-                        self.results_run(test, order, speed, pause_us)
-                    });
-                    matches!(check.verdict, ResultsVerdict::Violation(_))
-                }
-                (None, _) => false,
-            };
-            if repeated {
+            if self.shows_again(test, failure.as_ref(), &response, outcomes) {
                 repeats += 1;
                 if matches!(
                     failure,
@@ -965,6 +945,29 @@ impl OracleExecutor {
             }
         }
         (repeats, runs)
+    }
+
+    /// Whether a run of `test` shows a violation again: the same `failure`, or without one (a
+    /// wrong result) results no linearization gives, judged with the sequential runs in
+    /// `outcomes`.
+    fn shows_again(
+        &self,
+        test: &TestCase,
+        failure: Option<&Failure>,
+        response: &Response,
+        outcomes: &mut SequentialOutcomes,
+    ) -> bool {
+        match (failure, &self.config.results) {
+            (Some(failure), _) => failure.is_repeated_by(&response.outcome),
+            (None, Some(config)) if response.outcome == Outcome::Passed => {
+                let pause_us = verdict::alone_pause(response.elapsed_us);
+                let check = check_results(test, response, outcomes, config, |order, speed| {
+                    self.results_run(test, order, speed, pause_us)
+                });
+                matches!(check.verdict, ResultsVerdict::Violation(_))
+            }
+            (None, _) => false,
+        }
     }
 
     /// A panic location in the instrumented copy, made relative to the workspace root (the
@@ -1088,10 +1091,10 @@ impl OracleExecutor {
         })
     }
 
-    /// Writes `N.json` and `N.rs` for a new violation. A write failure is reported in the
-    /// paths' place (the campaign goes on; the violation is still returned).
-    /// Writes a violation's test (as JSON) and reproducer: to `paths` (an earlier, unconfirmed
-    /// sighting's files, replaced) or to the next free number.
+    /// Writes a violation's test (as JSON) and reproducer: to `N.json` and `N.rs` at the next
+    /// free number, or to `paths` (an earlier, unconfirmed sighting's files, replaced). A write
+    /// failure is reported in the paths' place (the campaign goes on; the violation is still
+    /// returned).
     fn write(
         &self,
         violation: &Violation,
@@ -1212,7 +1215,7 @@ impl Executor for OracleExecutor {
     /// One no re-run repeated does not end the type's search: it may show again, and be
     /// confirmed then.
     fn conclusive(&self, violation: &Violation) -> bool {
-        !matches!(violation.confirmed, (0, runs) if runs > 0)
+        !unconfirmed(violation.confirmed)
     }
 
     fn violation_key(&self, violation: &Violation) -> String {
@@ -1392,6 +1395,12 @@ fn pacing(pass: u64, seed: u64) -> Noise {
 /// a run of 13 points or fewer (2 + 2·13 + 13·12 = 184 would do; longer runs get the
 /// simplest schedules first).
 const EXPLORE_RUNS: u32 = 400;
+
+/// Whether a violation's confirmation (re-runs that repeated it, re-runs made) made re-runs
+/// and none repeated it.
+fn unconfirmed(confirmed: (u32, u32)) -> bool {
+    matches!(confirmed, (0, runs) if runs > 0)
+}
 
 /// Times a violation no re-run repeated is judged again when the campaign meets it again
 /// ([`OracleExecutor::record`]).
