@@ -337,7 +337,7 @@ impl OracleExecutor {
             }
             stats.explored.insert(pair.clone(), Exploration::default());
         }
-        let mut tree = explore::Tree::new(EXPLORE_RUNS);
+        let mut tree = explore::Tree::new(EXPLORE_RUNS, EXPLORE_POINTS);
         let mut found = None;
         let mut keep = true;
         // The failures a sequential order explained: the same failure of the same calls is
@@ -1395,6 +1395,12 @@ fn pacing(pass: u64, seed: u64) -> Noise {
 /// a run of 13 points or fewer (2 + 2·13 + 13·12 = 184 would do; longer runs get the
 /// simplest schedules first).
 const EXPLORE_RUNS: u32 = 400;
+
+/// Schedule points one pair's exploration passes at most: 400 runs of 40 points, or 4 runs
+/// of a call that passes 4,000 (sharded-slab's `len`, which visits each of 4,096 shards,
+/// made eight pairs explore 400 runs of 4,100 points each and left the campaign a third of
+/// its tests).
+const EXPLORE_POINTS: u64 = 16_000;
 
 /// Whether a violation's confirmation (re-runs that repeated it, re-runs made) made re-runs
 /// and none repeated it.

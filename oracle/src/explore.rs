@@ -99,6 +99,13 @@ pub(crate) struct Tree {
     queue: VecDeque<Control>,
     /// Most schedules to run.
     limit: u32,
+    /// Most schedule points to pass in all: a pair whose calls pass thousands of points (a
+    /// `len` that visits every shard) explores a few schedules, not `limit` of them, since
+    /// each of its runs costs as much as hundreds of short ones and two preemptions among
+    /// thousands of points are a sample, not an enumeration.
+    point_limit: u64,
+    /// Schedule points the runs so far passed.
+    points: u64,
     exploration: Exploration,
     failed: Option<ExplorationEnd>,
     /// Runs that failed as a sequential order does too.
@@ -106,13 +113,16 @@ pub(crate) struct Tree {
 }
 
 impl Tree {
-    /// The two schedules without preemption; at most `limit` runs in all.
-    pub(crate) fn new(limit: u32) -> Tree {
+    /// The two schedules without preemption; at most `limit` runs in all, and no new run
+    /// once they passed `point_limit` schedule points.
+    pub(crate) fn new(limit: u32, point_limit: u64) -> Tree {
         Tree {
             queue: (0..2)
                 .map(|first| Control::Preempt { first, at: [0, 0] })
                 .collect(),
             limit,
+            point_limit,
+            points: 0,
             exploration: Exploration {
                 schedules: 2,
                 ..Exploration::default()
@@ -129,6 +139,12 @@ impl Tree {
             return Vec::new();
         }
         let left = self.limit.saturating_sub(self.exploration.explored) as usize;
+        // Runs the points left pay for, at the length of the longest run without preemption.
+        let points_left = self.point_limit.saturating_sub(self.points);
+        let left = left.min(
+            usize::try_from(points_left.div_ceil(u64::from(self.exploration.steps.max(1))))
+                .unwrap_or(usize::MAX),
+        );
         let level = self.queue.front().map(preemptions);
         let mut batch = Vec::new();
         while batch.len() < n.min(left) {
@@ -145,6 +161,7 @@ impl Tree {
     /// A schedule ran, passing `steps` points; `ordered` when its schedule ordered all of it.
     pub(crate) fn ran(&mut self, control: Control, steps: u64, ordered: bool) {
         let steps = u32::try_from(steps).unwrap_or(u32::MAX);
+        self.points = self.points.saturating_add(steps.into());
         let e = &mut self.exploration;
         e.explored += 1;
         e.unordered += u32::from(!ordered);
@@ -217,7 +234,7 @@ mod tests {
         batch: usize,
         steps: impl Fn(&Control) -> u64,
     ) -> (Exploration, Vec<String>) {
-        let mut tree = Tree::new(limit);
+        let mut tree = Tree::new(limit, u64::MAX);
         let mut ran = Vec::new();
         loop {
             let next = tree.next(batch);
@@ -270,7 +287,7 @@ mod tests {
             (5, 11, ExplorationEnd::Budget)
         );
         assert_eq!(ran.join(" "), "0:0.0 1:0.0 0:1.0 0:2.0 0:3.0");
-        let mut tree = Tree::new(100);
+        let mut tree = Tree::new(100, u64::MAX);
         let first = tree.next(8);
         tree.ran(first[0], 3, false);
         tree.ran(first[1], 3, true);
@@ -280,11 +297,38 @@ mod tests {
         assert_eq!(tree.exploration().unordered, 1);
     }
 
+    /// Long runs explore as many schedules as their points pay for: runs of 1,000 points
+    /// under a budget of 4,500 make the two unpreempted runs, then as many of the first
+    /// preemptions as the 2,500 points left pay for, and say the budget ended it.
+    #[test]
+    fn long_runs_explore_as_many_schedules_as_the_point_budget_pays_for() {
+        let mut tree = Tree::new(400, 4_500);
+        let mut ran = 0;
+        loop {
+            let next = tree.next(32);
+            if next.is_empty() {
+                break;
+            }
+            for control in next {
+                tree.ran(control, 1_000, true);
+                ran += 1;
+            }
+        }
+        let e = tree.exploration();
+        assert_eq!((ran, e.explored, e.end), (5, 5, ExplorationEnd::Budget));
+        // Short runs under the same budget are not cut: 14 schedules of 3 points.
+        let mut tree = Tree::new(400, 4_500);
+        while let Some(&control) = tree.next(1).first() {
+            tree.ran(control, 3, true);
+        }
+        assert_eq!(tree.exploration().end, ExplorationEnd::Complete);
+    }
+
     /// A failure a sequential order explains does not end the exploration (a later schedule
     /// may fail as no order does) until a violation, a deadlock or the cap.
     #[test]
     fn explained_failures_let_the_exploration_go_on_up_to_a_cap() {
-        let mut tree = Tree::new(1_000);
+        let mut tree = Tree::new(1_000, u64::MAX);
         let first = tree.next(8);
         tree.ran(first[0], 3, true);
         tree.explained(false);
@@ -296,7 +340,7 @@ mod tests {
 
         // Every schedule explained: the cap ends it (of 32 schedules over 5 points), and
         // says how.
-        let (mut tree, mut runs) = (Tree::new(1_000), 0);
+        let (mut tree, mut runs) = (Tree::new(1_000, u64::MAX), 0);
         while let Some(&control) = tree.next(1).first() {
             tree.ran(control, 5, true);
             tree.explained(false);
@@ -306,7 +350,7 @@ mod tests {
         assert_eq!(tree.exploration().end, ExplorationEnd::Explained);
 
         // Explained now and then, to the end of the tree.
-        let (mut tree, mut runs) = (Tree::new(1_000), 0);
+        let (mut tree, mut runs) = (Tree::new(1_000, u64::MAX), 0);
         while let Some(&control) = tree.next(1).first() {
             tree.ran(control, 3, true);
             if runs == 3 {
