@@ -187,6 +187,11 @@ pub(crate) fn add_handles(types: &mut [TypeModel], facts: &[HashMap<String, Lock
         if added.is_empty() {
             continue;
         }
+        // The owner and its handles share state (`Worker` and `Stealer` one `Inner`): the
+        // writes of one type's code are not all there are.
+        for site in &mut owner.sync_sites {
+            site.writes_under = None;
+        }
         for &h in &seen_handles {
             let handle = &before[h];
             for value in &handle.values {
@@ -204,6 +209,7 @@ pub(crate) fn add_handles(types: &mut [TypeModel], facts: &[HashMap<String, Lock
                 if !owner.sync_sites.iter().any(|s| s.receiver == site.receiver) {
                     owner.sync_sites.push(SyncSite {
                         method: format!("{}::{}", handle.name, site.method),
+                        writes_under: None,
                         ..site.clone()
                     });
                 }

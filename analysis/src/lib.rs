@@ -374,6 +374,8 @@ fn adopt_untested_sites(types: &mut Vec<TypeModel>) {
             t.sync_sites.iter().map(|s| SyncSite {
                 method: format!("{}::{}", t.name, s.method),
                 untested_owner: untested(t).then(|| t.path.clone()),
+                // Its type's own code is not all that writes it: the adopter's calls it too.
+                writes_under: None,
                 ..s.clone()
             })
         })

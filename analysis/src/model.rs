@@ -815,6 +815,13 @@ pub struct SyncSite {
     /// mutant's site, since the type a mutant is judged through might never run that code.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub untested_owner: Option<String>,
+    /// For an atomic operation: the lock (a field path, `state`) that every write of its
+    /// atomic in the type's code is made holding, exclusively. Done as a load and a store
+    /// there, the operation loses no update, since no other write can come between the two:
+    /// its mutant is equivalent. `None` when a write is made without it, on another instance,
+    /// or in code another type shares (a handle's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub writes_under: Option<String>,
 }
 
 /// What a [`SyncSite`] does.

@@ -265,3 +265,73 @@ impl Helper {
     );
     assert!(owners.contains(&("go", None)), "{owners:?}");
 }
+
+/// An atomic whose every write is made holding one lock exclusively says so
+/// (`writes_under`): done as a load and a store there, it loses no update, so the mutant
+/// that does so is equivalent. Any write outside it, under a read lock, through a helper some
+/// method calls unlocked, or on another instance, and it says nothing.
+#[test]
+fn an_atomic_written_only_under_one_lock_names_that_lock() {
+    let cases = [
+        // Every write under `m` (also through a helper called under it); a read outside.
+        (
+            "pub fn a(&self) { let g = self.m.lock().unwrap(); self.n.fetch_add(1, Ordering::SeqCst); drop(g); }
+             pub fn b(&self) { let _g = self.m.lock().unwrap(); self.reset(); }
+             fn reset(&self) { let _g = self.m.lock().unwrap(); self.n.store(0, Ordering::SeqCst); }
+             pub fn c(&self) -> usize { self.n.load(Ordering::SeqCst) }",
+            Some("m"),
+        ),
+        // One write unlocked.
+        (
+            "pub fn a(&self) { let _g = self.m.lock().unwrap(); self.n.fetch_add(1, Ordering::SeqCst); }
+             pub fn b(&self) { self.n.fetch_sub(1, Ordering::SeqCst); }",
+            None,
+        ),
+        // A helper that writes it and that one method calls without the lock.
+        (
+            "pub fn a(&self) { let _g = self.m.lock().unwrap(); self.bump(); }
+             pub fn b(&self) { self.bump(); }
+             fn bump(&self) { self.n.fetch_add(1, Ordering::SeqCst); }",
+            None,
+        ),
+        // Writes under a read lock: two can hold it at once.
+        (
+            "pub fn a(&self) { let _g = self.r.read().unwrap(); self.n.fetch_add(1, Ordering::SeqCst); }",
+            None,
+        ),
+        // Two writes under different locks.
+        (
+            "pub fn a(&self) { let _g = self.m.lock().unwrap(); self.n.fetch_add(1, Ordering::SeqCst); }
+             pub fn b(&self) { let _g = self.r.write().unwrap(); self.n.fetch_add(1, Ordering::SeqCst); }",
+            None,
+        ),
+    ];
+    for (methods, want) in cases {
+        let source = format!(
+            "use std::sync::{{Mutex, RwLock}};\nuse std::sync::atomic::{{AtomicUsize, Ordering}};
+pub struct Count {{ m: Mutex<()>, r: RwLock<()>, n: AtomicUsize }}
+impl Count {{
+    pub fn new() -> Self {{ todo!() }}
+    {methods}
+}}
+"
+        );
+        let model = analyze_source("sites", "2021", &source);
+        let count = model.types.iter().find(|t| t.name == "Count").unwrap();
+        let atomic: Vec<Option<&str>> = count
+            .sync_sites
+            .iter()
+            .filter(|s| s.op == SyncOp::Atomic)
+            .map(|s| s.writes_under.as_deref())
+            .collect();
+        let writes = atomic.iter().filter(|w| w.is_some()).count();
+        assert!(!atomic.is_empty(), "{methods}");
+        match want {
+            Some(lock) => assert!(
+                atomic.iter().all(|w| *w == Some(lock)),
+                "{methods}: {atomic:?}"
+            ),
+            None => assert_eq!(writes, 0, "{methods}: {atomic:?}"),
+        }
+    }
+}

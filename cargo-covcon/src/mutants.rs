@@ -6,11 +6,12 @@
 //! judged, one after the other, by a covcon campaign on its type (or by the user's own
 //! command, `--test-cmd`), with `COVCON_MUTANT` naming it. Outcomes, as cargo-mutants has
 //! them: caught, missed, unviable (the copy did not compile with it), timeout (`--test-cmd`
-//! only), and skipped (its type cannot be driven, or already fails unmutated).
+//! only), and skipped (its type cannot be driven, or already fails unmutated); and
+//! equivalent (the analysis shows no test can tell it from the original), not judged.
 //!
 //! Output goes to `<target>/covcon/mutants.out/` (the previous one kept as `mutants.out.old`):
 //! `mutants.json`, `outcomes.json`, `caught.txt`, `missed.txt` (with each missed mutant's
-//! diff), `timeout.txt`, `unviable.txt`, `skipped.txt`, `diff/ID.diff`, `report.html`, and
+//! diff), `timeout.txt`, `unviable.txt`, `skipped.txt`, `equivalent.txt`, `diff/ID.diff`, `report.html`, and
 //! `log/ID.log` with `--test-cmd`.
 
 use crate::cli::{MutantsArgs, OracleKind};
@@ -41,6 +42,9 @@ pub enum Status {
     Timeout,
     Unviable,
     Skipped,
+    /// No test can tell it from the original ([`Mutant::equivalent`] says why): not run,
+    /// and left out of the score, as cargo-mutants would have a user mark it.
+    Equivalent,
 }
 
 impl Status {
@@ -51,6 +55,7 @@ impl Status {
             Status::Timeout => "timeout",
             Status::Unviable => "unviable",
             Status::Skipped => "skipped",
+            Status::Equivalent => "equivalent",
         }
     }
 }
@@ -113,6 +118,7 @@ pub struct Score {
     pub timeout: usize,
     pub unviable: usize,
     pub skipped: usize,
+    pub equivalent: usize,
     /// (caught + timeout) / (caught + missed + timeout), as a percentage; `None` when nothing
     /// was judged. A timeout counts as caught (the tests did not pass), as in PIT.
     pub score: Option<f64>,
@@ -131,6 +137,7 @@ impl Score {
                 Status::Timeout => s.timeout += 1,
                 Status::Unviable => s.unviable += 1,
                 Status::Skipped => s.skipped += 1,
+                Status::Equivalent => s.equivalent += 1,
             }
         }
         let judged = s.caught + s.missed + s.timeout;
@@ -203,7 +210,7 @@ pub fn mutants(args: &MutantsArgs) -> Result<ExitCode> {
         })
         .collect();
     console.note(format_args!(
-        "mutants: {} mutant(s) of {} type(s){}, {} unviable; harness {}",
+        "mutants: {} mutant(s) of {} type(s){}, {} unviable, {} equivalent; harness {}",
         chosen.len(),
         selection.types.len(),
         if changed.is_some() {
@@ -215,6 +222,7 @@ pub fn mutants(args: &MutantsArgs) -> Result<ExitCode> {
             .iter()
             .filter(|m| harness.unviable.contains_key(&m.id))
             .count(),
+        chosen.iter().filter(|m| m.equivalent.is_some()).count(),
         if harness.cached {
             "cached".to_string()
         } else {
@@ -226,6 +234,8 @@ pub fn mutants(args: &MutantsArgs) -> Result<ExitCode> {
         for m in &chosen {
             let mark = if harness.unviable.contains_key(&m.id) {
                 " (unviable)"
+            } else if m.equivalent.is_some() {
+                " (equivalent)"
             } else {
                 ""
             };
@@ -365,12 +375,13 @@ struct Judge<'a> {
 }
 
 impl Judge<'_> {
-    /// The outcome of a mutant that is not run: unviable, or skipped for `why`.
+    /// The outcome of a mutant that is not run: unviable, equivalent, or skipped for `why`.
     fn not_run(&self, m: &Mutant, why: Option<String>) -> Option<Outcome> {
-        let (outcome, reason) = match (self.harness.unviable.get(&m.id), why) {
-            (Some(error), _) => (Status::Unviable, Some(error.clone())),
-            (None, Some(why)) => (Status::Skipped, Some(why)),
-            (None, None) => return None,
+        let (outcome, reason) = match (self.harness.unviable.get(&m.id), &m.equivalent, why) {
+            (Some(error), _, _) => (Status::Unviable, Some(error.clone())),
+            (None, Some(because), _) => (Status::Equivalent, Some(because.clone())),
+            (None, None, Some(why)) => (Status::Skipped, Some(why)),
+            (None, None, None) => return None,
         };
         Some(Outcome {
             mutant: m.clone(),
@@ -445,7 +456,7 @@ impl Judge<'_> {
         let wanted: BTreeSet<&str> = self
             .chosen
             .iter()
-            .filter(|m| !self.harness.unviable.contains_key(&m.id))
+            .filter(|m| !self.harness.unviable.contains_key(&m.id) && m.equivalent.is_none())
             .map(|m| m.type_path.as_str())
             .collect();
         let mut baseline = Vec::new();
@@ -747,7 +758,7 @@ pub fn terminal(report: &MutantsReport, verbose: bool) -> String {
     let t = &report.total;
     let _ = writeln!(
         out,
-        "{} mutants in {:.0}s: {} caught, {} missed, {} timeout, {} unviable, {} skipped; score {}{}",
+        "{} mutants in {:.0}s: {} caught, {} missed, {} timeout, {} unviable, {} skipped, {} equivalent; score {}{}",
         report.outcomes.len(),
         report.elapsed_s,
         t.caught,
@@ -755,6 +766,7 @@ pub fn terminal(report: &MutantsReport, verbose: bool) -> String {
         t.timeout,
         t.unviable,
         t.skipped,
+        t.equivalent,
         t.score.map_or_else(|| "—".to_string(), |s| format!("{s:.1}%")),
         if report.interrupted { " (interrupted)" } else { "" }
     );
@@ -768,17 +780,19 @@ fn score_table(what: &str, scores: &[Score]) -> String {
         .max()
         .unwrap_or(0)
         .max(what.len());
-    let mut out = format!("{what:<width$}  caught  missed  timeout  unviable  skipped  score\n");
+    let mut out =
+        format!("{what:<width$}  caught  missed  timeout  unviable  skipped  equivalent  score\n");
     for s in scores {
         let _ = writeln!(
             out,
-            "{:<width$}  {:>6}  {:>6}  {:>7}  {:>8}  {:>7}  {:>5}",
+            "{:<width$}  {:>6}  {:>6}  {:>7}  {:>8}  {:>7}  {:>10}  {:>5}",
             s.name,
             s.caught,
             s.missed,
             s.timeout,
             s.unviable,
             s.skipped,
+            s.equivalent,
             s.score
                 .map_or_else(|| "—".to_string(), |v| format!("{v:.0}%"))
         );
@@ -800,6 +814,7 @@ fn write_outputs(out: &Path, report: &MutantsReport) -> Result<()> {
         Status::Timeout,
         Status::Unviable,
         Status::Skipped,
+        Status::Equivalent,
     ] {
         let mut text = String::new();
         for o in report.outcomes.iter().filter(|o| o.outcome == status) {
@@ -819,7 +834,7 @@ fn write_outputs(out: &Path, report: &MutantsReport) -> Result<()> {
                     text.push_str(&o.mutant.diff);
                     text.push('\n');
                 }
-                Status::Unviable | Status::Skipped => {
+                Status::Unviable | Status::Skipped | Status::Equivalent => {
                     let reason = o.reason.as_deref().unwrap_or_default();
                     let _ = writeln!(text, "    {}", first_line(reason));
                 }
@@ -839,7 +854,7 @@ pub fn html(report: &MutantsReport) -> String {
     let t = &report.total;
     let _ = writeln!(
         body,
-        "<p class=\"verdict\">Mutation score <b>{}</b>: {} caught, {} missed, {} timeout of {} judged; {} unviable, {} skipped. Judge: <code>{}</code>, {:.0}s per mutant at most, seed {}; {:.0}s in all{}.</p>",
+        "<p class=\"verdict\">Mutation score <b>{}</b>: {} caught, {} missed, {} timeout of {} judged; {} unviable, {} skipped, {} equivalent. Judge: <code>{}</code>, {:.0}s per mutant at most, seed {}; {:.0}s in all{}.</p>",
         t.score.map_or_else(|| "—".to_string(), |s| format!("{s:.1}%")),
         t.caught,
         t.missed,
@@ -847,6 +862,7 @@ pub fn html(report: &MutantsReport) -> String {
         t.caught + t.missed + t.timeout,
         t.unviable,
         t.skipped,
+        t.equivalent,
         esc(&report.judge),
         report.budget_s,
         report.seed,
@@ -857,17 +873,18 @@ pub fn html(report: &MutantsReport) -> String {
         ("By operator", &report.operators),
         ("By type", &report.types),
     ] {
-        let _ = writeln!(body, "<h2>{title}</h2>\n<table class=\"types\"><tr><th></th><th>caught</th><th>missed</th><th>timeout</th><th>unviable</th><th>skipped</th><th>score</th></tr>");
+        let _ = writeln!(body, "<h2>{title}</h2>\n<table class=\"types\"><tr><th></th><th>caught</th><th>missed</th><th>timeout</th><th>unviable</th><th>skipped</th><th>equivalent</th><th>score</th></tr>");
         for s in scores {
             let _ = writeln!(
                 body,
-                "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                "<tr><td><code>{}</code></td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                 esc(&s.name),
                 s.caught,
                 s.missed,
                 s.timeout,
                 s.unviable,
                 s.skipped,
+                s.equivalent,
                 s.score.map_or_else(|| "—".to_string(), |v| format!("{v:.0}%"))
             );
         }
@@ -878,7 +895,7 @@ pub fn html(report: &MutantsReport) -> String {
         let class = match o.outcome {
             Status::Caught | Status::Timeout => "good",
             Status::Missed => "bad",
-            Status::Unviable | Status::Skipped => "muted",
+            Status::Unviable | Status::Skipped | Status::Equivalent => "muted",
         };
         let _ = writeln!(
             body,
@@ -935,6 +952,7 @@ mod tests {
 
     #[test]
     fn the_score_counts_timeouts_as_caught_and_leaves_out_what_was_not_judged() {
+        // Equivalent mutants are not judged either: no test could catch them.
         let outcome = |status| Outcome {
             mutant: mutant(Operator::SplitSection, 3, String::new()),
             outcome: status,
@@ -952,11 +970,19 @@ mod tests {
             outcome(Status::Missed),
             outcome(Status::Unviable),
             outcome(Status::Skipped),
+            outcome(Status::Equivalent),
         ];
         let s = Score::of("all", &all);
         assert_eq!(
-            (s.caught, s.missed, s.timeout, s.unviable, s.skipped),
-            (1, 2, 1, 1, 1)
+            (
+                s.caught,
+                s.missed,
+                s.timeout,
+                s.unviable,
+                s.skipped,
+                s.equivalent
+            ),
+            (1, 2, 1, 1, 1, 1)
         );
         assert_eq!(s.score, Some(50.0));
         assert_eq!(Score::of("none", &all[4..]).score, None);

@@ -41,20 +41,27 @@ fn check_code(run: &Run, code: i32) {
 }
 
 #[test]
-fn covcon_catches_the_split_section_and_the_lost_ticket_and_marks_the_borrowed_split_unviable() {
+fn covcon_catches_the_split_section_and_the_lost_ticket_and_marks_the_borrowed_split_unviable_and_the_locked_counter_equivalent(
+) {
     let sandbox = Sandbox::data("mutants");
     let list = sandbox.covcon(&["mutants", "--list"]);
     check_code(&list, 0);
     let names: Vec<&str> = list.stdout.lines().collect();
-    assert_eq!(names.len(), 3, "{}", list.stdout);
+    assert_eq!(names.len(), 4, "{}", list.stdout);
     assert!(
         list.stdout.contains(
-            "src/lib.rs:29:9: split the critical section of `totals` (line 27) before line 29"
+            "src/lib.rs:33:9: split the critical section of `totals` (line 30) before line 33"
         ),
         "{}",
         list.stdout
     );
     assert!(list.stdout.contains("(unviable)"), "{}", list.stdout);
+    assert!(
+        list.stdout
+            .contains("`self.served.fetch_add` done as a load and a store (equivalent)"),
+        "{}",
+        list.stdout
+    );
 
     // Bounded by tests, not by the machine's speed; the budget is only a safety net.
     let run = sandbox.covcon(&[
@@ -68,9 +75,11 @@ fn covcon_catches_the_split_section_and_the_lost_ticket_and_marks_the_borrowed_s
     ]);
     check_code(&run, 0);
     let all = outcomes(&sandbox);
-    assert_eq!(outcome_of(&all, "before line 29"), "caught");
+    assert_eq!(outcome_of(&all, "before line 33"), "caught");
     assert_eq!(outcome_of(&all, "tickets.fetch_add"), "caught");
-    assert_eq!(outcome_of(&all, "before line 42"), "unviable");
+    assert_eq!(outcome_of(&all, "before line 46"), "unviable");
+    // Every write of `served` holds the lock: not run, and not in the score.
+    assert_eq!(outcome_of(&all, "served.fetch_add"), "equivalent");
     assert!(run.stdout.contains("score 100.0%"), "{}", run.stdout);
     let out = sandbox.path("target/covcon/mutants.out");
     for file in [
@@ -78,10 +87,16 @@ fn covcon_catches_the_split_section_and_the_lost_ticket_and_marks_the_borrowed_s
         "caught.txt",
         "missed.txt",
         "unviable.txt",
+        "equivalent.txt",
         "report.html",
     ] {
         assert!(out.join(file).exists(), "{file} written");
     }
+    let equivalent = std::fs::read_to_string(out.join("equivalent.txt")).unwrap();
+    assert!(
+        equivalent.contains("every write of `self.served` holds `totals`"),
+        "the reason: {equivalent}"
+    );
     let unviable = std::fs::read_to_string(out.join("unviable.txt")).unwrap();
     assert!(unviable.contains("borrowed"), "rustc's reason: {unviable}");
     // The user's code is untouched: the mutants live in the copy.
@@ -100,10 +115,12 @@ fn a_hand_written_test_misses_what_it_never_calls_and_a_failing_baseline_exits_4
         "--operators",
         "rmw_to_load_store",
     ]);
-    // The test never takes a ticket: the ticket's lost update is missed, exit 2.
+    // The test never takes a ticket: the ticket's lost update is missed, exit 2. The locked
+    // counter's mutant is equivalent: no command runs for it.
     check_code(&run, 2);
     let all = outcomes(&sandbox);
-    assert_eq!(all.len(), 1, "{all:?}");
+    assert_eq!(all.len(), 2, "{all:?}");
+    assert_eq!(outcome_of(&all, "served.fetch_add"), "equivalent");
     assert_eq!(outcome_of(&all, "tickets.fetch_add"), "missed");
     let missed =
         std::fs::read_to_string(sandbox.path("target/covcon/mutants.out/missed.txt")).unwrap();
@@ -114,8 +131,11 @@ fn a_hand_written_test_misses_what_it_never_calls_and_a_failing_baseline_exits_4
     let text =
         std::fs::read_to_string(sandbox.path("target/covcon/mutants.out/outcomes.json")).unwrap();
     let report: Value = serde_json::from_str(&text).unwrap();
-    let log = report["outcomes"][0]["log"]
-        .as_str()
+    let log = report["outcomes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find_map(|o| o["log"].as_str())
         .expect("the command's log");
     let log = std::fs::read_to_string(log).unwrap();
     assert!(log.contains("records_from_two_threads"), "{log}");
@@ -141,7 +161,7 @@ fn a_hand_written_test_misses_what_it_never_calls_and_a_failing_baseline_exits_4
 #[test]
 fn in_diff_keeps_the_mutants_on_changed_lines_and_bad_arguments_are_usage_errors() {
     let sandbox = Sandbox::data("mutants");
-    let diff = "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -51,3 +51,3 @@\n     pub fn ticket(&self) -> u64 {\n-        self.tickets.fetch_add(1, Ordering::Relaxed)\n+        self.tickets.fetch_add(1, Ordering::SeqCst)\n     }\n";
+    let diff = "--- a/src/lib.rs\n+++ b/src/lib.rs\n@@ -55,3 +55,3 @@\n     pub fn ticket(&self) -> u64 {\n-        self.tickets.fetch_add(1, Ordering::Relaxed)\n+        self.tickets.fetch_add(1, Ordering::SeqCst)\n     }\n";
     sandbox.write("change.diff", diff);
     let run = sandbox.covcon(&["mutants", "--list", "--in-diff", "change.diff"]);
     check_code(&run, 0);

@@ -87,6 +87,11 @@ pub struct Mutant {
     pub description: String,
     /// The mutation as it would be written in the user's code, as a unified diff.
     pub diff: String,
+    /// Why no test can tell it from the original, when the analysis knows: an atomic
+    /// read-modify-write done as a load and a store where every write of that atomic holds
+    /// one lock (`SyncSite::writes_under`). Such a mutant is reported, not judged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub equivalent: Option<String>,
     /// The schema's insertions and replacements in the copy.
     #[serde(skip)]
     pub(crate) schema: Vec<Insertion>,
@@ -181,6 +186,7 @@ struct Draft {
     user: ((u32, u32), (u32, u32), String),
     /// The schema's edits.
     schema: Vec<SchemaEdit>,
+    equivalent: Option<String>,
 }
 
 impl Draft {
@@ -218,6 +224,7 @@ impl Draft {
             operator: self.operator,
             diff: unified_diff(source, &shown, self.user.clone()),
             edit: Some(self.user),
+            equivalent: self.equivalent,
             file: self.file,
             line: self.line,
             column: self.column,
@@ -242,6 +249,7 @@ fn from_mutation_site(site: &MutationSite, file: &Path, source: &str) -> Vec<Dra
         description,
         user,
         schema,
+        equivalent: None,
     };
     match site {
         MutationSite::Section {
@@ -391,6 +399,7 @@ fn from_sync_site(site: &SyncSite, file: &Path, source: &str) -> Vec<Draft> {
         description,
         user: (start, site.call_end, user),
         schema: vec![(start, Some(site.call_end), schema, Rank::Open)],
+        equivalent: None,
     };
     match &site.op {
         SyncOp::Atomic | SyncOp::FlagAttempt => {
@@ -403,12 +412,21 @@ fn from_sync_site(site: &SyncSite, file: &Path, source: &str) -> Vec<Draft> {
                 }
                 _ => format!("::covcon_rt::at(&{receiver}){call}"),
             };
-            vec![draft(
-                Operator::RmwToLoadStore,
-                format!("`{receiver}.{method}` done as a load and a store"),
-                user,
-                format!("(if {ON} {{ {mutated} }} else {{ {original} }})"),
-            )]
+            let equivalent = match (&site.op, &site.writes_under) {
+                (SyncOp::Atomic, Some(lock)) => Some(format!(
+                    "every write of `{receiver}` holds `{lock}`: no other write comes between the load and the store"
+                )),
+                _ => None,
+            };
+            vec![Draft {
+                equivalent,
+                ..draft(
+                    Operator::RmwToLoadStore,
+                    format!("`{receiver}.{method}` done as a load and a store"),
+                    user,
+                    format!("(if {ON} {{ {mutated} }} else {{ {original} }})"),
+                )
+            }]
         }
         SyncOp::Notify { waited, .. } => {
             let original = if *waited {
@@ -565,7 +583,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_site_of_a_type_covcon_cannot_build_is_no_mutant() {
+    fn a_site_of_a_type_covcon_cannot_build_is_no_mutant_and_a_locked_atomic_is_equivalent() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("lib.rs");
         std::fs::write(&file, "fn f() {\n    self.n.fetch_add(1, o);\n}\n").unwrap();
@@ -580,15 +598,27 @@ mod tests {
             receiver_end: (2, 10),
             call_end: (2, 26),
             untested_owner: None,
+            writes_under: None,
         };
         let mut ty = TypeModel {
             sync_sites: vec![site.clone()],
             ..TypeModel::default()
         };
-        let made = |ty: &TypeModel| generate(&[ty], |_, f| f.to_path_buf(), dir.path()).len();
-        assert!(made(&ty) > 0);
+        let made = |ty: &TypeModel| generate(&[ty], |_, f| f.to_path_buf(), dir.path());
+        assert!(!made(&ty).is_empty());
+        assert!(made(&ty).iter().all(|m| m.equivalent.is_none()));
+        // Every write of the atomic holds `m`: the load-and-store mutant is equivalent.
+        ty.sync_sites[0].writes_under = Some("m".into());
+        let equivalent: Vec<Option<String>> = made(&ty).into_iter().map(|m| m.equivalent).collect();
+        assert_eq!(
+            equivalent,
+            [Some(
+                "every write of `self.n` holds `m`: no other write comes between the load and the store"
+                    .to_string()
+            )]
+        );
         ty.sync_sites[0].untested_owner = Some("k::Raw".into());
-        assert_eq!(made(&ty), 0);
+        assert!(made(&ty).is_empty());
     }
 
     #[test]

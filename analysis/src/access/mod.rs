@@ -9,7 +9,7 @@
 use crate::discover::{FieldKind, FoundType};
 use crate::model::{Diagnostic, Severity};
 use petgraph::graph::{DiGraph, NodeIndex};
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use syn::spanned::Spanned;
 
 mod calls;
@@ -607,6 +607,10 @@ pub(crate) fn sync_sites(
                 receiver_end: site.receiver_end,
                 call_end: site.call_end,
                 untested_owner: None,
+                writes_under: match site.op {
+                    SyncOp::Atomic => writes_under(ty, summaries, &site.field),
+                    _ => None,
+                },
             });
         }
     }
@@ -619,6 +623,47 @@ pub(crate) fn sync_sites(
     });
     out.dedup_by(|a, b| a.receiver == b.receiver);
     out
+}
+
+/// The lock every write of atomic `field` is made holding, exclusively, in all of `ty`'s
+/// `&self` functions (a helper's writes count in its callers, with their locks, and on its
+/// own, without them: a helper that some path calls unlocked is seen so): `None` when some
+/// write holds none in common, is on another instance (`other.count`), or a function has no
+/// summary to tell.
+fn writes_under(
+    ty: &FoundType,
+    summaries: &HashMap<String, MethodSummary>,
+    field: &str,
+) -> Option<String> {
+    let mut common: Option<BTreeSet<String>> = None;
+    for f in ty.fns.iter().filter(|f| f.ref_self) {
+        let summary = summaries.get(&f.key())?;
+        for access in summary
+            .accesses
+            .iter()
+            .filter(|a| a.field == field && a.kind.writes())
+        {
+            if access.instance != "self" {
+                return None;
+            }
+            let held: BTreeSet<String> = access
+                .sections
+                .iter()
+                .map(|&id| &summary.sections[id])
+                .filter(|s| !s.atomic && s.instance == "self" && s.mode == Mode::Exclusive)
+                .map(|s| s.lock.clone())
+                .collect();
+            let now = match common.take() {
+                None => held,
+                Some(before) => before.intersection(&held).cloned().collect(),
+            };
+            if now.is_empty() {
+                return None;
+            }
+            common = Some(now);
+        }
+    }
+    common?.into_iter().next()
 }
 
 impl<'a> Walker<'a> {
