@@ -249,6 +249,7 @@ pub(crate) fn relevant_names(facts: &FileFacts, safe: &ThreadSafe) -> HashSet<St
 /// within `files` only.
 pub(crate) fn discover<'a>(
     files: &'a [SourceFile],
+    const_files: &'a [SourceFile],
     index: Option<&CrateIndex>,
     pkg: &PackageInfo,
     filter: &[String],
@@ -277,7 +278,8 @@ pub(crate) fn discover<'a>(
     }
     let safe = thread_safe_names(&facts, index);
     let not_shareable = not_shareable(&facts);
-    let decls = Decls::of(files);
+    let mut decls = Decls::of(files);
+    decls.add_consts(const_files);
     let mut found = Vec::new();
     for decl in &decls.types {
         let key = (decl.module.clone(), decl.name.clone());

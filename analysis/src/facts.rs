@@ -40,6 +40,9 @@ pub(crate) struct FileFacts {
     pub unknown_macros: Vec<String>,
     /// Item macros that declare modules covcon could not read.
     pub unread: Vec<Unread>,
+    /// The file declares a `const` item of a module (`const FLUSH_POINT: usize = 64`): a size
+    /// the code of another file may name ([`crate::api::constants`]).
+    pub declares_consts: bool,
 }
 
 /// A struct or enum, by name, with what its fields hold.
@@ -87,6 +90,7 @@ impl FileFacts {
         self.unknown_macros
             .extend(other.unknown_macros.iter().cloned());
         self.unread.extend(other.unread.iter().cloned());
+        self.declares_consts |= other.declares_consts;
     }
 
     /// Whether the file declares a type or trait named in `names`, or implements one.
@@ -169,6 +173,7 @@ fn collect_facts(items: &[syn::Item], module: &[String], facts: &mut FileFacts) 
                 });
             }
             syn::Item::Trait(t) => facts.traits.push(t.ident.to_string()),
+            syn::Item::Const(_) => facts.declares_consts = true,
             syn::Item::Mod(m) => {
                 if let Some((_, inner)) = &m.content {
                     let mut child = module.to_vec();

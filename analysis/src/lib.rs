@@ -38,6 +38,10 @@ use rayon::prelude::*;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
+/// Largest file of constants only that is parsed for the sizes it declares: a table a build
+/// script generated is no size a type's code would be built around.
+const CONST_FILE_MOST: usize = 64 * 1024;
+
 /// What to analyse beyond the package list. Small on purpose.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Config {
@@ -115,6 +119,7 @@ pub fn analyze_source(crate_name: &str, edition: &str, source: &str) -> Model {
             let mut diags = Vec::new();
             model.types = analyze_files(
                 &files,
+                &[],
                 None,
                 &pkg,
                 edition,
@@ -162,9 +167,15 @@ fn analyze_package(
     let safe = discover::thread_safe_names(&facts, &index);
     let names = discover::relevant_names(&facts, &safe);
     let files = source::parse_relevant(&loaded, &cfg, |f| f.facts.mentions(&names));
+    // Files of constants only (a `constants.rs`): the sizes the types' code names may be
+    // declared there. Large ones (generated tables) are left out.
+    let const_files = source::parse_relevant(&loaded, &cfg, |f| {
+        f.facts.declares_consts && !f.facts.mentions(&names) && f.text.len() <= CONST_FILE_MOST
+    });
     let dependencies = foreign::Dependencies::new(&pkg.dependencies, target);
     let mut types = analyze_files(
         &files,
+        &const_files,
         Some(&index),
         pkg,
         edition,
@@ -255,6 +266,7 @@ fn foreign_types(
         let mut dep_diags = Vec::new();
         let models = analyze_files(
             read.files(),
+            &[],
             Some(dep_index),
             &read.package,
             &read.package.edition,
@@ -293,6 +305,7 @@ fn foreign_types(
 #[allow(clippy::too_many_arguments)]
 fn analyze_files(
     files: &[source::SourceFile],
+    const_files: &[source::SourceFile],
     index: Option<&api::index::CrateIndex>,
     pkg: &PackageInfo,
     edition: &str,
@@ -301,7 +314,7 @@ fn analyze_files(
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<TypeModel> {
     // syn trees are tied to this thread (proc-macro2 spans), so types are analysed in turn.
-    let found = discover::discover(files, index, pkg, filter, externals);
+    let found = discover::discover(files, const_files, index, pkg, filter, externals);
     let mut types: Vec<TypeModel> = found.iter().map(|t| t.model.clone()).collect();
     cross::take_handles(&mut types);
     cross::take_keys(&mut types);

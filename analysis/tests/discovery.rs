@@ -583,6 +583,47 @@ fn sizes_of_the_configuration_a_type_parameter_defaults_to_are_the_types_own() {
     assert_eq!(slab.constants, [32, 4096]);
 }
 
+/// mini-moka 0.10.1's `Cache` holds a `BaseCache` whose `Inner` flushes its read log at
+/// `READ_LOG_FLUSH_POINT`, a constant of another module: the code a type's fields hold runs
+/// in its calls, and the constants that code names are where its state changes shape. Ones
+/// no such code names are not the type's.
+#[test]
+fn constants_the_code_of_the_types_a_type_holds_names_become_its_constants() {
+    let model = analyze_source(
+        "demo",
+        "2021",
+        "use std::sync::{Arc, Mutex};
+         mod constants {
+             pub(crate) const REPEATS: usize = 4;
+             pub(crate) const FLUSH_POINT: usize = 64;
+             pub(crate) const LOG_SIZE: usize = FLUSH_POINT * (REPEATS + 2);
+             pub(crate) const UNUSED: usize = 1000;
+         }
+         mod base {
+             use super::constants::{FLUSH_POINT, LOG_SIZE};
+             pub(crate) struct Inner { log: Mutex<Vec<u32>> }
+             impl Inner {
+                 pub(crate) fn record(&self) -> bool {
+                     let mut log = self.log.lock().unwrap();
+                     log.push(1);
+                     log.len() >= FLUSH_POINT && log.capacity() < LOG_SIZE
+                 }
+             }
+             pub(crate) struct BaseCache { pub(crate) inner: Arc<Inner> }
+             impl BaseCache {
+                 pub(crate) fn new() -> Self { BaseCache { inner: Arc::new(Inner { log: Mutex::new(Vec::with_capacity(super::constants::REPEATS)) }) } }
+             }
+         }
+         pub struct Cache { base: base::BaseCache }
+         impl Cache {
+             pub fn new() -> Self { Cache { base: base::BaseCache::new() } }
+             pub fn get(&self) -> bool { self.base.inner.record() }
+         }",
+    );
+    let cache = model.types.iter().find(|t| t.name == "Cache").unwrap();
+    assert_eq!(cache.constants, [4, 64, 384]);
+}
+
 #[test]
 fn durations_the_types_code_names_become_its_durations() {
     let model = analyze_source(

@@ -165,3 +165,40 @@ fn the_type_filter_keeps_types_named_by_bare_name_or_full_path() {
     assert_eq!(paths(&["C"]), ["tree::C", "tree::a::C"]);
     assert_eq!(paths(&["tree::a::C", "D"]), ["tree::a::C", "tree::b::D"]);
 }
+
+/// A file of constants only (mini-moka's `common/concurrent/constants.rs`) holds nothing the
+/// analysis needs but the sizes other files' code names: it is read for them.
+#[test]
+fn a_file_of_constants_only_gives_the_sizes_other_files_name() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    write(
+        dir.path(),
+        "src/lib.rs",
+        "mod constants;\nmod log;\npub struct Cache { log: log::Log }\nimpl Cache { pub fn new() -> Self { todo!() } pub fn get(&self) { self.log.record() } }\n",
+    );
+    write(
+        dir.path(),
+        "src/constants.rs",
+        "pub(crate) const FLUSH_POINT: usize = 64;\npub(crate) const UNUSED: usize = 1000;\n",
+    );
+    write(
+        dir.path(),
+        "src/log.rs",
+        "use crate::constants::FLUSH_POINT;\npub(crate) struct Log { n: std::sync::atomic::AtomicUsize }\nimpl Log { pub(crate) fn record(&self) { if self.n.fetch_add(1, std::sync::atomic::Ordering::SeqCst) >= FLUSH_POINT {} } }\n",
+    );
+    let pkg = PackageInfo {
+        name: "tree".into(),
+        lib_name: "tree".into(),
+        manifest_path: dir.path().join("Cargo.toml"),
+        lib_root: dir.path().join("src/lib.rs"),
+        edition: "2021".into(),
+        ..Default::default()
+    };
+    let model = analyze(&[pkg], &Config::default());
+    let cache = model
+        .types
+        .iter()
+        .find(|t| t.name == "Cache")
+        .expect("Cache");
+    assert_eq!(cache.constants, [64]);
+}

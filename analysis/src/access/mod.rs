@@ -856,7 +856,8 @@ pub(super) mod testing {
             ..Default::default()
         };
         let mut diags = Vec::new();
-        let found = crate::discover::discover(&files, None, &pkg, &[], &crate::api::NoExternals);
+        let found =
+            crate::discover::discover(&files, &[], None, &pkg, &[], &crate::api::NoExternals);
         analyze_type(&found[0], edition, &mut diags)
     }
 

@@ -5,8 +5,12 @@
 //! A type parameter's default of the crate counts as the type's own code: the configuration
 //! a type is built with by default (`Slab<T, C: Config = DefaultConfig>`, `impl Config for
 //! DefaultConfig { const INITIAL_PAGE_SIZE: usize = 32; }`) is where its sizes are written.
+//! So does the code of the crate's types its fields hold (`base: BaseCache`, whose `inner:
+//! Arc<Inner>` does the work), and a `const` of the crate any of that code names, wherever it
+//! is declared (mini-moka flushes its read log at `READ_LOG_FLUSH_POINT`, a constant of a
+//! `constants` module, named in the code of a type its `Cache` holds two fields down).
 
-use super::index::CrateIndex;
+use super::index::{CrateIndex, Def, ItemKind};
 use super::render::idents;
 use super::syntax::{Decls, TypeDecl};
 use std::collections::BTreeSet;
@@ -18,11 +22,149 @@ const RANGE: std::ops::RangeInclusive<u64> = 2..=4096;
 /// Most sizes kept per type, smallest first.
 const MOST: usize = 8;
 
+/// How many fields down the crate's types a type holds are followed, and how many at most.
+const HELD_DEPTH: usize = 3;
+const HELD_MOST: usize = 16;
+
 /// The sizes of `decl`'s module and impl blocks, sorted.
 pub(crate) fn size_constants(decl: &TypeDecl, decls: &Decls, index: &CrateIndex) -> Vec<u64> {
     let mut found = Sizes::default();
     visit_own_items(decl, decls, index, &mut found);
+    for held in held_types(decl, decls, index) {
+        for imp in decls.impls_of(held) {
+            found.visit_item_impl(imp.item);
+        }
+    }
+    for (module, item) in code_of(decl, decls, index) {
+        let mut named = Named {
+            module,
+            decls,
+            index,
+            found: &mut found.0,
+        };
+        named.visit_item_impl(item);
+    }
     found.0.into_iter().take(MOST).collect()
+}
+
+/// The impl blocks whose code runs when `decl`'s methods do, as far as the syntax shows: its
+/// own, those of the types its parameters default to, and those of the crate's types its
+/// fields hold; each with its module.
+fn code_of<'d, 'a>(
+    decl: &TypeDecl,
+    decls: &'d Decls<'a>,
+    index: &CrateIndex,
+) -> Vec<(&'d [String], &'a syn::ItemImpl)> {
+    let mut types = vec![];
+    types.extend(default_types(decl, decls, index));
+    types.extend(held_types(decl, decls, index));
+    let own = decls.impls_of(decl);
+    own.into_iter()
+        .chain(types.into_iter().flat_map(|t| decls.impls_of(t)))
+        .map(|imp| (imp.module.as_slice(), imp.item))
+        .collect()
+}
+
+/// The crate's types `decl`'s fields hold (`inner: Arc<Inner<K>>` → `Inner`), and theirs, up
+/// to [`HELD_DEPTH`] fields down; not `decl` itself.
+fn held_types<'d, 'a>(
+    decl: &TypeDecl,
+    decls: &'d Decls<'a>,
+    index: &CrateIndex,
+) -> Vec<&'d TypeDecl<'a>> {
+    let same = |a: &TypeDecl, b: &TypeDecl| a.name == b.name && a.module == b.module;
+    let mut found: Vec<&'d TypeDecl<'a>> = Vec::new();
+    let mut level: Vec<&TypeDecl> = vec![decl];
+    for _ in 0..HELD_DEPTH {
+        let mut next = Vec::new();
+        for t in level {
+            for (_, ty) in &t.fields {
+                let mut paths = TypePaths::default();
+                paths.visit_type(ty);
+                for path in paths.0 {
+                    let Some(held) = super::decl_named(path, &t.module, decls, index) else {
+                        continue;
+                    };
+                    if same(held, decl) || found.iter().any(|f| same(f, held)) {
+                        continue;
+                    }
+                    if found.len() < HELD_MOST {
+                        found.push(held);
+                        next.push(held);
+                    }
+                }
+            }
+        }
+        level = next;
+    }
+    found
+}
+
+/// Every path a type names (`Arc<Inner<K>>`: `Arc`, `Inner`, `K`).
+#[derive(Default)]
+struct TypePaths<'ast>(Vec<&'ast syn::Path>);
+
+impl<'ast> Visit<'ast> for TypePaths<'ast> {
+    fn visit_path(&mut self, path: &'ast syn::Path) {
+        self.0.push(path);
+        syn::visit::visit_path(self, path);
+    }
+}
+
+/// The values of the crate's `const`s that code in `module` names (`READ_LOG_FLUSH_POINT`,
+/// `constants::CAP`), evaluated where they are declared (`FLUSH * (REPEATS + 2)` too).
+struct Named<'n, 'd, 'a> {
+    module: &'n [String],
+    decls: &'d Decls<'a>,
+    index: &'n CrateIndex,
+    found: &'n mut BTreeSet<u64>,
+}
+
+impl<'ast> Visit<'ast> for Named<'_, '_, '_> {
+    fn visit_expr_path(&mut self, p: &'ast syn::ExprPath) {
+        if p.qself.is_none() {
+            if let Some(n) = const_value(&p.path, self.module, self.decls, self.index, 0)
+                .filter(|n| RANGE.contains(n))
+            {
+                self.found.insert(n);
+            }
+        }
+        syn::visit::visit_expr_path(self, p);
+    }
+}
+
+/// How many `const`s deep a value is followed (`A = B * 2`, `B = C + 1`, …).
+const CONST_DEPTH: usize = 4;
+
+/// The value of the crate's `const` that `path` names in `module`, if it is an integer
+/// expression of literals and other such `const`s.
+fn const_value(
+    path: &syn::Path,
+    module: &[String],
+    decls: &Decls,
+    index: &CrateIndex,
+    depth: usize,
+) -> Option<u64> {
+    if depth > CONST_DEPTH {
+        return None;
+    }
+    let (def, _) = index.resolve(module, &idents(path))?;
+    let Def::Item {
+        module,
+        name,
+        kind: ItemKind::Value,
+        ..
+    } = def
+    else {
+        return None;
+    };
+    let (declared_in, item) = decls
+        .consts
+        .iter()
+        .find(|(m, c)| *m == module && c.ident == name)?;
+    eval(&item.expr, &|p| {
+        const_value(p, declared_in, decls, index, depth + 1)
+    })
 }
 
 /// Visits the `const`s of `decl`'s module, its impl blocks and the impl blocks of the crate's
@@ -166,15 +308,21 @@ fn is_sizing(name: &syn::Ident) -> bool {
 
 /// The value of an integer expression made of literals: `31`, `1 << 5`, `32 - 1`, `(8 * 4)`.
 fn int_value(expr: &syn::Expr) -> Option<u64> {
+    eval(expr, &|_| None)
+}
+
+/// The value of an integer expression made of literals and of paths `named` gives a value.
+fn eval(expr: &syn::Expr, named: &dyn Fn(&syn::Path) -> Option<u64>) -> Option<u64> {
     match expr {
         syn::Expr::Lit(syn::ExprLit {
             lit: syn::Lit::Int(i),
             ..
         }) => i.base10_parse().ok(),
-        syn::Expr::Paren(p) => int_value(&p.expr),
-        syn::Expr::Group(g) => int_value(&g.expr),
+        syn::Expr::Paren(p) => eval(&p.expr, named),
+        syn::Expr::Group(g) => eval(&g.expr, named),
+        syn::Expr::Path(p) if p.qself.is_none() => named(&p.path),
         syn::Expr::Binary(b) => {
-            let (l, r) = (int_value(&b.left)?, int_value(&b.right)?);
+            let (l, r) = (eval(&b.left, named)?, eval(&b.right, named)?);
             match b.op {
                 syn::BinOp::Add(_) => l.checked_add(r),
                 syn::BinOp::Sub(_) => l.checked_sub(r),
