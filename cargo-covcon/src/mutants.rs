@@ -95,6 +95,10 @@ pub struct Outcome {
     /// The command's output, with `--test-cmd`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub log: Option<PathBuf>,
+    /// The oracle that judged it, when not the run's: `panic`, for a type whose unmutated
+    /// code already fails under `results` ([`Baseline::fallback`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub oracle: Option<String>,
 }
 
 /// The unmutated code, judged first: a type (or the command) that already fails cannot tell
@@ -107,6 +111,11 @@ pub struct Baseline {
     pub seconds: f64,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub failure: Option<String>,
+    /// What the `results` oracle showed on the unmutated type (a clock-dependent answer, a
+    /// read that is not linearizable by design) when the `panic` oracle then found nothing:
+    /// the type's mutants are judged under `panic` instead of skipped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<String>,
 }
 
 /// Caught, missed, timeouts of one operator or type, and the score.
@@ -392,6 +401,7 @@ impl Judge<'_> {
             reason,
             regrouped: None,
             log: None,
+            oracle: None,
         })
     }
 
@@ -431,18 +441,25 @@ impl Judge<'_> {
                 .unwrap_or_default(),
             ..campaign.clone()
         };
+        // Under the `panic` oracle when `panic_only`, whatever the run's.
         let run = |t: &TypeModel,
-                   mutant: Option<u32>|
+                   mutant: Option<u32>,
+                   panic_only: bool|
          -> Result<generator::TypeResult<oracle::Violation>> {
             let config = OracleConfig {
                 mutant,
+                results: config.results.clone().filter(|_| !panic_only),
                 ..config.clone()
             };
             let mut executor =
                 OracleExecutor::new(self.harness, &config, &drivable).map_err(harness_error)?;
+            let campaign = CampaignConfig {
+                scopes: config.results.is_none(),
+                ..campaign_of(t)
+            };
             let result = generator::run_campaign(
                 std::slice::from_ref(t),
-                &campaign_of(t),
+                &campaign,
                 &mut executor,
                 &mut |_| {},
             );
@@ -470,22 +487,48 @@ impl Judge<'_> {
                 campaign.time_budget.as_secs_f64()
             ));
             let started = Instant::now();
-            let r = run(t, None)?;
-            let failure = r.violations.first().map(|v| {
-                let [a, b] = &v.violation.methods;
-                format!(
-                    "{} in {a} ∥ {b}: {}",
-                    v.violation.kind,
-                    first_line(&v.violation.message)
-                )
-            });
+            let failure_of = |r: &generator::TypeResult<oracle::Violation>| {
+                r.violations.first().map(|v| {
+                    let [a, b] = &v.violation.methods;
+                    format!(
+                        "{} in {a} ∥ {b}: {}",
+                        v.violation.kind,
+                        first_line(&v.violation.message)
+                    )
+                })
+            };
+            let mut failure = failure_of(&run(t, None, false)?);
+            let mut fallback = None;
+            // A wrong result of the code as written may be the type's contract (a clock, a
+            // read that is approximate by design): its mutants can still be judged by what
+            // the panic oracle sees, rather than not at all.
+            if let (Some(shown), Some(_)) = (&failure, &config.results) {
+                if !self.stop.raised() {
+                    self.console.note(format_args!(
+                        "mutants: baseline: {} fails under the results oracle ({shown}); trying the panic oracle",
+                        t.path
+                    ));
+                    let under_panic = failure_of(&run(t, None, true)?);
+                    if under_panic.is_none() && !self.stop.raised() {
+                        fallback = failure.take();
+                    } else {
+                        failure = under_panic.or(failure);
+                    }
+                }
+            }
             baseline.push(Baseline {
                 of: t.path.clone(),
                 passed: failure.is_none(),
                 seconds: started.elapsed().as_secs_f64(),
                 failure,
+                fallback,
             });
         }
+        let panic_only = |path: &str| {
+            baseline
+                .iter()
+                .any(|b| b.of == path && b.passed && b.fallback.is_some())
+        };
         let failing = |path: &str| {
             baseline
                 .iter()
@@ -516,7 +559,8 @@ impl Judge<'_> {
                 .context("a runnable type vanished")?;
             let started = Instant::now();
             let (t, regrouped) = self.as_mutated(t, m);
-            let r = run(&t, Some(m.id))?;
+            let panic_only = panic_only(&m.type_path);
+            let r = run(&t, Some(m.id), panic_only)?;
             let caught_by = r.violations.first().map(|v| Caught {
                 kind: v.violation.kind.to_string(),
                 methods: v.violation.methods.clone(),
@@ -538,6 +582,7 @@ impl Judge<'_> {
                 reason: None,
                 regrouped: Some(regrouped),
                 log: None,
+                oracle: panic_only.then(|| "panic".to_string()),
             };
             progress.done(&o);
             outcomes.push(o);
@@ -606,6 +651,7 @@ impl Judge<'_> {
             seconds: base_secs,
             failure: (ran != CommandEnd::Passed)
                 .then(|| format!("{ran:?}; see {}", base_log.display())),
+            fallback: None,
         }];
         if ran == CommandEnd::Stopped {
             return Ok((baseline, Vec::new()));
@@ -654,6 +700,7 @@ impl Judge<'_> {
                 reason: None,
                 regrouped: None,
                 log: Some(log),
+                oracle: None,
             };
             progress.done(&o);
             outcomes.push(o);
@@ -728,6 +775,15 @@ fn first_line(text: &str) -> String {
 /// The terminal summary: missed mutants, the score per operator and per type, the total.
 pub fn terminal(report: &MutantsReport, verbose: bool) -> String {
     let mut out = String::new();
+    for b in &report.baseline {
+        if let Some(shown) = &b.fallback {
+            let _ = writeln!(
+                out,
+                "baseline under the results oracle failed: {}: {shown}; its mutants were judged under the panic oracle",
+                b.of
+            );
+        }
+    }
     for b in report.baseline.iter().filter(|b| !b.passed) {
         let _ = writeln!(
             out,
@@ -869,6 +925,16 @@ pub fn html(report: &MutantsReport) -> String {
         report.elapsed_s,
         if report.interrupted { ", interrupted" } else { "" }
     );
+    for b in &report.baseline {
+        if let Some(shown) = &b.fallback {
+            let _ = writeln!(
+                body,
+                "<p class=\"muted\"><code>{}</code> fails unmutated under the results oracle ({}): its mutants were judged under the panic oracle.</p>",
+                esc(&b.of),
+                esc(shown)
+            );
+        }
+    }
     for (title, scores) in [
         ("By operator", &report.operators),
         ("By type", &report.types),
@@ -962,6 +1028,7 @@ mod tests {
             reason: None,
             regrouped: None,
             log: None,
+            oracle: None,
         };
         let all = [
             outcome(Status::Caught),
