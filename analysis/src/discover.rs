@@ -44,6 +44,30 @@ impl FnDecl<'_> {
     }
 }
 
+/// The path users name `decl` by, when it is public and reachable.
+fn public_path(decl: &TypeDecl, index: &CrateIndex) -> Option<String> {
+    let def = Def::Item {
+        module: decl.module.clone(),
+        name: decl.name.clone(),
+        kind: match decl.item {
+            api::syntax::DeclItem::Struct(_) => api::index::ItemKind::Struct,
+            api::syntax::DeclItem::Enum(_) => api::index::ItemKind::Enum,
+        },
+    };
+    index.public_path(&def).filter(|_| decl.is_pub)
+}
+
+/// `TypeModel::path` of `decl`: its public path, else `krate::module::Type`.
+fn model_path(decl: &TypeDecl, index: &CrateIndex, pkg: &PackageInfo) -> String {
+    public_path(decl, index).unwrap_or_else(|| {
+        std::iter::once(pkg.lib_name.clone())
+            .chain(decl.module.iter().cloned())
+            .chain(std::iter::once(decl.name.clone()))
+            .collect::<Vec<_>>()
+            .join("::")
+    })
+}
+
 /// A thread-safe type with the syntax the later passes need.
 pub(crate) struct FoundType<'a> {
     pub model: TypeModel,
@@ -289,22 +313,8 @@ pub(crate) fn discover<'a>(
             continue;
         };
         let confined = not_shareable.contains(&key);
-        let def = Def::Item {
-            module: decl.module.clone(),
-            name: decl.name.clone(),
-            kind: match decl.item {
-                api::syntax::DeclItem::Struct(_) => api::index::ItemKind::Struct,
-                api::syntax::DeclItem::Enum(_) => api::index::ItemKind::Enum,
-            },
-        };
-        let public_path = index.public_path(&def).filter(|_| decl.is_pub);
-        let path = public_path.clone().unwrap_or_else(|| {
-            std::iter::once(pkg.lib_name.clone())
-                .chain(decl.module.iter().cloned())
-                .chain(std::iter::once(decl.name.clone()))
-                .collect::<Vec<_>>()
-                .join("::")
-        });
+        let public_path = public_path(decl, index);
+        let path = model_path(decl, index, pkg);
         if !filter.is_empty() && !filter.iter().any(|f| *f == decl.name || *f == path) {
             continue;
         }
@@ -402,6 +412,10 @@ fn build_type<'a>(
         mutation_sites: vec![],
         values: api.values,
         constants: api::constants::size_constants(decl, decls, index),
+        holds: api::constants::held_types(decl, decls, index)
+            .into_iter()
+            .map(|held| model_path(held, index, pkg))
+            .collect(),
         durations: api::constants::duration_constants(decl, decls, index),
         scopes: api.scopes,
         confined: false,

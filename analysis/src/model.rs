@@ -187,6 +187,12 @@ pub struct TypeModel {
     /// periods, besides the generator's own.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub durations: Vec<u64>,
+    /// The crate's types its fields hold, by path, three fields down (`base: BaseCache` and
+    /// the `Inner` that holds): code its calls may run. A mutant of such a type that covcon
+    /// cannot test on its own (a private `Bounded` inside a public queue) is judged through
+    /// the types that hold it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub holds: Vec<String>,
     /// Guards the type's methods hand out that a thread keeps while it makes further calls
     /// and then ends with one of the guard's own methods (`let r = c0.reserve(3); c0.book(3,
     /// 1); r.confirm(2)`): issue 29, item 3.

@@ -99,6 +99,11 @@ pub struct Outcome {
     /// code already fails under `results` ([`Baseline::fallback`]).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub oracle: Option<String>,
+    /// The types whose campaigns judged it, when not its own: a type covcon cannot test
+    /// (a private one) is judged through the types that hold it, one after the other until
+    /// one catches it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub through: Option<Vec<String>>,
 }
 
 /// The unmutated code, judged first: a type (or the command) that already fails cannot tell
@@ -402,6 +407,7 @@ impl Judge<'_> {
             regrouped: None,
             log: None,
             oracle: None,
+            through: None,
         })
     }
 
@@ -422,8 +428,20 @@ impl Judge<'_> {
             .cloned()
             .collect();
         let configs = type_configs(&runnable, selection, self.harness);
+        // The types a mutant of `path` is judged through: the type itself, or, when covcon
+        // cannot test it (a private type inside a public one), the runnable types that hold
+        // it, whose calls run its code.
+        let targets = |path: &str| -> Vec<&TypeModel> {
+            match runnable.iter().find(|t| t.path == path) {
+                Some(t) => vec![t],
+                None => runnable
+                    .iter()
+                    .filter(|t| t.holds.iter().any(|h| h == path))
+                    .collect(),
+            }
+        };
         let why_not = |path: &str| -> Option<String> {
-            if runnable.iter().any(|t| t.path == path) {
+            if !targets(path).is_empty() {
                 return None;
             }
             let reason = drivable
@@ -474,7 +492,8 @@ impl Judge<'_> {
             .chosen
             .iter()
             .filter(|m| !self.harness.unviable.contains_key(&m.id) && m.equivalent.is_none())
-            .map(|m| m.type_path.as_str())
+            .flat_map(|m| targets(&m.type_path))
+            .map(|t| t.path.as_str())
             .collect();
         let mut baseline = Vec::new();
         for t in runnable.iter().filter(|t| wanted.contains(t.path.as_str())) {
@@ -546,29 +565,47 @@ impl Judge<'_> {
             if self.stop.raised() {
                 break;
             }
-            let why = why_not(&m.type_path).or_else(|| failing(&m.type_path));
+            // Judged through the targets whose code as written passed its baseline.
+            let targets: Vec<&TypeModel> = targets(&m.type_path)
+                .into_iter()
+                .filter(|t| failing(&t.path).is_none())
+                .collect();
+            let why = why_not(&m.type_path).or_else(|| {
+                targets.is_empty().then(|| {
+                    failing(&m.type_path).unwrap_or_else(|| {
+                        "every type that holds it already shows a violation unmutated".to_string()
+                    })
+                })
+            });
             if let Some(o) = self.not_run(m, why) {
                 progress.done(&o);
                 outcomes.push(o);
                 continue;
             }
             progress.start(m);
-            let t = runnable
-                .iter()
-                .find(|t| t.path == m.type_path)
-                .context("a runnable type vanished")?;
             let started = Instant::now();
-            let (t, regrouped) = self.as_mutated(t, m);
-            let panic_only = panic_only(&m.type_path);
-            let r = run(&t, Some(m.id), panic_only)?;
-            let caught_by = r.violations.first().map(|v| Caught {
-                kind: v.violation.kind.to_string(),
-                methods: v.violation.methods.clone(),
-                message: first_line(&v.violation.message),
-                tests_until_found: v.tests_until_found,
-                seconds_until_found: v.seconds_until_found,
-                confirmed: v.violation.confirmed,
-            });
+            let (mut tests, mut regrouped, mut caught_by, mut oracle) = (0, 0, None, None);
+            let mut through = Vec::new();
+            for t in &targets {
+                let (t, changed) = self.as_mutated(t, m);
+                let panic_only = panic_only(&t.path);
+                let r = run(&t, Some(m.id), panic_only)?;
+                tests += r.tests_run;
+                regrouped += changed;
+                through.push(t.path.clone());
+                oracle = panic_only.then(|| "panic".to_string());
+                caught_by = r.violations.first().map(|v| Caught {
+                    kind: v.violation.kind.to_string(),
+                    methods: v.violation.methods.clone(),
+                    message: first_line(&v.violation.message),
+                    tests_until_found: v.tests_until_found,
+                    seconds_until_found: v.seconds_until_found,
+                    confirmed: v.violation.confirmed,
+                });
+                if caught_by.is_some() || self.stop.raised() {
+                    break;
+                }
+            }
             let o = Outcome {
                 mutant: (*m).clone(),
                 outcome: if caught_by.is_some() {
@@ -577,12 +614,13 @@ impl Judge<'_> {
                     Status::Missed
                 },
                 seconds: started.elapsed().as_secs_f64(),
-                tests: Some(r.tests_run),
+                tests: Some(tests),
                 caught_by,
                 reason: None,
                 regrouped: Some(regrouped),
                 log: None,
-                oracle: panic_only.then(|| "panic".to_string()),
+                oracle,
+                through: (through != [m.type_path.clone()]).then_some(through),
             };
             progress.done(&o);
             outcomes.push(o);
@@ -701,6 +739,7 @@ impl Judge<'_> {
                 regrouped: None,
                 log: Some(log),
                 oracle: None,
+                through: None,
             };
             progress.done(&o);
             outcomes.push(o);
@@ -875,6 +914,9 @@ fn write_outputs(out: &Path, report: &MutantsReport) -> Result<()> {
         let mut text = String::new();
         for o in report.outcomes.iter().filter(|o| o.outcome == status) {
             let _ = writeln!(text, "{}", o.mutant.name);
+            if let Some(through) = &o.through {
+                let _ = writeln!(text, "    judged through {}", through.join(", "));
+            }
             match status {
                 Status::Caught => {
                     if let Some(c) = &o.caught_by {
@@ -982,6 +1024,13 @@ pub fn html(report: &MutantsReport) -> String {
                 esc(&c.message)
             );
         }
+        if let Some(through) = &o.through {
+            let _ = writeln!(
+                body,
+                "<p class=\"muted\">judged through {}</p>",
+                esc(&through.join(", "))
+            );
+        }
         if let Some(reason) = &o.reason {
             let _ = writeln!(body, "<p class=\"muted\">{}</p>", esc(&first_line(reason)));
         }
@@ -1029,6 +1078,7 @@ mod tests {
             regrouped: None,
             log: None,
             oracle: None,
+            through: None,
         };
         let all = [
             outcome(Status::Caught),

@@ -177,46 +177,25 @@ fn in_diff_keeps_the_mutants_on_changed_lines_and_bad_arguments_are_usage_errors
     );
 }
 
-/// A type whose unmutated code the results oracle already fails (a torn read of two counters,
-/// by design) but the panic oracle does not: its mutants are judged under the panic oracle,
-/// and the report says so, instead of every one being skipped.
+/// Two types the unmutated baseline would have made covcon skip, in one sandbox (one build):
+/// - `Gauge`, whose code as written the results oracle already fails (a torn read of two
+///   counters, by design) but the panic oracle does not: its mutants are judged under the
+///   panic oracle, and the report says so;
+/// - `Slots`, a type public in a private module (as concurrent-queue's `Bounded`), which the
+///   harness cannot name: its mutant is judged through `Pool`, which holds it.
 #[test]
-fn a_type_the_results_oracle_fails_unmutated_has_its_mutants_judged_under_the_panic_oracle() {
+fn mutants_of_a_type_the_results_oracle_fails_and_of_a_private_type_are_judged_not_skipped() {
     let sandbox = Sandbox::data("mutants");
     let source = std::fs::read_to_string(sandbox.path("src/lib.rs")).unwrap();
-    sandbox.write(
-        "src/lib.rs",
-        &format!(
-            "{source}
-/// Misses, then hits, each its own counter; `both` reads them without a lock, so it may see
-/// the miss of a `miss_then_hit` and not its hit: approximate by design.
-#[derive(Debug, Default)]
-pub struct Gauge {{
-    hits: AtomicU64,
-    misses: AtomicU64,
-}}
-
-impl Gauge {{
-    pub fn new() -> Gauge {{
-        Gauge::default()
-    }}
-
-    pub fn miss_then_hit(&self) {{
-        self.misses.fetch_add(1, Ordering::SeqCst);
-        self.hits.fetch_add(1, Ordering::SeqCst);
-    }}
-
-    pub fn both(&self) -> (u64, u64) {{
-        (self.hits.load(Ordering::SeqCst), self.misses.load(Ordering::SeqCst))
-    }}
-}}
-"
-        ),
-    );
+    sandbox.write("src/lib.rs", &format!("{source}{MORE}"));
     let run = sandbox.covcon(&[
         "mutants",
         "--type",
         "Gauge",
+        "--type",
+        "Pool",
+        "--type",
+        "Slots",
         "--budget",
         "10m",
         "--max-tests",
@@ -224,7 +203,7 @@ impl Gauge {{
         "--seed",
         "1",
     ]);
-    // Lost updates panic nowhere: missed, exit 2; but judged.
+    // Gauge's lost updates panic nowhere: missed, exit 2; but judged.
     check_code(&run, 2);
     assert!(
         run.stdout
@@ -235,18 +214,119 @@ impl Gauge {{
     let text =
         std::fs::read_to_string(sandbox.path("target/covcon/mutants.out/outcomes.json")).unwrap();
     let report: Value = serde_json::from_str(&text).unwrap();
-    let baseline = &report["baseline"][0];
-    assert_eq!(baseline["passed"], true, "{baseline}");
+    let baseline: Vec<&Value> = report["baseline"].as_array().unwrap().iter().collect();
+    let gauge = baseline
+        .iter()
+        .find(|b| b["of"] == "meter::Gauge")
+        .unwrap_or_else(|| panic!("{baseline:?}"));
+    assert_eq!(gauge["passed"], true, "{gauge}");
     assert!(
-        baseline["fallback"]
+        gauge["fallback"]
             .as_str()
             .is_some_and(|f| f.contains("wrong_result")),
-        "{baseline}"
+        "{gauge}"
     );
     let outcomes = report["outcomes"].as_array().unwrap();
-    assert_eq!(outcomes.len(), 2, "{outcomes:?}");
-    for o in outcomes {
+    let of = |ty: &str| -> Vec<&Value> {
+        outcomes
+            .iter()
+            .filter(|o| o["type_path"].as_str() == Some(ty))
+            .collect()
+    };
+    assert_eq!(of("meter::Gauge").len(), 2, "{outcomes:?}");
+    for o in of("meter::Gauge") {
         assert_eq!(o["outcome"], "missed", "{o}");
         assert_eq!(o["oracle"], "panic", "{o}");
     }
+    let split = of("meter::slots::Slots");
+    assert_eq!(split.len(), 1, "{outcomes:?}");
+    assert_eq!(split[0]["outcome"], "caught", "{}", split[0]);
+    assert_eq!(
+        split[0]["through"],
+        serde_json::json!(["meter::Pool"]),
+        "{}",
+        split[0]
+    );
+    let caught =
+        std::fs::read_to_string(sandbox.path("target/covcon/mutants.out/caught.txt")).unwrap();
+    assert!(caught.contains("judged through meter::Pool"), "{caught}");
 }
+
+/// The types the test above adds to the meter crate.
+const MORE: &str = "
+/// Misses, then hits, each its own counter; `both` reads them without a lock, so it may see
+/// the miss of a `miss_then_hit` and not its hit: approximate by design.
+#[derive(Debug, Default)]
+pub struct Gauge {
+    hits: AtomicU64,
+    misses: AtomicU64,
+}
+
+impl Gauge {
+    pub fn new() -> Gauge {
+        Gauge::default()
+    }
+
+    pub fn miss_then_hit(&self) {
+        self.misses.fetch_add(1, Ordering::SeqCst);
+        self.hits.fetch_add(1, Ordering::SeqCst);
+    }
+
+    pub fn both(&self) -> (u64, u64) {
+        (self.hits.load(Ordering::SeqCst), self.misses.load(Ordering::SeqCst))
+    }
+}
+
+mod slots {
+    use std::sync::Mutex;
+
+    /// Two counts always changed together, in one critical section. Public in a private
+    /// module: no path outside the crate names it.
+    pub struct Slots {
+        state: Mutex<(u64, u64)>,
+    }
+
+    impl Slots {
+        pub fn new() -> Slots {
+            Slots { state: Mutex::new((0, 0)) }
+        }
+
+        pub fn put(&self) {
+            let mut state = self.state.lock().unwrap();
+            state.0 += 1;
+            state.1 += 1;
+        }
+
+        pub fn check(&self) {
+            let state = self.state.lock().unwrap();
+            assert_eq!(state.0, state.1, \"a put seen half done\");
+        }
+    }
+}
+
+/// A public pool over the private slots, in one flavour of several (as concurrent-queue's
+/// `ConcurrentQueue(Inner)` over its private `Bounded`).
+pub struct Pool(Flavor);
+
+enum Flavor {
+    Slots(slots::Slots),
+}
+
+impl Pool {
+    pub fn new() -> Pool {
+        Pool(Flavor::Slots(slots::Slots::new()))
+    }
+
+    pub fn put(&self) {
+        match &self.0 {
+            Flavor::Slots(s) => s.put(),
+        }
+    }
+
+    pub fn check(&self) {
+        match &self.0 {
+            Flavor::Slots(s) => s.check(),
+        }
+    }
+}
+";

@@ -67,7 +67,7 @@ fn code_of<'d, 'a>(
 
 /// The crate's types `decl`'s fields hold (`inner: Arc<Inner<K>>` → `Inner`), and theirs, up
 /// to [`HELD_DEPTH`] fields down; not `decl` itself.
-fn held_types<'d, 'a>(
+pub(crate) fn held_types<'d, 'a>(
     decl: &TypeDecl,
     decls: &'d Decls<'a>,
     index: &CrateIndex,
