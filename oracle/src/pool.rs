@@ -450,8 +450,15 @@ impl Worker {
 
     /// Waits up to `patience` for the response with test id `wanted`. Any failure of the
     /// worker comes back as the message of a crash.
+    /// On a machine with more runnable threads than cores the wait stretches with the load:
+    /// a worker that is alive but starved of the CPU (its run and its watchdog both waiting
+    /// for a core) is slow, not stuck, and calling it a crash would report a violation the
+    /// code does not have (the fixtures' correct `PollQueue`, beside the suite and a covcon
+    /// campaign, at a load of 5.6 on 2 cores: "no response after 4.0 s").
     fn receive(&mut self, wanted: u64, patience: Duration) -> Result<Response, String> {
         let started = Instant::now();
+        let mut patience = patience;
+        let mut stretched = false;
         loop {
             let left = patience.saturating_sub(started.elapsed());
             match self.stdout.next_line(left) {
@@ -463,6 +470,10 @@ impl Worker {
                     // A line user code printed: not an answer, keep it for a crash message.
                     _ => self.note(line),
                 },
+                Ok(None) if !stretched && matches!(self.child.try_wait(), Ok(None)) => {
+                    stretched = true;
+                    patience = patience.mul_f64(load_stretch(load_average(), cores()));
+                }
                 Ok(None) => {
                     return Err(format!(
                         "the worker stopped answering (no response after {:.1} s){}",
@@ -515,6 +526,29 @@ fn kill_group(pgid: i32) {
     unsafe {
         libc::killpg(pgid, libc::SIGKILL);
     }
+}
+
+/// How much longer than its patience a live worker is waited for: the runnable threads per
+/// core over the last minute (1 on a machine that is not oversubscribed), at most
+/// [`MOST_STRETCH`] times.
+fn load_stretch(load: Option<f64>, cores: usize) -> f64 {
+    let per_core = load.unwrap_or(0.0) / cores.max(1) as f64;
+    per_core.clamp(1.0, MOST_STRETCH)
+}
+
+/// The longest a live worker's patience stretches, as a multiple of it.
+const MOST_STRETCH: f64 = 8.0;
+
+/// The system's load average over the last minute, where the platform has one.
+fn load_average() -> Option<f64> {
+    let mut load = [0.0f64; 1];
+    // SAFETY: `getloadavg` writes at most `nelem` doubles to the buffer it is given.
+    let n = unsafe { libc::getloadavg(load.as_mut_ptr(), 1) };
+    (n == 1).then_some(load[0])
+}
+
+fn cores() -> usize {
+    std::thread::available_parallelism().map_or(1, usize::from)
 }
 
 /// Waits up to a second for a worker whose output closed to exit.
@@ -716,4 +750,28 @@ pub fn run_command(
     kill_group(pgid);
     unregister_group(pgid);
     Ok(end)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A live worker's patience stretches by the runnable threads per core, never below
+    /// its own and never past [`MOST_STRETCH`] times it; unknown load changes nothing.
+    #[test]
+    fn a_live_workers_patience_stretches_with_the_load_per_core() {
+        let cases = [
+            (None, 2, 1.0),
+            (Some(0.5), 2, 1.0),
+            (Some(2.0), 2, 1.0),
+            (Some(5.6), 2, 2.8),
+            (Some(12.0), 4, 3.0),
+            (Some(100.0), 2, MOST_STRETCH),
+            (Some(3.0), 0, 3.0),
+        ];
+        for (load, cores, want) in cases {
+            let got = load_stretch(load, cores);
+            assert!((got - want).abs() < 1e-9, "{load:?} on {cores}: {got}");
+        }
+    }
 }
