@@ -13,9 +13,8 @@ fn write(root: &Path, rel: &str, text: &str) {
     std::fs::write(p, text).expect("write");
 }
 
-/// Lays out `files` (path, text) under a temporary crate and renders the type paths and
-/// diagnostics of the analysis, with the directory replaced by `$DIR`.
-fn check(files: &[(&str, &str)], expect: &str) {
+/// The analysis of a temporary crate laid out from `files` (path, text), and its directory.
+fn model_of(files: &[(&str, &str)]) -> (tempfile::TempDir, analysis::Model) {
     let dir = tempfile::tempdir().expect("tempdir");
     for (rel, text) in files {
         write(dir.path(), rel, text);
@@ -29,6 +28,13 @@ fn check(files: &[(&str, &str)], expect: &str) {
         ..Default::default()
     };
     let model = analyze(&[pkg], &Config::default());
+    (dir, model)
+}
+
+/// Lays out `files` (path, text) under a temporary crate and renders the type paths and
+/// diagnostics of the analysis, with the directory replaced by `$DIR`.
+fn check(files: &[(&str, &str)], expect: &str) {
+    let (dir, model) = model_of(files);
     let mut got = String::new();
     for t in &model.types {
         let file = t
@@ -170,31 +176,20 @@ fn the_type_filter_keeps_types_named_by_bare_name_or_full_path() {
 /// analysis needs but the sizes other files' code names: it is read for them.
 #[test]
 fn a_file_of_constants_only_gives_the_sizes_other_files_name() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    write(
-        dir.path(),
-        "src/lib.rs",
-        "mod constants;\nmod log;\npub struct Cache { log: log::Log }\nimpl Cache { pub fn new() -> Self { todo!() } pub fn get(&self) { self.log.record() } }\n",
-    );
-    write(
-        dir.path(),
-        "src/constants.rs",
-        "pub(crate) const FLUSH_POINT: usize = 64;\npub(crate) const UNUSED: usize = 1000;\n",
-    );
-    write(
-        dir.path(),
-        "src/log.rs",
-        "use crate::constants::FLUSH_POINT;\npub(crate) struct Log { n: std::sync::atomic::AtomicUsize }\nimpl Log { pub(crate) fn record(&self) { if self.n.fetch_add(1, std::sync::atomic::Ordering::SeqCst) >= FLUSH_POINT {} } }\n",
-    );
-    let pkg = PackageInfo {
-        name: "tree".into(),
-        lib_name: "tree".into(),
-        manifest_path: dir.path().join("Cargo.toml"),
-        lib_root: dir.path().join("src/lib.rs"),
-        edition: "2021".into(),
-        ..Default::default()
-    };
-    let model = analyze(&[pkg], &Config::default());
+    let (_dir, model) = model_of(&[
+        (
+            "src/lib.rs",
+            "mod constants;\nmod log;\npub struct Cache { log: log::Log }\nimpl Cache { pub fn new() -> Self { todo!() } pub fn get(&self) { self.log.record() } }\n",
+        ),
+        (
+            "src/constants.rs",
+            "pub(crate) const FLUSH_POINT: usize = 64;\npub(crate) const UNUSED: usize = 1000;\n",
+        ),
+        (
+            "src/log.rs",
+            "use crate::constants::FLUSH_POINT;\npub(crate) struct Log { n: std::sync::atomic::AtomicUsize }\nimpl Log { pub(crate) fn record(&self) { if self.n.fetch_add(1, std::sync::atomic::Ordering::SeqCst) >= FLUSH_POINT {} } }\n",
+        ),
+    ]);
     let cache = model
         .types
         .iter()
