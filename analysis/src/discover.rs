@@ -59,13 +59,16 @@ fn public_path(decl: &TypeDecl, index: &CrateIndex) -> Option<String> {
 
 /// `TypeModel::path` of `decl`: its public path, else `krate::module::Type`.
 fn model_path(decl: &TypeDecl, index: &CrateIndex, pkg: &PackageInfo) -> String {
-    public_path(decl, index).unwrap_or_else(|| {
-        std::iter::once(pkg.lib_name.clone())
-            .chain(decl.module.iter().cloned())
-            .chain(std::iter::once(decl.name.clone()))
-            .collect::<Vec<_>>()
-            .join("::")
-    })
+    public_path(decl, index).unwrap_or_else(|| internal_path(decl, pkg))
+}
+
+/// `krate::module::Type`: the path of a type no public path names.
+fn internal_path(decl: &TypeDecl, pkg: &PackageInfo) -> String {
+    std::iter::once(pkg.lib_name.clone())
+        .chain(decl.module.iter().cloned())
+        .chain(std::iter::once(decl.name.clone()))
+        .collect::<Vec<_>>()
+        .join("::")
 }
 
 /// A thread-safe type with the syntax the later passes need.
@@ -303,7 +306,9 @@ pub(crate) fn discover<'a>(
     let safe = thread_safe_names(&facts, index);
     let not_shareable = not_shareable(&facts);
     let mut decls = Decls::of(files);
-    decls.add_consts(const_files);
+    // Only the constants of the files of constants: their other items (a helper type, an
+    // impl) stay out of discovery, as they were before those files were read.
+    decls.consts.extend(Decls::of(const_files).consts);
     let mut found = Vec::new();
     for decl in &decls.types {
         let key = (decl.module.clone(), decl.name.clone());
@@ -314,7 +319,9 @@ pub(crate) fn discover<'a>(
         };
         let confined = not_shareable.contains(&key);
         let public_path = public_path(decl, index);
-        let path = model_path(decl, index, pkg);
+        let path = public_path
+            .clone()
+            .unwrap_or_else(|| internal_path(decl, pkg));
         if !filter.is_empty() && !filter.iter().any(|f| *f == decl.name || *f == path) {
             continue;
         }
@@ -389,6 +396,7 @@ fn build_type<'a>(
     if api.methods.is_empty() && decl.is_pub {
         return None;
     }
+    let held = api::constants::held_types(decl, decls, index);
     let mut model = TypeModel {
         path,
         package: pkg.name.clone(),
@@ -411,11 +419,8 @@ fn build_type<'a>(
         sync_sites: vec![],
         mutation_sites: vec![],
         values: api.values,
-        constants: api::constants::size_constants(decl, decls, index),
-        holds: api::constants::held_types(decl, decls, index)
-            .into_iter()
-            .map(|held| model_path(held, index, pkg))
-            .collect(),
+        constants: api::constants::size_constants(decl, &held, decls, index),
+        holds: held.iter().map(|t| model_path(t, index, pkg)).collect(),
         durations: api::constants::duration_constants(decl, decls, index),
         scopes: api.scopes,
         confined: false,

@@ -620,7 +620,7 @@ impl Judge<'_> {
                 regrouped: Some(regrouped),
                 log: None,
                 oracle,
-                through: (through != [m.type_path.clone()]).then_some(through),
+                through: (through != [m.type_path.as_str()]).then_some(through),
             };
             progress.done(&o);
             outcomes.push(o);

@@ -412,12 +412,9 @@ fn from_sync_site(site: &SyncSite, file: &Path, source: &str) -> Vec<Draft> {
                 }
                 _ => format!("::covcon_rt::at(&{receiver}){call}"),
             };
-            let equivalent = match (&site.op, &site.writes_under) {
-                (SyncOp::Atomic, Some(lock)) => Some(format!(
-                    "every write of `{receiver}` holds `{lock}`: no other write comes between the load and the store"
-                )),
-                _ => None,
-            };
+            let equivalent = site.writes_under.as_ref().map(|lock| {
+                format!("every write of `{receiver}` holds `{lock}`: no other write comes between the load and the store")
+            });
             vec![Draft {
                 equivalent,
                 ..draft(

@@ -450,6 +450,7 @@ impl Worker {
 
     /// Waits up to `patience` for the response with test id `wanted`. Any failure of the
     /// worker comes back as the message of a crash.
+    ///
     /// On a machine with more runnable threads than cores the wait stretches with the load:
     /// a worker that is alive but starved of the CPU (its run and its watchdog both waiting
     /// for a core) is slow, not stuck, and calling it a crash would report a violation the

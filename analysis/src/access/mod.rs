@@ -596,6 +596,11 @@ pub(crate) fn sync_sites(
                 }
                 op => op.clone(),
             };
+            let writes_under = if op == SyncOp::Atomic {
+                writes_under(ty, summaries, &site.field)
+            } else {
+                None
+            };
             out.push(crate::model::SyncSite {
                 method: f.key(),
                 op,
@@ -607,10 +612,7 @@ pub(crate) fn sync_sites(
                 receiver_end: site.receiver_end,
                 call_end: site.call_end,
                 untested_owner: None,
-                writes_under: match site.op {
-                    SyncOp::Atomic => writes_under(ty, summaries, &site.field),
-                    _ => None,
-                },
+                writes_under,
             });
         }
     }

@@ -26,16 +26,20 @@ const MOST: usize = 8;
 const HELD_DEPTH: usize = 3;
 const HELD_MOST: usize = 16;
 
-/// The sizes of `decl`'s module and impl blocks, sorted.
-pub(crate) fn size_constants(decl: &TypeDecl, decls: &Decls, index: &CrateIndex) -> Vec<u64> {
+/// The sizes of `decl`'s module and impl blocks and of the impl blocks of `held` (its
+/// [`held_types`]), sorted.
+pub(crate) fn size_constants(
+    decl: &TypeDecl,
+    held: &[&TypeDecl],
+    decls: &Decls,
+    index: &CrateIndex,
+) -> Vec<u64> {
     let mut found = Sizes::default();
     visit_own_items(decl, decls, index, &mut found);
-    for held in held_types(decl, decls, index) {
-        for imp in decls.impls_of(held) {
-            found.visit_item_impl(imp.item);
-        }
+    for imp in held.iter().flat_map(|t| decls.impls_of(t)) {
+        found.visit_item_impl(imp.item);
     }
-    for (module, item) in code_of(decl, decls, index) {
+    for (module, item) in code_of(decl, held, decls, index) {
         let mut named = Named {
             module,
             decls,
@@ -48,19 +52,19 @@ pub(crate) fn size_constants(decl: &TypeDecl, decls: &Decls, index: &CrateIndex)
 }
 
 /// The impl blocks whose code runs when `decl`'s methods do, as far as the syntax shows: its
-/// own, those of the types its parameters default to, and those of the crate's types its
-/// fields hold; each with its module.
+/// own, those of the types its parameters default to, and those of `held`, the crate's types
+/// its fields hold; each with its module.
 fn code_of<'d, 'a>(
     decl: &TypeDecl,
+    held: &[&TypeDecl],
     decls: &'d Decls<'a>,
     index: &CrateIndex,
 ) -> Vec<(&'d [String], &'a syn::ItemImpl)> {
-    let mut types = vec![];
-    types.extend(default_types(decl, decls, index));
-    types.extend(held_types(decl, decls, index));
-    let own = decls.impls_of(decl);
-    own.into_iter()
-        .chain(types.into_iter().flat_map(|t| decls.impls_of(t)))
+    let defaults = default_types(decl, decls, index);
+    std::iter::once(decl)
+        .chain(defaults)
+        .chain(held.iter().copied())
+        .flat_map(|t| decls.impls_of(t))
         .map(|imp| (imp.module.as_slice(), imp.item))
         .collect()
 }

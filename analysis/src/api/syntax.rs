@@ -74,33 +74,6 @@ impl<'a> Decls<'a> {
         decls
     }
 
-    /// The `const` items of `files` alone, from files that declare nothing else the
-    /// analysis needs (a `constants.rs`).
-    pub(crate) fn add_consts(&mut self, files: &'a [SourceFile]) {
-        fn consts<'a>(
-            items: &'a [syn::Item],
-            module: &[String],
-            out: &mut Vec<(Vec<String>, &'a syn::ItemConst)>,
-        ) {
-            for item in items {
-                match item {
-                    syn::Item::Const(c) => out.push((module.to_vec(), c)),
-                    syn::Item::Mod(m) => {
-                        if let Some((_, inner)) = &m.content {
-                            let mut child = module.to_vec();
-                            child.push(syn::ext::IdentExt::unraw(&m.ident).to_string());
-                            consts(inner, &child, out);
-                        }
-                    }
-                    _ => {}
-                }
-            }
-        }
-        for f in files {
-            consts(&f.ast.items, &f.module, &mut self.consts);
-        }
-    }
-
     fn add(&mut self, items: &'a [syn::Item], module: &[String], file: &'a Path) {
         for item in items {
             match item {
