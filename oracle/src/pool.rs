@@ -592,6 +592,10 @@ struct LineReader {
     buffer: Vec<u8>,
     /// Bytes of `buffer` already handed out as lines.
     consumed: usize,
+    /// Bytes after `consumed` already searched for a newline (none there): an answer of
+    /// hundreds of megabytes arrives in thousands of reads, and searching it whole after each
+    /// read kept a campaign's thread busy for minutes on one answer.
+    searched: usize,
 }
 
 impl LineReader {
@@ -600,6 +604,7 @@ impl LineReader {
             pipe,
             buffer: Vec::with_capacity(64 * 1024),
             consumed: 0,
+            searched: 0,
         }
     }
 
@@ -608,24 +613,24 @@ impl LineReader {
     fn next_line(&mut self, patience: Duration) -> std::io::Result<Option<String>> {
         let deadline = Instant::now() + patience;
         loop {
-            if let Some(end) = self.buffer[self.consumed..]
-                .iter()
-                .position(|&b| b == b'\n')
-            {
-                let line = &self.buffer[self.consumed..self.consumed + end];
-                let line = String::from_utf8_lossy(line).into_owned();
-                self.consumed += end + 1;
+            let unsearched = self.consumed + self.searched;
+            if let Some(at) = self.buffer[unsearched..].iter().position(|&b| b == b'\n') {
+                let end = unsearched + at;
+                let line = String::from_utf8_lossy(&self.buffer[self.consumed..end]).into_owned();
+                self.consumed = end + 1;
+                self.searched = 0;
                 if self.consumed == self.buffer.len() {
                     self.buffer.clear();
                     self.consumed = 0;
                 }
                 return Ok(Some(line));
             }
+            self.searched = self.buffer.len() - self.consumed;
             let left = deadline.saturating_duration_since(Instant::now());
             if left.is_zero() || !readable(&self.pipe, left)? {
                 return Ok(None);
             }
-            let mut chunk = [0u8; 16 * 1024];
+            let mut chunk = [0u8; 64 * 1024];
             let n = self.pipe.read(&mut chunk)?;
             if n == 0 {
                 return Err(std::io::ErrorKind::UnexpectedEof.into());
@@ -759,6 +764,31 @@ mod tests {
 
     /// A live worker's patience stretches by the runnable threads per core, never below
     /// its own and never past [`MOST_STRETCH`] times it; unknown load changes nothing.
+    /// A line far longer than one read comes whole, and the line after it comes next.
+    #[test]
+    fn a_line_of_many_reads_comes_whole_and_then_the_next() {
+        let mut child = Command::new("sh")
+            .args([
+                "-c",
+                "head -c 3000000 /dev/zero | tr '\\0' x; printf '\\nshort\\nlast'",
+            ])
+            .stdout(Stdio::piped())
+            .spawn()
+            .expect("sh runs");
+        let mut reader = LineReader::new(child.stdout.take().expect("piped"));
+        let patience = Duration::from_secs(60);
+        let long = reader.next_line(patience).unwrap().expect("a line");
+        assert_eq!(long.len(), 3_000_000);
+        assert!(long.bytes().all(|b| b == b'x'));
+        assert_eq!(
+            reader.next_line(patience).unwrap().as_deref(),
+            Some("short")
+        );
+        // A last line without its newline is not a line: the end of the output is an error.
+        assert!(reader.next_line(patience).is_err());
+        child.wait().expect("sh exits");
+    }
+
     #[test]
     fn a_live_workers_patience_stretches_with_the_load_per_core() {
         let cases = [
