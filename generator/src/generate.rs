@@ -19,6 +19,7 @@ use analysis::{
     ScopeGuard, Severity, TypeModel, ValueType,
 };
 use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use std::collections::{BTreeMap, BTreeSet, HashSet, VecDeque};
 
@@ -36,6 +37,8 @@ pub(crate) const MIX_PERCENT: u32 = 30;
 
 /// Mixed into the seed of the repeat counts' rng.
 const REPEAT_SEED: u64 = 0x5EED_0F4E_9EA7;
+/// Mixed into the seed of the reused arguments' rng.
+const REUSE_SEED: u64 = 0x5EED_0F4E_05ED;
 
 /// The counts a prefix call may be repeated: the pool's, and each size the type's code names
 /// with its neighbours (31 → 30, 31, 32), the boundary and both sides of it.
@@ -101,6 +104,13 @@ pub struct TestGenerator {
     own_repeats: Vec<u32>,
     /// Draws repeat counts; apart from `rng`, so the rest of a seed's tests stay as they were.
     repeat_rng: StdRng,
+    /// The plain arguments (keys, strings, counts) the test being built passed so far, by
+    /// kind: a later argument of the same kind takes one of them now and then
+    /// ([`Pools::reuse_percent`]), so that an insert, a read and a removal in different
+    /// threads meet on one key more often than independent draws make them.
+    used: Vec<(ParamKind, Value)>,
+    /// Draws the reuse of arguments; apart from `rng`, like `repeat_rng`.
+    reuse_rng: StdRng,
     constructor: Constructor,
     /// The usable methods, in declaration order.
     methods: Vec<Method>,
@@ -220,6 +230,8 @@ impl TestGenerator {
             repeats: repeat_counts(&config.pools.repeats, &model.constants),
             own_repeats: repeat_counts(&[], &model.constants),
             repeat_rng: StdRng::seed_from_u64(config.seed ^ REPEAT_SEED),
+            used: Vec::new(),
+            reuse_rng: StdRng::seed_from_u64(config.seed ^ REUSE_SEED),
             constructor,
             methods,
             handle_from,
@@ -436,6 +448,7 @@ impl TestGenerator {
             1
         };
         let instance_calls: Vec<Call> = (0..instances).map(|_| self.constructor_call()).collect();
+        self.used.clear();
         let mut handles = Handles::default();
         let prefix: Vec<Call> = (0..extra_calls)
             .map(|_| {
@@ -601,14 +614,39 @@ impl TestGenerator {
         let mut call = Call::new(self.methods[method].name.clone(), ctx.receiver, Vec::new());
         // Arguments that made this method hang alone are drawn again (a few times: a method
         // whose every argument hangs is still called).
+        let plain: Vec<Option<ParamKind>> = self.methods[method]
+            .params
+            .iter()
+            .map(|p| plain_kind(&p.kind, &self.instantiation))
+            .collect();
         for _ in 0..HUNG_REDRAWS {
             call.args = self.methods[method]
                 .params
                 .iter()
                 .map(|p| values.value(&p.kind, ctx, rng))
                 .collect();
+            for (arg, kind) in call.args.iter_mut().zip(&plain) {
+                let Some(kind) = kind else { continue };
+                if !percent(&mut self.reuse_rng, self.pools.reuse_percent) {
+                    continue;
+                }
+                let earlier: Vec<&Value> = self
+                    .used
+                    .iter()
+                    .filter(|(k, _)| k == kind)
+                    .map(|(_, v)| v)
+                    .collect();
+                if let Some(v) = earlier.choose(&mut self.reuse_rng) {
+                    *arg = (*v).clone();
+                }
+            }
             if self.hung.is_empty() || !self.hung.contains(&hang_key(&call)) {
                 break;
+            }
+        }
+        for (arg, kind) in call.args.iter().zip(plain) {
+            if let Some(kind) = kind {
+                self.used.push((kind, arg.clone()));
             }
         }
         // Handle arguments, and values only the type's methods return, name a value the
@@ -838,6 +876,29 @@ const MAX_HANDLES: usize = 2;
 
 /// Draws of a method's arguments before one that hung alone is kept anyway.
 const HUNG_REDRAWS: usize = 8;
+
+/// The kind of a parameter whose arguments are plain values a later call may pass again
+/// (integers, characters, strings, floats; through references, smart pointers and the
+/// type's instantiation), or `None` (handles, instances, closures, built values, lists).
+fn plain_kind(kind: &ParamKind, instantiation: &BTreeMap<String, ParamKind>) -> Option<ParamKind> {
+    match kind {
+        ParamKind::Ref { inner } | ParamKind::Pointer { inner, .. } => {
+            plain_kind(inner, instantiation)
+        }
+        ParamKind::Generic { name } => match instantiation.get(name) {
+            Some(inner) => plain_kind(inner, instantiation),
+            // Uninstantiated: small integers, whatever integer type the oracle picks.
+            None => Some(kind.clone()),
+        },
+        ParamKind::Str => Some(ParamKind::String),
+        ParamKind::Int { .. }
+        | ParamKind::NonZero { .. }
+        | ParamKind::Char
+        | ParamKind::String
+        | ParamKind::Float { .. } => Some(kind.clone()),
+        _ => None,
+    }
+}
 
 /// A call as the set of calls that hung knows it: method and arguments (receiver and
 /// repetitions aside).
@@ -1231,6 +1292,85 @@ mod tests {
             .iter()
             .flat_map(|t| t.threads.iter().flatten())
             .all(|c| c.times == 1));
+    }
+
+    /// Arguments of one plain kind take values earlier calls of the test passed: every one
+    /// of them at 100 %, none at 0 %, and about half at the default, which makes tests whose
+    /// keys all meet several times as common as independent draws do. Kinds do not mix.
+    #[test]
+    fn plain_arguments_take_values_earlier_calls_of_the_test_passed() {
+        let key = ParamKind::Int {
+            signed: false,
+            bits: 32,
+        };
+        let by_ref = ParamKind::Ref {
+            inner: Box::new(key.clone()),
+        };
+        let model = model(
+            vec![
+                method("insert", vec![key.clone(), ParamKind::String]),
+                method("get", vec![by_ref.clone()]),
+                method("remove", vec![by_ref]),
+                method("rename", vec![ParamKind::Str]),
+            ],
+            &[
+                ("insert", "get", Group::High),
+                ("insert", "remove", Group::High),
+                ("get", "remove", Group::High),
+                ("rename", "get", Group::High),
+            ],
+        );
+        // Per test: its integer arguments and its string arguments, in the order drawn.
+        let args = |reuse_percent: u32| -> Vec<(Vec<i128>, Vec<String>)> {
+            let config = GeneratorConfig {
+                strategy: Strategy::Bc,
+                seed: 3,
+                pools: Pools {
+                    reuse_percent,
+                    ..Pools::default()
+                },
+                ..GeneratorConfig::default()
+            };
+            let mut generator = TestGenerator::new(&model, &config).unwrap();
+            let tests = generator.next_batch(400);
+            tests
+                .iter()
+                .map(|t| {
+                    let calls = t.prefix.iter().chain(t.threads.iter().flatten());
+                    let (mut ints, mut strings) = (Vec::new(), Vec::new());
+                    for arg in calls.flat_map(|c| &c.args) {
+                        match arg {
+                            Value::Int(n) => ints.push(*n),
+                            Value::Str(s) => strings.push(s.clone()),
+                            other => panic!("unexpected argument {other:?}"),
+                        }
+                    }
+                    (ints, strings)
+                })
+                .collect()
+        };
+        let all_same = |values: &[i128]| values.iter().all(|v| *v == values[0]);
+        // Tests with at least three keys whose keys are all one.
+        let meeting = |tests: &[(Vec<i128>, Vec<String>)]| {
+            tests
+                .iter()
+                .filter(|(ints, _)| ints.len() >= 3 && all_same(ints))
+                .count()
+        };
+        let always = args(100);
+        for (ints, strings) in &always {
+            assert!(all_same(ints), "{ints:?}");
+            assert!(strings.iter().all(|s| *s == strings[0]), "{strings:?}");
+        }
+        let never = args(0);
+        let keyed = never.iter().filter(|(ints, _)| ints.len() >= 3).count();
+        assert!(keyed > 100, "{keyed}");
+        let (never, default) = (
+            meeting(&never),
+            meeting(&args(Pools::default().reuse_percent)),
+        );
+        assert!(default > 3 * never.max(1), "{never} → {default}");
+        assert!(default < keyed, "{default} of {keyed}");
     }
 
     #[test]

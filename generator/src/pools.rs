@@ -60,6 +60,10 @@ pub struct Pools {
     /// calls need from their own calls just before, instead of taking ones kept before the
     /// prefix, which both threads share: value flow inside the concurrent part.
     pub flow_percent: u32,
+    /// Percentage of plain arguments (integers, strings, characters, floats) that take a value
+    /// an earlier call of the test passed for an argument of the same type, when there is
+    /// one: the same key inserted in the prefix, read by one thread and removed by the other.
+    pub reuse_percent: u32,
 }
 
 impl Default for Pools {
@@ -83,6 +87,7 @@ impl Default for Pools {
             repeats: vec![2, 7, 8, 15, 16, 31, 32, 33, 63, 64, 65, 100, 128, 129],
             repeat_percent: 20,
             flow_percent: 35,
+            reuse_percent: 50,
         }
     }
 }
