@@ -380,6 +380,24 @@ fn a_wrong_result_found_free_is_replayed_under_a_schedule_that_shows_it() {
     assert_eq!((replayed.runs, replayed.failures), (4, 4));
 }
 
+/// Replaying a free test draws fresh noise for each run after the first, as the campaign's
+/// confirmation does: a failure the saved test's own noise does not show still repeats.
+#[test]
+fn a_free_violation_is_replayed_with_fresh_noise_for_each_run() {
+    let out = tempfile::tempdir().unwrap();
+    let config = OracleConfig {
+        confirm_runs: 40,
+        ..config(out.path(), 1)
+    };
+    let mut saved = test_case(1, "seeded | ok");
+    saved.noise_seed = 1;
+    assert_eq!(saved.control, Control::Free);
+    let replayed =
+        oracle::replay_with_worker(Path::new(FAKE), &config, &Model::default(), &saved).unwrap();
+    assert!(replayed.failures > 0, "{} runs", replayed.runs);
+    assert!(replayed.violation.is_some());
+}
+
 /// Runs `script` as one test whose seed the mix leaves free, so the campaign's own run is a
 /// free one, and checks that the violation it shows was confirmed 4 of 4 and saved under the
 /// one schedule of the fake that shows it. Answers the test and the saved one.

@@ -4,6 +4,8 @@
 //! - `ok…` passes; `racy` panics in concurrent runs only; `buggy` panics always;
 //! - `flaky` panics in every second concurrent run of this worker process; `rare` in its first
 //!   and every 50th (a window free runs hit once in thousands);
+//! - `seeded` panics in a free concurrent run whose test's noise seed is a multiple of 4 (a
+//!   failure some noise shows and other noise does not);
 //! - `narrow` panics in a free concurrent run, and in a controlled one only when its schedule
 //!   preempts the first thread at point 3 (a window only one schedule of its test hits);
 //!   a controlled run answers its schedule with four points per call;
@@ -165,6 +167,9 @@ fn concurrent_run(test: &generator::TestCase, noise: Noise, run: u64, timeout_ms
                 "racy" | "buggy" | "overdue" => panic(t as u8, i as u32, name),
                 "flaky" if run & 1 == 0 => panic(t as u8, i as u32, name),
                 "narrow" if in_window => panic(t as u8, i as u32, name),
+                "seeded" if noise.control.is_free() && test.noise_seed.is_multiple_of(4) => {
+                    panic(t as u8, i as u32, name)
+                }
                 "rare" if run == 1 || run.is_multiple_of(50) => panic(t as u8, i as u32, name),
                 "take" => Outcome::Deadlocked {
                     inside: [Some("take".into()), None],
