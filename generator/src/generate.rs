@@ -104,11 +104,14 @@ pub struct TestGenerator {
     own_repeats: Vec<u32>,
     /// Draws repeat counts; apart from `rng`, so the rest of a seed's tests stay as they were.
     repeat_rng: StdRng,
+    /// For each method, each parameter's plain kind ([`plain_kinds`]) as a number, equal for
+    /// equal kinds; `None` for a parameter that is not plain.
+    plain: Vec<Vec<Option<usize>>>,
     /// The plain arguments (keys, strings, counts) the test being built passed so far, by
-    /// kind: a later argument of the same kind takes one of them now and then
+    /// kind number: a later argument of the same kind takes one of them now and then
     /// ([`Pools::reuse_percent`]), so that an insert, a read and a removal in different
     /// threads meet on one key more often than independent draws make them.
-    used: Vec<(ParamKind, Value)>,
+    used: Vec<(usize, Value)>,
     /// Draws the reuse of arguments; apart from `rng`, like `repeat_rng`.
     reuse_rng: StdRng,
     constructor: Constructor,
@@ -230,6 +233,7 @@ impl TestGenerator {
             repeats: repeat_counts(&config.pools.repeats, &model.constants),
             own_repeats: repeat_counts(&[], &model.constants),
             repeat_rng: StdRng::seed_from_u64(config.seed ^ REPEAT_SEED),
+            plain: plain_kinds(&methods, &config.instantiation),
             used: Vec::new(),
             reuse_rng: StdRng::seed_from_u64(config.seed ^ REUSE_SEED),
             constructor,
@@ -614,18 +618,14 @@ impl TestGenerator {
         let mut call = Call::new(self.methods[method].name.clone(), ctx.receiver, Vec::new());
         // Arguments that made this method hang alone are drawn again (a few times: a method
         // whose every argument hangs is still called).
-        let plain: Vec<Option<ParamKind>> = self.methods[method]
-            .params
-            .iter()
-            .map(|p| plain_kind(&p.kind, &self.instantiation))
-            .collect();
+        let plain = &self.plain[method];
         for _ in 0..HUNG_REDRAWS {
             call.args = self.methods[method]
                 .params
                 .iter()
                 .map(|p| values.value(&p.kind, ctx, rng))
                 .collect();
-            for (arg, kind) in call.args.iter_mut().zip(&plain) {
+            for (arg, kind) in call.args.iter_mut().zip(plain) {
                 let Some(kind) = kind else { continue };
                 if !percent(&mut self.reuse_rng, self.pools.reuse_percent) {
                     continue;
@@ -646,7 +646,7 @@ impl TestGenerator {
         }
         for (arg, kind) in call.args.iter().zip(plain) {
             if let Some(kind) = kind {
-                self.used.push((kind, arg.clone()));
+                self.used.push((*kind, arg.clone()));
             }
         }
         // Handle arguments, and values only the type's methods return, name a value the
@@ -876,6 +876,33 @@ const MAX_HANDLES: usize = 2;
 
 /// Draws of a method's arguments before one that hung alone is kept anyway.
 const HUNG_REDRAWS: usize = 8;
+
+/// For each of `methods`, each parameter's [`plain_kind`] numbered by its place in a table of
+/// the distinct ones, so that equal kinds get equal numbers.
+fn plain_kinds(
+    methods: &[Method],
+    instantiation: &BTreeMap<String, ParamKind>,
+) -> Vec<Vec<Option<usize>>> {
+    let mut kinds: Vec<ParamKind> = Vec::new();
+    methods
+        .iter()
+        .map(|m| {
+            m.params
+                .iter()
+                .map(|p| {
+                    let kind = plain_kind(&p.kind, instantiation)?;
+                    Some(match kinds.iter().position(|k| *k == kind) {
+                        Some(n) => n,
+                        None => {
+                            kinds.push(kind);
+                            kinds.len() - 1
+                        }
+                    })
+                })
+                .collect()
+        })
+        .collect()
+}
 
 /// The kind of a parameter whose arguments are plain values a later call may pass again
 /// (integers, characters, strings, floats; through references, smart pointers and the

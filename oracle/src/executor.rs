@@ -898,16 +898,7 @@ impl OracleExecutor {
         let mut repeats = 0;
         for run in 1..=runs {
             self.stats.confirm_runs.fetch_add(1, Ordering::Relaxed);
-            // A free run's noise seed does not fix its interleaving; each re-run draws
-            // other noise, as a user's reruns would. A schedule is replayed as it is.
-            let rerun = TestCase {
-                noise_seed: match test.control {
-                    Control::Free => mix(test.noise_seed ^ u64::from(run)),
-                    _ => test.noise_seed,
-                },
-                ..test.clone()
-            };
-            let mut request = self.concurrent_request(&rerun);
+            let mut request = self.concurrent_request(&rerun(test, run));
             if over_time_only {
                 if let Request::Concurrent { timeout_ms, .. } = &mut request {
                     *timeout_ms = timeout_ms.saturating_mul(OVER_TIME_RERUN);
@@ -931,11 +922,8 @@ impl OracleExecutor {
                 // in the campaign: one batch of runs in the worker, as many as fit in about
                 // a second of the test's running time, gives it that chance again.
                 let batch = confirm_batch(violation.response.elapsed_us);
-                let rerun = TestCase {
-                    noise_seed: mix(test.noise_seed ^ u64::from(runs + 1)),
-                    ..test.clone()
-                };
-                let response = self.pool.request(&self.runs_request(&rerun, batch));
+                let again = rerun(test, runs + 1);
+                let response = self.pool.request(&self.runs_request(&again, batch));
                 self.stats
                     .confirm_runs
                     .fetch_add(response.runs.max(1), Ordering::Relaxed);
@@ -1248,6 +1236,19 @@ pub struct ReplayResult {
 /// How many times a run's timeout a re-run of a deadlock seen only over its time gets.
 const OVER_TIME_RERUN: u64 = 4;
 
+/// Re-run `run` of `test` (a confirmation's, a replay's): a free run's noise seed does not
+/// fix its interleaving, so each re-run draws other noise, as a user's reruns would; a
+/// schedule is replayed as it is.
+fn rerun(test: &TestCase, run: u32) -> TestCase {
+    TestCase {
+        noise_seed: match test.control {
+            Control::Free => mix(test.noise_seed ^ u64::from(run)),
+            _ => test.noise_seed,
+        },
+        ..test.clone()
+    }
+}
+
 /// Runs in the one batch that confirms a panic its single re-runs did not repeat: about a
 /// second of a run that took `elapsed_us`, between 1,000 and 100,000.
 fn confirm_batch(elapsed_us: u64) -> u64 {
@@ -1295,18 +1296,15 @@ impl OracleExecutor {
         };
         let mut outcomes = SequentialOutcomes::new();
         for run in 1..=runs {
-            // A free run's noise seed does not fix its interleaving: each run after the first
-            // draws other noise, as the campaign's confirmation does (the same noise every
-            // run left a failure the confirmation repeated 2 times in 20 unseen in 1,100
-            // replays). A schedule is replayed as it is.
-            let rerun = match test.control {
-                Control::Free if run > 1 => TestCase {
-                    noise_seed: mix(test.noise_seed ^ u64::from(run)),
-                    ..test.clone()
-                },
-                _ => test.clone(),
+            // The first run as saved, the others as the confirmation re-runs it (the saved
+            // noise every run left a failure the confirmation repeated 2 times in 20 unseen
+            // in 1,100 replays).
+            let again = if run == 1 {
+                test.clone()
+            } else {
+                rerun(test, run)
             };
-            let response = self.pool.request(&self.concurrent_request(&rerun));
+            let response = self.pool.request(&self.concurrent_request(&again));
             result.runs = run;
             let outcome = response.outcome.clone();
             let Some(failure) = Failure::of(&outcome) else {

@@ -762,8 +762,6 @@ pub fn run_command(
 mod tests {
     use super::*;
 
-    /// A live worker's patience stretches by the runnable threads per core, never below
-    /// its own and never past [`MOST_STRETCH`] times it; unknown load changes nothing.
     /// A line far longer than one read comes whole, and the line after it comes next.
     #[test]
     fn a_line_of_many_reads_comes_whole_and_then_the_next() {
@@ -789,6 +787,8 @@ mod tests {
         child.wait().expect("sh exits");
     }
 
+    /// A live worker's patience stretches by the runnable threads per core, never below
+    /// its own and never past [`MOST_STRETCH`] times it; unknown load changes nothing.
     #[test]
     fn a_live_workers_patience_stretches_with_the_load_per_core() {
         let cases = [
