@@ -87,7 +87,7 @@ impl Default for Pools {
             repeats: vec![2, 7, 8, 15, 16, 31, 32, 33, 63, 64, 65, 100, 128, 129],
             repeat_percent: 20,
             flow_percent: 35,
-            reuse_percent: 50,
+            reuse_percent: 75,
         }
     }
 }
