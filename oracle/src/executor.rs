@@ -699,11 +699,11 @@ impl OracleExecutor {
             // A free panic only a batch of runs repeated (`confirm`) is judged the same way in
             // each candidate: one run of a smaller test would almost never show it again.
             let rare = !ordered && repeats == 1 && reruns > self.config.confirm_runs;
-            let batch = confirm_batch(violation.response.elapsed_us);
+            let elapsed_us = violation.response.elapsed_us;
             let shrunk =
                 generator::shrink(&violation.test, &config, &mut |candidate: &TestCase| {
                     let request = if rare {
-                        self.runs_request(candidate, batch)
+                        self.confirm_batch_request(candidate, elapsed_us)
                     } else {
                         self.concurrent_request(candidate)
                     };
@@ -921,9 +921,9 @@ impl OracleExecutor {
                 // dependency: lasso 0.7.1) shows once in thousands of free runs, as it did
                 // in the campaign: one batch of runs in the worker, as many as fit in about
                 // a second of the test's running time, gives it that chance again.
-                let batch = confirm_batch(violation.response.elapsed_us);
                 let again = rerun(test, runs + 1);
-                let response = self.pool.request(&self.runs_request(&again, batch));
+                let request = self.confirm_batch_request(&again, violation.response.elapsed_us);
+                let response = self.pool.request(&request);
                 self.stats
                     .confirm_runs
                     .fetch_add(response.runs.max(1), Ordering::Relaxed);
@@ -980,7 +980,22 @@ impl OracleExecutor {
             timeout_ms: timeout_ms(&self.config),
             capture: self.config.results.is_some(),
             repeat,
+            repeat_for_ms: None,
         }
+    }
+
+    /// The one batch of runs that gives a rare free panic its chance again (confirmation, and
+    /// each shrinking candidate of such a panic): [`confirm_batch`] runs, and no new one after
+    /// [`CONFIRM_BATCH_TIME`]. The count is drawn from how long the run that failed took, with
+    /// a floor of 1,000: runs slower than that one (a loaded machine, a test whose calls wait
+    /// on timeouts) or than a millisecond would make the batch many seconds, all of them past
+    /// the campaign's deadline, which is looked at only between tests.
+    fn confirm_batch_request(&self, test: &TestCase, elapsed_us: u64) -> Request {
+        let mut request = self.runs_request(test, confirm_batch(elapsed_us));
+        if let Request::Concurrent { repeat_for_ms, .. } = &mut request {
+            *repeat_for_ms = Some(CONFIRM_BATCH_TIME.as_millis() as u64);
+        }
+        request
     }
 
     /// The noise and control of a concurrent run of `test`.
@@ -1250,10 +1265,14 @@ fn rerun(test: &TestCase, run: u32) -> TestCase {
 }
 
 /// Runs in the one batch that confirms a panic its single re-runs did not repeat: about a
-/// second of a run that took `elapsed_us`, between 1,000 and 100,000.
+/// second of a run that took `elapsed_us`, between 1,000 and 100,000, and no more than fit in
+/// [`CONFIRM_BATCH_TIME`] ([`OracleExecutor::confirm_batch_request`]).
 fn confirm_batch(elapsed_us: u64) -> u64 {
     (1_000_000 / elapsed_us.max(1)).clamp(1_000, 100_000)
 }
+
+/// The longest a batch of [`confirm_batch`] runs goes on in the worker.
+const CONFIRM_BATCH_TIME: Duration = Duration::from_secs(1);
 
 /// Runs a saved test case again: concurrently up to `config.confirm_runs` times (at least
 /// once) until it fails, then the remaining runs count how often the failure repeats, and the

@@ -306,6 +306,15 @@ fn patience(request: &Request) -> Duration {
             + Duration::from_secs(2)
     };
     match request {
+        // The last run may start just before the time is up.
+        Request::Concurrent {
+            timeout_ms,
+            repeat,
+            repeat_for_ms: Some(for_ms),
+            ..
+        } => wait(*timeout_ms, *repeat).min(
+            Duration::from_millis(for_ms.saturating_add(*timeout_ms)) + Duration::from_secs(2),
+        ),
         Request::Concurrent {
             timeout_ms, repeat, ..
         }
@@ -377,6 +386,7 @@ impl<'r> Pending<'r> {
                     timeout_ms,
                     capture,
                     repeat,
+                    repeat_for_ms: None,
                 }
             }
             _ => Request::Batch {

@@ -29,6 +29,11 @@ pub enum Request {
         /// last. Amortises the protocol's cost over several runs of the same test.
         #[serde(default = "one", skip_serializing_if = "is_one")]
         repeat: u64,
+        /// No new run of the `repeat` once this many milliseconds passed since the worker
+        /// took the request: a batch meant to be about a second of runs stays one when its
+        /// runs turn out slower than the one its count was drawn from.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        repeat_for_ms: Option<u64>,
     },
     /// Build the instances, run the prefix, then the suffix calls one after another on one
     /// thread in the given order: each entry is (thread, index into that thread's calls).

@@ -692,7 +692,9 @@ pub fn allowed_outcomes(
 pub enum Speed {
     /// Each call right after the one before.
     Full,
-    /// A pause before each call: what an order answers when its calls take long. A type that
+    /// A pause before each call, and before the final state is read: what an order answers
+    /// when its calls take long, and what its state has become by the time a concurrent run's
+    /// threads are joined. A type that
     /// reads a clock the copy does not control, or runs threads of its own (a housekeeper
     /// evicting), answers by time as well as by the calls; text that a full-speed and a slow
     /// run of the same order disagree on is left out like any other text that varies.

@@ -289,6 +289,7 @@ fn model() -> Model {
                 vec![ctor("new", vec![], ReturnShape::SelfValue)],
                 vec![
                     ("put", vec![p("u32", int(false, 32))]),
+                    ("put_later", vec![p("u32", int(false, 32))]),
                     ("take", vec![]),
                     ("take_delayed", vec![]),
                     ("explode", vec![]),
@@ -574,6 +575,7 @@ fn concurrent(test: TestCase) -> Request {
         timeout_ms: 2_000,
         capture: true,
         repeat: 1,
+        repeat_for_ms: None,
     }
 }
 
@@ -588,6 +590,7 @@ fn controlled(test: TestCase, control: Control) -> Request {
         timeout_ms: 2_000,
         capture: true,
         repeat: 1,
+        repeat_for_ms: None,
     }
 }
 
@@ -1290,6 +1293,7 @@ fn check_then_act_panics_only_when_the_two_threads_interleave() {
         timeout_ms: 2_000,
         capture: true,
         repeat: 1_000,
+        repeat_for_ms: None,
     };
     writeln!(worker.stdin, "{}", serde_json::to_string(&request).unwrap()).unwrap();
     let mut line = String::new();
@@ -1307,6 +1311,66 @@ fn check_then_act_panics_only_when_the_two_threads_interleave() {
         ),
         other => panic!("no run of 1000 failed: {other:?}"),
     }
+}
+
+/// A paced sequential order (the results oracle's slow run) pauses before it reads the final
+/// state too, as a concurrent run's state is read only once its threads are joined: the
+/// state a thread of the type's own changes after the last call (`put_later` puts 100 ms
+/// later) is the one read after a pause longer than that, and not before.
+#[test]
+fn a_paced_order_reads_the_state_after_a_pause_too() {
+    let mut worker = Worker::start();
+    let request = Request::Sequential {
+        test: test(
+            "Queue",
+            vec![call("new", vec![])],
+            vec![],
+            [vec![call("put_later", vec![Value::Int(5)])], vec![]],
+        ),
+        order: vec![(0, 0)],
+        timeout_ms: 10_000,
+        noise: Noise {
+            pause_us: 1_000_000,
+            ..Noise::none()
+        },
+        paced: Vec::new(),
+        own_threads: false,
+        capture: true,
+    };
+    let answer = worker.ask(&request).unwrap();
+    assert_eq!(answer.outcome, Outcome::Passed);
+    let state = answer.final_state.unwrap_or_default();
+    assert!(state.contains("[5]"), "{state}");
+}
+
+/// `repeat_for_ms` ends a repeat that would run far longer: asked for a million runs of a
+/// test that never fails within 50 ms, the worker answers after some of them (a run of two
+/// threads takes microseconds at least, so a million never fit in 50 ms), and passed.
+#[test]
+fn a_repeat_stops_when_its_time_is_up() {
+    let mut worker = Worker::start();
+    let request = Request::Concurrent {
+        test: test(
+            "Registry",
+            vec![call("new", vec![])],
+            vec![],
+            [
+                vec![call("insert_new", vec![Value::Int(1), Value::Int(1)])],
+                vec![call("insert_new", vec![Value::Int(2), Value::Int(2)])],
+            ],
+        ),
+        noise: Noise::none(),
+        timeout_ms: 2_000,
+        capture: false,
+        repeat: 1_000_000,
+        repeat_for_ms: Some(50),
+    };
+    writeln!(worker.stdin, "{}", serde_json::to_string(&request).unwrap()).unwrap();
+    let mut line = String::new();
+    worker.stdout.read_line(&mut line).unwrap();
+    let answer: Response = serde_json::from_str(&line).unwrap();
+    assert_eq!(answer.outcome, Outcome::Passed, "{line}");
+    assert!((1..1_000_000).contains(&answer.runs), "{}", answer.runs);
 }
 
 /// With `own_threads`, a sequential order runs each call on the thread it ran on
@@ -1607,6 +1671,7 @@ fn the_model_from_the_real_analysis_drives_every_type() {
         timeout_ms: 2_000,
         capture: true,
         repeat: 1,
+        repeat_for_ms: None,
     };
     let mut stdin = worker.stdin.take().unwrap();
     writeln!(stdin, "{}", serde_json::to_string(&request).unwrap()).unwrap();

@@ -23,6 +23,8 @@ pub(crate) enum Op {
         noise: Noise,
         /// Runs of the same test, seeds `seed, seed + 1, …`, up to the first that fails.
         repeat: u64,
+        /// No new run once this many milliseconds passed since the first began.
+        repeat_for_ms: Option<u64>,
     },
     Sequential {
         test: TestData,
@@ -83,6 +85,7 @@ impl<'de> Visitor<'de> for LineVisitor {
         let mut own_threads = false;
         let mut runs = Vec::new();
         let (mut timeout_ms, mut repeat, mut capture) = (10_000, 1, true);
+        let mut repeat_for_ms = None;
         while let Some(key) = map.next_key::<Key>()? {
             match key {
                 Key::Op => op = Some(map.next_value()?),
@@ -94,6 +97,7 @@ impl<'de> Visitor<'de> for LineVisitor {
                 Key::Tests => runs = map.next_value()?,
                 Key::TimeoutMs => timeout_ms = map.next_value()?,
                 Key::Repeat => repeat = map.next_value::<u64>()?.max(1),
+                Key::RepeatForMs => repeat_for_ms = map.next_value()?,
                 Key::Capture => capture = map.next_value()?,
                 _ => {
                     map.next_value::<IgnoredAny>()?;
@@ -110,6 +114,7 @@ impl<'de> Visitor<'de> for LineVisitor {
                 test: needed(test)?,
                 noise,
                 repeat,
+                repeat_for_ms,
             },
             "sequential" => Op::Sequential {
                 test: needed(test)?,
@@ -248,9 +253,15 @@ mod tests {
                         test,
                         noise,
                         repeat,
+                        repeat_for_ms,
                     } => format!(
-                        "concurrent {} seed {} p {:?} repeat {repeat}",
-                        test.id, noise.seed, noise.p
+                        "concurrent {} seed {} p {:?} repeat {repeat}{}",
+                        test.id,
+                        noise.seed,
+                        noise.p,
+                        repeat_for_ms
+                            .map(|ms| format!(" for {ms} ms"))
+                            .unwrap_or_default()
                     ),
                     Op::Sequential {
                         test,
@@ -309,6 +320,12 @@ mod tests {
         check(
             &format!(r#"{{"op":"concurrent","test":{TEST},"noise":null,"repeat":0}}"#),
             "concurrent 7 seed 0 p [0.0, 0.0, 0.0] repeat 1; timeout 10000; capture true",
+        );
+        check(
+            &format!(
+                r#"{{"op":"concurrent","test":{TEST},"noise":null,"repeat":5000,"repeat_for_ms":1000}}"#
+            ),
+            "concurrent 7 seed 0 p [0.0, 0.0, 0.0] repeat 5000 for 1000 ms; timeout 10000; capture true",
         );
     }
 

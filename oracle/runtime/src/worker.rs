@@ -393,7 +393,12 @@ fn serve(drivers: &[&'static dyn Registered], line: &str, out: &Mutex<Box<dyn Wr
             test,
             noise,
             repeat,
+            repeat_for_ms,
         } => {
+            let repeat = Repeat {
+                runs: repeat,
+                until: repeat_for_ms.map(|ms| started + Duration::from_millis(ms)),
+            };
             let answer = answer(drivers, test, Mode::concurrent(noise), repeat, timeout_ms);
             write_line(out, &finish(answer, started));
         }
@@ -410,12 +415,16 @@ fn serve(drivers: &[&'static dyn Registered], line: &str, out: &Mutex<Box<dyn Wr
                 paced,
                 own_threads,
             };
-            let answer = answer(drivers, test, mode, 1, timeout_ms);
+            let answer = answer(drivers, test, mode, Repeat::once(), timeout_ms);
             write_line(out, &finish(answer, started));
         }
         Op::Batch { runs, repeat } => {
             for BatchRun { test, noise } in runs {
                 let started = Instant::now();
+                let repeat = Repeat {
+                    runs: repeat,
+                    until: None,
+                };
                 let answer = answer(drivers, test, Mode::concurrent(noise), repeat, timeout_ms);
                 write_line(out, &finish(answer, started));
             }
@@ -462,12 +471,35 @@ fn serve_malformed(
     for run in runs {
         let started = Instant::now();
         let answer = match BatchRun::deserialize(run) {
-            Ok(BatchRun { test, noise }) => {
-                answer(drivers, test, Mode::concurrent(noise), 1, timeout_ms)
-            }
+            Ok(BatchRun { test, noise }) => answer(
+                drivers,
+                test,
+                Mode::concurrent(noise),
+                Repeat::once(),
+                timeout_ms,
+            ),
             Err(e) => (id_of(run.get("test")), setup_failed(e.to_string())),
         };
         write_line(out, &finish(answer, started));
+    }
+}
+
+/// How many times [`answer`] runs a test at most.
+#[derive(Clone, Copy)]
+struct Repeat {
+    runs: u64,
+    /// No new run after this instant: a batch that confirms a rare failure is "about a second
+    /// of runs", which a count drawn from one run's time overshoots when the runs slow down
+    /// (a loaded machine, a test that waits).
+    until: Option<Instant>,
+}
+
+impl Repeat {
+    fn once() -> Repeat {
+        Repeat {
+            runs: 1,
+            until: None,
+        }
     }
 }
 
@@ -479,7 +511,7 @@ fn answer(
     drivers: &[&'static dyn Registered],
     test: TestData,
     mode: Mode,
-    repeat: u64,
+    repeat: Repeat,
     timeout_ms: u64,
 ) -> (u64, Answer) {
     let id = test.id;
@@ -509,7 +541,8 @@ fn answer(
         }
         unwatch();
         runs += 1;
-        if !answer.passed() || runs >= repeat {
+        let late = repeat.until.is_some_and(|until| Instant::now() >= until);
+        if !answer.passed() || runs >= repeat.runs || late {
             answer.runs = runs;
             return (id, answer);
         }
@@ -1132,6 +1165,14 @@ fn run_sequential<D: Driver>(
     }
     set_noise([0.0; 3]);
     PACE_CALLS.store(false, Ordering::Relaxed);
+    if paced.is_empty() && noise.pause_us > 0 {
+        // The state is read after a pause too: in a concurrent run it is read once both
+        // threads are joined, a while after the last call, and a type's own thread (a
+        // housekeeper that sweeps on a timer) may have changed it by then. A slow run that
+        // reads it at once would agree with the fast runs on a state the concurrent run
+        // never had the time to keep, and the results oracle would compare it.
+        std::thread::sleep(Duration::from_micros(noise.pause_us));
+    }
     let final_state = state_of(driver, &built.instances);
     quietly(move || drop(built));
     Answer {

@@ -148,9 +148,11 @@ impl Accounts {
 /// sleeps and then puts: a wait another thread will end is not blocked for good.
 /// `put_quietly` forgets to notify: a `take` already waiting misses it (a lost wake-up).
 /// `take_once` waits under `if`: a spurious wake-up makes it pop an empty queue.
+/// `put_later` returns at once and puts from a thread of its own 100 ms later: the state
+/// changes after the call, as a housekeeper's would.
 #[derive(Debug, Default)]
 pub struct Queue {
-    items: Mutex<Vec<u32>>,
+    items: Arc<Mutex<Vec<u32>>>,
     ready: Condvar,
 }
 
@@ -164,6 +166,13 @@ impl Queue {
     }
     pub fn put_quietly(&self, v: u32) {
         self.items.lock().unwrap().push(v);
+    }
+    pub fn put_later(&self, v: u32) {
+        let items = Arc::clone(&self.items);
+        std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(100));
+            items.lock().unwrap().push(v);
+        });
     }
     pub fn take(&self) -> u32 {
         let mut items = self.items.lock().unwrap();
