@@ -1320,23 +1320,21 @@ fn check_then_act_panics_only_when_the_two_threads_interleave() {
 #[test]
 fn a_paced_order_reads_the_state_after_a_pause_too() {
     let mut worker = Worker::start();
-    let request = Request::Sequential {
-        test: test(
-            "Queue",
-            vec![call("new", vec![])],
-            vec![],
-            [vec![call("put_later", vec![Value::Int(5)])], vec![]],
-        ),
-        order: vec![(0, 0)],
-        timeout_ms: 10_000,
-        noise: Noise {
-            pause_us: 1_000_000,
-            ..Noise::none()
-        },
-        paced: Vec::new(),
-        own_threads: false,
-        capture: true,
-    };
+    let put_later = vec![call("put_later", vec![Value::Int(5)])];
+    let queue = test(
+        "Queue",
+        vec![call("new", vec![])],
+        vec![],
+        [put_later, vec![]],
+    );
+    let mut request = sequential(queue, vec![(0, 0)]);
+    if let Request::Sequential {
+        noise, timeout_ms, ..
+    } = &mut request
+    {
+        noise.pause_us = 1_000_000;
+        *timeout_ms = 10_000;
+    }
     let answer = worker.ask(&request).unwrap();
     assert_eq!(answer.outcome, Outcome::Passed);
     let state = answer.final_state.unwrap_or_default();
@@ -1349,22 +1347,23 @@ fn a_paced_order_reads_the_state_after_a_pause_too() {
 #[test]
 fn a_repeat_stops_when_its_time_is_up() {
     let mut worker = Worker::start();
-    let request = Request::Concurrent {
-        test: test(
-            "Registry",
-            vec![call("new", vec![])],
-            vec![],
-            [
-                vec![call("insert_new", vec![Value::Int(1), Value::Int(1)])],
-                vec![call("insert_new", vec![Value::Int(2), Value::Int(2)])],
-            ],
-        ),
-        noise: Noise::none(),
-        timeout_ms: 2_000,
-        capture: false,
-        repeat: 1_000_000,
-        repeat_for_ms: Some(50),
-    };
+    let insert = |k| call("insert_new", vec![Value::Int(k), Value::Int(k)]);
+    let registry = test(
+        "Registry",
+        vec![call("new", vec![])],
+        vec![],
+        [vec![insert(1)], vec![insert(2)]],
+    );
+    let mut request = concurrent(registry);
+    if let Request::Concurrent {
+        repeat,
+        repeat_for_ms,
+        ..
+    } = &mut request
+    {
+        *repeat = 1_000_000;
+        *repeat_for_ms = Some(50);
+    }
     writeln!(worker.stdin, "{}", serde_json::to_string(&request).unwrap()).unwrap();
     let mut line = String::new();
     worker.stdout.read_line(&mut line).unwrap();
