@@ -694,10 +694,10 @@ pub enum Speed {
     Full,
     /// A pause before each call, and before the final state is read: what an order answers
     /// when its calls take long, and what its state has become by the time a concurrent run's
-    /// threads are joined. A type that
-    /// reads a clock the copy does not control, or runs threads of its own (a housekeeper
-    /// evicting), answers by time as well as by the calls; text that a full-speed and a slow
-    /// run of the same order disagree on is left out like any other text that varies.
+    /// threads are joined. A type that reads a clock the copy does not control, or runs
+    /// threads of its own (a housekeeper evicting), answers by time as well as by the calls;
+    /// text that a full-speed and a slow run of the same order disagree on is left out like
+    /// any other text that varies.
     Slow,
     /// Each call on the thread it ran on in the concurrent run: a type that answers by the
     /// calling thread (sharded-slab's keys name the thread's shard) gives its other answer

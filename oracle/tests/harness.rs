@@ -1364,11 +1364,8 @@ fn a_repeat_stops_when_its_time_is_up() {
         *repeat = 1_000_000;
         *repeat_for_ms = Some(50);
     }
-    writeln!(worker.stdin, "{}", serde_json::to_string(&request).unwrap()).unwrap();
-    let mut line = String::new();
-    worker.stdout.read_line(&mut line).unwrap();
-    let answer: Response = serde_json::from_str(&line).unwrap();
-    assert_eq!(answer.outcome, Outcome::Passed, "{line}");
+    let answer = worker.ask(&request).unwrap();
+    assert_eq!(answer.outcome, Outcome::Passed);
     assert!((1..1_000_000).contains(&answer.runs), "{}", answer.runs);
 }
 

@@ -421,10 +421,7 @@ fn serve(drivers: &[&'static dyn Registered], line: &str, out: &Mutex<Box<dyn Wr
         Op::Batch { runs, repeat } => {
             for BatchRun { test, noise } in runs {
                 let started = Instant::now();
-                let repeat = Repeat {
-                    runs: repeat,
-                    until: None,
-                };
+                let repeat = Repeat::times(repeat);
                 let answer = answer(drivers, test, Mode::concurrent(noise), repeat, timeout_ms);
                 write_line(out, &finish(answer, started));
             }
@@ -484,6 +481,11 @@ fn serve_malformed(
     }
 }
 
+/// Whether a run's outcome is a pass.
+fn passed(outcome: &Json) -> bool {
+    outcome.get("kind").and_then(Json::as_str) == Some("passed")
+}
+
 /// How many times [`answer`] runs a test at most.
 #[derive(Clone, Copy)]
 struct Repeat {
@@ -495,11 +497,12 @@ struct Repeat {
 }
 
 impl Repeat {
+    fn times(runs: u64) -> Repeat {
+        Repeat { runs, until: None }
+    }
+
     fn once() -> Repeat {
-        Repeat {
-            runs: 1,
-            until: None,
-        }
+        Repeat::times(1)
     }
 }
 
@@ -554,7 +557,7 @@ fn answer(
 
 impl Answer {
     fn passed(&self) -> bool {
-        self.outcome.get("kind").and_then(Json::as_str) == Some("passed")
+        passed(&self.outcome)
     }
 
     fn panicked(&self) -> bool {
@@ -1165,12 +1168,14 @@ fn run_sequential<D: Driver>(
     }
     set_noise([0.0; 3]);
     PACE_CALLS.store(false, Ordering::Relaxed);
-    if paced.is_empty() && noise.pause_us > 0 {
-        // The state is read after a pause too: in a concurrent run it is read once both
-        // threads are joined, a while after the last call, and a type's own thread (a
-        // housekeeper that sweeps on a timer) may have changed it by then. A slow run that
-        // reads it at once would agree with the fast runs on a state the concurrent run
-        // never had the time to keep, and the results oracle would compare it.
+    if paced.is_empty() && noise.pause_us > 0 && passed(&outcome) {
+        // The state of a run that passed is read after a pause too: in a concurrent run it
+        // is read once both threads are joined, a while after the last call, and a type's
+        // own thread (a housekeeper that sweeps on a timer) may have changed it by then. A
+        // slow run that reads it at once would agree with the fast runs on a state the
+        // concurrent run never had the time to keep, and the results oracle would compare
+        // it. A run that failed is compared with nothing (the verdict's runs of a thread
+        // alone up to its panic): no pause.
         std::thread::sleep(Duration::from_micros(noise.pause_us));
     }
     let final_state = state_of(driver, &built.instances);
