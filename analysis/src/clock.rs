@@ -23,8 +23,28 @@ use std::path::Path;
 use syn::spanned::Spanned;
 use syn::visit::Visit;
 
+/// The clock sites of a crate's files (path, module path, text), each file's in source order.
+/// A path that reaches std through the crate's own re-exports (`pub use std::{sync, thread};`
+/// in a `shim` module, then `use crate::shim::thread;`) is std's.
+pub(crate) fn package_clock_sites<'a>(
+    files: impl Iterator<Item = (&'a Path, &'a [String], &'a str)> + Clone,
+) -> Vec<ClockSite> {
+    let mut reexports = Reexports::default();
+    for (_, module, text) in files.clone() {
+        reexports.collect(module, text);
+    }
+    files
+        .flat_map(|(file, module, text)| clock_sites(file, module, text, &reexports))
+        .collect()
+}
+
 /// The clock sites of one file's text, in source order; none when it does not parse.
-pub(crate) fn clock_sites(file: &Path, text: &str) -> Vec<ClockSite> {
+fn clock_sites(
+    file: &Path,
+    module: &[String],
+    text: &str,
+    reexports: &Reexports,
+) -> Vec<ClockSite> {
     if ![
         "Instant",
         "SystemTime",
@@ -48,6 +68,8 @@ pub(crate) fn clock_sites(file: &Path, text: &str) -> Vec<ClockSite> {
     typed.visit_file(&ast);
     let mut finder = Finder {
         file,
+        module,
+        reexports,
         imports: &imports.names,
         typed: &typed,
         out: Vec::new(),
@@ -103,6 +125,118 @@ fn walk_use(
         syn::UseTree::Group(g) => g.items.iter().for_each(|t| walk_use(t, prefix, out)),
         syn::UseTree::Glob(_) => {}
     }
+}
+
+/// What the crate's modules re-export, by the path it is reached at: `["shim", "thread"]` →
+/// `["std", "thread"]` for `pub use std::thread;` in `src/shim.rs`. Only `pub`, `pub(crate)`…
+/// `use` items at a module's top level (a file's or an inline `mod`'s). A name re-exported
+/// under several `cfg`s keeps its std target: the copy is built without the features that
+/// swap std for a model checker's (quick_cache's `shuttle`).
+#[derive(Default)]
+struct Reexports {
+    by_path: BTreeMap<Vec<String>, Vec<String>>,
+}
+
+/// How many re-exports one path is followed through.
+const REEXPORT_HOPS: usize = 4;
+
+impl Reexports {
+    fn collect(&mut self, module: &[String], text: &str) {
+        if !text.contains("pub use") && !text.contains("pub(") {
+            return;
+        }
+        if let Ok(ast) = syn::parse_file(text) {
+            self.collect_items(module, &ast.items);
+        }
+    }
+
+    fn collect_items(&mut self, module: &[String], items: &[syn::Item]) {
+        for item in items {
+            match item {
+                syn::Item::Use(u) if !matches!(u.vis, syn::Visibility::Inherited) => {
+                    let mut names = BTreeMap::new();
+                    walk_use(&u.tree, &mut Vec::new(), &mut names);
+                    for (name, target) in names {
+                        let Some(target) = absolute(module, &target) else {
+                            continue;
+                        };
+                        let mut at = module.to_vec();
+                        at.push(name);
+                        let kept = self.by_path.get(&at).is_some_and(|t| is_std(t));
+                        if !kept {
+                            self.by_path.insert(at, target);
+                        }
+                    }
+                }
+                syn::Item::Mod(m) => {
+                    if let Some((_, items)) = &m.content {
+                        let mut inner = module.to_vec();
+                        inner.push(m.ident.to_string());
+                        self.collect_items(&inner, items);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// The path `path`, written in `module`, stands for after the crate's re-exports; itself
+    /// when it reaches none.
+    fn resolve(&self, module: &[String], path: Vec<String>) -> Vec<String> {
+        let mut path = path;
+        let mut relative = true;
+        for _ in 0..REEXPORT_HOPS {
+            let within = match absolute(module, &path) {
+                Some(p) if p.first().is_some_and(|f| f == "crate") => p[1..].to_vec(),
+                // A path from a module declared here (`shim::thread::sleep` in `lib.rs`), if
+                // it names one of its re-exports; otherwise an extern crate's.
+                Some(_) if relative => module.iter().chain(&path).cloned().collect(),
+                _ => return path,
+            };
+            let Some((n, target)) = (1..=within.len())
+                .rev()
+                .find_map(|n| self.by_path.get(&within[..n]).map(|t| (n, t)))
+            else {
+                return path;
+            };
+            path = target.iter().chain(&within[n..]).cloned().collect();
+            relative = false;
+        }
+        path
+    }
+}
+
+/// `path` written in `module`, from the crate root (`crate::…`) when it starts with `self`
+/// or `super`, as it is otherwise; `None` for more `super`s than `module` has parents.
+fn absolute(module: &[String], path: &[String]) -> Option<Vec<String>> {
+    let supers = path.iter().take_while(|s| *s == "super").count();
+    if supers > 0 {
+        let parent = module.get(..module.len().checked_sub(supers)?)?;
+        return Some(
+            ["crate".to_string()]
+                .iter()
+                .chain(parent)
+                .chain(&path[supers..])
+                .cloned()
+                .collect(),
+        );
+    }
+    if path.first().is_some_and(|f| f == "self") {
+        return Some(
+            ["crate".to_string()]
+                .iter()
+                .chain(module)
+                .chain(&path[1..])
+                .cloned()
+                .collect(),
+        );
+    }
+    Some(path.to_vec())
+}
+
+fn is_std(path: &[String]) -> bool {
+    path.first()
+        .is_some_and(|f| f == "std" || f == "core" || f == "alloc")
 }
 
 /// Names the file gives a clock type: fields declared as one, and locals and parameters
@@ -195,23 +329,27 @@ fn is_now_call(expr: &syn::Expr, ty: &str) -> bool {
 
 struct Finder<'a> {
     file: &'a Path,
+    module: &'a [String],
+    reexports: &'a Reexports,
     imports: &'a BTreeMap<String, Vec<String>>,
     typed: &'a Typed,
     out: Vec<ClockSite>,
 }
 
 impl Finder<'_> {
-    /// The full path a written path stands for, its first segment looked up in the imports.
+    /// The full path a written path stands for, its first segment looked up in the imports,
+    /// then through the crate's re-exports.
     fn resolve(&self, path: &syn::Path) -> Vec<String> {
         let names = idents(path);
-        match names.first().and_then(|first| self.imports.get(first)) {
+        let full = match names.first().and_then(|first| self.imports.get(first)) {
             Some(full) => full
                 .iter()
                 .cloned()
                 .chain(names[1..].iter().cloned())
                 .collect(),
             None => names,
-        }
+        };
+        self.reexports.resolve(self.module, full)
     }
 
     /// What a called path reads of the clock, if it is std's `now` or `sleep` (or draws
@@ -333,7 +471,7 @@ mod tests {
 
     /// Each site as `read line:column-line:column..line:column`.
     fn check(text: &str, expect: &[&str]) {
-        let sites = clock_sites(Path::new("f.rs"), text);
+        let sites = package_clock_sites([(Path::new("f.rs"), &[][..], text)].into_iter());
         let got: Vec<String> = sites
             .iter()
             .map(|s| {
@@ -392,6 +530,54 @@ mod tests {
     }
 
     /// A busy wait's pause, however the file names it; another `spin_loop` is not one.
+    /// quick_cache's `thread::park_timeout` went through its `shim` module and stayed on the
+    /// real clock beside a virtual `Instant::now()`: a campaign of 60 s ran 115 s.
+    #[test]
+    fn std_reached_through_the_crates_own_reexports_is_std() {
+        let shim = "#[cfg(not(feature = \"shuttle\"))]\npub use std::{sync, thread};\n\
+                    #[cfg(feature = \"shuttle\")]\npub use shuttle::thread;\n\
+                    pub mod time { pub use std::time::Instant as Clock; }\n\
+                    pub(crate) use self::time as clock;\n\
+                    pub mod own { pub fn sleep(_: u8) {} }";
+        let wait = "use crate::shim::{thread, time::Clock};\nuse super::shim;\n\
+                    fn f() { thread::park_timeout(d); Clock::now(); shim::clock::Clock::now(); }\n\
+                    fn g() { shim::own::sleep(1); other::thread::sleep(d); shim::thread::sleep(d); }";
+        let lib = "mod shim;\nmod wait;\nfn f() { shim::thread::sleep(d); crate::shim::sync::atomic::spin_loop_hint(); }";
+        let files = [
+            (Path::new("src/lib.rs"), vec![], lib),
+            (Path::new("src/shim.rs"), vec!["shim".to_string()], shim),
+            (Path::new("src/wait.rs"), vec!["wait".to_string()], wait),
+        ];
+        let sites = package_clock_sites(
+            files
+                .iter()
+                .map(|(path, module, text)| (*path, module.as_slice(), *text)),
+        );
+        let got: Vec<String> = sites
+            .iter()
+            .map(|s| {
+                format!(
+                    "{} {:?} {}:{}",
+                    s.at.file.display(),
+                    s.read,
+                    s.at.line,
+                    s.at.column
+                )
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "src/lib.rs Sleep 3:9",
+                "src/lib.rs SpinLoop 3:33",
+                "src/wait.rs ParkTimeout 3:9",
+                "src/wait.rs Now 3:34",
+                "src/wait.rs Now 3:48",
+                "src/wait.rs Sleep 4:55",
+            ]
+        );
+    }
+
     #[test]
     fn spin_loop_hints_are_sites() {
         check(

@@ -104,7 +104,8 @@ pub fn analyze_source(crate_name: &str, edition: &str, source: &str) -> Model {
         packages: vec![pkg.clone()],
         ..Model::default()
     };
-    model.packages[0].clock_sites = clock::clock_sites(&pkg.lib_root, source);
+    model.packages[0].clock_sites =
+        clock::package_clock_sites([(pkg.lib_root.as_path(), &[][..], source)].into_iter());
     match source::parse_file(&pkg.lib_root, source) {
         Ok(ast) => {
             let cfg = CfgSet::host();
@@ -191,11 +192,12 @@ fn analyze_package(
         &mut diags,
     ));
     adopt_untested_sites(&mut types);
-    let clock_sites = loaded
-        .files
-        .iter()
-        .flat_map(|f| clock::clock_sites(&f.path, &f.text))
-        .collect();
+    let clock_sites = clock::package_clock_sites(
+        loaded
+            .files
+            .iter()
+            .map(|f| (f.path.as_path(), f.module.as_slice(), f.text.as_str())),
+    );
     Analysed {
         types,
         diagnostics: diags,
