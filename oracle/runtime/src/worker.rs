@@ -134,19 +134,45 @@ impl CallError {
     }
 }
 
+/// An instance with its type erased: an `Arc<dyn Any>` around the driver's `Arc<Instance>`,
+/// so that the worker's code exists once, not once per type of the harness ([`Erased`]).
+type AnyInstance = Arc<dyn std::any::Any + Send + Sync>;
+
 /// What a driver's call can see: the instances and handles of the current test, and what
 /// else the instances' constructors returned.
 pub struct Cx<'a, T> {
-    instances: &'a [Arc<T>],
+    instances: &'a [AnyInstance],
     handles: &'a [Handle],
     /// The running thread's locals (`generator::Call::keep`), numbered from `local_base`
     /// (after the handles, thread 1's after thread 0's); empty outside the threads.
     locals: &'a [OnceLock<Handle>],
     local_base: usize,
     elements: &'a [Mutex<Vec<Option<Handle>>>],
+    /// The type the instances are `Arc`s of, which [`Cx::receiver`] answers.
+    instance: std::marker::PhantomData<fn() -> T>,
 }
 
+impl<T> Clone for Cx<'_, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<T> Copy for Cx<'_, T> {}
+
 impl<'a, T> Cx<'a, T> {
+    /// The same view, its instances taken as `Arc<U>`s.
+    fn typed<U>(self) -> Cx<'a, U> {
+        Cx {
+            instances: self.instances,
+            handles: self.handles,
+            locals: self.locals,
+            local_base: self.local_base,
+            elements: self.elements,
+            instance: std::marker::PhantomData,
+        }
+    }
+
     /// Argument `i` of `call`, decoded.
     pub fn arg<A: FromArg>(&self, call: &Call, i: usize) -> Result<A, CallError> {
         let arg = call
@@ -173,7 +199,10 @@ impl<'a, T> Cx<'a, T> {
     }
 
     /// Argument `i` of `call`, which must be an instance number.
-    pub fn instance(&self, call: &Call, i: usize) -> Result<&'a Arc<T>, CallError> {
+    pub fn instance(&self, call: &Call, i: usize) -> Result<&'a Arc<T>, CallError>
+    where
+        T: 'static,
+    {
         match call.args.get(i) {
             Some(Arg::Instance(k)) => self.nth(*k),
             Some(Arg::Closure(inner)) => match **inner {
@@ -191,7 +220,10 @@ impl<'a, T> Cx<'a, T> {
     }
 
     /// The instance `call` is made on.
-    pub fn receiver(&self, call: &Call) -> Result<&'a Arc<T>, CallError> {
+    pub fn receiver(&self, call: &Call) -> Result<&'a Arc<T>, CallError>
+    where
+        T: 'static,
+    {
         self.nth(call.receiver)
     }
 
@@ -251,10 +283,17 @@ impl<'a, T> Cx<'a, T> {
         self.locals.get(k.checked_sub(self.local_base)?)?.get()
     }
 
-    fn nth(&self, k: usize) -> Result<&'a Arc<T>, CallError> {
-        self.instances
+    fn nth(&self, k: usize) -> Result<&'a Arc<T>, CallError>
+    where
+        T: 'static,
+    {
+        let instance = self
+            .instances
             .get(k)
-            .ok_or_else(|| CallError(format!("instance {k} does not exist (yet)")))
+            .ok_or_else(|| CallError(format!("instance {k} does not exist (yet)")))?;
+        instance
+            .downcast_ref::<Arc<T>>()
+            .ok_or_else(|| CallError(format!("instance {k} is not the driver's type")))
     }
 }
 
@@ -269,28 +308,67 @@ impl<D: Driver> Registered for D {
         Driver::type_path(self)
     }
     fn run(&'static self, request: &Run) -> Answer {
-        let dir = if self.fresh_dir() {
-            RunDir::enter()
-        } else {
-            None
-        };
-        let answer = match &request.mode {
-            Mode::Concurrent {
-                seed,
-                noise,
-                control,
-            } => run_concurrent(self, &request.test, *seed, *noise, *control),
-            Mode::Sequential {
-                order,
-                noise,
-                paced,
-                own_threads,
-            } => run_sequential(self, &request.test, order, *noise, paced, *own_threads),
-        };
-        match dir {
-            Some(dir) => dir.tidy(answer),
-            None => answer,
-        }
+        run(self, self.fresh_dir(), request)
+    }
+}
+
+/// A [`Driver`] whose instances are [`AnyInstance`]s. The worker's code (setup, runs, the
+/// threads' calls) takes drivers as this trait object: generic over the driver, it was
+/// compiled once per type of the harness and was most of a large harness's machine code (the
+/// fixtures' 93 types: 60 % of the LLVM lines, most of a 50 s build of the harness crate).
+trait Erased: Sync {
+    fn construct(
+        &self,
+        call: &Call,
+        cx: Cx<'_, Untyped>,
+    ) -> Result<(AnyInstance, Vec<Option<Handle>>), CallError>;
+    fn invoke(&self, call: &Call, cx: Cx<'_, Untyped>) -> Result<Option<String>, CallError>;
+    fn handle(&self, call: &Call, cx: Cx<'_, Untyped>) -> Result<Handle, CallError>;
+    fn state(&self, instance: &AnyInstance) -> Option<String>;
+}
+
+/// The instance type of a [`Cx`] the worker's own code holds: it never asks for an instance.
+enum Untyped {}
+
+impl<D: Driver> Erased for D {
+    fn construct(
+        &self,
+        call: &Call,
+        cx: Cx<'_, Untyped>,
+    ) -> Result<(AnyInstance, Vec<Option<Handle>>), CallError> {
+        let (instance, elements) = Driver::construct(self, call, &cx.typed())?;
+        Ok((Arc::new(instance), elements))
+    }
+    fn invoke(&self, call: &Call, cx: Cx<'_, Untyped>) -> Result<Option<String>, CallError> {
+        Driver::invoke(self, call, &cx.typed())
+    }
+    fn handle(&self, call: &Call, cx: Cx<'_, Untyped>) -> Result<Handle, CallError> {
+        Driver::handle(self, call, &cx.typed())
+    }
+    fn state(&self, instance: &AnyInstance) -> Option<String> {
+        Driver::state(self, instance.downcast_ref::<Arc<D::Instance>>()?)
+    }
+}
+
+/// Runs one request on `driver`, in a fresh directory when its type takes paths.
+fn run(driver: &'static dyn Erased, fresh_dir: bool, request: &Run) -> Answer {
+    let dir = if fresh_dir { RunDir::enter() } else { None };
+    let answer = match &request.mode {
+        Mode::Concurrent {
+            seed,
+            noise,
+            control,
+        } => run_concurrent(driver, &request.test, *seed, *noise, *control),
+        Mode::Sequential {
+            order,
+            noise,
+            paced,
+            own_threads,
+        } => run_sequential(driver, &request.test, order, *noise, paced, *own_threads),
+    };
+    match dir {
+        Some(dir) => dir.tidy(answer),
+        None => answer,
     }
 }
 
@@ -751,29 +829,30 @@ fn guarded<R>(f: impl FnOnce() -> Result<R, CallError>) -> Result<R, Failure> {
 
 /// What a test's setup built: its instances and the handles kept from them. Handles drop
 /// first (a handle may hold a share of its instance).
-struct Built<T> {
+struct Built {
     /// Each thread's locals, one slot per call of it that keeps its result.
     locals: [Vec<OnceLock<Handle>>; 2],
     handles: Vec<Handle>,
     /// What else each instance's constructor returned and no handle took yet.
     elements: Vec<Mutex<Vec<Option<Handle>>>>,
-    instances: Vec<Arc<T>>,
+    instances: Vec<AnyInstance>,
 }
 
-impl<T> Built<T> {
+impl Built {
     /// What the setup's calls see: no thread's locals.
-    fn cx(&self) -> Cx<'_, T> {
+    fn cx(&self) -> Cx<'_, Untyped> {
         Cx {
             instances: &self.instances,
             handles: &self.handles,
             locals: &[],
             local_base: self.handles.len(),
             elements: &self.elements,
+            instance: std::marker::PhantomData,
         }
     }
 
     /// What thread `thread`'s calls see: its own locals too.
-    fn cx_of(&self, thread: usize) -> Cx<'_, T> {
+    fn cx_of(&self, thread: usize) -> Cx<'_, Untyped> {
         let thread = thread.min(1);
         Cx {
             locals: &self.locals[thread],
@@ -787,9 +866,9 @@ impl<T> Built<T> {
 /// (answering no result text, or why nothing was kept: a method returning `None` or `Err`
 /// leaves the local empty); skipped, with a result text saying so, when it uses a local its
 /// thread did not keep; otherwise made `call.times` times.
-fn thread_call<D: Driver>(
-    driver: &D,
-    built: &Built<D::Instance>,
+fn thread_call(
+    driver: &dyn Erased,
+    built: &Built,
     thread: usize,
     call: &Call,
 ) -> Result<Option<String>, Failure> {
@@ -798,7 +877,7 @@ fn thread_call<D: Driver>(
         return Ok(Some(SKIPPED.to_string()));
     }
     match call.local {
-        Some(slot) => match guarded(|| driver.handle(call, &cx)) {
+        Some(slot) => match guarded(|| driver.handle(call, cx)) {
             Ok(handle) => {
                 let _ = built.locals[thread.min(1)][slot].set(handle);
                 Ok(None)
@@ -806,7 +885,7 @@ fn thread_call<D: Driver>(
             Err(Failure::Setup(why)) => Ok(Some(format!("(not kept: {why})"))),
             Err(panic) => Err(panic),
         },
-        None => guarded(|| invoke_times(driver, call, &cx)),
+        None => guarded(|| invoke_times(driver, call, cx)),
     }
 }
 
@@ -817,7 +896,7 @@ const SKIPPED: &str = "(skipped: a value it takes was not kept)";
 /// Whether `call` uses a local of the running thread (its receiver for a handle method, or a
 /// handle argument at any depth) that is empty. Free for a thread that keeps none: the check
 /// is on every call of every run.
-fn uses_missing_local<T>(call: &Call, cx: &Cx<'_, T>) -> bool {
+fn uses_missing_local(call: &Call, cx: &Cx<'_, Untyped>) -> bool {
     if cx.locals.is_empty() {
         return false;
     }
@@ -841,14 +920,11 @@ fn uses_missing_local<T>(call: &Call, cx: &Cx<'_, T>) -> bool {
 }
 
 /// The instances and handles, and the prefix's results, ready for the suffixes.
-type Ready<T> = (Built<T>, Vec<Option<String>>);
+type Ready = (Built, Vec<Option<String>>);
 
 /// Builds the instances and handles and runs the prefix, on the calling thread as role 2.
 /// Setup calls are numbered in that order (instances, handles, prefix) in a failure.
-fn setup<D: Driver>(
-    driver: &'static D,
-    test: &TestData,
-) -> Result<Ready<D::Instance>, Box<Answer>> {
+fn setup(driver: &'static dyn Erased, test: &TestData) -> Result<Ready, Box<Answer>> {
     set_role(2, 0);
     // Each setup call reads the clock of its own slot, its number here (see `time`).
     time::reset();
@@ -868,7 +944,7 @@ fn setup<D: Driver>(
     };
     for (index, call) in test.instances.iter().enumerate() {
         match in_slot(index as u32, || {
-            guarded(|| driver.construct(call, &built.cx()))
+            guarded(|| driver.construct(call, built.cx()))
         }) {
             Ok((instance, elements)) => {
                 built.instances.push(instance);
@@ -886,7 +962,7 @@ fn setup<D: Driver>(
     }
     for (index, call) in test.handles.iter().enumerate() {
         let call_index = (test.instances.len() + index) as u32;
-        match in_slot(call_index, || guarded(|| driver.handle(call, &built.cx()))) {
+        match in_slot(call_index, || guarded(|| driver.handle(call, built.cx()))) {
             Ok(handle) => built.handles.push(handle),
             Err(failure) => {
                 let answer = setup_failure(None, call_index, &call.method, failure);
@@ -899,7 +975,7 @@ fn setup<D: Driver>(
     for (index, call) in test.prefix.iter().enumerate() {
         let call_index = (test.instances.len() + test.handles.len() + index) as u32;
         match in_slot(call_index, || {
-            guarded(|| invoke_times(driver, call, &built.cx()))
+            guarded(|| invoke_times(driver, call, built.cx()))
         }) {
             Ok(result) => prefix_results.push(result.map(clip)),
             Err(failure) => {
@@ -928,10 +1004,10 @@ fn suffix_slot(test: &TestData, index: u32) -> u32 {
 }
 
 /// `call.times` calls in a row (a prefix's loop), answering the last one's result.
-fn invoke_times<D: Driver>(
-    driver: &D,
+fn invoke_times(
+    driver: &dyn Erased,
     call: &Call,
-    cx: &Cx<'_, D::Instance>,
+    cx: Cx<'_, Untyped>,
 ) -> Result<Option<String>, CallError> {
     let mut result = driver.invoke(call, cx)?;
     for _ in 1..call.times {
@@ -962,9 +1038,9 @@ fn outcome_json(thread: Option<u8>, call: u32, method: &str, failure: &Failure) 
     }
 }
 
-fn run_thread<D: Driver>(
-    driver: &'static D,
-    built: &Built<D::Instance>,
+fn run_thread(
+    driver: &'static dyn Erased,
+    built: &Built,
     test: &TestData,
     thread: usize,
 ) -> ThreadRun {
@@ -989,8 +1065,8 @@ fn run_thread<D: Driver>(
     }
 }
 
-fn run_concurrent<D: Driver>(
-    driver: &'static D,
+fn run_concurrent(
+    driver: &'static dyn Erased,
     test: &Arc<TestData>,
     seed: u64,
     noise: [f64; 3],
@@ -1104,8 +1180,8 @@ fn concurrent_outcome(runs: &[ThreadRun; 2]) -> Json {
 /// Runs the suffix calls in `order` on this thread. With `noise`, the schedule points of the
 /// calls in `paced` (of every call when it is empty) are paced as a concurrent run's are,
 /// from a seed of the call's own (the run's seed mixed with the call's index).
-fn run_sequential<D: Driver>(
-    driver: &'static D,
+fn run_sequential(
+    driver: &'static dyn Erased,
     test: &TestData,
     order: &[(u8, u32)],
     noise: Noise,
@@ -1212,9 +1288,9 @@ type CallResult = Result<Option<String>, Failure>;
 
 /// One call of thread 1 run on the helper thread, thread 1 of the concurrent runs, while
 /// the main thread waits.
-fn on_helper<D: Driver>(
-    driver: &'static D,
-    built: &Arc<Built<D::Instance>>,
+fn on_helper(
+    driver: &'static dyn Erased,
+    built: &Arc<Built>,
     call: &Call,
     seed: u64,
     clock_slot: u32,
@@ -1240,7 +1316,7 @@ fn on_helper<D: Driver>(
 }
 
 /// `Debug` text of instance 0, clipped; `None` if it has none or formatting panics.
-fn state_of<D: Driver>(driver: &'static D, instances: &[Arc<D::Instance>]) -> Option<String> {
+fn state_of(driver: &'static dyn Erased, instances: &[AnyInstance]) -> Option<String> {
     if !CAPTURE.load(Ordering::Relaxed) {
         return None;
     }
