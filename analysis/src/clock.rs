@@ -142,7 +142,8 @@ const REEXPORT_HOPS: usize = 4;
 
 impl Reexports {
     fn collect(&mut self, module: &[String], text: &str) {
-        if !text.contains("pub use") && !text.contains("pub(") {
+        let reexports = ["pub use", "pub(crate) use", "pub(super) use", "pub(in "];
+        if !reexports.iter().any(|r| text.contains(r)) {
             return;
         }
         if let Ok(ast) = syn::parse_file(text) {
