@@ -16,6 +16,7 @@
 //! States std makes inside its own code (`HashMap::new()`) and other crates' hashers stay as
 //! they are.
 
+use crate::api::index::{CrateIndex, Def};
 use crate::api::render::idents;
 use crate::model::{ClockRead, ClockSite, Span};
 use std::collections::BTreeMap;
@@ -24,27 +25,20 @@ use syn::spanned::Spanned;
 use syn::visit::Visit;
 
 /// The clock sites of a crate's files (path, module path, text), each file's in source order.
-/// A path that reaches std through the crate's own re-exports (`pub use std::{sync, thread};`
-/// in a `shim` module, then `use crate::shim::thread;`) is std's.
+/// A path is std's by the file's imports and then by the crate's own names (`index`): one
+/// that reaches std through the crate's re-exports (`pub use std::{sync, thread};` in a
+/// `shim` module, then `use crate::shim::thread;`) is std's.
 pub(crate) fn package_clock_sites<'a>(
-    files: impl Iterator<Item = (&'a Path, &'a [String], &'a str)> + Clone,
+    files: impl Iterator<Item = (&'a Path, &'a [String], &'a str)>,
+    index: &CrateIndex,
 ) -> Vec<ClockSite> {
-    let mut reexports = Reexports::default();
-    for (_, module, text) in files.clone() {
-        reexports.collect(module, text);
-    }
     files
-        .flat_map(|(file, module, text)| clock_sites(file, module, text, &reexports))
+        .flat_map(|(file, module, text)| clock_sites(file, module, text, index))
         .collect()
 }
 
 /// The clock sites of one file's text, in source order; none when it does not parse.
-fn clock_sites(
-    file: &Path,
-    module: &[String],
-    text: &str,
-    reexports: &Reexports,
-) -> Vec<ClockSite> {
+fn clock_sites(file: &Path, module: &[String], text: &str, index: &CrateIndex) -> Vec<ClockSite> {
     if ![
         "Instant",
         "SystemTime",
@@ -69,7 +63,7 @@ fn clock_sites(
     let mut finder = Finder {
         file,
         module,
-        reexports,
+        index,
         imports: &imports.names,
         typed: &typed,
         out: Vec::new(),
@@ -125,119 +119,6 @@ fn walk_use(
         syn::UseTree::Group(g) => g.items.iter().for_each(|t| walk_use(t, prefix, out)),
         syn::UseTree::Glob(_) => {}
     }
-}
-
-/// What the crate's modules re-export, by the path it is reached at: `["shim", "thread"]` →
-/// `["std", "thread"]` for `pub use std::thread;` in `src/shim.rs`. Only `pub`, `pub(crate)`…
-/// `use` items at a module's top level (a file's or an inline `mod`'s). A name re-exported
-/// under several `cfg`s keeps its std target: the copy is built without the features that
-/// swap std for a model checker's (quick_cache's `shuttle`).
-#[derive(Default)]
-struct Reexports {
-    by_path: BTreeMap<Vec<String>, Vec<String>>,
-}
-
-/// How many re-exports one path is followed through.
-const REEXPORT_HOPS: usize = 4;
-
-impl Reexports {
-    fn collect(&mut self, module: &[String], text: &str) {
-        let reexports = ["pub use", "pub(crate) use", "pub(super) use", "pub(in "];
-        if !reexports.iter().any(|r| text.contains(r)) {
-            return;
-        }
-        if let Ok(ast) = syn::parse_file(text) {
-            self.collect_items(module, &ast.items);
-        }
-    }
-
-    fn collect_items(&mut self, module: &[String], items: &[syn::Item]) {
-        for item in items {
-            match item {
-                syn::Item::Use(u) if !matches!(u.vis, syn::Visibility::Inherited) => {
-                    let mut names = BTreeMap::new();
-                    walk_use(&u.tree, &mut Vec::new(), &mut names);
-                    for (name, target) in names {
-                        let Some(target) = absolute(module, &target) else {
-                            continue;
-                        };
-                        let mut at = module.to_vec();
-                        at.push(name);
-                        let kept = self.by_path.get(&at).is_some_and(|t| is_std(t));
-                        if !kept {
-                            self.by_path.insert(at, target);
-                        }
-                    }
-                }
-                syn::Item::Mod(m) => {
-                    if let Some((_, items)) = &m.content {
-                        let mut inner = module.to_vec();
-                        inner.push(m.ident.to_string());
-                        self.collect_items(&inner, items);
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-
-    /// The path `path`, written in `module`, stands for after the crate's re-exports; itself
-    /// when it reaches none.
-    fn resolve(&self, module: &[String], path: Vec<String>) -> Vec<String> {
-        let mut path = path;
-        let mut relative = true;
-        for _ in 0..REEXPORT_HOPS {
-            let within = match absolute(module, &path) {
-                Some(p) if p.first().is_some_and(|f| f == "crate") => p[1..].to_vec(),
-                // A path from a module declared here (`shim::thread::sleep` in `lib.rs`), if
-                // it names one of its re-exports; otherwise an extern crate's.
-                Some(_) if relative => module.iter().chain(&path).cloned().collect(),
-                _ => return path,
-            };
-            let Some((n, target)) = (1..=within.len())
-                .rev()
-                .find_map(|n| self.by_path.get(&within[..n]).map(|t| (n, t)))
-            else {
-                return path;
-            };
-            path = target.iter().chain(&within[n..]).cloned().collect();
-            relative = false;
-        }
-        path
-    }
-}
-
-/// `path` written in `module`, from the crate root (`crate::…`) when it starts with `self`
-/// or `super`, as it is otherwise; `None` for more `super`s than `module` has parents.
-fn absolute(module: &[String], path: &[String]) -> Option<Vec<String>> {
-    let supers = path.iter().take_while(|s| *s == "super").count();
-    if supers > 0 {
-        let parent = module.get(..module.len().checked_sub(supers)?)?;
-        return Some(
-            ["crate".to_string()]
-                .iter()
-                .chain(parent)
-                .chain(&path[supers..])
-                .cloned()
-                .collect(),
-        );
-    }
-    if path.first().is_some_and(|f| f == "self") {
-        return Some(
-            ["crate".to_string()]
-                .iter()
-                .chain(module)
-                .chain(&path[1..])
-                .cloned()
-                .collect(),
-        );
-    }
-    Some(path.to_vec())
-}
-
-fn is_std(path: &[String]) -> bool {
-    path.first()
-        .is_some_and(|f| f == "std" || f == "core" || f == "alloc")
 }
 
 /// Names the file gives a clock type: fields declared as one, and locals and parameters
@@ -331,15 +212,16 @@ fn is_now_call(expr: &syn::Expr, ty: &str) -> bool {
 struct Finder<'a> {
     file: &'a Path,
     module: &'a [String],
-    reexports: &'a Reexports,
+    index: &'a CrateIndex,
     imports: &'a BTreeMap<String, Vec<String>>,
     typed: &'a Typed,
     out: Vec<ClockSite>,
 }
 
 impl Finder<'_> {
-    /// The full path a written path stands for, its first segment looked up in the imports,
-    /// then through the crate's re-exports.
+    /// The full path a written path stands for, its first segment looked up in the file's
+    /// imports (a function's own too), then resolved by the crate's names: std's through the
+    /// crate's re-exports, a module's item not.
     fn resolve(&self, path: &syn::Path) -> Vec<String> {
         let names = idents(path);
         let full = match names.first().and_then(|first| self.imports.get(first)) {
@@ -350,7 +232,12 @@ impl Finder<'_> {
                 .collect(),
             None => names,
         };
-        self.reexports.resolve(self.module, full)
+        match self.index.resolve(self.module, &full) {
+            Some((Def::External(std), used)) => {
+                std.into_iter().chain(full[used..].to_vec()).collect()
+            }
+            _ => full,
+        }
     }
 
     /// What a called path reads of the clock, if it is std's `now` or `sleep` (or draws
@@ -470,9 +357,24 @@ impl<'ast> Visit<'ast> for Finder<'_> {
 mod tests {
     use super::*;
 
+    /// The sites of `files` (path, module path, text), one crate's files with its index.
+    fn sites(files: &[(&str, Vec<String>, &str)]) -> Vec<ClockSite> {
+        let mut modules = Vec::new();
+        for (_, module, text) in files {
+            if let Ok(ast) = syn::parse_file(text) {
+                crate::api::index::module_facts(&ast.items, module, &mut modules);
+            }
+        }
+        let index = CrateIndex::new("k", "2021", modules, []);
+        let files = files
+            .iter()
+            .map(|(path, module, text)| (Path::new(*path), module.as_slice(), *text));
+        package_clock_sites(files, &index)
+    }
+
     /// Each site as `read line:column-line:column..line:column`.
     fn check(text: &str, expect: &[&str]) {
-        let sites = package_clock_sites([(Path::new("f.rs"), &[][..], text)].into_iter());
+        let sites = sites(&[("f.rs", vec![], text)]);
         let got: Vec<String> = sites
             .iter()
             .map(|s| {
@@ -530,7 +432,6 @@ mod tests {
         );
     }
 
-    /// A busy wait's pause, however the file names it; another `spin_loop` is not one.
     /// quick_cache's `thread::park_timeout` went through its `shim` module and stayed on the
     /// real clock beside a virtual `Instant::now()`: a campaign of 60 s ran 115 s.
     #[test]
@@ -544,16 +445,11 @@ mod tests {
                     fn f() { thread::park_timeout(d); Clock::now(); shim::clock::Clock::now(); }\n\
                     fn g() { shim::own::sleep(1); other::thread::sleep(d); shim::thread::sleep(d); }";
         let lib = "mod shim;\nmod wait;\nfn f() { shim::thread::sleep(d); crate::shim::sync::atomic::spin_loop_hint(); }";
-        let files = [
-            (Path::new("src/lib.rs"), vec![], lib),
-            (Path::new("src/shim.rs"), vec!["shim".to_string()], shim),
-            (Path::new("src/wait.rs"), vec!["wait".to_string()], wait),
-        ];
-        let sites = package_clock_sites(
-            files
-                .iter()
-                .map(|(path, module, text)| (*path, module.as_slice(), *text)),
-        );
+        let sites = sites(&[
+            ("src/lib.rs", vec![], lib),
+            ("src/shim.rs", vec!["shim".to_string()], shim),
+            ("src/wait.rs", vec!["wait".to_string()], wait),
+        ]);
         let got: Vec<String> = sites
             .iter()
             .map(|s| {
@@ -579,6 +475,7 @@ mod tests {
         );
     }
 
+    /// A busy wait's pause, however the file names it; another `spin_loop` is not one.
     #[test]
     fn spin_loop_hints_are_sites() {
         check(

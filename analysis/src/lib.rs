@@ -104,14 +104,17 @@ pub fn analyze_source(crate_name: &str, edition: &str, source: &str) -> Model {
         packages: vec![pkg.clone()],
         ..Model::default()
     };
-    model.packages[0].clock_sites =
-        clock::package_clock_sites([(pkg.lib_root.as_path(), &[][..], source)].into_iter());
     match source::parse_file(&pkg.lib_root, source) {
         Ok(ast) => {
             let cfg = CfgSet::host();
             let mut table = api::macros::MacroTable::default();
             table.collect(&ast.items);
             let ast = api::macros::Expander::new(&cfg, &table).file(ast);
+            let mut modules = Vec::new();
+            api::index::module_facts(&ast.items, &[], &mut modules);
+            let index = api::index::CrateIndex::new(&pkg.lib_name, edition, modules, []);
+            let root = [(pkg.lib_root.as_path(), &[][..], source)];
+            model.packages[0].clock_sites = clock::package_clock_sites(root.into_iter(), &index);
             let files = vec![source::SourceFile {
                 path: pkg.lib_root.clone(),
                 module: vec![],
@@ -197,6 +200,7 @@ fn analyze_package(
             .files
             .iter()
             .map(|f| (f.path.as_path(), f.module.as_slice(), f.text.as_str())),
+        &index,
     );
     Analysed {
         types,

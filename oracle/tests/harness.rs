@@ -1328,13 +1328,14 @@ fn a_paced_order_reads_the_state_after_a_pause_too() {
         [put_later, vec![]],
     );
     let mut request = sequential(queue, vec![(0, 0)]);
-    if let Request::Sequential {
+    let Request::Sequential {
         noise, timeout_ms, ..
     } = &mut request
-    {
-        noise.pause_us = 1_000_000;
-        *timeout_ms = 10_000;
-    }
+    else {
+        panic!("`sequential` builds a sequential request");
+    };
+    noise.pause_us = 1_000_000;
+    *timeout_ms = 10_000;
     let answer = worker.ask(&request).unwrap();
     assert_eq!(answer.outcome, Outcome::Passed);
     let state = answer.final_state.unwrap_or_default();
@@ -1355,15 +1356,16 @@ fn a_repeat_stops_when_its_time_is_up() {
         [vec![insert(1)], vec![insert(2)]],
     );
     let mut request = concurrent(registry);
-    if let Request::Concurrent {
+    let Request::Concurrent {
         repeat,
         repeat_for_ms,
         ..
     } = &mut request
-    {
-        *repeat = 1_000_000;
-        *repeat_for_ms = Some(50);
-    }
+    else {
+        panic!("`concurrent` builds a concurrent request");
+    };
+    *repeat = 1_000_000;
+    *repeat_for_ms = Some(50);
     let answer = worker.ask(&request).unwrap();
     assert_eq!(answer.outcome, Outcome::Passed);
     assert!((1..1_000_000).contains(&answer.runs), "{}", answer.runs);
