@@ -899,6 +899,29 @@ pub enum MutationSite {
         at: Span,
         body_end: (u32, u32),
     },
+    /// A `compare_exchange` (or `_weak`) inside a loop of the function, its receiver starting
+    /// at `at` and its call ending at `call_end`: a retry loop, whose failed attempt can be
+    /// taken for a success, so that the loop's work is done once and the failure ignored.
+    RetryCas {
+        method: String,
+        at: Span,
+        call_end: (u32, u32),
+    },
+    /// Two statements one right after the other in a block: `write`, which writes shared state
+    /// (an atomic store or read-modify-write, or a write through a pointer or a cell), up to
+    /// `write_end`; then an atomic store or read-modify-write whose answer is not used, on
+    /// another receiver, that publishes it: its receiver from `publish` to `receiver_end`, its
+    /// call to `call_end`, the statement (with its `;`) to `publish_end`. They can be swapped:
+    /// published before it is written.
+    Publish {
+        method: String,
+        write: Span,
+        write_end: (u32, u32),
+        publish: (u32, u32),
+        receiver_end: (u32, u32),
+        call_end: (u32, u32),
+        publish_end: (u32, u32),
+    },
 }
 
 impl MutationSite {
@@ -908,7 +931,9 @@ impl MutationSite {
             MutationSite::Section { method, .. }
             | MutationSite::ReleaseEarly { method, .. }
             | MutationSite::LockOrder { method, .. }
-            | MutationSite::WaitLoop { method, .. } => method,
+            | MutationSite::WaitLoop { method, .. }
+            | MutationSite::RetryCas { method, .. }
+            | MutationSite::Publish { method, .. } => method,
         }
     }
 }

@@ -10,7 +10,11 @@
 //!   of the section by dropping the guard there);
 //! - a *lock order*: two such `let`s one after the other, which can be swapped;
 //! - a *wait loop*: a `while` whose body waits on a condition variable, which can be made to
-//!   run its body at most once (WTIS, `while` to `if`).
+//!   run its body at most once (WTIS, `while` to `if`);
+//! - a *retry*: a `compare_exchange` inside a loop, whose failure can be taken for a success
+//!   (the retry loop done once);
+//! - a *publication*: a write of shared state followed by an atomic store or read-modify-write
+//!   to another atomic, which can be swapped (the flag stored before the data it publishes).
 //!
 //! Atomic read-modify-writes and notifies are synchronisation sites already
 //! (`TypeModel::sync_sites`). Positions only: the oracle cuts the text out of the source.
@@ -34,6 +38,7 @@ pub(crate) fn mutation_sites(ty: &FoundType) -> Vec<MutationSite> {
             method: f.key(),
             file: f.file,
             out: &mut out,
+            loops: 0,
         };
         finder.visit_block(&f.item.block);
     }
@@ -44,6 +49,17 @@ struct Finder<'o> {
     method: String,
     file: &'o std::path::Path,
     out: &'o mut Vec<MutationSite>,
+    /// How many loops of the function the visit is inside.
+    loops: usize,
+}
+
+impl Finder<'_> {
+    /// Visits a loop's syntax (its condition too) as inside a loop.
+    fn in_loop(&mut self, walk: impl FnOnce(&mut Self)) {
+        self.loops += 1;
+        walk(self);
+        self.loops -= 1;
+    }
 }
 
 impl<'ast> Visit<'ast> for Finder<'_> {
@@ -111,6 +127,11 @@ impl<'ast> Visit<'ast> for Finder<'_> {
                 }
             }
         }
+        for pair in block.stmts.windows(2) {
+            if let Some(site) = publication(&pair[0], &pair[1], self.file, &self.method) {
+                self.out.push(site);
+            }
+        }
         syn::visit::visit_block(self, block);
     }
 
@@ -122,7 +143,30 @@ impl<'ast> Visit<'ast> for Finder<'_> {
                 body_end: pos(w.body.brace_token.span.close().start()),
             });
         }
-        syn::visit::visit_expr_while(self, w);
+        self.in_loop(|f| syn::visit::visit_expr_while(f, w));
+    }
+
+    fn visit_expr_loop(&mut self, l: &'ast syn::ExprLoop) {
+        self.in_loop(|f| syn::visit::visit_expr_loop(f, l));
+    }
+
+    fn visit_expr_for_loop(&mut self, l: &'ast syn::ExprForLoop) {
+        self.in_loop(|f| syn::visit::visit_expr_for_loop(f, l));
+    }
+
+    fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+        let cas = matches!(
+            m.method.to_string().as_str(),
+            "compare_exchange" | "compare_exchange_weak"
+        );
+        if cas && self.loops > 0 {
+            self.out.push(MutationSite::RetryCas {
+                method: self.method.clone(),
+                at: span(self.file, m.receiver.span().start()),
+                call_end: pos(m.span().end()),
+            });
+        }
+        syn::visit::visit_expr_method_call(self, m);
     }
 
     // Closures and nested functions are other code.
@@ -183,6 +227,91 @@ impl<'ast> Visit<'ast> for Nested<'_> {
     fn visit_expr_for_loop(&mut self, _: &'ast syn::ExprForLoop) {}
     fn visit_expr_loop(&mut self, _: &'ast syn::ExprLoop) {}
     fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+/// Atomic operations that write: a store and the read-modify-writes.
+const ATOMIC_WRITES: [&str; 10] = [
+    "store",
+    "swap",
+    "fetch_add",
+    "fetch_sub",
+    "fetch_and",
+    "fetch_or",
+    "fetch_xor",
+    "fetch_nand",
+    "fetch_max",
+    "fetch_min",
+];
+
+/// `first; second;` where `first` writes shared state and `second` publishes it with an
+/// atomic write (two arguments, value and ordering; its answer unused) to a receiver `first`
+/// does not write.
+fn publication(
+    first: &syn::Stmt,
+    second: &syn::Stmt,
+    file: &std::path::Path,
+    method: &str,
+) -> Option<MutationSite> {
+    let syn::Stmt::Expr(syn::Expr::MethodCall(publish), Some(semi)) = second else {
+        return None;
+    };
+    let name = publish.method.to_string();
+    if !ATOMIC_WRITES.contains(&name.as_str()) || publish.args.len() != 2 {
+        return None;
+    }
+    let syn::Stmt::Expr(write, Some(_)) = first else {
+        return None;
+    };
+    let written = written_place(write)?;
+    let receiver = publish.receiver.to_token_stream().to_string();
+    if written.as_deref() == Some(receiver.as_str()) {
+        return None;
+    }
+    Some(MutationSite::Publish {
+        method: method.to_string(),
+        write: span(file, first.span().start()),
+        write_end: pos(first.span().end()),
+        publish: pos(publish.receiver.span().start()),
+        receiver_end: pos(publish.receiver.span().end()),
+        call_end: pos(publish.span().end()),
+        publish_end: pos(semi.span.end()),
+    })
+}
+
+/// Whether an expression statement writes shared state, and the receiver it writes (as
+/// tokens) when that is an atomic's: `x.store(v, o)`, `x.fetch_add(1, o)`, a write through a
+/// pointer (`p.write(v)`, `ptr::write(p, v)`, `*cell.get() = v`), alone or as the one
+/// statement of an `unsafe` block. `None` for anything else.
+fn written_place(e: &syn::Expr) -> Option<Option<String>> {
+    match e {
+        syn::Expr::MethodCall(m) => {
+            let name = m.method.to_string();
+            if ATOMIC_WRITES.contains(&name.as_str()) && m.args.len() == 2 {
+                Some(Some(m.receiver.to_token_stream().to_string()))
+            } else if matches!(name.as_str(), "write" | "write_volatile") && m.args.len() == 1 {
+                Some(None)
+            } else {
+                None
+            }
+        }
+        syn::Expr::Call(c) => {
+            let syn::Expr::Path(p) = &*c.func else {
+                return None;
+            };
+            let last = p.path.segments.last()?.ident.to_string();
+            (p.path.segments.len() > 1 && matches!(last.as_str(), "write" | "write_volatile"))
+                .then_some(None)
+        }
+        syn::Expr::Assign(a) => {
+            matches!(&*a.left, syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)))
+                .then_some(None)
+        }
+        syn::Expr::Unsafe(u) => match u.block.stmts.as_slice() {
+            [syn::Stmt::Expr(inner, _)] => written_place(inner),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// `let g = <..>.lock()<..>;` with a plain binding (`g`, `mut g`) and a lock acquisition on a

@@ -1,5 +1,6 @@
 //! Mutation sites: where `cargo covcon mutants` can split a critical section, swap two
-//! acquisitions or turn a wait loop into an `if`. The tests render each site with the source
+//! acquisitions, turn a wait loop into an `if`, take a retried compare-and-swap's failure for a
+//! success or publish a write before it is made. The tests render each site with the source
 //! text its positions cut out.
 
 mod common;
@@ -78,6 +79,29 @@ fn check(body: &str, expect: &str) {
                     "{method}: wait loop `{}` ends with `{}`",
                     line_at(&source, (at.line, at.column)),
                     line_at(&source, *body_end)
+                ),
+                MutationSite::RetryCas {
+                    method,
+                    at,
+                    call_end,
+                } => format!(
+                    "{method}: retry `{}`",
+                    slice(&source, (at.line, at.column), *call_end)
+                ),
+                MutationSite::Publish {
+                    method,
+                    write,
+                    write_end,
+                    publish,
+                    receiver_end,
+                    call_end,
+                    publish_end,
+                } => format!(
+                    "{method}: publish `{}` after `{}` [{}|{}]",
+                    slice(&source, *publish, *publish_end),
+                    slice(&source, (write.line, write.column), *write_end),
+                    slice(&source, *publish, *receiver_end),
+                    slice(&source, *receiver_end, *call_end),
                 ),
             };
             out.push_str(&line);
@@ -216,5 +240,75 @@ impl Chan {
 }
 "#,
         "send: release mut queue = self.queue.lock().unwrap() [self.queue|.lock()] before: self.len.fetch_add(1, Ordering::SeqCst);",
+    );
+}
+
+#[test]
+fn a_compare_exchange_in_a_loop_is_a_retry_and_one_outside_any_loop_or_in_a_closure_is_not() {
+    check(
+        r#"
+use std::sync::atomic::{AtomicUsize, Ordering::*};
+pub struct Claims { next: AtomicUsize, flag: AtomicUsize }
+impl Claims {
+    pub fn new() -> Self { Claims { next: AtomicUsize::new(0), flag: AtomicUsize::new(0) } }
+    pub fn claim(&self) -> usize {
+        let mut n = self.next.load(Acquire);
+        loop {
+            match self.next.compare_exchange_weak(n, n + 1, AcqRel, Acquire) {
+                Ok(_) => return n,
+                Err(now) => n = now,
+            }
+        }
+    }
+    pub fn spin(&self) {
+        while self.flag.compare_exchange(0, 1, Acquire, Relaxed).is_err() {}
+    }
+    pub fn try_once(&self) -> bool {
+        self.flag.compare_exchange(0, 1, Acquire, Relaxed).is_ok()
+    }
+    pub fn later(&self) {
+        for _ in 0..2 {
+            let f = || self.flag.compare_exchange(0, 1, Acquire, Relaxed);
+            let _ = f();
+        }
+    }
+}
+"#,
+        "claim: retry `self.next.compare_exchange_weak(n, n + 1, AcqRel, Acquire)`
+         spin: retry `self.flag.compare_exchange(0, 1, Acquire, Relaxed)`",
+    );
+}
+
+#[test]
+fn a_write_then_an_atomic_write_to_another_receiver_is_a_publication_and_one_to_the_same_is_not() {
+    check(
+        r#"
+use std::cell::UnsafeCell;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::*};
+pub struct Slot { value: AtomicU64, cell: UnsafeCell<u64>, ready: AtomicBool, count: AtomicU64 }
+unsafe impl Sync for Slot {}
+impl Slot {
+    pub fn new() -> Self {
+        Slot { value: AtomicU64::new(0), cell: UnsafeCell::new(0), ready: AtomicBool::new(false), count: AtomicU64::new(0) }
+    }
+    /// Two publications: the value, then the flag; the cell, then the count.
+    pub fn put(&self, v: u64) {
+        self.value.store(v, Relaxed);
+        self.ready.store(true, Release);
+        unsafe { *self.cell.get() = v };
+        self.count.fetch_add(1, Release);
+    }
+    /// None: the same atomic twice, an answer used, a `let` first.
+    pub fn others(&self, v: u64) -> u64 {
+        self.value.store(v, Relaxed);
+        self.value.fetch_add(1, Release);
+        let old = self.count.swap(0, AcqRel);
+        let seen = self.ready.swap(true, AcqRel);
+        old + seen as u64
+    }
+}
+"#,
+        "put: publish `self.ready.store(true, Release);` after `self.value.store(v, Relaxed);` [self.ready|.store(true, Release)]
+         put: publish `self.count.fetch_add(1, Release);` after `unsafe { *self.cell.get() = v };` [self.count|.fetch_add(1, Release)]",
     );
 }

@@ -350,7 +350,8 @@ pub struct MutantsArgs {
     #[arg(long = "type", value_name = "PATTERN")]
     pub types: Vec<String>,
     /// Only these operators, comma separated: split_section, release_early,
-    /// swap_lock_order, rmw_to_load_store, while_to_if, drop_notify
+    /// swap_lock_order, rmw_to_load_store, while_to_if, drop_notify, retry_once,
+    /// publish_early
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub operators: Vec<String>,
     /// Campaign time per mutant (and per type for the unmutated baseline): 10, 10s, 1m

@@ -177,14 +177,16 @@ fn in_diff_keeps_the_mutants_on_changed_lines_and_bad_arguments_are_usage_errors
     );
 }
 
-/// Two types the unmutated baseline would have made covcon skip, in one sandbox (one build):
+/// Three types of one sandbox (one build):
 /// - `Gauge`, whose code as written the results oracle already fails (a torn read of two
 ///   counters, by design) but the panic oracle does not: its mutants are judged under the
 ///   panic oracle, and the report says so;
 /// - `Slots`, a type public in a private module (as concurrent-queue's `Bounded`), which the
-///   harness cannot name: its mutant is judged through `Pool`, which holds it.
+///   harness cannot name: its mutant is judged through `Pool`, which holds it;
+/// - `Board`, lock-free: a claim in a compare-and-swap retry loop, and a slot published by a
+///   flag stored after its value: the retry taken once and the flag stored first are caught.
 #[test]
-fn mutants_of_a_type_the_results_oracle_fails_and_of_a_private_type_are_judged_not_skipped() {
+fn mutants_of_a_failing_baseline_of_a_private_type_and_of_lock_free_code_are_judged() {
     let sandbox = Sandbox::data("mutants");
     let source = std::fs::read_to_string(sandbox.path("src/lib.rs")).unwrap();
     sandbox.write("src/lib.rs", &format!("{source}{MORE}"));
@@ -196,6 +198,8 @@ fn mutants_of_a_type_the_results_oracle_fails_and_of_a_private_type_are_judged_n
         "Pool",
         "--type",
         "Slots",
+        "--type",
+        "Board",
         "--budget",
         "10m",
         "--max-tests",
@@ -233,7 +237,8 @@ fn mutants_of_a_type_the_results_oracle_fails_and_of_a_private_type_are_judged_n
             .filter(|o| o["type_path"].as_str() == Some(ty))
             .collect()
     };
-    assert_eq!(of("meter::Gauge").len(), 2, "{outcomes:?}");
+    // Two loads-and-stores, and the second counter's increment made first.
+    assert_eq!(of("meter::Gauge").len(), 3, "{outcomes:?}");
     for o in of("meter::Gauge") {
         assert_eq!(o["outcome"], "missed", "{o}");
         assert_eq!(o["oracle"], "panic", "{o}");
@@ -250,6 +255,12 @@ fn mutants_of_a_type_the_results_oracle_fails_and_of_a_private_type_are_judged_n
     let caught =
         std::fs::read_to_string(sandbox.path("target/covcon/mutants.out/caught.txt")).unwrap();
     assert!(caught.contains("judged through meter::Pool"), "{caught}");
+    let board = of("meter::board::Board");
+    for operator in ["retry_once", "publish_early"] {
+        let made: Vec<&&Value> = board.iter().filter(|o| o["operator"] == operator).collect();
+        assert_eq!(made.len(), 1, "one {operator} mutant of Board: {board:?}");
+        assert_eq!(made[0]["outcome"], "caught", "{}", made[0]);
+    }
 }
 
 /// The types the test above adds to the meter crate.
@@ -300,6 +311,58 @@ mod slots {
         pub fn check(&self) {
             let state = self.state.lock().unwrap();
             assert_eq!(state.0, state.1, \"a put seen half done\");
+        }
+    }
+}
+
+pub mod board {
+    use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+
+    /// Up to two values, each in a slot claimed by a compare-and-swap retry loop, written,
+    /// then marked ready; a read waits for each claimed slot to be ready.
+    #[derive(Default)]
+    pub struct Board {
+        claimed: AtomicUsize,
+        values: [AtomicU64; 2],
+        ready: [AtomicBool; 2],
+    }
+
+    impl Board {
+        pub fn new() -> Board {
+            Board::default()
+        }
+
+        pub fn post(&self, value: u32) -> bool {
+            let mut slot = self.claimed.load(Ordering::Acquire);
+            loop {
+                if slot >= 2 {
+                    return false;
+                }
+                match self.claimed.compare_exchange(slot, slot + 1, Ordering::AcqRel, Ordering::Acquire) {
+                    Ok(_) => break,
+                    Err(now) => slot = now,
+                }
+            }
+            assert_eq!(self.values[slot].load(Ordering::Relaxed), 0, \"slot claimed twice\");
+            self.values[slot].store(u64::from(value) + 1, Ordering::Relaxed);
+            self.ready[slot].store(true, Ordering::Release);
+            true
+        }
+
+        pub fn read(&self) -> Vec<u32> {
+            let claimed = self.claimed.load(Ordering::Acquire).min(2);
+            let mut out: Vec<u32> = (0..claimed)
+                .map(|slot| {
+                    while !self.ready[slot].load(Ordering::Acquire) {
+                        std::hint::spin_loop();
+                    }
+                    let value = self.values[slot].load(Ordering::Relaxed);
+                    assert_ne!(value, 0, \"a ready slot without its value\");
+                    (value - 1) as u32
+                })
+                .collect();
+            out.sort_unstable();
+            out
         }
     }
 }

@@ -40,6 +40,9 @@ pub(crate) enum Rank {
     Close,
     Middle,
     Statement,
+    /// What wraps a statement that starts there, inside the statements inserted before it
+    /// and outside what opens its expression (a mutant's `if !on { … }` around it).
+    Wrap,
     Open,
 }
 

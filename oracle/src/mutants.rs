@@ -11,7 +11,11 @@
 //!   (`fetch_add`, `swap`, `compare_exchange`, `fetch_update`, …) done as a load and a store;
 //! - [`Operator::WhileToIf`] (WTIS): a `while` that waits on a condition variable runs its
 //!   body at most once;
-//! - [`Operator::DropNotify`] (RTXC): a `notify_one` or `notify_all` is not made.
+//! - [`Operator::DropNotify`] (RTXC): a `notify_one` or `notify_all` is not made;
+//! - [`Operator::RetryOnce`]: a `compare_exchange` in a retry loop takes its failure for a
+//!   success, so the loop's work is done once (a CAS retry dropped);
+//! - [`Operator::PublishEarly`]: an atomic store or read-modify-write that publishes a write
+//!   made just before it (a flag stored after the data) is made first.
 //!
 //! All of a harness's mutants are compiled into its copy at once, as a *mutant schema*: each
 //! site becomes `if ::covcon_rt::mutant(ID) { mutated } else { original }`, and a worker (or a
@@ -37,16 +41,20 @@ pub enum Operator {
     RmwToLoadStore,
     WhileToIf,
     DropNotify,
+    RetryOnce,
+    PublishEarly,
 }
 
 impl Operator {
-    pub const ALL: [Operator; 6] = [
+    pub const ALL: [Operator; 8] = [
         Operator::SplitSection,
         Operator::ReleaseEarly,
         Operator::SwapLockOrder,
         Operator::RmwToLoadStore,
         Operator::WhileToIf,
         Operator::DropNotify,
+        Operator::RetryOnce,
+        Operator::PublishEarly,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -57,6 +65,8 @@ impl Operator {
             Operator::RmwToLoadStore => "rmw_to_load_store",
             Operator::WhileToIf => "while_to_if",
             Operator::DropNotify => "drop_notify",
+            Operator::RetryOnce => "retry_once",
+            Operator::PublishEarly => "publish_early",
         }
     }
 }
@@ -170,7 +180,8 @@ fn site_file(site: &MutationSite) -> PathBuf {
             guard.stmt.file.clone()
         }
         MutationSite::LockOrder { first, .. } => first.stmt.file.clone(),
-        MutationSite::WaitLoop { at, .. } => at.file.clone(),
+        MutationSite::WaitLoop { at, .. } | MutationSite::RetryCas { at, .. } => at.file.clone(),
+        MutationSite::Publish { write, .. } => write.file.clone(),
     }
 }
 
@@ -362,6 +373,86 @@ fn from_mutation_site(site: &MutationSite, file: &Path, source: &str) -> Vec<Dra
                     format!("; if {ON} {{ break }} "),
                     Rank::Middle,
                 )],
+            )]
+        }
+        MutationSite::RetryCas { at, call_end, .. } => {
+            let start = (at.line, at.column);
+            let Some(call) = one_line(lines.slice(start, *call_end)) else {
+                return Vec::new();
+            };
+            let Some(head) = call
+                .split('(')
+                .next()
+                .filter(|h| h.contains(".compare_exchange"))
+            else {
+                return Vec::new();
+            };
+            vec![draft(
+                Operator::RetryOnce,
+                start,
+                format!(
+                    "`{}` in a retry loop: its failure taken for a success",
+                    head.trim().replace(" .", ".")
+                ),
+                (*call_end, *call_end, ".or_else(|actual| Ok(actual))".to_string()),
+                vec![(
+                    *call_end,
+                    None,
+                    format!(
+                        ".or_else(|__covcon_v| if {ON} {{ ::core::result::Result::Ok(__covcon_v) }} else {{ ::core::result::Result::Err(__covcon_v) }})"
+                    ),
+                    Rank::Close,
+                )],
+            )]
+        }
+        MutationSite::Publish {
+            write,
+            write_end,
+            publish,
+            receiver_end,
+            call_end,
+            publish_end,
+            ..
+        } => {
+            let start = (write.line, write.column);
+            let texts = (
+                lines.slice(start, *write_end),
+                lines.slice(*write_end, *publish),
+                lines.slice(*publish, *publish_end),
+                one_line(lines.slice(*publish, *receiver_end)),
+                one_line(lines.slice(*receiver_end, *call_end)),
+            );
+            let (Some(first), Some(between), Some(second), Some(receiver), Some(call)) = texts
+            else {
+                return Vec::new();
+            };
+            let Some(method) = call
+                .trim_start()
+                .strip_prefix('.')
+                .and_then(|c| c.split('(').next())
+            else {
+                return Vec::new();
+            };
+            vec![draft(
+                Operator::PublishEarly,
+                start,
+                format!(
+                    "`{receiver}.{}` (line {}) made before the write on line {}: published before it is written",
+                    method.trim(),
+                    publish.0,
+                    write.line
+                ),
+                (start, *publish_end, format!("{second}{between}{first}")),
+                vec![
+                    (
+                        start,
+                        None,
+                        format!("if {ON} {{ ::covcon_rt::at(&{receiver}){call}; }} "),
+                        Rank::Wrap,
+                    ),
+                    (*publish, None, format!("if !{ON} {{ "), Rank::Wrap),
+                    (*publish_end, None, " }".to_string(), Rank::Close),
+                ],
             )]
         }
     }
@@ -672,6 +763,83 @@ mod tests {
         );
         assert!(load_store("self.n", "load", &["o".into()]).is_none());
         assert!(load_store("self.n", "store", &["1".into(), "o".into()]).is_none());
+    }
+
+    /// The lock-free operators on a claim loop and a publication: the diff a user reads, and
+    /// the schema in the copy, where each site's instrumentation stays outside the mutant's
+    /// switch (the copy's own `at(&..)` parts are written here by hand).
+    #[test]
+    fn a_retried_compare_exchange_takes_its_failure_for_a_success_and_a_flag_is_published_first() {
+        let source = "use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering::*};
+pub struct Board { next: AtomicUsize, value: AtomicUsize, ready: AtomicBool }
+impl Board {
+    pub fn new() -> Self { Board { next: AtomicUsize::new(0), value: AtomicUsize::new(0), ready: AtomicBool::new(false) } }
+    pub fn post(&self, v: usize) -> usize {
+        let mut n = self.next.load(Acquire);
+        loop {
+            match self.next.compare_exchange_weak(n, n + 1, AcqRel, Acquire) {
+                Ok(_) => break,
+                Err(now) => n = now,
+            }
+        }
+        self.value.store(v, Relaxed);
+        self.ready.store(true, Release);
+        n
+    }
+}
+";
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("lib.rs");
+        std::fs::write(&file, source).unwrap();
+        let model = analysis::analyze_source("board", "2021", source);
+        let ty = &model.types[0];
+        let made = generate(&[ty], |_, _| file.clone(), dir.path());
+        let of = |op: Operator| {
+            made.iter()
+                .find(|m| m.operator == op)
+                .unwrap_or_else(|| panic!("a {op} mutant in {made:#?}"))
+        };
+        let retry = of(Operator::RetryOnce);
+        assert!(retry.diff.contains(
+            "+            match self.next.compare_exchange_weak(n, n + 1, AcqRel, Acquire).or_else(|actual| Ok(actual)) {"
+        ), "{}", retry.diff);
+        let publish = of(Operator::PublishEarly);
+        assert_eq!(
+            publish.diff,
+            "--- a/lib.rs\n+++ b/lib.rs\n@@ -13,2 +13,2 @@\n-        self.value.store(v, Relaxed);\n-        self.ready.store(true, Release);\n+        self.ready.store(true, Release);\n+        self.value.store(v, Relaxed);\n"
+        );
+        // The copy: both mutants' schemas with the two stores' own instrumentation.
+        let at = |line: u32, column: u32, text: &str, rank: Rank| Insertion {
+            rank,
+            ..Insertion::statement(file.clone(), line, column, text.to_string())
+        };
+        let own = [
+            at(13, 8, "::covcon_rt::at(&", Rank::Open),
+            at(13, 18, ")", Rank::Close),
+            at(14, 8, "::covcon_rt::at(&", Rank::Open),
+            at(14, 18, ")", Rank::Close),
+        ];
+        let all: Vec<&Insertion> = own
+            .iter()
+            .chain(retry.schema.iter())
+            .chain(publish.schema.iter())
+            .collect();
+        let (copy, missed) = crate::copy::insert(source, &all);
+        assert!(missed.is_empty(), "{missed:?}");
+        let lines: Vec<&str> = copy.lines().collect();
+        let (r, p) = (retry.id, publish.id);
+        assert_eq!(
+            lines[7].trim(),
+            format!("match self.next.compare_exchange_weak(n, n + 1, AcqRel, Acquire).or_else(|__covcon_v| if ::covcon_rt::mutant({r}) {{ ::core::result::Result::Ok(__covcon_v) }} else {{ ::core::result::Result::Err(__covcon_v) }}) {{")
+        );
+        assert_eq!(
+            lines[12].trim(),
+            format!("if ::covcon_rt::mutant({p}) {{ ::covcon_rt::at(&self.ready).store(true, Release); }} ::covcon_rt::at(&self.value).store(v, Relaxed);")
+        );
+        assert_eq!(
+            lines[13].trim(),
+            format!("if !::covcon_rt::mutant({p}) {{ ::covcon_rt::at(&self.ready).store(true, Release); }}")
+        );
     }
 
     #[test]
