@@ -899,6 +899,19 @@ pub enum MutationSite {
         at: Span,
         body_end: (u32, u32),
     },
+    /// A guard bound by `let` and the statement right after it, which does not use the guard
+    /// but calls a method on `self`'s state (an atomic, another lock, a helper): `stmt` to
+    /// `stmt_end`, and for a `let`, its initialiser `init` (start, end). The acquisition can
+    /// be moved past it: the statement runs before the lock is taken (SHCR, a critical
+    /// section shifted down).
+    AcquireLate {
+        method: String,
+        guard: GuardLet,
+        stmt: (u32, u32),
+        stmt_end: (u32, u32),
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        init: Option<((u32, u32), (u32, u32))>,
+    },
     /// A `compare_exchange` (or `_weak`) inside a loop of the function, its receiver starting
     /// at `at` and its call ending at `call_end`: a retry loop, whose failed attempt can be
     /// taken for a success, so that the loop's work is done once and the failure ignored.
@@ -932,6 +945,7 @@ impl MutationSite {
             | MutationSite::ReleaseEarly { method, .. }
             | MutationSite::LockOrder { method, .. }
             | MutationSite::WaitLoop { method, .. }
+            | MutationSite::AcquireLate { method, .. }
             | MutationSite::RetryCas { method, .. }
             | MutationSite::Publish { method, .. } => method,
         }

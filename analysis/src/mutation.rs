@@ -9,6 +9,9 @@
 //!   lives on to the end of its block and one of them touches `self` (they can be moved out
 //!   of the section by dropping the guard there);
 //! - a *lock order*: two such `let`s one after the other, which can be swapped;
+//! - a *late acquisition*: such a `let` and the statement after it, which does not use the
+//!   guard but calls into `self`'s state: the lock can be taken after it (SHCR, the section
+//!   shifted down);
 //! - a *wait loop*: a `while` whose body waits on a condition variable, which can be made to
 //!   run its body at most once (WTIS, `while` to `if`);
 //! - a *retry*: a `compare_exchange` inside a loop, whose failure can be taken for a success
@@ -115,6 +118,11 @@ impl<'ast> Visit<'ast> for Finder<'_> {
                     splits,
                     nested: nested.out,
                 });
+            }
+            if let (Some(None), Some(next)) = (guards.get(i + 1), block.stmts.get(i + 1)) {
+                if let Some(site) = late_acquisition(guard, next, &self.method) {
+                    self.out.push(site);
+                }
             }
             if let Some(Some(next)) = guards.get(i + 1) {
                 let init = &block.stmts[i + 1];
@@ -227,6 +235,57 @@ impl<'ast> Visit<'ast> for Nested<'_> {
     fn visit_expr_for_loop(&mut self, _: &'ast syn::ExprForLoop) {}
     fn visit_expr_loop(&mut self, _: &'ast syn::ExprLoop) {}
     fn visit_item(&mut self, _: &'ast syn::Item) {}
+}
+
+/// The statement after guard `guard`'s `let`, when it can run before the lock is taken: it
+/// does not name the guard, calls a method on a path of `self` (`self.n.load(..)`,
+/// `self.other.lock()`, `self.helper()`), and is an expression statement or a `let` with an
+/// initialiser and no `else`.
+fn late_acquisition(guard: &GuardLet, next: &syn::Stmt, method: &str) -> Option<MutationSite> {
+    if mentions(next, &guard.name) || !calls_on_self(next) {
+        return None;
+    }
+    let init = match next {
+        syn::Stmt::Local(local) => {
+            let init = local.init.as_ref().filter(|i| i.diverge.is_none())?;
+            Some((pos(init.expr.span().start()), pos(init.expr.span().end())))
+        }
+        syn::Stmt::Expr(_, Some(_)) => None,
+        _ => return None,
+    };
+    Some(MutationSite::AcquireLate {
+        method: method.to_string(),
+        guard: guard.clone(),
+        stmt: pos(next.span().start()),
+        stmt_end: pos(next.span().end()),
+        init,
+    })
+}
+
+/// Whether some method call in `stmt` (closures left out) has a receiver rooted at `self`.
+fn calls_on_self(stmt: &syn::Stmt) -> bool {
+    struct Calls(bool);
+    impl<'ast> Visit<'ast> for Calls {
+        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+            self.0 |= from_self(&m.receiver);
+            syn::visit::visit_expr_method_call(self, m);
+        }
+        fn visit_expr_closure(&mut self, _: &'ast syn::ExprClosure) {}
+    }
+    /// `self`, or a field, element or call's answer of something that is.
+    fn from_self(e: &syn::Expr) -> bool {
+        match e {
+            syn::Expr::Path(p) => p.path.is_ident("self"),
+            syn::Expr::Field(f) => from_self(&f.base),
+            syn::Expr::Index(i) => from_self(&i.expr),
+            syn::Expr::MethodCall(m) => from_self(&m.receiver),
+            syn::Expr::Paren(p) => from_self(&p.expr),
+            _ => false,
+        }
+    }
+    let mut calls = Calls(false);
+    calls.visit_stmt(stmt);
+    calls.0
 }
 
 /// Atomic operations that write: a store and the read-modify-writes.

@@ -1,5 +1,5 @@
-//! Mutation sites: where `cargo covcon mutants` can split a critical section, swap two
-//! acquisitions, turn a wait loop into an `if`, take a retried compare-and-swap's failure for a
+//! Mutation sites: where `cargo covcon mutants` can split a critical section, take a lock
+//! later, swap two acquisitions, turn a wait loop into an `if`, take a retried compare-and-swap's failure for a
 //! success or publish a write before it is made. The tests render each site with the source
 //! text its positions cut out.
 
@@ -80,6 +80,23 @@ fn check(body: &str, expect: &str) {
                     line_at(&source, (at.line, at.column)),
                     line_at(&source, *body_end)
                 ),
+                MutationSite::AcquireLate {
+                    method,
+                    guard: g,
+                    stmt,
+                    stmt_end,
+                    init,
+                } => {
+                    let mut line = format!(
+                        "{method}: acquire {} after `{}`",
+                        guard(&source, g),
+                        slice(&source, *stmt, *stmt_end)
+                    );
+                    if let Some((from, to)) = init {
+                        line.push_str(&format!(" init `{}`", slice(&source, *from, *to)));
+                    }
+                    line
+                }
                 MutationSite::RetryCas {
                     method,
                     at,
@@ -310,5 +327,41 @@ impl Slot {
 "#,
         "put: publish `self.ready.store(true, Release);` after `self.value.store(v, Relaxed);` [self.ready|.store(true, Release)]
          put: publish `self.count.fetch_add(1, Release);` after `unsafe { *self.cell.get() = v };` [self.count|.fetch_add(1, Release)]",
+    );
+}
+
+#[test]
+fn a_statement_after_a_guard_that_calls_into_self_without_the_guard_can_run_before_the_lock() {
+    check(
+        r#"
+use std::sync::atomic::{AtomicU64, Ordering};
+pub struct Store { items: Mutex<Vec<u64>>, len: AtomicU64, cap: usize }
+impl Store {
+    pub fn new() -> Self { Store { items: Mutex::new(vec![]), len: AtomicU64::new(0), cap: 4 } }
+    /// The count read after the lock, and an increment after another lock: both can move.
+    pub fn push(&self, x: u64) -> u64 {
+        let mut items = self.items.lock().unwrap();
+        let n = self.len.load(Ordering::SeqCst);
+        items.push(x + n);
+        self.len.fetch_add(1, Ordering::SeqCst);
+        n
+    }
+    /// None: the next statement uses the guard, reads a plain field only, or is the tail.
+    pub fn others(&self) -> usize {
+        let items = self.items.lock().unwrap();
+        let k = items.len();
+        drop(items);
+        let items = self.items.lock().unwrap();
+        let c = self.cap;
+        let _ = c + items.len();
+        let last = self.items.lock().unwrap();
+        self.len.load(Ordering::SeqCst) as usize + k + last.len()
+    }
+}
+"#,
+        "push: release mut items = self.items.lock().unwrap() [self.items|.lock()] before: self.len.fetch_add(1, Ordering::SeqCst);
+         push: acquire mut items = self.items.lock().unwrap() [self.items|.lock()] after `let n = self.len.load(Ordering::SeqCst);` init `self.len.load(Ordering::SeqCst)`
+         others: release items = self.items.lock().unwrap() [self.items|.lock()] before: self.len.load(Ordering::SeqCst) as usize
+         others: section items = self.items.lock().unwrap() [self.items|.lock()] split before: let last =",
     );
 }

@@ -349,7 +349,7 @@ pub struct MutantsArgs {
     /// Only these types: a name, a path suffix or a glob with `*` (repeatable)
     #[arg(long = "type", value_name = "PATTERN")]
     pub types: Vec<String>,
-    /// Only these operators, comma separated: split_section, release_early,
+    /// Only these operators, comma separated: split_section, release_early, acquire_late,
     /// swap_lock_order, rmw_to_load_store, while_to_if, drop_notify, retry_once,
     /// publish_early
     #[arg(long, value_name = "LIST", value_delimiter = ',')]

@@ -41,13 +41,20 @@ fn check_code(run: &Run, code: i32) {
 }
 
 #[test]
-fn covcon_catches_the_split_section_and_the_lost_ticket_and_marks_the_borrowed_split_unviable_and_the_locked_counter_equivalent(
+fn covcon_catches_the_split_section_the_late_lock_and_the_lost_ticket_and_marks_the_borrowed_split_unviable_and_the_locked_counter_equivalent(
 ) {
     let sandbox = Sandbox::data("mutants");
     let list = sandbox.covcon(&["mutants", "--list"]);
     check_code(&list, 0);
     let names: Vec<&str> = list.stdout.lines().collect();
-    assert_eq!(names.len(), 4, "{}", list.stdout);
+    assert_eq!(names.len(), 5, "{}", list.stdout);
+    assert!(
+        list.stdout.contains(
+            "src/lib.rs:30:9: `totals` (line 30) taken after the statement on line 31: it runs unlocked"
+        ),
+        "{}",
+        list.stdout
+    );
     assert!(
         list.stdout.contains(
             "src/lib.rs:33:9: split the critical section of `totals` (line 30) before line 33"
@@ -77,6 +84,8 @@ fn covcon_catches_the_split_section_and_the_lost_ticket_and_marks_the_borrowed_s
     let all = outcomes(&sandbox);
     assert_eq!(outcome_of(&all, "before line 33"), "caught");
     assert_eq!(outcome_of(&all, "tickets.fetch_add"), "caught");
+    // `served` counted before the lock: `served()` sees it ahead of the hits.
+    assert_eq!(outcome_of(&all, "taken after the statement"), "caught");
     assert_eq!(outcome_of(&all, "before line 46"), "unviable");
     // Every write of `served` holds the lock: not run, and not in the score.
     assert_eq!(outcome_of(&all, "served.fetch_add"), "equivalent");

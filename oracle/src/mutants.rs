@@ -6,6 +6,8 @@
 //!   take the lock again;
 //! - [`Operator::ReleaseEarly`] (a statement moved out of its section): drop a guard right
 //!   after its last use, so the statements after it that touch `self` run unlocked;
+//! - [`Operator::AcquireLate`] (SHCR, a section shifted down): take a lock after the
+//!   statement that follows its `let`, so that statement runs unlocked;
 //! - [`Operator::SwapLockOrder`]: take two locks of one method in the other order;
 //! - [`Operator::RmwToLoadStore`] (RTXC's atomicity analogue): an atomic read-modify-write
 //!   (`fetch_add`, `swap`, `compare_exchange`, `fetch_update`, …) done as a load and a store;
@@ -37,6 +39,7 @@ pub const MUTANT_ENV: &str = "COVCON_MUTANT";
 pub enum Operator {
     SplitSection,
     ReleaseEarly,
+    AcquireLate,
     SwapLockOrder,
     RmwToLoadStore,
     WhileToIf,
@@ -46,9 +49,10 @@ pub enum Operator {
 }
 
 impl Operator {
-    pub const ALL: [Operator; 8] = [
+    pub const ALL: [Operator; 9] = [
         Operator::SplitSection,
         Operator::ReleaseEarly,
+        Operator::AcquireLate,
         Operator::SwapLockOrder,
         Operator::RmwToLoadStore,
         Operator::WhileToIf,
@@ -61,6 +65,7 @@ impl Operator {
         match self {
             Operator::SplitSection => "split_section",
             Operator::ReleaseEarly => "release_early",
+            Operator::AcquireLate => "acquire_late",
             Operator::SwapLockOrder => "swap_lock_order",
             Operator::RmwToLoadStore => "rmw_to_load_store",
             Operator::WhileToIf => "while_to_if",
@@ -176,9 +181,9 @@ pub(crate) fn generate(
 
 fn site_file(site: &MutationSite) -> PathBuf {
     match site {
-        MutationSite::Section { guard, .. } | MutationSite::ReleaseEarly { guard, .. } => {
-            guard.stmt.file.clone()
-        }
+        MutationSite::Section { guard, .. }
+        | MutationSite::ReleaseEarly { guard, .. }
+        | MutationSite::AcquireLate { guard, .. } => guard.stmt.file.clone(),
         MutationSite::LockOrder { first, .. } => first.stmt.file.clone(),
         MutationSite::WaitLoop { at, .. } | MutationSite::RetryCas { at, .. } => at.file.clone(),
         MutationSite::Publish { write, .. } => write.file.clone(),
@@ -322,6 +327,70 @@ fn from_mutation_site(site: &MutationSite, file: &Path, source: &str) -> Vec<Dra
                     format!("if {ON} {{ drop({name}); }} "),
                     Rank::Statement,
                 )],
+            )]
+        }
+        MutationSite::AcquireLate {
+            guard,
+            stmt,
+            stmt_end,
+            init,
+            ..
+        } => {
+            let start = (guard.stmt.line, guard.stmt.column);
+            let texts = (
+                lines.slice(start, guard.stmt_end),
+                lines.slice(guard.stmt_end, *stmt),
+                lines.slice(*stmt, *stmt_end),
+            );
+            let (Some(lock), Some(between), Some(next)) = texts else {
+                return Vec::new();
+            };
+            // The statement's text runs before the lock when the mutant is on, and where it
+            // was when it is off; a `let` keeps its place and takes the early value.
+            let schema = match init {
+                None => vec![
+                    (
+                        start,
+                        None,
+                        format!(
+                            "if {ON} {{ {} }} ",
+                            one_line(Some(next)).unwrap_or_default()
+                        ),
+                        Rank::Wrap,
+                    ),
+                    (*stmt, None, format!("if !{ON} {{ "), Rank::Wrap),
+                    (*stmt_end, None, " }".to_string(), Rank::Close),
+                ],
+                Some((from, to)) => {
+                    let Some(value) = one_line(lines.slice(*from, *to)) else {
+                        return Vec::new();
+                    };
+                    vec![
+                        (
+                            start,
+                            None,
+                            format!("let __covcon_early{{ID}} = if {ON} {{ ::core::option::Option::Some({value}) }} else {{ ::core::option::Option::None }}; "),
+                            Rank::Wrap,
+                        ),
+                        (
+                            *from,
+                            None,
+                            "match __covcon_early{ID} { ::core::option::Option::Some(__covcon_v) => __covcon_v, ::core::option::Option::None => ".to_string(),
+                            Rank::Wrap,
+                        ),
+                        (*to, None, " }".to_string(), Rank::Close),
+                    ]
+                }
+            };
+            vec![draft(
+                Operator::AcquireLate,
+                start,
+                format!(
+                    "`{}` (line {}) taken after the statement on line {}: it runs unlocked",
+                    guard.name, guard.stmt.line, stmt.0
+                ),
+                (start, *stmt_end, format!("{next}{between}{lock}")),
+                schema,
             )]
         }
         MutationSite::LockOrder { first, second, .. } => {
@@ -839,6 +908,70 @@ impl Board {
         assert_eq!(
             lines[13].trim(),
             format!("if !::covcon_rt::mutant({p}) {{ ::covcon_rt::at(&self.ready).store(true, Release); }}")
+        );
+    }
+
+    /// A lock taken after the statement that follows it: a `let` takes the value computed
+    /// before the lock, an expression statement runs before it, each only when the mutant
+    /// is on.
+    #[test]
+    fn a_lock_is_taken_after_the_statement_that_follows_it() {
+        let source = "use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+pub struct Store { items: Mutex<Vec<u64>>, len: AtomicU64 }
+impl Store {
+    pub fn new() -> Self { Store { items: Mutex::new(vec![]), len: AtomicU64::new(0) } }
+    pub fn push(&self, x: u64) -> u64 {
+        let mut items = self.items.lock().unwrap();
+        let n = self.len.load(Ordering::SeqCst);
+        items.push(x + n);
+        n
+    }
+    pub fn bump(&self) {
+        let items = self.items.lock().unwrap();
+        self.len.fetch_add(1, Ordering::SeqCst);
+        assert!(items.len() as u64 <= self.len.load(Ordering::SeqCst));
+    }
+}
+";
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("lib.rs");
+        std::fs::write(&file, source).unwrap();
+        let model = analysis::analyze_source("store", "2021", source);
+        let made = generate(&[&model.types[0]], |_, _| file.clone(), dir.path());
+        let late: Vec<&Mutant> = made
+            .iter()
+            .filter(|m| m.operator == Operator::AcquireLate)
+            .collect();
+        assert_eq!(late.len(), 2, "{made:#?}");
+        assert_eq!(
+            late[0].diff,
+            "--- a/lib.rs\n+++ b/lib.rs\n@@ -7,2 +7,2 @@\n-        let mut items = self.items.lock().unwrap();\n-        let n = self.len.load(Ordering::SeqCst);\n+        let n = self.len.load(Ordering::SeqCst);\n+        let mut items = self.items.lock().unwrap();\n"
+        );
+        let all: Vec<&Insertion> = late.iter().flat_map(|m| m.schema.iter()).collect();
+        let (copy, missed) = crate::copy::insert(source, &all);
+        assert!(missed.is_empty(), "{missed:?}");
+        let lines: Vec<&str> = copy.lines().map(str::trim).collect();
+        let (a, b) = (late[0].id, late[1].id);
+        let (some, none) = (
+            "::core::option::Option::Some",
+            "::core::option::Option::None",
+        );
+        assert_eq!(
+            lines[6],
+            format!("let __covcon_early{a} = if ::covcon_rt::mutant({a}) {{ {some}(self.len.load(Ordering::SeqCst)) }} else {{ {none} }}; let mut items = self.items.lock().unwrap();")
+        );
+        assert_eq!(
+            lines[7],
+            format!("let n = match __covcon_early{a} {{ {some}(__covcon_v) => __covcon_v, {none} => self.len.load(Ordering::SeqCst) }};")
+        );
+        assert_eq!(
+            lines[12],
+            format!("if ::covcon_rt::mutant({b}) {{ self.len.fetch_add(1, Ordering::SeqCst); }} let items = self.items.lock().unwrap();")
+        );
+        assert_eq!(
+            lines[13],
+            format!("if !::covcon_rt::mutant({b}) {{ self.len.fetch_add(1, Ordering::SeqCst); }}")
         );
     }
 

@@ -25,7 +25,7 @@ impl Meter {
 
     /// Counts a hit that served `bytes` bytes: one critical section. `served` is only ever
     /// written here, under the lock, so its update done as a load and a store loses nothing:
-    /// that mutant is equivalent.
+    /// that mutant is equivalent; counted before the lock is taken, it is not.
     pub fn record(&self, bytes: u8) {
         let mut totals = self.totals.lock().unwrap();
         self.served.fetch_add(1, Ordering::Relaxed);
@@ -54,5 +54,12 @@ impl Meter {
     /// A fresh ticket number: never the same twice.
     pub fn ticket(&self) -> u64 {
         self.tickets.fetch_add(1, Ordering::SeqCst)
+    }
+
+    /// Hits and requests served, read in one critical section: always equal, since `record`
+    /// counts both under the lock.
+    pub fn served(&self) -> (u64, u64) {
+        let totals = self.totals.lock().unwrap();
+        (totals.hits, self.served.load(Ordering::Relaxed))
     }
 }
