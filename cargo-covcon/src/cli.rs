@@ -365,7 +365,12 @@ pub struct MutantsArgs {
     /// COVCON_MUTANT set) instead of covcon's campaign: a mutant is caught when it fails
     #[arg(long, value_name = "CMD")]
     pub test_cmd: Option<String>,
-    /// How long one --test-cmd run may take [default: five times the unmutated run, at least 30s]
+    /// Judge every mutant twice, with covcon's campaign and with this shell command (run as
+    /// --test-cmd runs it), and print which caught what: covcon only, the command only, both,
+    /// neither (exit 2 when some mutant was caught by neither)
+    #[arg(long, value_name = "CMD", conflicts_with = "test_cmd")]
+    pub compare: Option<String>,
+    /// How long one --test-cmd (or --compare) run may take [default: five times the unmutated run, at least 30s]
     #[arg(long, value_name = "DURATION")]
     pub timeout: Option<String>,
     /// Only mutants on lines a unified diff (`git diff`) adds or changes

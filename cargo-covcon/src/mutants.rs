@@ -1,10 +1,12 @@
 //! `cargo covcon mutants`: concurrency mutation testing. Every mutant the oracle makes of the
 //! selected types (`oracle::Mutant`: a split critical section, a guard released before the
-//! end of its section, a swapped lock order, an atomic
-//! read-modify-write done as a load and a store, a condition wait's `while` made `if`, a
-//! notify left out) is compiled into one instrumented copy as a mutant schema; then each is
-//! judged, one after the other, by a covcon campaign on its type (or by the user's own
-//! command, `--test-cmd`), with `COVCON_MUTANT` naming it. Outcomes, as cargo-mutants has
+//! end of its section or taken after the statement that follows it, a swapped lock order, an
+//! atomic read-modify-write done as a load and a store, a condition wait's `while` made `if`,
+//! a notify left out, a retried compare-and-swap's failure taken for a success, a publishing
+//! store made before the write) is compiled into one instrumented copy as a mutant schema;
+//! then each is judged, one after the other, by a covcon campaign on its type (or by the
+//! user's own command, `--test-cmd`; or by both, `--compare`, [`compare`]), with
+//! `COVCON_MUTANT` naming it. Outcomes, as cargo-mutants has
 //! them: caught, missed, unviable (the copy did not compile with it), timeout (`--test-cmd`
 //! only), and skipped (its type cannot be driven, or already fails unmutated); and
 //! equivalent (the analysis shows no test can tell it from the original), not judged.
@@ -12,7 +14,9 @@
 //! Output goes to `<target>/covcon/mutants.out/` (the previous one kept as `mutants.out.old`):
 //! `mutants.json`, `outcomes.json`, `caught.txt`, `missed.txt` (with each missed mutant's
 //! diff), `timeout.txt`, `unviable.txt`, `skipped.txt`, `equivalent.txt`, `diff/ID.diff`, `report.html`, and
-//! `log/ID.log` with `--test-cmd`.
+//! `log/ID.log` with `--test-cmd` or `--compare`, and `compare.txt` with `--compare`.
+
+mod compare;
 
 use crate::cli::{MutantsArgs, OracleKind};
 use crate::exit_code::{usage_error, ExitCode, Failure};
@@ -175,6 +179,9 @@ pub struct MutantsReport {
     pub types: Vec<Score>,
     pub baseline: Vec<Baseline>,
     pub outcomes: Vec<Outcome>,
+    /// With `--compare CMD`: the command's judgement of the same mutants beside covcon's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub compare: Option<compare::Comparison>,
 }
 
 pub fn mutants(args: &MutantsArgs) -> Result<ExitCode> {
@@ -269,6 +276,16 @@ pub fn mutants(args: &MutantsArgs) -> Result<ExitCode> {
         console: &console,
         out: &out,
     };
+    // The command first: when it fails on the unmutated code, no campaign is spent.
+    let compared = match &args.compare {
+        Some(cmd) => {
+            console.note(format_args!(
+                "mutants: judging with `{cmd}` first, then with covcon"
+            ));
+            Some((cmd, judge.by_command(cmd, timeout, &covcon_dir)?))
+        }
+        None => None,
+    };
     let (baseline, outcomes) = match &args.test_cmd {
         Some(cmd) => judge.by_command(cmd, timeout, &covcon_dir)?,
         None => {
@@ -317,6 +334,9 @@ pub fn mutants(args: &MutantsArgs) -> Result<ExitCode> {
             .into_iter()
             .map(|t| Score::of(t, outcomes.iter().filter(|o| o.mutant.type_path == t)))
             .collect(),
+        compare: compared.map(|(cmd, (base, theirs))| {
+            compare::Comparison::new(cmd.clone(), base, &outcomes, theirs)
+        }),
         baseline,
         outcomes,
     };
@@ -325,6 +345,13 @@ pub fn mutants(args: &MutantsArgs) -> Result<ExitCode> {
     console.note(format_args!("mutants: wrote {}", out.display()));
     Ok(if report.interrupted {
         ExitCode::Interrupted
+    } else if let Some(c) = &report.compare {
+        // The question is what gets through both judges.
+        if c.neither.is_empty() {
+            ExitCode::Success
+        } else {
+            ExitCode::Violations
+        }
     } else if report.total.missed > 0 {
         ExitCode::Violations
     } else {
@@ -865,6 +892,10 @@ pub fn terminal(report: &MutantsReport, verbose: bool) -> String {
         t.score.map_or_else(|| "—".to_string(), |s| format!("{s:.1}%")),
         if report.interrupted { " (interrupted)" } else { "" }
     );
+    if let Some(c) = &report.compare {
+        out.push('\n');
+        out.push_str(&c.terminal(&report.outcomes));
+    }
     out
 }
 
@@ -943,6 +974,9 @@ fn write_outputs(out: &Path, report: &MutantsReport) -> Result<()> {
     for o in &report.outcomes {
         write(&format!("diff/{}.diff", o.mutant.id), o.mutant.diff.clone())?;
     }
+    if let Some(c) = &report.compare {
+        write("compare.txt", c.text(&report.outcomes))?;
+    }
     write("report.html", html(report))
 }
 
@@ -976,6 +1010,9 @@ pub fn html(report: &MutantsReport) -> String {
                 esc(shown)
             );
         }
+    }
+    if let Some(c) = &report.compare {
+        body.push_str(&c.html());
     }
     for (title, scores) in [
         ("By operator", &report.operators),

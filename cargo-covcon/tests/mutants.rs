@@ -114,7 +114,8 @@ fn covcon_catches_the_split_section_the_late_lock_and_the_lost_ticket_and_marks_
 }
 
 #[test]
-fn a_hand_written_test_misses_what_it_never_calls_and_a_failing_baseline_exits_4() {
+fn a_hand_written_test_misses_what_it_never_calls_covcon_catches_it_and_a_failing_baseline_exits_4()
+{
     let sandbox = Sandbox::data("mutants");
     let cmd = "cargo test --offline --test concurrent";
     let run = sandbox.covcon(&[
@@ -148,6 +149,55 @@ fn a_hand_written_test_misses_what_it_never_calls_and_a_failing_baseline_exits_4
         .expect("the command's log");
     let log = std::fs::read_to_string(log).unwrap();
     assert!(log.contains("records_from_two_threads"), "{log}");
+
+    // Both judges on the same mutants: covcon catches both; the test never takes a ticket,
+    // so the lost ticket is covcon's only (whether the test's real threads hit the split
+    // is up to the machine); nothing gets through both, exit 0.
+    let run = sandbox.covcon(&[
+        "mutants",
+        "--compare",
+        cmd,
+        "--operators",
+        "split_section,rmw_to_load_store",
+        "--budget",
+        "10m",
+        "--max-tests",
+        "3000",
+        "--seed",
+        "3",
+    ]);
+    check_code(&run, 0);
+    assert!(
+        run.stdout.contains(&format!(
+            "compare: covcon and `{cmd}` on the same mutants, 2 judged by both"
+        )),
+        "{}",
+        run.stdout
+    );
+    let compare =
+        std::fs::read_to_string(sandbox.path("target/covcon/mutants.out/compare.txt")).unwrap();
+    let (_, only) = compare
+        .split_once("caught by covcon only:\n")
+        .unwrap_or_else(|| panic!("{compare}"));
+    assert!(
+        only.lines()
+            .take_while(|l| l.starts_with("  "))
+            .any(|l| l.contains("`self.tickets.fetch_add`")),
+        "{compare}"
+    );
+    let text =
+        std::fs::read_to_string(sandbox.path("target/covcon/mutants.out/outcomes.json")).unwrap();
+    let report: Value = serde_json::from_str(&text).unwrap();
+    assert_eq!(
+        report["compare"]["neither"],
+        serde_json::json!([]),
+        "{compare}"
+    );
+    assert_eq!(
+        report["compare"]["outcomes"].as_array().map(Vec::len),
+        Some(4),
+        "the command's judgement of each mutant: {compare}"
+    );
 
     // A test that fails on the code as written cannot judge mutants.
     sandbox.write(
