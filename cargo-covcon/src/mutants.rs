@@ -174,6 +174,25 @@ impl Score {
     }
 }
 
+#[cfg(test)]
+impl Outcome {
+    /// `mutant` judged `status`, nothing else known (for tests).
+    fn bare(mutant: Mutant, status: Status) -> Outcome {
+        Outcome {
+            mutant,
+            outcome: status,
+            seconds: 0.0,
+            tests: None,
+            caught_by: None,
+            reason: None,
+            regrouped: None,
+            log: None,
+            oracle: None,
+            through: None,
+        }
+    }
+}
+
 /// Everything `outcomes.json` holds.
 #[derive(Debug, Clone, Serialize)]
 pub struct MutantsReport {
@@ -1197,18 +1216,8 @@ mod tests {
     #[test]
     fn the_score_counts_timeouts_as_caught_and_leaves_out_what_was_not_judged() {
         // Equivalent mutants are not judged either: no test could catch them.
-        let outcome = |status| Outcome {
-            mutant: mutant(Operator::SplitSection, 3, String::new()),
-            outcome: status,
-            seconds: 0.0,
-            tests: None,
-            caught_by: None,
-            reason: None,
-            regrouped: None,
-            log: None,
-            oracle: None,
-            through: None,
-        };
+        let outcome =
+            |status| Outcome::bare(mutant(Operator::SplitSection, 3, String::new()), status);
         let all = [
             outcome(Status::Caught),
             outcome(Status::Timeout),

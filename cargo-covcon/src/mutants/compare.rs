@@ -143,18 +143,7 @@ mod tests {
             "operator": "split_section", "file": "src/lib.rs", "line": 1, "column": 0,
             "description": "", "diff": "",
         });
-        Outcome {
-            mutant: serde_json::from_value(mutant).unwrap(),
-            outcome: status,
-            seconds: 0.0,
-            tests: None,
-            caught_by: None,
-            reason: None,
-            regrouped: None,
-            log: None,
-            oracle: None,
-            through: None,
-        }
+        Outcome::bare(serde_json::from_value(mutant).unwrap(), status)
     }
 
     #[test]
