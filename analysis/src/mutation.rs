@@ -339,8 +339,9 @@ fn publication(
 
 /// Whether an expression statement writes shared state, and the receiver it writes (as
 /// tokens) when that is an atomic's: `x.store(v, o)`, `x.fetch_add(1, o)`, a write through a
-/// pointer (`p.write(v)`, `ptr::write(p, v)`, `*cell.get() = v`), alone or as the one
-/// statement of an `unsafe` block. `None` for anything else.
+/// pointer (`p.write(v)`, `ptr::write(p, v)`, `*cell.get() = v`), alone, as the one
+/// statement of a block or an `unsafe` block, or as the body of a method's one closure
+/// argument (`cell.with_mut(|p| unsafe { p.write(v) })`). `None` for anything else.
 fn written_place(e: &syn::Expr) -> Option<Option<String>> {
     match e {
         syn::Expr::MethodCall(m) => {
@@ -349,10 +350,18 @@ fn written_place(e: &syn::Expr) -> Option<Option<String>> {
                 Some(Some(m.receiver.to_token_stream().to_string()))
             } else if matches!(name.as_str(), "write" | "write_volatile") && m.args.len() == 1 {
                 Some(None)
+            } else if let (1, Some(syn::Expr::Closure(c))) = (m.args.len(), m.args.first()) {
+                // A cell written through a closure (loom's and concurrent-queue's
+                // `slot.value.with_mut(|p| unsafe { p.write(v) })`).
+                written_place(&c.body).map(|_| None)
             } else {
                 None
             }
         }
+        syn::Expr::Block(b) => match b.block.stmts.as_slice() {
+            [syn::Stmt::Expr(inner, _)] => written_place(inner),
+            _ => None,
+        },
         syn::Expr::Call(c) => {
             let syn::Expr::Path(p) = &*c.func else {
                 return None;

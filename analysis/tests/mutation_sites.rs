@@ -308,13 +308,17 @@ impl Slot {
     pub fn new() -> Self {
         Slot { value: AtomicU64::new(0), cell: UnsafeCell::new(0), ready: AtomicBool::new(false), count: AtomicU64::new(0) }
     }
-    /// Two publications: the value, then the flag; the cell, then the count.
+    /// Three publications: the value, then the flag; the cell, then the count; the cell
+    /// through a closure, then the flag.
     pub fn put(&self, v: u64) {
         self.value.store(v, Relaxed);
         self.ready.store(true, Release);
         unsafe { *self.cell.get() = v };
         self.count.fetch_add(1, Release);
+        self.with_mut(|p| unsafe { p.write(v) });
+        self.ready.store(true, Release);
     }
+    fn with_mut(&self, f: impl FnOnce(*mut u64)) { f(self.cell.get()) }
     /// None: the same atomic twice, an answer used, a `let` first.
     pub fn others(&self, v: u64) -> u64 {
         self.value.store(v, Relaxed);
@@ -326,7 +330,8 @@ impl Slot {
 }
 "#,
         "put: publish `self.ready.store(true, Release);` after `self.value.store(v, Relaxed);` [self.ready|.store(true, Release)]
-         put: publish `self.count.fetch_add(1, Release);` after `unsafe { *self.cell.get() = v };` [self.count|.fetch_add(1, Release)]",
+         put: publish `self.count.fetch_add(1, Release);` after `unsafe { *self.cell.get() = v };` [self.count|.fetch_add(1, Release)]
+         put: publish `self.ready.store(true, Release);` after `self.with_mut(|p| unsafe { p.write(v) });` [self.ready|.store(true, Release)]",
     );
 }
 

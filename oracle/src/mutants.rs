@@ -579,7 +579,10 @@ fn from_sync_site(site: &SyncSite, file: &Path, source: &str) -> Vec<Draft> {
                 equivalent,
                 ..draft(
                     Operator::RmwToLoadStore,
-                    format!("`{receiver}.{method}` done as a load and a store"),
+                    format!(
+                        "`{}.{method}` done as a load and a store",
+                        receiver.replace(" .", ".")
+                    ),
                     user,
                     format!("(if {ON} {{ {mutated} }} else {{ {original} }})"),
                 )
