@@ -516,7 +516,9 @@ fn from_mutation_site(site: &MutationSite, file: &Path, source: &str) -> Vec<Dra
                     (
                         start,
                         None,
-                        format!("if {ON} {{ ::covcon_rt::at(&{receiver}){call}; }} "),
+                        // A schedule point after the early store too: the window it opens
+                        // (before the write it publishes) is one a schedule can stop in.
+                        format!("if {ON} {{ ::covcon_rt::at(&{receiver}){call}; ::covcon_rt::at(&()); }} "),
                         Rank::Wrap,
                     ),
                     (*publish, None, format!("if !{ON} {{ "), Rank::Wrap),
@@ -906,7 +908,7 @@ impl Board {
         );
         assert_eq!(
             lines[12].trim(),
-            format!("if ::covcon_rt::mutant({p}) {{ ::covcon_rt::at(&self.ready).store(true, Release); }} ::covcon_rt::at(&self.value).store(v, Relaxed);")
+            format!("if ::covcon_rt::mutant({p}) {{ ::covcon_rt::at(&self.ready).store(true, Release); ::covcon_rt::at(&()); }} ::covcon_rt::at(&self.value).store(v, Relaxed);")
         );
         assert_eq!(
             lines[13].trim(),
