@@ -116,6 +116,8 @@ fn covcon_catches_the_split_section_the_late_lock_and_the_lost_ticket_and_marks_
 #[test]
 fn a_hand_written_test_misses_what_it_never_calls_covcon_catches_it_and_a_failing_baseline_exits_4()
 {
+    // The meter crate denies warnings: the copy, schema and all, must build under the
+    // crate's own lint levels when the user's command builds it.
     let sandbox = Sandbox::data("mutants");
     let cmd = "cargo test --offline --test concurrent";
     let run = sandbox.covcon(&[

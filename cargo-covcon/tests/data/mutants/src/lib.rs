@@ -1,4 +1,4 @@
-//! Test data for `cargo covcon mutants`: a correct type, each of whose synchronisation sites
+#![deny(warnings)] //! Test data for `cargo covcon mutants`: a correct type, each of whose synchronisation sites
 //! a mutant breaks.
 
 use std::sync::atomic::{AtomicU64, Ordering};
