@@ -398,12 +398,17 @@ fn with_schema(
     // `#![deny(warnings)]` crate would fail on the schema's parentheses (`(if on { .. } else
     // { .. })` as a tail or a `let`'s value). Each instrumented file allows that lint, on its
     // first line, so no line moves.
+    if mutants.is_empty() {
+        return;
+    }
     let files: BTreeSet<PathBuf> = insertions.iter().map(|i| i.file.clone()).collect();
     for file in files {
-        insertions.push(Insertion {
-            key: (0, 0),
-            ..Insertion::statement(file, 1, 0, "#![allow(unused_parens)] ".to_string())
-        });
+        insertions.push(Insertion::statement(
+            file,
+            1,
+            0,
+            "#![allow(unused_parens)] ".to_string(),
+        ));
     }
 }
 
