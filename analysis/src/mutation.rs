@@ -22,6 +22,7 @@
 //! Atomic read-modify-writes and notifies are synchronisation sites already
 //! (`TypeModel::sync_sites`). Positions only: the oracle cuts the text out of the source.
 
+use crate::access::AccessKind;
 use crate::discover::FoundType;
 use crate::model::{GuardLet, MutationSite, Span};
 use proc_macro2::TokenTree;
@@ -288,19 +289,12 @@ fn calls_on_self(stmt: &syn::Stmt) -> bool {
     calls.0
 }
 
-/// Atomic operations that write: a store and the read-modify-writes.
-const ATOMIC_WRITES: [&str; 10] = [
-    "store",
-    "swap",
-    "fetch_add",
-    "fetch_sub",
-    "fetch_and",
-    "fetch_or",
-    "fetch_xor",
-    "fetch_nand",
-    "fetch_max",
-    "fetch_min",
-];
+/// An atomic write of a value with an ordering (`store(v, o)`, `fetch_add(v, o)`,
+/// `swap(v, o)`): two arguments, and a name the access analysis takes for a write.
+fn atomic_write(m: &syn::ExprMethodCall) -> bool {
+    m.args.len() == 2
+        && AccessKind::of_atomic(&m.method.to_string()).is_some_and(AccessKind::writes)
+}
 
 /// `first; second;` where `first` writes shared state and `second` publishes it with an
 /// atomic write (two arguments, value and ordering; its answer unused) to a receiver `first`
@@ -314,8 +308,7 @@ fn publication(
     let syn::Stmt::Expr(syn::Expr::MethodCall(publish), Some(semi)) = second else {
         return None;
     };
-    let name = publish.method.to_string();
-    if !ATOMIC_WRITES.contains(&name.as_str()) || publish.args.len() != 2 {
+    if !atomic_write(publish) {
         return None;
     }
     let syn::Stmt::Expr(write, Some(_)) = first else {
@@ -346,7 +339,7 @@ fn written_place(e: &syn::Expr) -> Option<Option<String>> {
     match e {
         syn::Expr::MethodCall(m) => {
             let name = m.method.to_string();
-            if ATOMIC_WRITES.contains(&name.as_str()) && m.args.len() == 2 {
+            if atomic_write(m) {
                 Some(Some(m.receiver.to_token_stream().to_string()))
             } else if matches!(name.as_str(), "write" | "write_volatile") && m.args.len() == 1 {
                 Some(None)
@@ -358,7 +351,8 @@ fn written_place(e: &syn::Expr) -> Option<Option<String>> {
                 None
             }
         }
-        syn::Expr::Block(b) => match b.block.stmts.as_slice() {
+        syn::Expr::Block(syn::ExprBlock { block, .. })
+        | syn::Expr::Unsafe(syn::ExprUnsafe { block, .. }) => match block.stmts.as_slice() {
             [syn::Stmt::Expr(inner, _)] => written_place(inner),
             _ => None,
         },
@@ -374,10 +368,6 @@ fn written_place(e: &syn::Expr) -> Option<Option<String>> {
             matches!(&*a.left, syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Deref(_)))
                 .then_some(None)
         }
-        syn::Expr::Unsafe(u) => match u.block.stmts.as_slice() {
-            [syn::Stmt::Expr(inner, _)] => written_place(inner),
-            _ => None,
-        },
         _ => None,
     }
 }

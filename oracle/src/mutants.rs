@@ -348,19 +348,11 @@ fn from_mutation_site(site: &MutationSite, file: &Path, source: &str) -> Vec<Dra
             // The statement's text runs before the lock when the mutant is on, and where it
             // was when it is off; a `let` keeps its place and takes the early value.
             let schema = match init {
-                None => vec![
-                    (
-                        start,
-                        None,
-                        format!(
-                            "if {ON} {{ {} }} ",
-                            one_line(Some(next)).unwrap_or_default()
-                        ),
-                        Rank::Wrap,
-                    ),
-                    (*stmt, None, format!("if !{ON} {{ "), Rank::Wrap),
-                    (*stmt_end, None, " }".to_string(), Rank::Close),
-                ],
+                None => made_first(
+                    start,
+                    (*stmt, *stmt_end),
+                    one_line(Some(next)).unwrap_or_default(),
+                ),
                 Some((from, to)) => {
                     let Some(value) = one_line(lines.slice(*from, *to)) else {
                         return Vec::new();
@@ -512,21 +504,28 @@ fn from_mutation_site(site: &MutationSite, file: &Path, source: &str) -> Vec<Dra
                     write.line
                 ),
                 (start, *publish_end, format!("{second}{between}{first}")),
-                vec![
-                    (
-                        start,
-                        None,
-                        // A schedule point after the early store too: the window it opens
-                        // (before the write it publishes) is one a schedule can stop in.
-                        format!("if {ON} {{ ::covcon_rt::at(&{receiver}){call}; ::covcon_rt::at(&()); }} "),
-                        Rank::Wrap,
-                    ),
-                    (*publish, None, format!("if !{ON} {{ "), Rank::Wrap),
-                    (*publish_end, None, " }".to_string(), Rank::Close),
-                ],
+                // A schedule point after the early store too: the window it opens (before
+                // the write it publishes) is one a schedule can stop in.
+                made_first(
+                    start,
+                    (*publish, *publish_end),
+                    format!("::covcon_rt::at(&{receiver}){call}; ::covcon_rt::at(&());"),
+                ),
             )]
         }
     }
+}
+
+/// The schema of a statement (`stmt`: start, end) made before the code at `start` when the
+/// mutant is on: `moved` (its text, one line) runs there, and the statement where it was only
+/// when the mutant is off. The statement keeps the copy's own instrumentation inside the
+/// switch's braces ([`Rank::Wrap`]).
+fn made_first(start: (u32, u32), stmt: ((u32, u32), (u32, u32)), moved: String) -> Vec<SchemaEdit> {
+    vec![
+        (start, None, format!("if {ON} {{ {moved} }} "), Rank::Wrap),
+        (stmt.0, None, format!("if !{ON} {{ "), Rank::Wrap),
+        (stmt.1, None, " }".to_string(), Rank::Close),
+    ]
 }
 
 /// A guard's initialiser with its acquisition wrapped as the copy wraps every acquisition

@@ -322,18 +322,8 @@ impl Walker<'_> {
                 for a in args {
                     self.rvalue(a);
                 }
-                let access = match name {
-                    "load" | "get" => AccessKind::Read,
-                    "store" | "set" => AccessKind::Write,
-                    n if n.starts_with("fetch_")
-                        || n.starts_with("compare_")
-                        || n == "swap"
-                        || n == "rcu"
-                        || n == "update" =>
-                    {
-                        AccessKind::Update
-                    }
-                    _ => return Some(Val::default()),
+                let Some(access) = AccessKind::of_atomic(name) else {
+                    return Some(Val::default());
                 };
                 self.indivisible(format!("atomic {path}"), instance, path, access, name, line);
                 Some(Val::default())

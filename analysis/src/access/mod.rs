@@ -38,6 +38,24 @@ impl AccessKind {
     pub(crate) fn writes(self) -> bool {
         !matches!(self, AccessKind::Read)
     }
+
+    /// What a method of an atomic (std's, or a cell's such as crossbeam's `AtomicCell`,
+    /// arc-swap's) does to it, by its name; `None` for one that is no access.
+    pub(crate) fn of_atomic(name: &str) -> Option<AccessKind> {
+        match name {
+            "load" | "get" => Some(AccessKind::Read),
+            "store" | "set" => Some(AccessKind::Write),
+            n if n.starts_with("fetch_")
+                || n.starts_with("compare_")
+                || n == "swap"
+                || n == "rcu"
+                || n == "update" =>
+            {
+                Some(AccessKind::Update)
+            }
+            _ => None,
+        }
+    }
 }
 
 /// One acquisition of a lock (or one atomic operation, which is its own tiny section).
