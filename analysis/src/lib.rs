@@ -380,6 +380,11 @@ fn confine(types: &mut Vec<TypeModel>) {
 /// constructor it can call) stay, and give their sites to the types it tests too: parking_lot's
 /// `RwLock` is lock_api's `RwLock<RawRwLock, T>`, and every one of its calls runs the code of
 /// `RawRwLock`, which nothing but that wrapper builds.
+///
+/// A helper's mutants are another matter: a type that never runs its code would judge them
+/// (crossbeam-utils' `Parker`'s `Inner` judged through `AtomicCell`), so the sites say whose
+/// they are (`SyncSite::helper`). A type that holds the helper has them as its own already
+/// (its methods' calls through a field are followed), mutation sites included.
 fn adopt_untested_sites(types: &mut Vec<TypeModel>) {
     let helper = |t: &TypeModel| t.methods.is_empty() && t.reason == Some(Reason::NotPublic);
     // A handle's sites go to the types that hand it out (`cross::add_handles`).
@@ -395,6 +400,7 @@ fn adopt_untested_sites(types: &mut Vec<TypeModel>) {
                 untested_owner: untested(t).then(|| t.path.clone()),
                 // Its type's own code is not all that writes it: the adopter's calls it too.
                 writes_under: None,
+                helper: helper(t).then(|| t.path.clone()),
                 ..s.clone()
             })
         })

@@ -828,6 +828,12 @@ pub struct SyncSite {
     /// or in code another type shares (a handle's).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub writes_under: Option<String>,
+    /// The private helper whose code holds the site (a type with no public method, which
+    /// left the model), when this type took the site over from it: every tested type of the
+    /// package runs it as a schedule point, but its mutants are made as those of the types
+    /// that hold the helper ([`TypeModel::holds`]), whose calls run its code.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub helper: Option<String>,
 }
 
 /// What a [`SyncSite`] does.

@@ -226,7 +226,8 @@ impl Acquire for RawLock {
 }
 
 /// A site taken over from a type covcon cannot build names that type, so mutants leave it; a
-/// private helper's sites do not (mutants judge them through the first type that lists them).
+/// private helper's sites name the helper, so that its mutants go to a type that holds it (one
+/// that reaches it through a field has them as its own), not to the first type that lists them.
 #[test]
 fn a_site_taken_from_a_type_covcon_cannot_build_names_it() {
     let source = r#"
@@ -244,6 +245,11 @@ impl Acquire for RawLock {
 pub(crate) struct Helper { m: AtomicUsize }
 impl Helper {
     pub(crate) fn bump(&self) { self.m.fetch_add(1, Ordering::Relaxed); }
+}
+pub struct Apart { n: AtomicUsize }
+impl Apart {
+    pub fn new() -> Self { Apart { n: AtomicUsize::new(0) } }
+    pub fn go(&self) { self.n.fetch_add(1, Ordering::Relaxed); }
 }
 "#;
     let model = analyze_source("sites", "2021", source);
@@ -264,6 +270,28 @@ impl Helper {
         "{owners:?}"
     );
     assert!(owners.contains(&("go", None)), "{owners:?}");
+    let helpers = |name: &str| -> Vec<(String, Option<String>)> {
+        let ty = model.types.iter().find(|t| t.name == name).unwrap();
+        ty.sync_sites
+            .iter()
+            .filter(|s| s.method.ends_with("bump"))
+            .map(|s| (s.method.clone(), s.helper.clone()))
+            .collect()
+    };
+    assert_eq!(
+        helpers("Apart"),
+        [(
+            "Helper::bump".to_string(),
+            Some("sites::Helper".to_string())
+        )]
+    );
+    assert!(
+        helpers("Locked").iter().all(|(_, h)| h.is_none()),
+        "{:?}",
+        helpers("Locked")
+    );
+    let locked = model.types.iter().find(|t| t.name == "Locked").unwrap();
+    assert_eq!(locked.holds, ["sites::Helper"]);
 }
 
 /// An atomic whose every write is made holding one lock exclusively says so

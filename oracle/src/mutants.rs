@@ -156,8 +156,16 @@ pub(crate) fn generate(
             }
         }
         // A site of a type covcon cannot build is a schedule point only: this type's tests
-        // may never run its code.
-        for site in ty.sync_sites.iter().filter(|s| s.untested_owner.is_none()) {
+        // may never run its code. A private helper's is the mutant of a type that holds the
+        // helper, or of the first type when none does.
+        let held = |helper: &String| types.iter().any(|t| t.holds.contains(helper));
+        let ours = |s: &&analysis::SyncSite| {
+            s.untested_owner.is_none()
+                && s.helper
+                    .as_ref()
+                    .is_none_or(|h| ty.holds.contains(h) || !held(h))
+        };
+        for site in ty.sync_sites.iter().filter(ours) {
             let file = resolve(index, &site.receiver.file);
             let source = sources
                 .entry(file.clone())
@@ -742,6 +750,7 @@ fn unified_diff(source: &str, shown: &str, edit: ((u32, u32), (u32, u32), String
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeSet;
 
     #[test]
     fn a_site_of_a_type_covcon_cannot_build_is_no_mutant_and_a_locked_atomic_is_equivalent() {
@@ -760,6 +769,7 @@ mod tests {
             call_end: (2, 26),
             untested_owner: None,
             writes_under: None,
+            helper: None,
         };
         let mut ty = TypeModel {
             sync_sites: vec![site.clone()],
@@ -780,6 +790,51 @@ mod tests {
         );
         ty.sync_sites[0].untested_owner = Some("k::Raw".into());
         assert!(made(&ty).is_empty());
+    }
+
+    /// A private helper's site, which every type of the package lists, is the mutant of the
+    /// first type that holds the helper; of the first type only when none does.
+    #[test]
+    fn a_helpers_site_is_the_mutant_of_a_type_that_holds_the_helper() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("lib.rs");
+        std::fs::write(&file, "fn f() {\n    self.n.fetch_add(1, o);\n}\n").unwrap();
+        let site = analysis::SyncSite {
+            method: "Inner::f".into(),
+            op: analysis::SyncOp::Atomic,
+            receiver: analysis::Span {
+                file: file.clone(),
+                line: 2,
+                column: 4,
+            },
+            receiver_end: (2, 10),
+            call_end: (2, 26),
+            helper: Some("k::Inner".into()),
+            ..Default::default()
+        };
+        let of = |path: &str, holds: &[&str]| TypeModel {
+            path: path.into(),
+            sync_sites: vec![site.clone()],
+            holds: holds.iter().map(|h| h.to_string()).collect(),
+            ..TypeModel::default()
+        };
+        let judged_through = |types: &[TypeModel]| {
+            let types: Vec<&TypeModel> = types.iter().collect();
+            let made = generate(&types, |_, f| f.to_path_buf(), dir.path());
+            assert!(!made.is_empty());
+            made.into_iter()
+                .map(|m| m.type_path)
+                .collect::<BTreeSet<_>>()
+        };
+        let (cell, parker) = (of("k::AtomicCell", &[]), of("k::Parker", &["k::Inner"]));
+        assert_eq!(
+            judged_through(&[cell.clone(), parker]),
+            BTreeSet::from(["k::Parker".to_string()])
+        );
+        assert_eq!(
+            judged_through(&[cell, of("k::Unparker", &[])]),
+            BTreeSet::from(["k::AtomicCell".to_string()])
+        );
     }
 
     #[test]

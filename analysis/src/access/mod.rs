@@ -631,6 +631,7 @@ pub(crate) fn sync_sites(
                 call_end: site.call_end,
                 untested_owner: None,
                 writes_under,
+                helper: None,
             });
         }
     }
