@@ -831,6 +831,33 @@ impl Judge<'_> {
             }
             .into());
         }
+        // A `--timeout` shorter than the unmutated run times out every mutant, unless the
+        // build was what took the time: run it once more, built, within that limit.
+        if let Some(limit) = timeout.filter(|t| t.as_secs_f64() < base_secs) {
+            self.console.note(format_args!(
+                "mutants: baseline: {base_secs:.0}s, over --timeout {}s: again, built",
+                limit.as_secs_f64()
+            ));
+            let log = logs.join("baseline-built.log");
+            let again = run(None, &log, Some(limit))?;
+            if again == CommandEnd::Stopped {
+                return Ok((baseline, Vec::new()));
+            }
+            if again != CommandEnd::Passed {
+                let why = match again {
+                    CommandEnd::TimedOut => format!(
+                        "takes longer than --timeout {}s on the unmutated code, built ({base_secs:.0}s the first time), so every mutant would time out: give a longer --timeout, or none (five times the unmutated run, at least 30s)",
+                        limit.as_secs_f64()
+                    ),
+                    _ => format!("fails on the unmutated code the second time ({again:?}), so it cannot judge mutants"),
+                };
+                return Err(Failure {
+                    code: ExitCode::BaselineFailed,
+                    error: anyhow::anyhow!("`{cmd}` {why}; its output is in {}", log.display()),
+                }
+                .into());
+            }
+        }
         // The first run built the tests; later runs reuse the build (a mutant is chosen at
         // run time), so the baseline's time is a fair measure of one run.
         let limit = timeout.unwrap_or_else(|| Duration::from_secs_f64((base_secs * 5.0).max(30.0)));

@@ -217,6 +217,17 @@ fn a_hand_written_test_misses_what_it_never_calls_covcon_catches_it_and_a_failin
         "{}",
         run.stderr
     );
+
+    // A command that passes, but not within --timeout even once built, would time out every
+    // mutant: it is refused after one more run, bounded by that timeout.
+    let run = sandbox.covcon(&["mutants", "--test-cmd", "sleep 3", "--timeout", "1s"]);
+    check_code(&run, 4);
+    assert!(
+        run.stderr
+            .contains("takes longer than --timeout 1s on the unmutated code, built"),
+        "{}",
+        run.stderr
+    );
 }
 
 #[test]
