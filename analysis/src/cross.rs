@@ -494,10 +494,14 @@ pub(crate) fn take_handles(types: &mut [TypeModel]) {
 /// says it is a key; the maker takes arguments (a getter such as `len()` makes none) but no
 /// key (`get(key)` looks one up).
 ///
-/// A parameter of one of the type's own type parameters (`resolve(key: &K)`) takes, half of
-/// the time, what a maker returned of that type parameter (`get_or_intern(val: T) -> K`),
-/// whatever its name: a generated `K` names an interned string only by chance, and lasso
-/// 0.7.1's race needs the thread to resolve the key its own call has just made.
+/// A parameter of one of the type's own type parameters (`resolve(key: &K)`) takes what a
+/// maker returned of that type parameter (`get_or_intern(val: T) -> K`), whatever its name,
+/// and never a generated one (no `or`): lasso 0.7.1's race needs the thread to resolve the key
+/// its own call has just made, and a made-up `Spur::default()` is no key a user holds. Lasso
+/// hands keys out before they resolve, in no order across its shards, so that key 0, made
+/// up, panics "Key out of bounds" while another thread's intern of it is under way, which
+/// no sequential order gives: a report on lasso 0.7.2 and 0.7.3, whose callers only resolve
+/// keys it returned (`resolve` documents the panic for a key it did not make).
 pub(crate) fn take_keys(types: &mut [TypeModel]) {
     for owner in types.iter_mut().filter(|t| t.supported) {
         let own_generics: Vec<String> = owner.generics.iter().map(|g| g.name.clone()).collect();
@@ -550,12 +554,13 @@ pub(crate) fn take_keys(types: &mut [TypeModel]) {
                     .iter()
                     .find(|(t, from, _)| *t == written && *from != m.name)
                 {
+                    let made_up = !matches!(int, ParamKind::Generic { .. });
                     p.kind = ParamKind::Returned {
                         from: from.clone(),
                         ty: ty.clone(),
                         shape: *shape,
                         by_ref,
-                        or: Some(Box::new(int)),
+                        or: made_up.then(|| Box::new(int)),
                     };
                 }
             }
