@@ -81,13 +81,17 @@ pub fn touched_types(
     testable: &[bool],
     root: &Path,
 ) -> Vec<bool> {
-    let own: Vec<Vec<(&Path, u32, u32)>> = types.iter().map(|t| own_ranges(t)).collect();
+    // A private helper's site is the code of the types that hold the helper (when one does).
+    let held = |helper: &String| types.iter().any(|t| t.holds.contains(helper));
+    let own: Vec<Vec<(&Path, u32, u32)>> = types.iter().map(|t| own_ranges(t, &held)).collect();
     let adopted: Vec<Vec<(&Path, u32, u32)>> = types
         .iter()
         .map(|t| {
             t.sync_sites
                 .iter()
-                .filter(|s| s.untested_owner.is_some())
+                .filter(|s| {
+                    s.untested_owner.is_some() || s.helper.as_ref().is_some_and(|h| !held(h))
+                })
                 .map(|s| (s.receiver.file.as_path(), s.receiver.line, s.receiver.line))
                 .collect()
         })
@@ -129,8 +133,9 @@ pub fn touched_types(
 }
 
 /// The lines of a type's own code: its declaration, its methods' declarations and bodies,
-/// its own synchronisation sites and its split points.
-fn own_ranges(ty: &TypeModel) -> Vec<(&Path, u32, u32)> {
+/// its own synchronisation sites (a private helper's when it holds the helper: `held` says
+/// whether any type does) and its split points.
+fn own_ranges<'a>(ty: &'a TypeModel, held: &dyn Fn(&String) -> bool) -> Vec<(&'a Path, u32, u32)> {
     fn through<'a>(start: &'a Span, end: Option<&Span>) -> (&'a Path, u32, u32) {
         (
             start.file.as_path(),
@@ -148,6 +153,11 @@ fn own_ranges(ty: &TypeModel) -> Vec<(&Path, u32, u32)> {
         ty.sync_sites
             .iter()
             .filter(|s| s.untested_owner.is_none())
+            .filter(|s| {
+                s.helper
+                    .as_ref()
+                    .is_none_or(|h| ty.holds.contains(h) || !held(h))
+            })
             .map(|s| through(&s.receiver, None)),
     );
     ranges.extend(ty.split_points.iter().map(|p| through(&p.at, None)));
@@ -292,6 +302,37 @@ mod tests {
         assert_eq!(
             touched_types(&at(40), &types, &[true, true, false], root),
             [true, false, true]
+        );
+    }
+
+    /// A private helper's site, which every type of the package took, touches the types that
+    /// hold the helper (crossbeam-utils' `Parker` for its `Inner`, not `AtomicCell`), and every
+    /// type that took it when none holds it.
+    #[test]
+    fn a_helpers_site_touches_the_types_that_hold_the_helper() {
+        let site = analysis::SyncSite {
+            method: "Inner::park".into(),
+            receiver: span(30),
+            helper: Some("k::Inner".into()),
+            ..analysis::SyncSite::default()
+        };
+        let of = |start: u32, holds: &[&str]| TypeModel {
+            span: span(start),
+            sync_sites: vec![site.clone()],
+            holds: holds.iter().map(|h| h.to_string()).collect(),
+            ..TypeModel::default()
+        };
+        let root = Path::new("/ws");
+        let at = Lines::from([("src/lib.rs".to_string(), BTreeSet::from([30]))]);
+        let (cell, parker) = (of(1, &[]), of(10, &["k::Inner"]));
+        assert_eq!(
+            touched_types(&at, &[&cell, &parker], &[true, true], root),
+            [false, true]
+        );
+        let unparker = of(20, &[]);
+        assert_eq!(
+            touched_types(&at, &[&cell, &unparker], &[true, true], root),
+            [true, true]
         );
     }
 }
