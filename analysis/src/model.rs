@@ -830,8 +830,8 @@ pub struct SyncSite {
     pub writes_under: Option<String>,
     /// The private helper whose code holds the site (a type with no public method, which
     /// left the model), when this type took the site over from it: every tested type of the
-    /// package runs it as a schedule point, but its mutants are made as those of the types
-    /// that hold the helper ([`TypeModel::holds`]), whose calls run its code.
+    /// package runs it as a schedule point, but its mutants are the helper's, judged through
+    /// the types that hold it ([`TypeModel::holds`]), whose calls run its code.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub helper: Option<String>,
 }

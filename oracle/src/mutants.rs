@@ -156,22 +156,24 @@ pub(crate) fn generate(
             }
         }
         // A site of a type covcon cannot build is a schedule point only: this type's tests
-        // may never run its code. A private helper's is the mutant of a type that holds the
-        // helper, or of the first type when none does.
-        let held = |helper: &String| types.iter().any(|t| t.holds.contains(helper));
-        let ours = |s: &&analysis::SyncSite| {
-            s.untested_owner.is_none()
-                && s.helper
-                    .as_ref()
-                    .is_none_or(|h| ty.holds.contains(h) || !held(h))
-        };
-        for site in ty.sync_sites.iter().filter(ours) {
+        // may never run its code. A private helper's, which every type lists, is the helper's
+        // own mutant when a type holds it (judged through its holders), else the first type's.
+        let held = |helper: &&String| types.iter().any(|t| t.holds.contains(helper));
+        for site in ty.sync_sites.iter().filter(|s| s.untested_owner.is_none()) {
             let file = resolve(index, &site.receiver.file);
             let source = sources
                 .entry(file.clone())
                 .or_insert_with(|| std::fs::read_to_string(&file).ok());
             if let Some(source) = source {
-                made.extend(from_sync_site(site, &file, source));
+                let owner = site.helper.as_ref().filter(held);
+                made.extend(
+                    from_sync_site(site, &file, source)
+                        .into_iter()
+                        .map(|d| Draft {
+                            owner: owner.cloned(),
+                            ..d
+                        }),
+                );
             }
         }
         made.sort_by_key(|d| (d.file.clone(), d.line, d.column, d.operator));
@@ -211,6 +213,9 @@ struct Draft {
     /// The schema's edits.
     schema: Vec<SchemaEdit>,
     equivalent: Option<String>,
+    /// The type whose code it is, when not the one whose sites listed it: a private helper
+    /// some type holds, judged through its holders.
+    owner: Option<String>,
 }
 
 impl Draft {
@@ -243,7 +248,7 @@ impl Draft {
                 self.column + 1,
                 self.description
             ),
-            type_path: ty.path.clone(),
+            type_path: self.owner.unwrap_or_else(|| ty.path.clone()),
             method: self.method,
             operator: self.operator,
             diff: unified_diff(source, &shown, self.user.clone()),
@@ -274,6 +279,7 @@ fn from_mutation_site(site: &MutationSite, file: &Path, source: &str) -> Vec<Dra
         user,
         schema,
         equivalent: None,
+        owner: None,
     };
     match site {
         MutationSite::Section {
@@ -569,6 +575,7 @@ fn from_sync_site(site: &SyncSite, file: &Path, source: &str) -> Vec<Draft> {
         user: (start, site.call_end, user),
         schema: vec![(start, Some(site.call_end), schema, Rank::Open)],
         equivalent: None,
+        owner: None,
     };
     match &site.op {
         SyncOp::Atomic | SyncOp::FlagAttempt => {
@@ -792,8 +799,9 @@ mod tests {
         assert!(made(&ty).is_empty());
     }
 
-    /// A private helper's site, which every type of the package lists, is the mutant of the
-    /// first type that holds the helper; of the first type only when none does.
+    /// A private helper's site, which every type of the package lists, is the helper's own
+    /// mutant when a type holds it (judged through the holders, as a private type's is); the
+    /// first type's only when none does.
     #[test]
     fn a_helpers_site_is_the_mutant_of_a_type_that_holds_the_helper() {
         let dir = tempfile::tempdir().unwrap();
@@ -829,7 +837,7 @@ mod tests {
         let (cell, parker) = (of("k::AtomicCell", &[]), of("k::Parker", &["k::Inner"]));
         assert_eq!(
             judged_through(&[cell.clone(), parker]),
-            BTreeSet::from(["k::Parker".to_string()])
+            BTreeSet::from(["k::Inner".to_string()])
         );
         assert_eq!(
             judged_through(&[cell, of("k::Unparker", &[])]),
