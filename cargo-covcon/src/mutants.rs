@@ -174,6 +174,37 @@ impl Score {
     }
 }
 
+/// The types a mutant of the type `path` is judged through: the type itself when it is
+/// runnable, or, when covcon cannot test it (a private type inside a public one, a helper),
+/// the runnable types that hold it, whose calls run its code; when none does, those that hold
+/// a type that holds it (concurrent-queue's `Block` is held by its private `Unbounded`), up to
+/// three types up. `all` is every type of the model, runnable or not.
+fn judged_through<'a>(
+    path: &str,
+    runnable: &'a [TypeModel],
+    all: &[TypeModel],
+) -> Vec<&'a TypeModel> {
+    if let Some(t) = runnable.iter().find(|t| t.path == path) {
+        return vec![t];
+    }
+    let mut level = vec![path];
+    let mut seen = BTreeSet::from([path]);
+    for _ in 0..3 {
+        let holds = |t: &&TypeModel| t.holds.iter().any(|h| level.contains(&h.as_str()));
+        let found: Vec<&TypeModel> = runnable.iter().filter(holds).collect();
+        if !found.is_empty() {
+            return found;
+        }
+        level = all
+            .iter()
+            .filter(holds)
+            .map(|t| t.path.as_str())
+            .filter(|p| seen.insert(*p))
+            .collect();
+    }
+    Vec::new()
+}
+
 #[cfg(test)]
 impl Outcome {
     /// `mutant` judged `status`, nothing else known (for tests).
@@ -505,18 +536,7 @@ impl Judge<'_> {
             .cloned()
             .collect();
         let configs = type_configs(&runnable, selection, self.harness);
-        // The types a mutant of `path` is judged through: the type itself, or, when covcon
-        // cannot test it (a private type inside a public one), the runnable types that hold
-        // it, whose calls run its code.
-        let targets = |path: &str| -> Vec<&TypeModel> {
-            match runnable.iter().find(|t| t.path == path) {
-                Some(t) => vec![t],
-                None => runnable
-                    .iter()
-                    .filter(|t| t.holds.iter().any(|h| h == path))
-                    .collect(),
-            }
-        };
+        let targets = |path: &str| judged_through(path, &runnable, &drivable.types);
         let why_not = |path: &str| -> Option<String> {
             if !targets(path).is_empty() {
                 return None;
@@ -1236,6 +1256,32 @@ table.types td,table.types th{padding:.25em .8em;border-bottom:1px solid #d0d7de
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A mutant of a type covcon cannot run goes to the runnable types that hold it, or to
+    /// those that hold its holders; a runnable type judges its own.
+    #[test]
+    fn a_mutant_is_judged_through_the_runnable_types_that_hold_its_code() {
+        let ty = |path: &str, holds: &[&str]| TypeModel {
+            path: path.into(),
+            holds: holds.iter().map(|h| h.to_string()).collect(),
+            ..TypeModel::default()
+        };
+        let queue = ty("k::Queue", &["k::Inner", "k::Unbounded"]);
+        let unbounded = ty("k::Unbounded", &["k::Block"]);
+        let other = ty("k::Other", &[]);
+        let all = [queue.clone(), unbounded, other.clone()];
+        let runnable = [queue, other];
+        let through = |path: &str| -> Vec<String> {
+            judged_through(path, &runnable, &all)
+                .into_iter()
+                .map(|t| t.path.clone())
+                .collect()
+        };
+        assert_eq!(through("k::Other"), ["k::Other"]);
+        assert_eq!(through("k::Inner"), ["k::Queue"]);
+        assert_eq!(through("k::Block"), ["k::Queue"]);
+        assert!(through("k::Stray").is_empty());
+    }
 
     /// A mutant of `/repo/ws/src/lib.rs` as `mutants.json` has it.
     fn mutant(operator: Operator, line: u32, diff: String) -> Mutant {
