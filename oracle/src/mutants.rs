@@ -759,8 +759,9 @@ mod tests {
     use super::*;
     use std::collections::BTreeSet;
 
-    #[test]
-    fn a_site_of_a_type_covcon_cannot_build_is_no_mutant_and_a_locked_atomic_is_equivalent() {
+    /// A directory holding `lib.rs` with one `self.n.fetch_add(1, o)` in `fn f`, and that
+    /// call's site as the analysis has it.
+    fn one_atomic_site() -> (tempfile::TempDir, analysis::SyncSite) {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("lib.rs");
         std::fs::write(&file, "fn f() {\n    self.n.fetch_add(1, o);\n}\n").unwrap();
@@ -768,16 +769,20 @@ mod tests {
             method: "f".into(),
             op: analysis::SyncOp::Atomic,
             receiver: analysis::Span {
-                file: file.clone(),
+                file,
                 line: 2,
                 column: 4,
             },
             receiver_end: (2, 10),
             call_end: (2, 26),
-            untested_owner: None,
-            writes_under: None,
-            helper: None,
+            ..Default::default()
         };
+        (dir, site)
+    }
+
+    #[test]
+    fn a_site_of_a_type_covcon_cannot_build_is_no_mutant_and_a_locked_atomic_is_equivalent() {
+        let (dir, site) = one_atomic_site();
         let mut ty = TypeModel {
             sync_sites: vec![site.clone()],
             ..TypeModel::default()
@@ -804,21 +809,11 @@ mod tests {
     /// first type's only when none does.
     #[test]
     fn a_helpers_site_is_the_mutant_of_a_type_that_holds_the_helper() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("lib.rs");
-        std::fs::write(&file, "fn f() {\n    self.n.fetch_add(1, o);\n}\n").unwrap();
+        let (dir, site) = one_atomic_site();
         let site = analysis::SyncSite {
             method: "Inner::f".into(),
-            op: analysis::SyncOp::Atomic,
-            receiver: analysis::Span {
-                file: file.clone(),
-                line: 2,
-                column: 4,
-            },
-            receiver_end: (2, 10),
-            call_end: (2, 26),
             helper: Some("k::Inner".into()),
-            ..Default::default()
+            ..site
         };
         let of = |path: &str, holds: &[&str]| TypeModel {
             path: path.into(),
