@@ -287,6 +287,15 @@ fn mutants_of_a_failing_baseline_of_a_private_type_and_of_lock_free_code_are_jud
         "{}",
         run.stdout
     );
+    // And says that what the unmutated type showed may be a bug of its own.
+    assert!(
+        run.stdout.lines().any(
+            |l| l.contains("Gauge answers what no order of its calls gives")
+                && l.contains("`cargo covcon --oracle results --type ")
+        ),
+        "{}",
+        run.stdout
+    );
     let text =
         std::fs::read_to_string(sandbox.path("target/covcon/mutants.out/outcomes.json")).unwrap();
     let report: Value = serde_json::from_str(&text).unwrap();
