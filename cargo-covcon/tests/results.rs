@@ -272,6 +272,23 @@ fn a_lost_update_is_a_wrong_result_under_the_results_oracle_only_and_its_twin_is
     assert!(output.contains("wrong result in run"), "{output}");
 }
 
+/// A `close` lost to a racing `force_push` that stores the word it read instead of
+/// compare-exchanging it (concurrent-queue 2.5.0's, found on published code in session 19):
+/// a wrong result under the results oracle; its twin, a compare-exchange, never.
+#[test]
+fn a_close_lost_to_a_racing_store_is_a_wrong_result_and_its_twin_is_never_reported() {
+    let copy = Copy::new();
+    let types = [
+        "rusty::closable_ring::ClosableRing",
+        "twins::closable_ring::ClosableRing",
+    ];
+    let report = copy.campaign(&["rusty", "twins"], &types, "results", "300");
+    check(
+        &report,
+        "rusty::closable_ring::ClosableRing: wrong_result\ntwins::closable_ring::ClosableRing: nothing",
+    );
+}
+
 /// Also answers by contention: a spin lock's own `try_lock` and `is_locked` beside the other
 /// thread's guard (`Method::holds`), and a `try_add` whose `try_lock` found the lock held
 /// (`covcon_rt::attempt`). Each was reported as a wrong result within 10 tests before.
