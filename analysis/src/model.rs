@@ -836,6 +836,17 @@ pub struct SyncSite {
     pub helper: Option<String>,
 }
 
+impl SyncSite {
+    /// The private helper whose site this is, when one of `types` holds it: the site is then
+    /// the code of those holders (their mutants, their lines in a diff), not of every type
+    /// that took it over. `None` for a type's own site, or a helper none of them holds.
+    pub fn held_helper<'a>(&'a self, types: &[&TypeModel]) -> Option<&'a String> {
+        self.helper
+            .as_ref()
+            .filter(|h| types.iter().any(|t| t.holds.contains(h)))
+    }
+}
+
 /// What a [`SyncSite`] does.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "kind")]

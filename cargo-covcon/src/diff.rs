@@ -81,17 +81,13 @@ pub fn touched_types(
     testable: &[bool],
     root: &Path,
 ) -> Vec<bool> {
-    // A private helper's site is the code of the types that hold the helper (when one does).
-    let held = |helper: &String| types.iter().any(|t| t.holds.contains(helper));
-    let own: Vec<Vec<(&Path, u32, u32)>> = types.iter().map(|t| own_ranges(t, &held)).collect();
+    let own: Vec<Vec<(&Path, u32, u32)>> = types.iter().map(|t| own_ranges(t, types)).collect();
     let adopted: Vec<Vec<(&Path, u32, u32)>> = types
         .iter()
         .map(|t| {
             t.sync_sites
                 .iter()
-                .filter(|s| {
-                    s.untested_owner.is_some() || s.helper.as_ref().is_some_and(|h| !held(h))
-                })
+                .filter(|s| s.untested_owner.is_some())
                 .map(|s| (s.receiver.file.as_path(), s.receiver.line, s.receiver.line))
                 .collect()
         })
@@ -133,9 +129,9 @@ pub fn touched_types(
 }
 
 /// The lines of a type's own code: its declaration, its methods' declarations and bodies,
-/// its own synchronisation sites (a private helper's when it holds the helper: `held` says
-/// whether any type does) and its split points.
-fn own_ranges<'a>(ty: &'a TypeModel, held: &dyn Fn(&String) -> bool) -> Vec<(&'a Path, u32, u32)> {
+/// its own synchronisation sites (a private helper's only when it holds the helper, if one of
+/// `types` does: [`analysis::SyncSite::held_helper`]) and its split points.
+fn own_ranges<'a>(ty: &'a TypeModel, types: &[&TypeModel]) -> Vec<(&'a Path, u32, u32)> {
     fn through<'a>(start: &'a Span, end: Option<&Span>) -> (&'a Path, u32, u32) {
         (
             start.file.as_path(),
@@ -153,11 +149,7 @@ fn own_ranges<'a>(ty: &'a TypeModel, held: &dyn Fn(&String) -> bool) -> Vec<(&'a
         ty.sync_sites
             .iter()
             .filter(|s| s.untested_owner.is_none())
-            .filter(|s| {
-                s.helper
-                    .as_ref()
-                    .is_none_or(|h| ty.holds.contains(h) || !held(h))
-            })
+            .filter(|s| s.held_helper(types).is_none_or(|h| ty.holds.contains(h)))
             .map(|s| through(&s.receiver, None)),
     );
     ranges.extend(ty.split_points.iter().map(|p| through(&p.at, None)));

@@ -989,6 +989,9 @@ fn first_line(text: &str) -> String {
 /// The terminal summary: missed mutants, the score per operator and per type, the total.
 pub fn terminal(report: &MutantsReport, verbose: bool) -> String {
     let mut out = String::new();
+    // What the unmutated code showed is a violation like any other: by design (a method
+    // documented as approximate that the analysis did not read so) or a bug of its own, as
+    // concurrent-queue 2.5.0's `close` lost to a racing `force_push` was.
     for b in &report.baseline {
         if let Some(shown) = &b.fallback {
             let _ = writeln!(
@@ -997,29 +1000,22 @@ pub fn terminal(report: &MutantsReport, verbose: bool) -> String {
                 b.of
             );
         }
-    }
-    for b in report.baseline.iter().filter(|b| !b.left_out.is_empty()) {
-        let _ = writeln!(
-            out,
-            "baseline under the results oracle: {}: {}; its mutants were judged with {} left out of the comparison",
-            b.of,
-            b.left_out_because.as_deref().unwrap_or_default(),
-            b.left_out.join(", ")
-        );
-    }
-    // What the unmutated code showed is a violation like any other: by design (a method
-    // documented as approximate that the analysis did not read so) or a bug of its own, as
-    // concurrent-queue 2.5.0's `close` lost to a racing `force_push` was.
-    for b in report
-        .baseline
-        .iter()
-        .filter(|b| b.fallback.is_some() || !b.left_out.is_empty())
-    {
-        let _ = writeln!(
-            out,
-            "  the unmutated {} answers what no order of its calls gives: a bug of its own unless a method is approximate by design; `cargo covcon --oracle results --type {}` reports it with a reproducer",
-            b.of, b.of
-        );
+        if !b.left_out.is_empty() {
+            let _ = writeln!(
+                out,
+                "baseline under the results oracle: {}: {}; its mutants were judged with {} left out of the comparison",
+                b.of,
+                b.left_out_because.as_deref().unwrap_or_default(),
+                b.left_out.join(", ")
+            );
+        }
+        if b.fallback.is_some() || !b.left_out.is_empty() {
+            let _ = writeln!(
+                out,
+                "  the unmutated {} answers what no order of its calls gives: a bug of its own unless a method is approximate by design; `cargo covcon --oracle results --type {}` reports it with a reproducer",
+                b.of, b.of
+            );
+        }
     }
     for b in report.baseline.iter().filter(|b| !b.passed) {
         let _ = writeln!(

@@ -158,14 +158,13 @@ pub(crate) fn generate(
         // A site of a type covcon cannot build is a schedule point only: this type's tests
         // may never run its code. A private helper's, which every type lists, is the helper's
         // own mutant when a type holds it (judged through its holders), else the first type's.
-        let held = |helper: &&String| types.iter().any(|t| t.holds.contains(helper));
         for site in ty.sync_sites.iter().filter(|s| s.untested_owner.is_none()) {
             let file = resolve(index, &site.receiver.file);
             let source = sources
                 .entry(file.clone())
                 .or_insert_with(|| std::fs::read_to_string(&file).ok());
             if let Some(source) = source {
-                let owner = site.helper.as_ref().filter(held);
+                let owner = site.held_helper(types);
                 made.extend(
                     from_sync_site(site, &file, source)
                         .into_iter()
