@@ -90,6 +90,10 @@ pub(crate) struct FoundType<'a> {
     /// Fields holding a local type whose fields are followed (`inner` → `Inner`, for
     /// `inner: Arc<Inner<T>>`): state another type may share.
     pub inner_types: HashMap<String, String>,
+    /// Fields whose [`FieldKind::Concurrent`] is a thread-safe type of the crate itself: its
+    /// synchronisation is instrumented in its own code, so a call on it is no schedule point
+    /// of its own (a dependency's container, `DashMap`, is: [`crate::model::SyncOp::Container`]).
+    pub own_sync: HashSet<String>,
 }
 
 /// The thread-safe types of a crate, by (module, name), from the facts of all its files: a
@@ -385,6 +389,7 @@ fn build_type<'a>(
         mut sync_reasons,
         inner_fns,
         inner_types,
+        own_sync,
     } = sync_fields(decl, decls, index);
     if sync_reasons.is_empty() {
         sync_reasons.push(composed.clone()?);
@@ -464,6 +469,7 @@ fn build_type<'a>(
         statics,
         expanded,
         inner_types,
+        own_sync,
     })
 }
 
@@ -475,6 +481,7 @@ struct SyncFields<'a> {
     sync_reasons: Vec<String>,
     inner_fns: Vec<FnDecl<'a>>,
     inner_types: HashMap<String, String>,
+    own_sync: HashSet<String>,
 }
 
 fn sync_fields<'a>(decl: &TypeDecl<'a>, decls: &Decls<'a>, index: &CrateIndex) -> SyncFields<'a> {
@@ -534,10 +541,17 @@ fn sync_fields<'a>(decl: &TypeDecl<'a>, decls: &Decls<'a>, index: &CrateIndex) -
         sync_reasons.push("unsafe impl Sync".to_string());
     }
     // Composition deeper than one level, or a dependency's synchronising type.
+    let mut own_sync = HashSet::new();
     for (name, ty) in &decl.fields {
-        if let Some(kind) = composed_kind(&with_defaults(ty, decl.generics), &decl.module, index) {
+        if let Some((kind, own)) =
+            composed_kind(&with_defaults(ty, decl.generics), &decl.module, index)
+        {
             if fields.get(name) == Some(&FieldKind::Other) {
                 fields.insert(name.clone(), kind);
+            }
+            // Also a type of the crate named like a known container (`SegQueue`).
+            if own && fields.get(name) == Some(&FieldKind::Concurrent) {
+                own_sync.insert(name.clone());
             }
         }
     }
@@ -547,6 +561,7 @@ fn sync_fields<'a>(decl: &TypeDecl<'a>, decls: &Decls<'a>, index: &CrateIndex) -
         sync_reasons,
         inner_fns,
         inner_types,
+        own_sync,
     }
 }
 
@@ -626,16 +641,20 @@ fn opaque_fields(decl: &TypeDecl) -> HashMap<String, String> {
 }
 
 /// What a field holds when it is a thread-safe type of the crate or a known one of a
-/// dependency (through `Arc`, `Box` and the like).
-fn composed_kind(ty: &syn::Type, module: &[String], index: &CrateIndex) -> Option<FieldKind> {
+/// dependency (through `Arc`, `Box` and the like), and whether it is the crate's own.
+fn composed_kind(
+    ty: &syn::Type,
+    module: &[String],
+    index: &CrateIndex,
+) -> Option<(FieldKind, bool)> {
     let held = peel_pointers(ty);
     let syn::Type::Path(p) = held else {
         return None;
     };
     let segs: Vec<String> = idents(&p.path);
     match index.resolve(module, &segs)? {
-        (Def::External(path), _) => known_sync(&path),
-        (Def::Item { .. }, _) => Some(FieldKind::Concurrent),
+        (Def::External(path), _) => known_sync(&path).map(|k| (k, false)),
+        (Def::Item { .. }, _) => Some((FieldKind::Concurrent, true)),
         _ => None,
     }
 }

@@ -870,6 +870,12 @@ pub enum SyncOp {
     /// One operation on an atomic (`load`, `fetch_add`, `compare_exchange`, …).
     #[default]
     Atomic,
+    /// One call on a dependency's concurrent container (`self.map.insert(k, v)` on a
+    /// `DashMap`, `self.queue.push(x)` on a `SegQueue`): indivisible itself, but two of them
+    /// in one method are two steps another thread can come between (lasso's key published in
+    /// one map before its string is in the other). A schedule point, no mutant: the
+    /// container's code is not the crate's.
+    Container,
     /// A condition variable's wait that takes the guard by value (std's `wait`,
     /// `wait_timeout`, `wait_while`, `wait_timeout_while`), and the mutex that guard is of,
     /// as an expression at the site (`self.items`).

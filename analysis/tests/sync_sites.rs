@@ -23,6 +23,7 @@ fn check(body: &str, expect: &str) {
                 SyncOp::Attempt { .. } => " (attempt)".to_string(),
                 SyncOp::Atomic => " (atomic)".to_string(),
                 SyncOp::FlagAttempt => " (flag attempt)".to_string(),
+                SyncOp::Container => " (container)".to_string(),
                 SyncOp::Wait { lock } => format!(" (releasing {lock})"),
                 SyncOp::Notify { all, waited } => {
                     format!(" (notify, all: {all}, waited: {waited})")
@@ -164,6 +165,43 @@ impl Queue {
 /// its failure contention: an attempt. A flag never released (a once flag) and one retried
 /// in a loop (a spin lock) stay plain atomics. A private type whose methods are all
 /// `pub(crate)` is no type of the model, and the package's types take its sites over.
+#[test]
+fn calls_on_a_dependencys_container_are_sites_and_on_the_crates_own_types_not() {
+    // lasso 0.7.1's shape: a key published in one map before its string is in the other.
+    // Between the two calls another thread can resolve the key: every call is a site (the
+    // harness makes points of those that follow another site of their function). A field holding a thread-safe type of the crate itself
+    // has its points in that type's own code (`ids::next`: the counter's, followed into).
+    check(
+        r#"
+use dashmap::DashMap;
+pub struct Counter { n: AtomicUsize }
+impl Counter {
+    pub fn new() -> Self { Counter { n: AtomicUsize::new(0) } }
+    pub fn next(&self) -> usize { self.n.fetch_add(1, Ordering::SeqCst) }
+}
+pub struct Interner { map: DashMap<String, usize>, strings: Arc<DashMap<usize, String>>, ids: Counter }
+impl Interner {
+    pub fn new() -> Self { Interner { map: DashMap::new(), strings: Arc::new(DashMap::new()), ids: Counter::new() } }
+    pub fn intern(&self, s: &str) -> usize {
+        if let Some(k) = self.map.get(s) { return *k; }
+        let k = *self.map
+            .entry(s.to_string())
+            .or_insert_with(|| self.ids.next());
+        self.strings.insert(k, s.to_string());
+        k
+    }
+    pub fn resolve(&self, k: usize) -> String { self.strings.get(&k).expect("key out of bounds").clone() }
+}
+"#,
+        "next: self.n | .fetch_add(1, Ordering::SeqCst) (atomic)
+         ids::next: self.n | .fetch_add(1, Ordering::SeqCst) (atomic)
+         intern: self.map | .get(s) (container)
+         intern: self.map | .entry(s.to_string()) (container)
+         intern: self.strings | .insert(k, s.to_string()) (container)
+         resolve: self.strings | .get(&k) (container)",
+    );
+}
+
 #[test]
 fn a_flag_taken_and_released_in_one_function_is_an_attempt() {
     check(

@@ -530,15 +530,24 @@ fn insertions(
                 ));
             }
         }
-        for point in ty.split_points.iter().take(SPLIT_POINTS_PER_TYPE) {
+        let points: Vec<&Span> = ty
+            .split_points
+            .iter()
+            .take(SPLIT_POINTS_PER_TYPE)
+            .map(|p| &p.at)
+            .collect();
+        for at in &points {
             out.push(Insertion::statement(
-                resolve(&point.at.file),
-                point.at.line,
-                point.at.column,
+                resolve(&at.file),
+                at.line,
+                at.column,
                 "::covcon_rt::schedule_point(); ".to_string(),
             ));
         }
         for site in &ty.sync_sites {
+            if site.op == SyncOp::Container && !container_point(site, &points, &ty.sync_sites) {
+                continue;
+            }
             let file = resolve(&site.receiver.file);
             if let Some(source) = source_of(&mut sources, &file) {
                 out.extend(site_insertions(site, &file, source));
@@ -564,10 +573,36 @@ fn clock_first(mut clock: Vec<Insertion>, others: Vec<Insertion>) -> Vec<Inserti
     clock
 }
 
+/// Whether a call on a dependency's container gets a schedule point of its own: when another
+/// site of its function comes before it (the window between two steps, lasso's key published
+/// before its string), unless a split point's schedule point is on its line before it with no
+/// other site in between (`let k = *self.map.entry(s)…` after the point at the `let`). A
+/// function's first call has the point at the call's start before it; a point more would only
+/// be a step more for the schedule to choose among, with nothing run between the two.
+fn container_point(site: &SyncSite, points: &[&Span], sites: &[SyncSite]) -> bool {
+    let at = |s: &Span| (s.line, s.column);
+    let same_file = |s: &Span| s.file == site.receiver.file;
+    let follows_a_site = sites.iter().any(|o| {
+        o.method == site.method && same_file(&o.receiver) && at(&o.receiver) < at(&site.receiver)
+    });
+    let on_line = |s: &Span| same_file(s) && s.line == site.receiver.line;
+    let just_after_point = points.iter().any(|p| {
+        on_line(p)
+            && p.column <= site.receiver.column
+            && !sites.iter().any(|o| {
+                on_line(&o.receiver)
+                    && p.column <= o.receiver.column
+                    && o.receiver.column < site.receiver.column
+            })
+    });
+    follows_a_site && !just_after_point
+}
+
 /// The insertions that make a synchronisation site a schedule point: a lock acquisition
 /// `self.m.lock()` becomes `::covcon_rt::acquire(&self.m, |l| l.try_lock(), |l| l.lock())`,
 /// an attempt `self.m.try_lock()` becomes `::covcon_rt::attempt(&self.m, |l| l.try_lock())`,
-/// an atomic operation `self.n.load(o)` becomes `::covcon_rt::at(&self.n).load(o)`, a
+/// an atomic operation `self.n.load(o)` becomes `::covcon_rt::at(&self.n).load(o)` (and a
+/// container's call `self.map.insert(k, v)` `::covcon_rt::at(&self.map).insert(k, v)`), a
 /// condition wait `self.cv.wait(g)` on `self.m`'s guard becomes `::covcon_rt::Cond(&self.cv,
 /// &self.m).wait(g)` and a notify `::covcon_rt::notifying(&self.cv, false).notify_one()`. None when
 /// the source at the site's positions is not such a call (a macro's tokens, a stale model).
@@ -650,10 +685,14 @@ fn site_insertions(site: &SyncSite, file: &Path, source: &str) -> Vec<Insertion>
                 part(site.call_end, ")", Rank::Close),
             ]
         }
-        SyncOp::Atomic if plain_receiver && call.starts_with('.') && call.ends_with(')') => vec![
-            part(start, "::covcon_rt::at(&", Rank::Open),
-            part(site.receiver_end, ")", Rank::Close),
-        ],
+        SyncOp::Atomic | SyncOp::Container
+            if plain_receiver && call.starts_with('.') && call.ends_with(')') =>
+        {
+            vec![
+                part(start, "::covcon_rt::at(&", Rank::Open),
+                part(site.receiver_end, ")", Rank::Close),
+            ]
+        }
         SyncOp::Wait { lock } if plain_receiver && is_wait(&call) => vec![
             part(start, "::covcon_rt::Cond(&", Rank::Open),
             part(site.receiver_end, &format!(", &{lock})"), Rank::Close),
@@ -1725,6 +1764,49 @@ mod tests {
             text.contains(
                 "let mut n = ::covcon_rt::attempt(&self.n, |__covcon_l| __covcon_l.try_lock()).ok()?;"
             ),
+            "{text}"
+        );
+    }
+
+    /// A call on a dependency's container is a schedule point (`at`) when it follows another
+    /// site of its method: the window between two of them is where lasso's key was published
+    /// before its string. Not the method's first call (`get`, `map.len`), and not one that a
+    /// split point's schedule point just before it on its line already stops at.
+    #[test]
+    fn a_containers_call_after_another_site_is_a_point_unless_a_split_point_just_precedes_it() {
+        let source = "use dashmap::DashMap;\nuse std::sync::atomic::{AtomicU32, Ordering};\n\
+            pub struct I { map: DashMap<String, u32>, strings: DashMap<u32, String>, next: AtomicU32 }\n\
+            impl I {\n\
+            pub fn new() -> Self { I { map: DashMap::new(), strings: DashMap::new(), next: AtomicU32::new(0) } }\n\
+            pub fn intern(&self, s: &str) -> u32 {\n\
+            if let Some(k) = self.map.get(s) { return *k; }\n\
+            let fresh = self.next.fetch_add(1, Ordering::SeqCst);\n\
+            let key = *self.map.entry(s.to_string()).or_insert(fresh);\n\
+            self.strings.insert(key, s.to_string()); key }\n\
+            pub fn sizes(&self) -> (usize, usize) { (self.map.len(), self.strings.len()) }\n\
+            }\n";
+        let model = analysis::analyze_source("k", "2021", source);
+        let types: Vec<&TypeModel> = model.types.iter().collect();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir(dir.path().join("src")).unwrap();
+        std::fs::write(dir.path().join("src/lib.rs"), source).unwrap();
+        let root = dir.path().to_path_buf();
+        let all = insertions(&types, std::slice::from_ref(&root), &root, &BTreeSet::new());
+        let refs: Vec<&Insertion> = all.iter().collect();
+        let (text, missed) = copy::insert(source, &refs);
+        assert!(missed.is_empty(), "{missed:?}");
+        let line = |n: usize| text.lines().nth(n - 1).unwrap().trim_start().to_string();
+        let want = [
+            "::covcon_rt::schedule_point(); if let Some(k) = self.map.get(s) {",
+            "::covcon_rt::schedule_point(); let fresh = ::covcon_rt::at(&self.next).fetch_add(1, Ordering::SeqCst);",
+            "::covcon_rt::schedule_point(); let key = *self.map.entry(s.to_string()).or_insert(fresh);",
+            "::covcon_rt::schedule_point(); self.strings.insert(key, s.to_string());",
+        ];
+        for (n, want) in (7..).zip(want) {
+            assert!(line(n).starts_with(want), "line {n}:\n{text}");
+        }
+        assert!(
+            line(11).ends_with("(self.map.len(), ::covcon_rt::at(&self.strings).len()) }"),
             "{text}"
         );
     }

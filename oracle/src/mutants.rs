@@ -620,7 +620,8 @@ fn from_sync_site(site: &SyncSite, file: &Path, source: &str) -> Vec<Draft> {
         SyncOp::Acquire { .. }
         | SyncOp::TimedAcquire { .. }
         | SyncOp::Attempt { .. }
-        | SyncOp::Wait { .. } => Vec::new(),
+        | SyncOp::Wait { .. }
+        | SyncOp::Container => Vec::new(),
     }
 }
 

@@ -204,8 +204,9 @@ impl Walker<'_> {
         Val::default()
     }
 
-    /// Records a blocking acquisition of a lock field, or an operation on an atomic field, as
-    /// a site the instrumented copy makes a schedule point of.
+    /// Records a blocking acquisition of a lock field, an operation on an atomic field or a
+    /// call on a dependency's concurrent container, as a site the instrumented copy makes a
+    /// schedule point of.
     fn sync_site(&mut self, m: &syn::ExprMethodCall, name: &str, path: &str) {
         use crate::model::SyncOp;
         let op = match self.field_kind(path) {
@@ -246,6 +247,7 @@ impl Walker<'_> {
                     SyncOp::Atomic
                 }
             }
+            Some(FieldKind::Concurrent) if !self.ty.own_sync.contains(path) => SyncOp::Container,
             Some(FieldKind::Condvar)
                 if matches!(
                     name,
