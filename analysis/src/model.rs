@@ -287,6 +287,11 @@ pub struct Constructor {
     /// the test (`Via::from` `#1`), so a channel's receiving half lives beside its sender.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tuple: Option<TupleReturn>,
+    /// For a value type's `impl From<S> for X` (`name` is `from`): `S`, fully qualified. The
+    /// call names the impl, `<X as From<S>>::from(s)`, since `X::from` alone would leave the
+    /// argument's type to inference, which the blanket `From<X> for X` makes ambiguous.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub converts: Option<String>,
     pub supported: bool,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reason: Option<Reason>,

@@ -510,6 +510,52 @@ fn wrappers_options_structs_generic_and_trait_methods_are_reached() {
 }
 
 #[test]
+fn a_value_the_crate_makes_only_through_from_is_built_by_that_impl() {
+    // Issue 29's pool: `add<B: Into<Chunk>>` with no constructor of `Chunk` but its `From`
+    // impl was left out, so the pool was never filled. `Token` has a constructor of its own
+    // and keeps only it; `Opaque`'s `From` source is a trait object, so it stays unbuildable.
+    check(
+        "use std::sync::Mutex;
+         pub struct Chunk { words: Vec<u64> }
+         impl From<Vec<u64>> for Chunk { fn from(words: Vec<u64>) -> Self { Chunk { words } } }
+         pub struct Token(u32);
+         impl Token { pub fn new(n: u32) -> Self { Token(n) } }
+         impl From<u32> for Token { fn from(n: u32) -> Self { Token(n) } }
+         pub struct Opaque(Box<dyn Fn()>);
+         impl From<Box<dyn Fn()>> for Opaque { fn from(f: Box<dyn Fn()>) -> Self { Opaque(f) } }
+         pub struct Pool { free: Mutex<Vec<Chunk>> }
+         impl Pool {
+             pub fn new() -> Self { todo!() }
+             pub fn add<B: Into<Chunk>>(&self, buf: B) {}
+             pub fn stamp(&self, t: Token) {}
+             pub fn keep(&self, o: Opaque) {}
+         }",
+        "type demo::Pool <> debug=false supported
+          ctor fn new() -> SelfValue
+          method add::<::demo::Chunk>(buf: value(demo::Chunk))
+          method stamp(t: value(demo::Token))
+          method keep(o: value(demo::Opaque)) unsupported: parameter `o`: covcon finds no way to build a `demo::Opaque`
+          value demo::Chunk: Function from(1)
+          value demo::Token: Function new(1)",
+    );
+    let model = analyze_source(
+        "demo",
+        "2021",
+        "pub struct Chunk { words: Vec<u64> }
+         impl From<Vec<u64>> for Chunk { fn from(words: Vec<u64>) -> Self { Chunk { words } } }
+         pub struct Pool { free: std::sync::Mutex<Vec<Chunk>> }
+         impl Pool { pub fn add<B: Into<Chunk>>(&self, buf: B) {} }",
+    );
+    let from = &model.types[0].values[0].constructors[0];
+    // Named by its impl: `Chunk::from(v)` alone leaves `v`'s type to inference.
+    assert_eq!(
+        from.converts.as_deref(),
+        Some("::std::vec::Vec<u64>"),
+        "{from:?}"
+    );
+}
+
+#[test]
 fn locks_in_boxed_slices_defaulted_generic_atomics_and_renamed_imports_make_a_type_thread_safe() {
     check(
         "use std::sync::RwLock;

@@ -1020,6 +1020,11 @@ fn construction(
             };
             format!("{head} {{ {} }}", fields.join(", "))
         }
+        ConstructorKind::Function if c.converts.is_some() => format!(
+            "<{plain} as ::core::convert::From<{}>>::from({})",
+            c.converts.as_deref().unwrap_or_default(),
+            args.join(", ")
+        ),
         ConstructorKind::Function if c.function.is_some() => format!(
             "::{}{}({})",
             c.function.as_deref().unwrap_or_default(),

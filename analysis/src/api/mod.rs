@@ -1461,6 +1461,11 @@ fn value_type(
             for v in &e.variants {
                 value.constructors.push(variant(v, &cx));
             }
+            if !value.constructors.iter().any(|c| c.supported) {
+                value
+                    .constructors
+                    .extend(from_constructor(decl, decls, index, wanted));
+            }
         }
         DeclItem::Struct(s) => {
             let mut inherent = Vec::new();
@@ -1479,6 +1484,15 @@ fn value_type(
             value
                 .constructors
                 .extend(foreign_constructors(decl, decls, index, wanted));
+            if !value
+                .constructors
+                .iter()
+                .any(|c| c.supported || c.name == "from")
+            {
+                value
+                    .constructors
+                    .extend(from_constructor(decl, decls, index, wanted));
+            }
             let has_default = decl.derives.iter().any(|d| d == "Default")
                 || decls.impls_of(decl).iter().any(|i| {
                     i.trait_path
@@ -1499,6 +1513,53 @@ fn value_type(
         .constructors
         .retain(|c| c.returns != ReturnShape::ArcSelf);
     value
+}
+
+/// For a value type with no constructor of its own: its first `impl From<S> for X` (without
+/// generics of its own) whose `S` covcon can generate, as a constructor `X::from(s)`. A buffer
+/// the crate makes only from a `Vec<u64>` is built that way (issue 29's pool, whose
+/// `add<B: Into<Chunk>>` was never called: no `Chunk` could be made). Only then: a type that
+/// has constructors is built by them as before.
+fn from_constructor(
+    decl: &TypeDecl,
+    decls: &Decls,
+    index: &CrateIndex,
+    wanted: &RefCell<BTreeMap<String, Def>>,
+) -> Option<Constructor> {
+    for imp in decls.impls_of(decl) {
+        let Some(last) = imp.trait_path.and_then(|p| p.segments.last()) else {
+            continue;
+        };
+        if last.ident != "From" || !imp.item.generics.params.is_empty() {
+            continue;
+        }
+        let Some(source) = first_type_arg(last) else {
+            continue;
+        };
+        let scope = Scope {
+            index,
+            module: &imp.module,
+        };
+        let cx = TyCx::new(&decl.name, &[], Some(scope), Some(wanted));
+        let (Ok(kind), Ok(qualified)) = (cx.param_kind(source), cx.qualify(source)) else {
+            continue;
+        };
+        if matches!(kind, ParamKind::Unsupported | ParamKind::Generic { .. }) {
+            continue;
+        }
+        return Some(Constructor {
+            name: "from".into(),
+            params: vec![Param {
+                name: "value".into(),
+                ty: tokens(source),
+                kind,
+            }],
+            converts: Some(qualified),
+            supported: true,
+            ..Constructor::default()
+        });
+    }
+    None
 }
 
 /// Associated functions of the crate's other (public, non-generic) types that return the
