@@ -388,7 +388,7 @@ pub struct MutantsArgs {
     #[arg(long, value_enum, value_name = "ORACLE", default_value = "results")]
     pub oracle: OracleKind,
     /// Only list the mutants (after building the copy, so unviable ones are marked), without
-    /// running them
+    /// running them; each says the types whose campaigns judge it when they are others
     #[arg(long)]
     pub list: bool,
 }

@@ -180,6 +180,34 @@ impl Score {
 /// the runnable types that hold it, whose calls run its code; when none does, those that hold
 /// a type that holds it (concurrent-queue's `Block` is held by its private `Unbounded`), up to
 /// three types up. `all` is every type of the model, runnable or not.
+/// The types of a drivable model a campaign can run: supported, with a method to call.
+fn runnable_types(drivable: &Model) -> Vec<TypeModel> {
+    drivable
+        .types
+        .iter()
+        .filter(|t| t.supported && t.methods.iter().any(|m| m.supported))
+        .cloned()
+        .collect()
+}
+
+/// What `--list` says of a mutant's judge: nothing when its own type runs it, the types it is
+/// judged through when they are others (a private helper's code, run by its holders), or that
+/// no type can run it (it will be skipped).
+fn through_mark(path: &str, through: &[&TypeModel]) -> String {
+    match through {
+        [] => " (skipped: covcon cannot test the type)".to_string(),
+        [own] if own.path == path => String::new(),
+        holders => format!(
+            " (judged through {})",
+            holders
+                .iter()
+                .map(|t| t.path.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
 fn judged_through<'a>(
     path: &str,
     runnable: &'a [TypeModel],
@@ -312,14 +340,19 @@ pub fn mutants(args: &MutantsArgs) -> Result<ExitCode> {
         }
     ));
     if args.list {
+        let drivable = harness.drivable_model(&selected);
+        let runnable = runnable_types(&drivable);
         let mut text = String::new();
         for m in &chosen {
             let mark = if harness.unviable.contains_key(&m.id) {
-                " (unviable)"
+                " (unviable)".to_string()
             } else if m.equivalent.is_some() {
-                " (equivalent)"
+                " (equivalent)".to_string()
             } else {
-                ""
+                through_mark(
+                    &m.type_path,
+                    &judged_through(&m.type_path, &runnable, &drivable.types),
+                )
             };
             let _ = writeln!(text, "{:>4}  {}{mark}", m.id, m.name);
         }
@@ -530,12 +563,7 @@ impl Judge<'_> {
         campaign: CampaignConfig,
     ) -> Result<(Vec<Baseline>, Vec<Outcome>)> {
         let drivable = self.harness.drivable_model(selected);
-        let runnable: Vec<TypeModel> = drivable
-            .types
-            .iter()
-            .filter(|t| t.supported && t.methods.iter().any(|m| m.supported))
-            .cloned()
-            .collect();
+        let runnable = runnable_types(&drivable);
         let configs = type_configs(&runnable, selection, self.harness);
         let targets = |path: &str| judged_through(path, &runnable, &drivable.types);
         let why_not = |path: &str| -> Option<String> {
@@ -1292,6 +1320,11 @@ mod tests {
         assert_eq!(through("k::Inner"), ["k::Queue"]);
         assert_eq!(through("k::Block"), ["k::Queue"]);
         assert!(through("k::Stray").is_empty());
+        // What `--list` says of each.
+        let mark = |path: &str| through_mark(path, &judged_through(path, &runnable, &all));
+        assert_eq!(mark("k::Other"), "");
+        assert_eq!(mark("k::Block"), " (judged through k::Queue)");
+        assert_eq!(mark("k::Stray"), " (skipped: covcon cannot test the type)");
     }
 
     /// A mutant of `/repo/ws/src/lib.rs` as `mutants.json` has it.
