@@ -175,11 +175,6 @@ impl Score {
     }
 }
 
-/// The types a mutant of the type `path` is judged through: the type itself when it is
-/// runnable, or, when covcon cannot test it (a private type inside a public one, a helper),
-/// the runnable types that hold it, whose calls run its code; when none does, those that hold
-/// a type that holds it (concurrent-queue's `Block` is held by its private `Unbounded`), up to
-/// three types up. `all` is every type of the model, runnable or not.
 /// The types of a drivable model a campaign can run: supported, with a method to call.
 fn runnable_types(drivable: &Model) -> Vec<TypeModel> {
     drivable
@@ -208,6 +203,11 @@ fn through_mark(path: &str, through: &[&TypeModel]) -> String {
     }
 }
 
+/// The types a mutant of the type `path` is judged through: the type itself when it is
+/// runnable, or, when covcon cannot test it (a private type inside a public one, a helper),
+/// the runnable types that hold it, whose calls run its code; when none does, those that hold
+/// a type that holds it (concurrent-queue's `Block` is held by its private `Unbounded`), up to
+/// three types up. `all` is every type of the model, runnable or not.
 fn judged_through<'a>(
     path: &str,
     runnable: &'a [TypeModel],
