@@ -149,8 +149,10 @@ pub(crate) fn add_handles(types: &mut [TypeModel], facts: &[HashMap<String, Lock
             let Some(returns) = from.returns.as_deref() else {
                 continue;
             };
-            let plain = returned_name(returns)
-                .and_then(|(name, shape)| Some((handle_type(&before, i, &name)?, shape, None)));
+            let plain = returned_name(returns).and_then(|(name, shape)| {
+                let name = instantiated_name(&owner.generics, name);
+                Some((handle_type(&before, i, &name)?, shape, None))
+            });
             let Some((h, shape, generic)) = plain.or_else(|| {
                 let (h, generic) = generic_handle(&before, i, &owner.generics, returns)?;
                 Some((h, ReturnShape::SelfValue, Some(generic)))
@@ -768,6 +770,34 @@ fn returned_name(returns: &str) -> Option<(String, ReturnShape)> {
     seg.arguments
         .is_empty()
         .then(|| (seg.ident.to_string(), shape))
+}
+
+/// The type a returned type's name stands for: for one of the owner's type parameters (a
+/// guard over `M`, prometheus-client's `MappedRwLockReadGuard<'_, M>`), the type the harness
+/// instantiates it with first — its default, else its first candidate (a type of the crate
+/// implementing its bound; `codegen::instantiate`) — by its last segment; else `name`.
+fn instantiated_name(generics: &[GenericParam], name: String) -> String {
+    let Some(g) = generics
+        .iter()
+        .find(|g| g.kind == GenericKind::Type && g.name == name)
+    else {
+        return name;
+    };
+    let unit = |d: &&String| d.split_whitespace().collect::<String>() == "()";
+    let Some(ty) = g
+        .default
+        .as_ref()
+        .filter(|d| !unit(d))
+        .or_else(|| g.candidates.first())
+    else {
+        return name;
+    };
+    // `::k::metrics::Level` → `Level`; a generic one (`Level<u8>`) is no handle type.
+    let last = ty.rsplit("::").next().unwrap_or(ty).trim();
+    if last.contains('<') {
+        return name;
+    }
+    last.to_string()
 }
 
 /// Whether a returned type's name is a guard's, whose deref target a handle method can be

@@ -693,6 +693,48 @@ fn a_handle_behind_a_guard_is_called_through_it_and_never_kept() {
     }
 }
 
+/// A guard over one of the owner's type parameters (prometheus-client's `Family<S, M>`
+/// handing out `MappedRwLockReadGuard<'_, M>`) is a handle once `M` is instantiated: by its
+/// default, else by its first candidate (a type of the crate implementing its bound), as the
+/// harness instantiates it. With neither (an unbounded `M`) there is no handle.
+#[test]
+fn a_guard_over_a_type_parameter_is_a_handle_of_the_type_it_is_instantiated_with() {
+    for (decl, handle) in [
+        ("M: Metric", true),
+        ("M: Metric = Gauge", true),
+        ("M", false),
+    ] {
+        let source = format!(
+            "{SYNC}
+            pub trait Metric {{ fn value(&self) -> usize; }}
+            pub struct Gauge {{ value: AtomicUsize }}
+            impl Gauge {{ pub fn add(&self, n: usize) {{ self.value.fetch_add(n, Ordering::SeqCst); }} }}
+            impl Metric for Gauge {{ fn value(&self) -> usize {{ 0 }} }}
+            pub struct Family<{decl}> {{ gauges: parking_lot::RwLock<Vec<M>> }}
+            impl<M: Default> Family<M> {{
+                pub fn new() -> Self {{ todo!() }}
+                pub fn get_or_create(&self, label: &str) -> parking_lot::MappedRwLockReadGuard<'_, M> {{ todo!() }}
+            }}"
+        );
+        let model = analyze_source("fixture", "2021", &source);
+        let family = model.types.iter().find(|t| t.name == "Family").unwrap();
+        let add = family.methods.iter().find(|m| m.name == "Gauge::add");
+        assert_eq!(
+            add.is_some(),
+            handle,
+            "Family<{decl}>: {:?}",
+            family.methods
+        );
+        if let Some(add) = add {
+            let via = add.via.as_ref().unwrap();
+            assert_eq!(
+                (via.from.as_str(), via.shape),
+                ("get_or_create", analysis::ReturnShape::Guard)
+            );
+        }
+    }
+}
+
 /// A parameter of a type only the type's own methods make (an opaque key from `insert`)
 /// takes a value kept from that method, by reference or by value (a clone); a plain value
 /// type the generator can build is left alone.
