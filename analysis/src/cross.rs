@@ -783,13 +783,7 @@ fn instantiated_name(generics: &[GenericParam], name: String) -> String {
     else {
         return name;
     };
-    let unit = |d: &&String| d.split_whitespace().collect::<String>() == "()";
-    let Some(ty) = g
-        .default
-        .as_ref()
-        .filter(|d| !unit(d))
-        .or_else(|| g.candidates.first())
-    else {
+    let Some(ty) = g.informative_default().or_else(|| g.candidates.first()) else {
         return name;
     };
     // `::k::metrics::Level` → `Level`; a generic one (`Level<u8>`) is no handle type.

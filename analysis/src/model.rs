@@ -236,6 +236,17 @@ pub enum GenericKind {
     Const,
 }
 
+impl GenericParam {
+    /// The default, unless it is `()`: a unit default (`Once<T = ()>`) makes every answer of
+    /// type `T` the same `()`, so a value written twice, or the wrong one returned, looks
+    /// right. Such a parameter is instantiated like one without a default, the unit last.
+    pub fn informative_default(&self) -> Option<&String> {
+        self.default
+            .as_ref()
+            .filter(|d| d.chars().filter(|c| !c.is_whitespace()).collect::<String>() != "()")
+    }
+}
+
 impl std::fmt::Display for GenericParam {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.written)
@@ -516,6 +527,17 @@ impl Via {
     /// For a handle from the constructor's tuple (`#1`): the element's index.
     pub fn tuple_element(&self) -> Option<usize> {
         self.from.strip_prefix('#')?.parse().ok()
+    }
+}
+
+impl Model {
+    /// The types a campaign can run: supported, with a method to call.
+    pub fn runnable_types(&self) -> Vec<TypeModel> {
+        self.types
+            .iter()
+            .filter(|t| t.supported && t.methods.iter().any(|m| m.supported))
+            .cloned()
+            .collect()
     }
 }
 

@@ -134,12 +134,7 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         if harness.cached { "cached" } else { "built" }
     ));
     let drivable = harness.drivable_model(&selected);
-    let runnable: Vec<TypeModel> = drivable
-        .types
-        .iter()
-        .filter(|t| t.supported && t.methods.iter().any(|m| m.supported))
-        .cloned()
-        .collect();
+    let runnable = drivable.runnable_types();
     let configs = type_configs(&runnable, &selection, &harness);
     let mut executor =
         OracleExecutor::new(&harness, &oracle_config, &drivable).map_err(harness_error)?;

@@ -175,16 +175,6 @@ impl Score {
     }
 }
 
-/// The types of a drivable model a campaign can run: supported, with a method to call.
-fn runnable_types(drivable: &Model) -> Vec<TypeModel> {
-    drivable
-        .types
-        .iter()
-        .filter(|t| t.supported && t.methods.iter().any(|m| m.supported))
-        .cloned()
-        .collect()
-}
-
 /// What `--list` says of a mutant's judge: nothing when its own type runs it, the types it is
 /// judged through when they are others (a private helper's code, run by its holders), or that
 /// no type can run it (it will be skipped).
@@ -341,7 +331,7 @@ pub fn mutants(args: &MutantsArgs) -> Result<ExitCode> {
     ));
     if args.list {
         let drivable = harness.drivable_model(&selected);
-        let runnable = runnable_types(&drivable);
+        let runnable = drivable.runnable_types();
         let mut text = String::new();
         for m in &chosen {
             let mark = if harness.unviable.contains_key(&m.id) {
@@ -563,7 +553,7 @@ impl Judge<'_> {
         campaign: CampaignConfig,
     ) -> Result<(Vec<Baseline>, Vec<Outcome>)> {
         let drivable = self.harness.drivable_model(selected);
-        let runnable = runnable_types(&drivable);
+        let runnable = drivable.runnable_types();
         let configs = type_configs(&runnable, selection, self.harness);
         let targets = |path: &str| judged_through(path, &runnable, &drivable.types);
         let why_not = |path: &str| -> Option<String> {

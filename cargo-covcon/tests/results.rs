@@ -322,9 +322,11 @@ fn random_ids_hash_map_order_a_housekeeping_thread_and_answers_by_contention_rai
 /// its read-lock miss and its write-lock insert: the lost update is in `inc` on the counter
 /// the call returned, so only a test whose threads keep what `get_or_create` returns and call
 /// `inc` on it shows it (`Family`, an `Arc`), or call `add` on it in one expression while its
-/// guard lives (`GuardedFamily`, a read guard as prometheus-client's). Both are reported as
-/// wrong results; the twins never are; each reproducer, with its threads' `let h1 = ...`
-/// bindings or chained calls, compiles against the uninstrumented crate.
+/// guard lives (`GuardedFamily`, a read guard as prometheus-client's; `MetricFamily<M: Metric>`,
+/// the same behind a guard over its type parameter, whose metric's methods are called once `M`
+/// is instantiated). All are reported as wrong results; the twins never are; each reproducer,
+/// with its threads' `let h1 = ...` bindings or chained calls, compiles against the
+/// uninstrumented crate.
 #[test]
 fn a_lost_update_on_a_returned_handle_is_found_through_bindings_and_chained_calls() {
     let copy = Copy::new();
@@ -333,24 +335,29 @@ fn a_lost_update_on_a_returned_handle_is_found_through_bindings_and_chained_call
         "shapes::family::FamilyFixed",
         "shapes::family::GuardedFamily",
         "shapes::family::GuardedFamilyFixed",
+        "shapes::metric_family::MetricFamily",
+        "shapes::metric_family::MetricFamilyFixed",
     ];
     let report = copy.campaign(&["shapes"], &types, "results", "3000");
     check(
         &report,
         "shapes::family::Family: wrong_result\nshapes::family::FamilyFixed: nothing\n\
-         shapes::family::GuardedFamily: wrong_result\nshapes::family::GuardedFamilyFixed: nothing",
+         shapes::family::GuardedFamily: wrong_result\nshapes::family::GuardedFamilyFixed: nothing\n\
+         shapes::metric_family::MetricFamily: wrong_result\n\
+         shapes::metric_family::MetricFamilyFixed: nothing",
     );
     let tests = copy.root().join("shapes/tests");
     std::fs::create_dir_all(&tests).unwrap();
-    for (name, shown) in [
-        ("Family", "= Arc::new(i0.get_or_create("),
-        ("GuardedFamily", ").add("),
+    for (path, shown) in [
+        ("family::Family", "= Arc::new(i0.get_or_create("),
+        ("family::GuardedFamily", ").add("),
+        ("metric_family::MetricFamily", ").add("),
     ] {
         let family = report["types"]
             .as_array()
             .unwrap()
             .iter()
-            .find(|t| t["path"] == format!("shapes::family::{name}"))
+            .find(|t| t["path"] == format!("shapes::{path}"))
             .unwrap();
         let violation = &family["violations"][0];
         let uses_result = |thread: &Value| {
@@ -367,7 +374,7 @@ fn a_lost_update_on_a_returned_handle_is_found_through_bindings_and_chained_call
         );
         let source = std::fs::read_to_string(violation["reproducer"].as_str().unwrap()).unwrap();
         assert!(source.contains(shown), "{source}");
-        let file = format!("covcon_{}", name.to_lowercase());
+        let file = format!("covcon_{}", path.replace("::", "_").to_lowercase());
         std::fs::write(tests.join(format!("{file}.rs")), &source).unwrap();
         let build = std::process::Command::new(env!("CARGO"))
             .args(["test", "--release", "-q", "-p", "shapes", "--no-run"])

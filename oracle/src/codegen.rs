@@ -305,20 +305,10 @@ pub(crate) const CANDIDATES: [&str; 4] = ["u32", "i64", "String", "Vec<u8>"];
 pub(crate) fn attempts(generics: &[GenericParam]) -> usize {
     generics
         .iter()
-        .filter(|g| g.kind == GenericKind::Type && informative_default(g).is_none())
+        .filter(|g| g.kind == GenericKind::Type && g.informative_default().is_none())
         .map(|g| g.candidates.len() + CANDIDATES.len() + usize::from(g.default.is_some()))
         .max()
         .unwrap_or(1)
-}
-
-/// A type parameter's default, unless it is `()`: a unit default (`Once<T = ()>`) makes
-/// every answer of type `T` the same `()`, so a value written twice, or the wrong one
-/// returned, looks right. Such a parameter is instantiated like one without a default, the
-/// unit last.
-pub(crate) fn informative_default(g: &GenericParam) -> Option<&String> {
-    g.default
-        .as_ref()
-        .filter(|d| d.chars().filter(|c| !c.is_whitespace()).collect::<String>() != "()")
 }
 
 /// The argument for each generic parameter in the `attempt`th instantiation: `'static` for
@@ -339,7 +329,7 @@ pub(crate) fn instantiate(generics: &[GenericParam], attempt: usize) -> Vec<Stri
                     "4".to_string()
                 }
             }),
-            GenericKind::Type => match informative_default(g) {
+            GenericKind::Type => match g.informative_default() {
                 Some(default) => default.clone(),
                 None => {
                     let all: Vec<&str> = g
@@ -363,7 +353,7 @@ pub(crate) fn instantiate(generics: &[GenericParam], attempt: usize) -> Vec<Stri
         .filter(|(n, _)| !n.starts_with('\''))
         .collect();
     for (g, arg) in generics.iter().zip(args.iter_mut()) {
-        if informative_default(g).is_some() {
+        if g.informative_default().is_some() {
             *arg = substitute(arg, &map);
         }
     }

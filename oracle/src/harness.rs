@@ -1219,7 +1219,7 @@ impl<'o> State<'o> {
         let has_type_params = ty
             .generics
             .iter()
-            .any(|g| g.kind == GenericKind::Type && codegen::informative_default(g).is_none());
+            .any(|g| g.kind == GenericKind::Type && g.informative_default().is_none());
         has_type_params
             && !self.overrides.contains_key(&ty.path)
             && self.candidate[index] + 1 < codegen::attempts(&ty.generics)

@@ -1461,11 +1461,6 @@ fn value_type(
             for v in &e.variants {
                 value.constructors.push(variant(v, &cx));
             }
-            if !value.constructors.iter().any(|c| c.supported) {
-                value
-                    .constructors
-                    .extend(from_constructor(decl, decls, index, wanted));
-            }
         }
         DeclItem::Struct(s) => {
             let mut inherent = Vec::new();
@@ -1484,15 +1479,6 @@ fn value_type(
             value
                 .constructors
                 .extend(foreign_constructors(decl, decls, index, wanted));
-            if !value
-                .constructors
-                .iter()
-                .any(|c| c.supported || c.name == "from")
-            {
-                value
-                    .constructors
-                    .extend(from_constructor(decl, decls, index, wanted));
-            }
             let has_default = decl.derives.iter().any(|d| d == "Default")
                 || decls.impls_of(decl).iter().any(|i| {
                     i.trait_path
@@ -1512,6 +1498,17 @@ fn value_type(
     value
         .constructors
         .retain(|c| c.returns != ReturnShape::ArcSelf);
+    // A type with no constructor of its own (nor one named `from`, which would be two of
+    // that name) is built through its `From`.
+    if !value
+        .constructors
+        .iter()
+        .any(|c| c.supported || c.name == "from")
+    {
+        value
+            .constructors
+            .extend(from_constructor(decl, decls, index, wanted));
+    }
     value
 }
 
