@@ -51,6 +51,11 @@ const PHRASES: &[&str] = &[
     "not linearisable",
     "eventually consistent",
     "weakly consistent",
+    // An answer about what happened while the call ran (sled's `flush`: "Returns the number
+    // of bytes flushed during this call") counts an interval, not a point: two overlapping
+    // calls each count what both did, which no order of the calls gives.
+    "during this call",
+    "during the call",
 ];
 
 /// The phrases by which a type's doc comment says what it holds is kept on a best effort:
@@ -262,6 +267,10 @@ mod tests {
             ),
             (" This is racy.", "This is racy."),
             (" NOT LINEARIZABLE", "NOT LINEARIZABLE"),
+            (
+                " Calls fsync. Returns the number of bytes flushed during\n this call.",
+                "Returns the number of bytes flushed during this call.",
+            ),
         ] {
             check(doc, Some(line));
         }
