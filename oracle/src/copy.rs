@@ -142,12 +142,23 @@ pub(crate) fn in_copy(workspace_root: &Path, copy_root: &Path, path: &Path) -> P
     }
 }
 
-/// `path` made absolute against the workspace root.
+/// `path` made absolute against the workspace root (which is canonical). An absolute path
+/// outside it that reaches into it through a symbolic link (a checkout under a linked
+/// directory, macOS's `/tmp`; cargo reports manifests as the user named them) is resolved,
+/// so that it maps into the copy: left as it was, the harness would build the user's
+/// uninstrumented tree.
 pub(crate) fn absolute(workspace_root: &Path, path: &Path) -> PathBuf {
-    if path.is_absolute() {
+    let path = if path.is_absolute() {
         path.to_path_buf()
     } else {
         workspace_root.join(path)
+    };
+    if path.starts_with(workspace_root) {
+        return path;
+    }
+    match path.canonicalize() {
+        Ok(resolved) if resolved.starts_with(workspace_root) => resolved,
+        _ => path,
     }
 }
 
@@ -381,6 +392,30 @@ mod tests {
             .map(|m| format!("{}:{}", m.line, m.column))
             .collect();
         assert_eq!(format!("{out}|{}", missed.join(",")), expect);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_path_through_a_symbolic_link_maps_into_the_copy() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real");
+        std::fs::create_dir_all(real.join("src")).unwrap();
+        std::fs::write(real.join("src/lib.rs"), "").unwrap();
+        std::os::unix::fs::symlink(&real, dir.path().join("link")).unwrap();
+        let root = real.canonicalize().unwrap();
+        let through_link = dir.path().join("link/src/lib.rs");
+        let copy_root = Path::new("/copy");
+        assert_eq!(
+            in_copy(&root, copy_root, &through_link),
+            copy_root.join("src/lib.rs")
+        );
+        assert_eq!(
+            in_copy(&root, copy_root, Path::new("src/lib.rs")),
+            copy_root.join("src/lib.rs")
+        );
+        // A path outside the workspace stays where it is.
+        let outside = dir.path().join("elsewhere.rs");
+        assert_eq!(in_copy(&root, copy_root, &outside), outside);
     }
 
     #[test]
