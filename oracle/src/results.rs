@@ -1269,7 +1269,7 @@ fn matches_in_order(observed: &str, expected: &str) -> bool {
 /// `text` with every address in it (`0x` and at least 8 hex digits: a pointer's `Debug`,
 /// `data_ptr()`, `as_mut_ptr()`) written `0x…`: where an instance lives differs from run to
 /// run, and says nothing of what the calls did.
-fn without_addresses(text: &str) -> String {
+pub(crate) fn without_addresses(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(at) = rest.find("0x") {
