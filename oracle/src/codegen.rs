@@ -1390,6 +1390,36 @@ pub(crate) fn kind_of_type(ty: &str) -> Option<ParamKind> {
             });
         }
     }
+    // A tuple (`(String, String)`) and std's containers of kinds (`Vec<(String, u64)>`, what
+    // a crate's docs instantiate a label set with): element by element.
+    if let Some(inner) = ty.strip_prefix('(').and_then(|t| t.strip_suffix(')')) {
+        if inner.trim().is_empty() {
+            return None;
+        }
+        let elems = split_top_level(inner)
+            .into_iter()
+            .filter(|e| !e.trim().is_empty())
+            .map(kind_of_type)
+            .collect::<Option<Vec<_>>>()?;
+        return Some(ParamKind::Tuple { elems });
+    }
+    for (paths, wrap) in [
+        (
+            ["::std::vec::Vec", "std::vec::Vec", "Vec"],
+            (|k| ParamKind::Vec { elem: Box::new(k) }) as fn(ParamKind) -> ParamKind,
+        ),
+        (
+            ["::std::option::Option", "std::option::Option", "Option"],
+            |k| ParamKind::Option { inner: Box::new(k) },
+        ),
+    ] {
+        let inner = paths
+            .iter()
+            .find_map(|p| ty.strip_prefix(p)?.strip_prefix('<')?.strip_suffix('>'));
+        if let Some(inner) = inner {
+            return Some(wrap(kind_of_type(inner)?));
+        }
+    }
     match ty {
         "u8" => int(false, 8),
         "u16" => int(false, 16),
@@ -1401,15 +1431,28 @@ pub(crate) fn kind_of_type(ty: &str) -> Option<ParamKind> {
         "i64" | "isize" => int(true, 64),
         "bool" => Some(ParamKind::Bool),
         "char" => Some(ParamKind::Char),
-        "String" | "::std::string::String" => Some(ParamKind::String),
-        "Vec<u8>" | "::std::vec::Vec<u8>" => Some(ParamKind::Vec {
-            elem: Box::new(ParamKind::Int {
-                signed: false,
-                bits: 8,
-            }),
-        }),
+        "String" | "::std::string::String" | "std::string::String" => Some(ParamKind::String),
         _ => None,
     }
+}
+
+/// `text` split at its commas outside brackets and parentheses.
+fn split_top_level(text: &str) -> Vec<&str> {
+    let mut parts = Vec::new();
+    let (mut depth, mut start) = (0i32, 0);
+    for (i, c) in text.char_indices() {
+        match c {
+            '<' | '(' | '[' => depth += 1,
+            '>' | ')' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                parts.push(&text[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    parts.push(&text[start..]);
+    parts
 }
 
 /// The owned Rust type covcon generates for a kind.
@@ -1480,6 +1523,50 @@ mod tests {
         };
         let (decode, pass) = argument(&param, 0, &args_cx);
         assert_eq!(format!("{} => {pass}", decode.unwrap_or_default()), expect);
+    }
+
+    #[test]
+    fn an_instantiation_written_as_std_types_reads_as_the_kinds_covcon_generates() {
+        let string = || ParamKind::String;
+        let u = |bits| ParamKind::Int {
+            signed: false,
+            bits,
+        };
+        for (ty, kind) in [
+            ("u32", Some(u(32))),
+            (
+                "::std::vec::Vec<u8>",
+                Some(ParamKind::Vec {
+                    elem: Box::new(u(8)),
+                }),
+            ),
+            (
+                "::std::vec::Vec<(::std::string::String, ::std::string::String)>",
+                Some(ParamKind::Vec {
+                    elem: Box::new(ParamKind::Tuple {
+                        elems: vec![string(), string()],
+                    }),
+                }),
+            ),
+            (
+                "Option<(u64, Vec<String>)>",
+                Some(ParamKind::Option {
+                    inner: Box::new(ParamKind::Tuple {
+                        elems: vec![
+                            u(64),
+                            ParamKind::Vec {
+                                elem: Box::new(string()),
+                            },
+                        ],
+                    }),
+                }),
+            ),
+            ("()", None),
+            ("::k::Labels", None),
+            ("Vec<::k::Labels>", None),
+        ] {
+            assert_eq!(kind_of_type(ty), kind, "{ty}");
+        }
     }
 
     #[test]
