@@ -801,9 +801,17 @@ fn is_guard(name: &str) -> bool {
     name.ends_with("Guard") || matches!(name, "Ref" | "RefMut" | "MappedRef" | "MappedRefMut")
 }
 
-/// The one other type of the crate named `name` that can be a handle: public, not generic.
+/// The one other type of the crate named `name` that can be a handle: public, and not
+/// generic, or generic with a default for each parameter (`Counter<N = u64, A = AtomicU64>`,
+/// which the bare name `Counter` instantiates). A generic handle's methods that take one of its
+/// parameters are left out (`handle_method`).
 fn handle_type(types: &[TypeModel], owner: usize, name: &str) -> Option<usize> {
-    named_type(types, owner, name).filter(|&j| types[j].generics.is_empty())
+    named_type(types, owner, name).filter(|&j| {
+        types[j]
+            .generics
+            .iter()
+            .all(|g| g.kind != GenericKind::Lifetime && g.default.is_some())
+    })
 }
 
 /// The one type named `name` other than `owner`, when only one is and users can reach it.

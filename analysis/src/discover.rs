@@ -285,6 +285,7 @@ pub(crate) fn discover<'a>(
     pkg: &PackageInfo,
     filter: &[String],
     externals: &dyn api::ExternalValues,
+    usages: &api::usage::Usages,
 ) -> Vec<FoundType<'a>> {
     let own_index;
     let index = match index {
@@ -338,6 +339,7 @@ pub(crate) fn discover<'a>(
             &decls,
             index,
             externals,
+            usages,
         ) {
             t.model.confined = confined;
             found.push(t);
@@ -382,6 +384,7 @@ fn build_type<'a>(
     decls: &Decls<'a>,
     index: &CrateIndex,
     externals: &dyn api::ExternalValues,
+    usages: &api::usage::Usages,
 ) -> Option<FoundType<'a>> {
     let SyncFields {
         mut fields,
@@ -394,7 +397,7 @@ fn build_type<'a>(
     if sync_reasons.is_empty() {
         sync_reasons.push(composed.clone()?);
     }
-    let api = api::describe(decl, decls, index, externals);
+    let api = api::describe(decl, decls, index, externals, usages);
     // A private type with no public method is kept for its synchronisation sites, which the
     // package's tested types take over (`analyze_files`): mini-moka's `Housekeeper`, whose
     // `pub(crate) fn try_sync` is a lock written by hand on a flag, runs inside their calls.

@@ -120,6 +120,7 @@ pub fn analyze_source(crate_name: &str, edition: &str, source: &str) -> Model {
                 module: vec![],
                 ast,
             }];
+            let usages = api::usage::Usages::collect([source].into_iter(), None, &index);
             let mut diags = Vec::new();
             model.types = analyze_files(
                 &files,
@@ -129,6 +130,7 @@ pub fn analyze_source(crate_name: &str, edition: &str, source: &str) -> Model {
                 edition,
                 &[],
                 &api::NoExternals,
+                &usages,
                 &mut diags,
             );
             adopt_untested_sites(&mut model.types);
@@ -177,6 +179,11 @@ fn analyze_package(
         f.facts.declares_consts && !f.facts.mentions(&names) && f.text.len() <= CONST_FILE_MOST
     });
     let dependencies = foreign::Dependencies::new(&pkg.dependencies, target);
+    let usages = api::usage::Usages::collect(
+        loaded.files.iter().map(|f| f.text.as_str()),
+        pkg.manifest_path.parent(),
+        &index,
+    );
     let mut types = analyze_files(
         &files,
         &const_files,
@@ -185,6 +192,7 @@ fn analyze_package(
         edition,
         filter,
         &dependencies,
+        &usages,
         &mut diags,
     );
     types.extend(foreign_types(
@@ -278,6 +286,7 @@ fn foreign_types(
             &read.package.edition,
             &names,
             &api::NoExternals,
+            &api::usage::Usages::default(),
             &mut dep_diags,
         );
         for (f, def) in &defs {
@@ -317,10 +326,11 @@ fn analyze_files(
     edition: &str,
     filter: &[String],
     externals: &dyn api::ExternalValues,
+    usages: &api::usage::Usages,
     diags: &mut Vec<Diagnostic>,
 ) -> Vec<TypeModel> {
     // syn trees are tied to this thread (proc-macro2 spans), so types are analysed in turn.
-    let found = discover::discover(files, const_files, index, pkg, filter, externals);
+    let found = discover::discover(files, const_files, index, pkg, filter, externals, usages);
     let mut types: Vec<TypeModel> = found.iter().map(|t| t.model.clone()).collect();
     cross::take_handles(&mut types);
     cross::take_keys(&mut types);

@@ -696,21 +696,37 @@ fn a_handle_behind_a_guard_is_called_through_it_and_never_kept() {
 /// A guard over one of the owner's type parameters (prometheus-client's `Family<S, M>`
 /// handing out `MappedRwLockReadGuard<'_, M>`) is a handle once `M` is instantiated: by its
 /// default, else by its first candidate (a type of the crate implementing its bound), as the
-/// harness instantiates it. With neither (an unbounded `M`) there is no handle.
+/// harness instantiates it, else by what the crate's doc examples write for it. With none of
+/// them (an unbounded `M`) there is no handle.
 #[test]
 fn a_guard_over_a_type_parameter_is_a_handle_of_the_type_it_is_instantiated_with() {
-    for (decl, handle) in [
-        ("M: Metric", true),
-        ("M: Metric = Gauge", true),
-        ("M", false),
+    // A doc example the crate's own docs run, instantiating the family (issue 29, item 1).
+    let doc = "/// ```\n/// let family = fixture::Family::<fixture::Gauge>::new();\n/// ```\n";
+    for (decl, docs, gauge, handle) in [
+        ("M: Metric", "", "", true),
+        ("M: Metric = Gauge", "", "", true),
+        ("M", "", "", false),
+        // Only the docs say what `M` is (prometheus-client's `Family<S, M>`).
+        ("M", doc, "", true),
+        // A handle generic with a default for each parameter is its bare name's instantiation
+        // (`Counter<N = u64, A = AtomicU64>`); one without a default is not a handle.
+        ("M: Metric = Gauge", "", "<N = u64>", true),
+        ("M", doc, "<N = u64>", true),
+        ("M = Gauge", "", "<N>", false),
     ] {
+        // `Gauge`'s own parameter, when it has one, as its impls write it.
+        let (params, unit) = if gauge.is_empty() {
+            ("", "")
+        } else {
+            ("<N>", ", unit: std::marker::PhantomData<N>")
+        };
         let source = format!(
             "{SYNC}
             pub trait Metric {{ fn value(&self) -> usize; }}
-            pub struct Gauge {{ value: AtomicUsize }}
-            impl Gauge {{ pub fn add(&self, n: usize) {{ self.value.fetch_add(n, Ordering::SeqCst); }} }}
-            impl Metric for Gauge {{ fn value(&self) -> usize {{ 0 }} }}
-            pub struct Family<{decl}> {{ gauges: parking_lot::RwLock<Vec<M>> }}
+            pub struct Gauge{gauge} {{ value: AtomicUsize{unit} }}
+            impl{params} Gauge{params} {{ pub fn add(&self, n: usize) {{ self.value.fetch_add(n, Ordering::SeqCst); }} }}
+            impl{params} Metric for Gauge{params} {{ fn value(&self) -> usize {{ 0 }} }}
+            {docs}pub struct Family<{decl}> {{ gauges: parking_lot::RwLock<Vec<M>> }}
             impl<M: Default> Family<M> {{
                 pub fn new() -> Self {{ todo!() }}
                 pub fn get_or_create(&self, label: &str) -> parking_lot::MappedRwLockReadGuard<'_, M> {{ todo!() }}
@@ -722,7 +738,7 @@ fn a_guard_over_a_type_parameter_is_a_handle_of_the_type_it_is_instantiated_with
         assert_eq!(
             add.is_some(),
             handle,
-            "Family<{decl}>: {:?}",
+            "Family<{decl}>, Gauge{gauge}, docs {docs:?}: {:?}",
             family.methods
         );
         if let Some(add) = add {

@@ -324,7 +324,8 @@ fn random_ids_hash_map_order_a_housekeeping_thread_and_answers_by_contention_rai
 /// `inc` on it shows it (`Family`, an `Arc`), or call `add` on it in one expression while its
 /// guard lives (`GuardedFamily`, a read guard as prometheus-client's; `MetricFamily<M: Metric>`,
 /// the same behind a guard over its type parameter, whose metric's methods are called once `M`
-/// is instantiated). All are reported as wrong results; the twins never are; each reproducer,
+/// is instantiated; `LabeledFamily<S, M>`, whose unbounded `M` is instantiated as its doc
+/// example writes it). All are reported as wrong results; the twins never are; each reproducer,
 /// with its threads' `let h1 = ...` bindings or chained calls, compiles against the
 /// uninstrumented crate.
 #[test]
@@ -337,12 +338,16 @@ fn a_lost_update_on_a_returned_handle_is_found_through_bindings_and_chained_call
         "shapes::family::GuardedFamilyFixed",
         "shapes::metric_family::MetricFamily",
         "shapes::metric_family::MetricFamilyFixed",
+        "shapes::labeled_family::LabeledFamily",
+        "shapes::labeled_family::LabeledFamilyFixed",
     ];
     let report = copy.campaign(&["shapes"], &types, "results", "3000");
     check(
         &report,
         "shapes::family::Family: wrong_result\nshapes::family::FamilyFixed: nothing\n\
          shapes::family::GuardedFamily: wrong_result\nshapes::family::GuardedFamilyFixed: nothing\n\
+         shapes::labeled_family::LabeledFamily: wrong_result\n\
+         shapes::labeled_family::LabeledFamilyFixed: nothing\n\
          shapes::metric_family::MetricFamily: wrong_result\n\
          shapes::metric_family::MetricFamilyFixed: nothing",
     );
@@ -352,6 +357,9 @@ fn a_lost_update_on_a_returned_handle_is_found_through_bindings_and_chained_call
         ("family::Family", "= Arc::new(i0.get_or_create("),
         ("family::GuardedFamily", ").add("),
         ("metric_family::MetricFamily", ").add("),
+        // The instantiation the crate's doc example writes (`LabeledFamily::<String, Hits>`),
+        // and the family's `fn` constructor shown as `0x…` in the allowed final states.
+        ("labeled_family::LabeledFamily", ").inc("),
     ] {
         let family = report["types"]
             .as_array()
@@ -374,6 +382,10 @@ fn a_lost_update_on_a_returned_handle_is_found_through_bindings_and_chained_call
         );
         let source = std::fs::read_to_string(violation["reproducer"].as_str().unwrap()).unwrap();
         assert!(source.contains(shown), "{source}");
+        if path.starts_with("labeled_family") {
+            // The address of the family's `fn` constructor differs in the reproducer's process.
+            assert!(source.contains("constructor: 0x…"), "{source}");
+        }
         let file = format!("covcon_{}", path.replace("::", "_").to_lowercase());
         std::fs::write(tests.join(format!("{file}.rs")), &source).unwrap();
         let build = std::process::Command::new(env!("CARGO"))

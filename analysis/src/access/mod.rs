@@ -877,8 +877,15 @@ pub(super) mod testing {
             ..Default::default()
         };
         let mut diags = Vec::new();
-        let found =
-            crate::discover::discover(&files, &[], None, &pkg, &[], &crate::api::NoExternals);
+        let found = crate::discover::discover(
+            &files,
+            &[],
+            None,
+            &pkg,
+            &[],
+            &crate::api::NoExternals,
+            &crate::api::usage::Usages::default(),
+        );
         analyze_type(&found[0], edition, &mut diags)
     }
 

@@ -598,6 +598,18 @@ impl CrateIndex {
         out
     }
 
+    /// The one public struct, enum, union or type alias of the crate named `name`, if there is
+    /// exactly one (what an example's `use my_crate::*;` makes `name` mean).
+    pub(crate) fn public_type_named(&self, name: &str) -> Option<Def> {
+        let mut found = self.public_paths.keys().filter(|def| {
+            matches!(def, Def::Item { name: n, kind, .. }
+                if n == name
+                    && matches!(kind, ItemKind::Struct | ItemKind::Enum | ItemKind::Union | ItemKind::Alias))
+        });
+        let def = found.next()?;
+        found.next().is_none().then(|| def.clone())
+    }
+
     /// Whether code of the crate can name the crate `name` (a dependency, `std`, …).
     pub(crate) fn is_extern(&self, name: &str) -> bool {
         self.externs.contains(name)

@@ -16,6 +16,7 @@ pub(crate) mod macros;
 pub(crate) mod render;
 pub(crate) mod syntax;
 pub(crate) mod types;
+pub(crate) mod usage;
 
 use crate::model::*;
 use index::{CrateIndex, Def, ImplArgs, ItemKind};
@@ -101,6 +102,7 @@ pub(crate) fn describe(
     decls: &Decls,
     index: &CrateIndex,
     externals: &dyn ExternalValues,
+    usages: &usage::Usages,
 ) -> TypeApi {
     let impls = decls.impls_of(decl);
     let trait_named = |i: &ImplDecl, n: &str| {
@@ -128,6 +130,7 @@ pub(crate) fn describe(
         &wanted,
         &mut generics,
     );
+    used_candidates(&decl.name, usages, index, &wanted, &mut generics);
 
     let mut methods = Vec::new();
     let mut constructors = Vec::new();
@@ -242,6 +245,60 @@ fn concrete_impl_candidates(
         if let [only] = &fixed[..] {
             param.candidates.retain(|c| c != only);
             param.candidates.insert(0, only.clone());
+        }
+    }
+}
+
+/// The arguments the crate's docs and tests write for the type's parameters
+/// ([`usage::Usages`]) go first among their candidates, the most written first: the crate's
+/// authors chose them. A parameter with an informative default keeps it (the harness writes
+/// the default, as a user who names only the others gets it).
+fn used_candidates(
+    type_name: &str,
+    usages: &usage::Usages,
+    index: &CrateIndex,
+    wanted: &RefCell<BTreeMap<String, Def>>,
+    generics: &mut [GenericParam],
+) {
+    let written = usages.of(type_name);
+    if written.is_empty() {
+        return;
+    }
+    let scope = Scope { index, module: &[] };
+    let cx = TyCx::new(type_name, &[], Some(scope), Some(wanted));
+    let params: Vec<usize> = (0..generics.len())
+        .filter(|&i| generics[i].kind != GenericKind::Lifetime)
+        .collect();
+    // Per parameter: (argument, times written, first met).
+    let mut counts: Vec<Vec<(String, usize, usize)>> = vec![Vec::new(); generics.len()];
+    for (n, args) in written.iter().enumerate() {
+        // The same name on another type (or a mistake the compiler would reject).
+        if args.len() > params.len() {
+            continue;
+        }
+        for (&i, arg) in params.iter().zip(args) {
+            let param = &generics[i];
+            let Some(arg) = arg else { continue };
+            if param.kind != GenericKind::Type || param.informative_default().is_some() {
+                continue;
+            }
+            let Ok(ty) = syn::parse_str::<syn::Type>(arg) else {
+                continue;
+            };
+            let Ok(q) = cx.qualify(&ty) else { continue };
+            // Mapped for its side effect: a type of the crate is wanted as a value type.
+            let _ = cx.param_kind(&ty);
+            match counts[i].iter_mut().find(|(a, ..)| *a == q) {
+                Some((_, times, _)) => *times += 1,
+                None => counts[i].push((q, 1, n)),
+            }
+        }
+    }
+    for (param, mut counted) in generics.iter_mut().zip(counts) {
+        counted.sort_by(|a, b| b.1.cmp(&a.1).then(a.2.cmp(&b.2)));
+        for (arg, ..) in counted.into_iter().rev() {
+            param.candidates.retain(|c| *c != arg);
+            param.candidates.insert(0, arg);
         }
     }
 }
