@@ -53,6 +53,14 @@ pub(crate) struct RawEvent {
 /// second; recorded, they took gigabytes and a JSON answer of as many events.
 pub(crate) const MAX_NESTED_EVENTS: usize = 1 << 14;
 
+/// Most events a role's buffer keeps in one run at all. The outermost calls are kept past
+/// [`MAX_NESTED_EVENTS`] (a test's own calls are a handful), but code the copy does not
+/// instrument can call instrumented methods from outside any call: dropping moka 0.9's
+/// `SegmentedCache` of a few million segments in a prefix (a drawn `num_segments`) recorded
+/// each segment's `weighted_size`, and answers of hundreds of megabytes held a campaign minutes
+/// past its budget.
+pub(crate) const MAX_EVENTS: usize = 1 << 16;
+
 /// Events per role: 0 and 1 are the suffix threads, 2 the prefix. Each thread only locks its
 /// own buffer, so the buffers add no synchronisation between the two suffix threads.
 pub(crate) static BUFFERS: [Mutex<Vec<RawEvent>>; 3] = [
@@ -156,8 +164,9 @@ impl Drop for Guard {
     }
 }
 
-/// Records one event in `role`'s buffer unless it is full and the event not `always` kept;
-/// answers whether it did.
+/// Records one event in `role`'s buffer unless it is a start and the buffer is full: past
+/// [`MAX_NESTED_EVENTS`] for a nested call's, past [`MAX_EVENTS`] for an outermost one's
+/// (`always`); answers whether it did.
 fn record(
     role: u8,
     type_path: &'static str,
@@ -168,7 +177,16 @@ fn record(
     let mut buffer = BUFFERS[role as usize]
         .lock()
         .unwrap_or_else(|poisoned| poisoned.into_inner());
-    if !always && buffer.len() >= MAX_NESTED_EVENTS {
+    // Only starts are refused: the end of a recorded start always is, so the record stays
+    // balanced (and holds at most twice the cap).
+    if start
+        && buffer.len()
+            >= if always {
+                MAX_EVENTS
+            } else {
+                MAX_NESTED_EVENTS
+            }
+    {
         return false;
     }
     let clock = CLOCK.fetch_add(1, Ordering::SeqCst);
@@ -1089,6 +1107,22 @@ mod tests {
         // The run says so (for the results oracle), once.
         assert!(take_timed_out());
         assert!(!take_timed_out());
+    }
+
+    /// Code the copy does not instrument calling instrumented methods from outside any call
+    /// (a drop of millions of a type's parts) leaves a bounded, balanced record too.
+    #[test]
+    fn outermost_calls_past_the_cap_are_not_recorded_and_the_record_stays_balanced() {
+        set_role(2, 1);
+        BUFFERS[2].lock().unwrap().clear();
+        for _ in 0..2 * MAX_EVENTS {
+            drop(enter("t::Cache", "weighted_size"));
+        }
+        set_role(NO_ROLE, 0);
+        let events: Vec<RawEvent> = std::mem::take(&mut *BUFFERS[2].lock().unwrap());
+        assert!(events.len() <= MAX_EVENTS + 1, "{}", events.len());
+        let starts = events.iter().filter(|e| e.start).count();
+        assert_eq!(starts * 2, events.len());
     }
 
     /// A call that starts far more nested calls than a buffer keeps (a spin lock's `lock`
