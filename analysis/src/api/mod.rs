@@ -250,9 +250,13 @@ fn concrete_impl_candidates(
 }
 
 /// The arguments the crate's docs and tests write for the type's parameters
-/// ([`usage::Usages`]) go first among their candidates, the most written first: the crate's
-/// authors chose them. A parameter with an informative default keeps it (the harness writes
-/// the default, as a user who names only the others gets it).
+/// ([`usage::Usages`]), the most written first, are the candidates of a parameter that has
+/// none from its bounds or the crate's concrete impls (prometheus-client's unbounded `M`): the
+/// crate's authors chose them. A parameter with candidates keeps them as they are: the harness
+/// tries the parameters' candidates together, by position, and governor's `RateLimiter<K, S,
+/// C>`, whose concrete impl fixes all three, failed to build when its docs' arguments, written
+/// in several combinations, went first for each. A parameter with an informative default keeps
+/// it (the harness writes the default, as a user who names only the others gets it).
 fn used_candidates(
     type_name: &str,
     usages: &usage::Usages,
@@ -279,15 +283,29 @@ fn used_candidates(
         for (&i, arg) in params.iter().zip(args) {
             let param = &generics[i];
             let Some(arg) = arg else { continue };
-            if param.kind != GenericKind::Type || param.informative_default().is_some() {
+            if param.kind != GenericKind::Type
+                || param.informative_default().is_some()
+                || !param.candidates.is_empty()
+            {
                 continue;
             }
             let Ok(ty) = syn::parse_str::<syn::Type>(arg) else {
                 continue;
             };
+            // What a test can draw values of: not a borrow (`&'static str`), and not the unit
+            // an example locks (`Mutex::new(())`), whose every answer is the same `()`.
+            let unit = matches!(&ty, syn::Type::Tuple(t) if t.elems.is_empty());
+            if unit || matches!(ty, syn::Type::Reference(_)) {
+                continue;
+            }
             let Ok(q) = cx.qualify(&ty) else { continue };
-            // Mapped for its side effect: a type of the crate is wanted as a value type.
-            let _ = cx.param_kind(&ty);
+            // Mapped also for its side effect: a type of the crate is wanted as a value type.
+            // Another crate's type must be one covcon draws values of; the crate's own may
+            // also be one its code builds (a metric `Family` makes with `M::default()`).
+            let own = q.starts_with(&format!("::{}::", index.krate));
+            if cx.param_kind(&ty).is_err() && !own {
+                continue;
+            }
             match counts[i].iter_mut().find(|(a, ..)| *a == q) {
                 Some((_, times, _)) => *times += 1,
                 None => counts[i].push((q, 1, n)),
@@ -295,11 +313,11 @@ fn used_candidates(
         }
     }
     for (param, mut counted) in generics.iter_mut().zip(counts) {
-        counted.sort_by(|a, b| b.1.cmp(&a.1).then(a.2.cmp(&b.2)));
-        for (arg, ..) in counted.into_iter().rev() {
-            param.candidates.retain(|c| *c != arg);
-            param.candidates.insert(0, arg);
+        if counted.is_empty() {
+            continue;
         }
+        counted.sort_by(|a, b| b.1.cmp(&a.1).then(a.2.cmp(&b.2)));
+        param.candidates = counted.into_iter().map(|(arg, ..)| arg).collect();
     }
 }
 
