@@ -1334,7 +1334,10 @@ fn a_paced_order_reads_the_state_after_a_pause_too() {
     else {
         panic!("`sequential` builds a sequential request");
     };
-    noise.pause_us = 1_000_000;
+    // Thirty times the thread's delay: the suite ran with two find-corpus campaigns beside it
+    // on two cores once, and a pause of ten times (1 s) read the state before the thread had
+    // put its item.
+    noise.pause_us = 3_000_000;
     *timeout_ms = 10_000;
     let answer = worker.ask(&request).unwrap();
     assert_eq!(answer.outcome, Outcome::Passed);
