@@ -1378,12 +1378,7 @@ pub(crate) fn kind_of_type(ty: &str) -> Option<ParamKind> {
     let int = |signed, bits| Some(ParamKind::Int { signed, bits });
     let ty = ty.trim();
     for pointer in [Pointer::Box, Pointer::Arc] {
-        let path = pointer.path();
-        let short = path.rsplit("::").next().unwrap_or(path);
-        let inner = [path, &path[2..], short]
-            .iter()
-            .find_map(|p| ty.strip_prefix(p)?.strip_prefix('<')?.strip_suffix('>'));
-        if let Some(inner) = inner {
+        if let Some(inner) = type_argument(ty, pointer.path()) {
             return Some(ParamKind::Pointer {
                 pointer,
                 inner: Box::new(kind_of_type(inner)?),
@@ -1403,22 +1398,15 @@ pub(crate) fn kind_of_type(ty: &str) -> Option<ParamKind> {
             .collect::<Option<Vec<_>>>()?;
         return Some(ParamKind::Tuple { elems });
     }
-    for (paths, wrap) in [
-        (
-            ["::std::vec::Vec", "std::vec::Vec", "Vec"],
-            (|k| ParamKind::Vec { elem: Box::new(k) }) as fn(ParamKind) -> ParamKind,
-        ),
-        (
-            ["::std::option::Option", "std::option::Option", "Option"],
-            |k| ParamKind::Option { inner: Box::new(k) },
-        ),
-    ] {
-        let inner = paths
-            .iter()
-            .find_map(|p| ty.strip_prefix(p)?.strip_prefix('<')?.strip_suffix('>'));
-        if let Some(inner) = inner {
-            return Some(wrap(kind_of_type(inner)?));
-        }
+    if let Some(inner) = type_argument(ty, "::std::vec::Vec") {
+        return Some(ParamKind::Vec {
+            elem: Box::new(kind_of_type(inner)?),
+        });
+    }
+    if let Some(inner) = type_argument(ty, "::std::option::Option") {
+        return Some(ParamKind::Option {
+            inner: Box::new(kind_of_type(inner)?),
+        });
     }
     match ty {
         "u8" => int(false, 8),
@@ -1434,6 +1422,16 @@ pub(crate) fn kind_of_type(ty: &str) -> Option<ParamKind> {
         "String" | "::std::string::String" | "std::string::String" => Some(ParamKind::String),
         _ => None,
     }
+}
+
+/// The argument of `ty` when it is the one-parameter type at `path` (`::std::vec::Vec`),
+/// written from the root, without the leading `::`, or by its last segment: `u8` of
+/// `Vec<u8>`.
+fn type_argument<'t>(ty: &'t str, path: &str) -> Option<&'t str> {
+    let short = path.rsplit("::").next().unwrap_or(path);
+    [path, path.trim_start_matches("::"), short]
+        .iter()
+        .find_map(|p| ty.strip_prefix(p)?.strip_prefix('<')?.strip_suffix('>'))
 }
 
 /// `text` split at its commas outside brackets and parentheses.

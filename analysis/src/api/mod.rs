@@ -264,12 +264,16 @@ fn used_candidates(
     wanted: &RefCell<BTreeMap<String, Def>>,
     generics: &mut [GenericParam],
 ) {
+    let open = |g: &GenericParam| {
+        g.kind == GenericKind::Type && g.informative_default().is_none() && g.candidates.is_empty()
+    };
     let written = usages.of(type_name);
-    if written.is_empty() {
+    if written.is_empty() || !generics.iter().any(open) {
         return;
     }
     let scope = Scope { index, module: &[] };
     let cx = TyCx::new(type_name, &[], Some(scope), Some(wanted));
+    // Written arguments skip lifetimes, as `params` does.
     let params: Vec<usize> = (0..generics.len())
         .filter(|&i| generics[i].kind != GenericKind::Lifetime)
         .collect();
@@ -281,14 +285,9 @@ fn used_candidates(
             continue;
         }
         for (&i, arg) in params.iter().zip(args) {
-            let param = &generics[i];
-            let Some(arg) = arg else { continue };
-            if param.kind != GenericKind::Type
-                || param.informative_default().is_some()
-                || !param.candidates.is_empty()
-            {
+            let Some(arg) = arg.as_ref().filter(|_| open(&generics[i])) else {
                 continue;
-            }
+            };
             let Ok(ty) = syn::parse_str::<syn::Type>(arg) else {
                 continue;
             };

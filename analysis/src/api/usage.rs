@@ -184,7 +184,7 @@ impl Paths<'_> {
             failed: false,
         };
         rooted.visit_type_mut(&mut ty);
-        (!rooted.failed && !matches!(ty, syn::Type::Infer(_))).then(|| tokens(&ty))
+        (!rooted.failed).then(|| tokens(&ty))
     }
 }
 
@@ -261,29 +261,23 @@ impl Rooted<'_> {
         if segs[0] == index.krate {
             segs[0] = "crate".into();
         }
-        if let Some((def, used)) = index.resolve(&[], &segs) {
-            if used == segs.len() {
-                return match def {
-                    Def::Builtin(name) => Some(vec![name]),
-                    Def::External(p) => Some(p),
-                    Def::Item { .. } => {
-                        let public = index.public_path(&def)?;
-                        let mut out = vec!["crate".to_string()];
-                        out.extend(public.split("::").skip(1).map(String::from));
-                        Some(out)
-                    }
-                    Def::Module(_) => None,
-                };
+        let def = match index.resolve(&[], &segs) {
+            Some((def, used)) if used == segs.len() => def,
+            // `use my_crate::*;` brought it in: the one public type of that name.
+            _ if segs.len() == 1 => index.public_type_named(&segs[0])?,
+            _ => return None,
+        };
+        match def {
+            Def::Builtin(name) => Some(vec![name]),
+            Def::External(p) => Some(p),
+            Def::Item { .. } => {
+                let public = index.public_path(&def)?;
+                let mut out = vec!["crate".to_string()];
+                out.extend(public.split("::").skip(1).map(String::from));
+                Some(out)
             }
+            Def::Module(_) => None,
         }
-        if segs.len() != 1 {
-            return None;
-        }
-        let def = index.public_type_named(&segs[0])?;
-        let public = index.public_path(&def)?;
-        let mut out = vec!["crate".to_string()];
-        out.extend(public.split("::").skip(1).map(String::from));
-        Some(out)
     }
 }
 
@@ -375,9 +369,7 @@ fn rust_files(dir: &Path) -> Vec<std::path::PathBuf> {
         let Ok(entries) = std::fs::read_dir(&d) else {
             continue;
         };
-        let mut entries: Vec<_> = entries.filter_map(Result::ok).map(|e| e.path()).collect();
-        entries.sort();
-        for path in entries {
+        for path in entries.filter_map(Result::ok).map(|e| e.path()) {
             if path.is_dir() && depth < 3 {
                 stack.push((path, depth + 1));
             } else if path.extension().is_some_and(|e| e == "rs") {
