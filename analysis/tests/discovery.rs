@@ -556,6 +556,40 @@ fn a_value_the_crate_makes_only_through_from_is_built_by_that_impl() {
 }
 
 #[test]
+fn a_where_clause_on_the_crates_type_chooses_the_parameter_it_converts_from() {
+    // sled 0.32.1's `Tree::insert<K, V>(..) where IVec: From<V>`: `V` was answered with a
+    // `u32`, the call did not compile and the tree was never filled. `V` is now the crate's
+    // type itself (`IVec: From<IVec>`), built through its own `From`. A bound between two
+    // generics of the method (`A: From<B>`) does not bound `B` (`A` has no type covcon knows
+    // as the bound's target, as before). `watch` returns an
+    // iterator whose `next` waits for an event: it is not driven.
+    check(
+        "use std::sync::{Mutex, mpsc::Receiver};
+         pub struct IVec(Vec<u8>);
+         impl From<Vec<u8>> for IVec { fn from(v: Vec<u8>) -> Self { IVec(v) } }
+         pub struct Subscriber { rx: Receiver<u8> }
+         impl Iterator for Subscriber { type Item = u8; fn next(&mut self) -> Option<u8> { self.rx.recv().ok() } }
+         pub struct Keys(Vec<u8>);
+         impl Iterator for Keys { type Item = u8; fn next(&mut self) -> Option<u8> { self.0.pop() } }
+         pub struct Tree { map: Mutex<Vec<IVec>> }
+         impl Tree {
+             pub fn new() -> Self { todo!() }
+             pub fn insert<K, V>(&self, key: K, value: V) where K: AsRef<[u8]>, IVec: From<V> {}
+             pub fn pair<A, B>(&self, a: A, b: B) where A: From<B> {}
+             pub fn watch(&self) -> Subscriber { todo!() }
+             pub fn keys(&self) -> Keys { todo!() }
+         }",
+        "type demo::Tree <> debug=false supported
+          ctor fn new() -> SelfValue
+          method insert::<::std::vec::Vec<u8>, ::demo::IVec>(key: vec(u8), value: value(demo::IVec))
+          method pair::<_, u32>(a: unsupported, b: u32) unsupported: parameter `a`: generic method parameter `A`
+          method watch()
+          method keys() iterates
+          value demo::IVec: Function from(1)",
+    );
+}
+
+#[test]
 fn locks_in_boxed_slices_defaulted_generic_atomics_and_renamed_imports_make_a_type_thread_safe() {
     check(
         "use std::sync::RwLock;

@@ -15,6 +15,9 @@ pub(crate) struct ModuleFacts {
     /// `impl Trait for Type` blocks: (last segment of the type, last segment of the trait,
     /// how the type's generic arguments can be filled).
     pub(crate) trait_impls: Vec<(String, String, ImplArgs)>,
+    /// Types whose `impl Iterator` waits in `next` (a receive, a wait, a park): an event
+    /// subscriber's iterator, which waits for the next event however long it takes.
+    pub(crate) waiting_iterators: Vec<String>,
 }
 
 /// The generic arguments of an implementing type (`Arc<T>` in `impl<T> RefCnt for Arc<T>`).
@@ -186,6 +189,9 @@ pub(crate) fn module_facts(items: &[syn::Item], module: &[String], out: &mut Vec
                     (&i.trait_, last_segment_of_type(&i.self_ty))
                 {
                     if let Some(t) = trait_path.segments.last() {
+                        if t.ident == "Iterator" && next_waits(i) {
+                            facts.waiting_iterators.push(self_name.clone());
+                        }
                         facts.trait_impls.push((
                             self_name,
                             t.ident.to_string(),
@@ -313,6 +319,7 @@ impl CrateIndex {
             entry.items.extend(m.items);
             entry.uses.extend(m.uses);
             entry.trait_impls.extend(m.trait_impls);
+            entry.waiting_iterators.extend(m.waiting_iterators);
         }
         let mut externs: BTreeSet<String> = dependencies.into_iter().collect();
         externs.extend(["std", "core", "alloc"].map(String::from));
@@ -598,6 +605,13 @@ impl CrateIndex {
         out
     }
 
+    /// Whether the crate's `impl Iterator for <name>` waits in `next` (found by name).
+    pub(crate) fn iterator_waits(&self, name: &str) -> bool {
+        self.modules
+            .values()
+            .any(|m| m.waiting_iterators.iter().any(|t| t == name))
+    }
+
     /// The one public struct, enum, union or type alias of the crate named `name`, if there is
     /// exactly one (what an example's `use my_crate::*;` makes `name` mean).
     pub(crate) fn public_type_named(&self, name: &str) -> Option<Def> {
@@ -626,6 +640,44 @@ impl CrateIndex {
             .iter()
             .find(|i| &i.name == name && i.kind == *kind)
     }
+}
+
+/// Whether an `impl Iterator` block's `next` calls what waits for another thread: a channel's
+/// `recv()`, a `wait`, `wait_while` or `park` (sled's `Subscriber`, whose `next` waits for the
+/// next event on a watched prefix). A test that drove such an iterator would wait until its
+/// timeout, whatever the other thread does.
+fn next_waits(imp: &syn::ItemImpl) -> bool {
+    struct Waits(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Waits {
+        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+            let name = m.method.to_string();
+            if matches!(
+                name.as_str(),
+                "recv" | "wait" | "wait_while" | "blocking_recv"
+            ) || (name == "park" && m.args.is_empty())
+            {
+                self.0 = true;
+            }
+            syn::visit::visit_expr_method_call(self, m);
+        }
+        fn visit_expr_call(&mut self, c: &'ast syn::ExprCall) {
+            if let syn::Expr::Path(p) = &*c.func {
+                if p.path.segments.last().is_some_and(|s| s.ident == "park") {
+                    self.0 = true;
+                }
+            }
+            syn::visit::visit_expr_call(self, c);
+        }
+    }
+    let mut waits = Waits(false);
+    for item in &imp.items {
+        if let syn::ImplItem::Fn(f) = item {
+            if f.sig.ident == "next" {
+                syn::visit::Visit::visit_block(&mut waits, &f.block);
+            }
+        }
+    }
+    waits.0
 }
 
 /// How the generic arguments of an impl's self type can be filled: each a parameter of the
@@ -758,5 +810,36 @@ mod tests {
             .expect("resolves");
         assert_eq!(used, 1);
         assert_eq!(index.public_path(&def).as_deref(), Some("k::E"));
+    }
+
+    #[test]
+    fn an_iterator_whose_next_receives_or_waits_is_told_apart() {
+        let index = index(
+            "2021",
+            &[
+                (
+                    &[],
+                    "pub mod sub; pub struct Keys(Vec<u8>); \
+                     impl Iterator for Keys { type Item = u8; fn next(&mut self) -> Option<u8> { self.0.pop() } }",
+                ),
+                (
+                    &["sub"],
+                    "pub struct Subscriber { rx: Receiver<u8> } \
+                     impl Iterator for Subscriber { type Item = u8; \
+                         fn next(&mut self) -> Option<u8> { loop { return self.rx.recv().ok(); } } } \
+                     pub struct Waiter(Arc<(Mutex<bool>, Condvar)>); \
+                     impl Iterator for Waiter { type Item = (); fn next(&mut self) -> Option<()> { \
+                         let g = self.0 .0.lock().unwrap(); let _g = self.0 .1.wait(g); Some(()) } } \
+                     pub struct Polled { rx: Receiver<u8> } \
+                     impl Iterator for Polled { type Item = u8; \
+                         fn next(&mut self) -> Option<u8> { self.rx.try_recv().ok() } }",
+                ),
+            ],
+        );
+        assert!(!index.iterator_waits("Keys"));
+        assert!(index.iterator_waits("Subscriber"));
+        assert!(index.iterator_waits("Waiter"));
+        assert!(!index.iterator_waits("Polled"));
+        assert!(!index.iterator_waits("Nowhere"));
     }
 }

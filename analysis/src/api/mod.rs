@@ -1086,7 +1086,8 @@ const ITERATOR_TRAITS: &[&str] = &[
 
 /// Whether a method's return type is an iterator a test can drive: `impl Iterator<..>`,
 /// `Box<dyn Iterator<..>>`, or a type of the crate that implements `Iterator` (found by name
-/// among the crate's `impl Iterator for ..` blocks).
+/// among the crate's `impl Iterator for ..` blocks) with a `next` that does not wait for
+/// another thread (an event subscriber's does: driven, it would wait out the test's timeout).
 fn is_iterator(ty: &syn::Type, cx: &TyCx) -> bool {
     let names_iterator = |bounds: &syn::punctuated::Punctuated<
         syn::TypeParamBound,
@@ -1109,7 +1110,13 @@ fn is_iterator(ty: &syn::Type, cx: &TyCx) -> bool {
             if last.ident == "Box" {
                 return first_type_arg(last).is_some_and(|inner| is_iterator(inner, cx));
             }
-            crate_type(p, cx).is_some_and(|name| implements(cx, "Iterator", &name))
+            crate_type(p, cx).is_some_and(|name| {
+                implements(cx, "Iterator", &name)
+                    && !cx
+                        .scope
+                        .as_ref()
+                        .is_some_and(|scope| scope.index.iterator_waits(&name))
+            })
         }
         _ => false,
     }

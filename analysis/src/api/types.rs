@@ -97,12 +97,26 @@ impl<'a> TyCx<'a> {
                     b.extend(pt.bounds.iter().cloned());
                 }
                 for bound in &pt.bounds {
-                    if let Some((name, Some(arg))) = trait_bound(bound) {
-                        if name == "Borrow" {
+                    let Some((name, Some(arg))) = trait_bound(bound) else {
+                        continue;
+                    };
+                    match name.as_str() {
+                        "Borrow" => {
                             if let Some(q) = type_name(arg) {
                                 borrows.insert(q, pt.bounded_ty.clone());
                             }
                         }
+                        // `IVec: From<V>` (sled's `insert<K, V>`) bounds `V` as `V: Into<IVec>`
+                        // would: an `IVec` is one.
+                        "From" if !method_generics.contains_key(&bounded) => {
+                            let target = &pt.bounded_ty;
+                            if let Some(b) =
+                                type_name(arg).and_then(|g| method_generics.get_mut(&g))
+                            {
+                                b.push(syn::parse_quote!(Into<#target>));
+                            }
+                        }
+                        _ => {}
                     }
                 }
             }
