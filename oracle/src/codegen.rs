@@ -1245,7 +1245,8 @@ fn argument(param: &Param, i: usize, args_cx: &ArgsCx<'_>) -> (Option<String>, S
             };
             (
                 Some(format!("let {var} = {};", args_cx.closure(i))),
-                format!("move |{ignored}| {value}"),
+                // A schedule point first, as in `covcon_rt::closure`.
+                format!("move |{ignored}| {{ ::covcon_rt::schedule_point(); {value} }}"),
             )
         }
         ParamKind::Result { err: None, .. } => (

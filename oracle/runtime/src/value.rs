@@ -756,9 +756,14 @@ macro_rules! tuples {
 tuples!((A 0), (A 0, B 1), (A 0, B 1, C 2), (A 0, B 1, C 2, D 3), (A 0, B 1, C 2, D 3, E 4));
 
 /// A closure argument: returns a clone of `value` each time it is called, so it satisfies
-/// `FnOnce() -> T`, `FnMut() -> T` and `Fn() -> T` bounds alike.
+/// `FnOnce() -> T`, `FnMut() -> T` and `Fn() -> T` bounds alike. It is a schedule point
+/// first: a caller's closure does work while the type waits for it (an initializer runs while
+/// the cell says "running"), and the other thread may run then.
 pub fn closure<T: Clone>(value: T) -> impl Fn() -> T + Clone {
-    move || value.clone()
+    move || {
+        crate::schedule_point();
+        value.clone()
+    }
 }
 
 #[cfg(test)]
