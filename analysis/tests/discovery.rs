@@ -560,8 +560,9 @@ fn a_where_clause_on_the_crates_type_chooses_the_parameter_it_converts_from() {
     // sled 0.32.1's `Tree::insert<K, V>(..) where IVec: From<V>`: `V` was answered with a
     // `u32`, the call did not compile and the tree was never filled. `V` is now the crate's
     // type itself (`IVec: From<IVec>`), built through its own `From`. A bound between two
-    // generics of the method (`A: From<B>`) does not bound `B` (`A` has no type covcon knows
-    // as the bound's target, as before). `watch` returns an
+    // generics of the method (`A: From<B>`) does not bound `B`; `A` is read once `B` is
+    // chosen, whatever the order (it was unsupported or a `u32` by a `HashMap`'s order).
+    // `watch` returns an
     // iterator whose `next` waits for an event: it is not driven.
     check(
         "use std::sync::{Mutex, mpsc::Receiver};
@@ -582,7 +583,7 @@ fn a_where_clause_on_the_crates_type_chooses_the_parameter_it_converts_from() {
         "type demo::Tree <> debug=false supported
           ctor fn new() -> SelfValue
           method insert::<::std::vec::Vec<u8>, ::demo::IVec>(key: vec(u8), value: value(demo::IVec))
-          method pair::<_, u32>(a: unsupported, b: u32) unsupported: parameter `a`: generic method parameter `A`
+          method pair::<u32, u32>(a: u32, b: u32)
           method watch()
           method keys() iterates
           value demo::IVec: Function from(1)",

@@ -130,14 +130,33 @@ impl<'a> TyCx<'a> {
             scope: self.scope,
             wanted: self.wanted,
         };
-        let names: Vec<String> = cx.method_generics.keys().cloned().collect();
+        // In declaration order, and again while a pass chooses more: a bound naming another
+        // parameter of the method (`A: From<B>`) is read once that one is chosen. (Read in a
+        // `HashMap`'s order, `A` was a `u32` in some runs and unsupported in others.)
+        let names: Vec<String> = generics
+            .type_params()
+            .map(|p| p.ident.to_string())
+            .collect();
         for name in &names {
             if closure_bound(&cx.method_generics[name], &cx).is_some() {
                 cx.closure_generics.insert(name.clone());
             }
         }
-        for name in &names {
-            if cx.closure_generics.contains(name) {
+        loop {
+            let before = cx.chosen.len();
+            cx.choose_pass(&names, &borrows);
+            if cx.chosen.len() == before {
+                break;
+            }
+        }
+        cx
+    }
+
+    /// Chooses a type for each of `names` not chosen yet that can be, in order.
+    fn choose_pass(&mut self, names: &[String], borrows: &HashMap<String, syn::Type>) {
+        let cx = self;
+        for name in names {
+            if cx.closure_generics.contains(name) || cx.chosen.contains_key(name) {
                 continue;
             }
             if let Some(owner) = borrows.get(name) {
@@ -162,7 +181,6 @@ impl<'a> TyCx<'a> {
                 cx.chosen.insert(name.clone(), choice);
             }
         }
-        cx
     }
 
     /// A concrete type for a generic parameter with these bounds, if covcon knows one.
