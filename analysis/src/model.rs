@@ -456,6 +456,14 @@ pub struct Method {
     /// oracle (an iterator over a concurrent structure need not be a snapshot).
     #[serde(default, skip_serializing_if = "is_false")]
     pub iterates: bool,
+    /// Set when the method's doc says that concurrent calls on one key are coalesced into one
+    /// evaluation of their closure (moka's `get_with`: "Only one of the calls evaluates its
+    /// closure, and other calls wait for that closure to complete"), or likens it to such a
+    /// method ("Works like [`get_with`]"); the sentence that says so. The results oracle
+    /// accepts such a call answering what an overlapping call of such a method on the same
+    /// key answered: it waited for that call's closure instead of running its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coalesces: Option<String>,
     /// Whether what it returns can hold the object after the call returns, until it is
     /// dropped: a guard type of the crate itself, by name (`MutexGuard<T>` of a spin lock crate, `GuardResult`,
     /// `Option<SpinGuard<'_>>`) or a type of the crate with a `Drop` impl (a `Permit<'_>`);

@@ -740,7 +740,19 @@ impl OracleExecutor {
                     violation.location = judged.location;
                     violation.results = judged.results;
                 }
-                violation.shrunk = Some(shrunk.shrunk);
+                let mut shrunk = shrunk.shrunk;
+                if matches!(
+                    violation.kind,
+                    ViolationKind::WrongResult | ViolationKind::Crash
+                ) {
+                    // Named by the pair the test was built for, which shrinking may have taken
+                    // out of it (`get_with_if ∥ invalidate_entries_if` shrunk to two
+                    // `get_with_if`s): the report and the reproducer name the calls it keeps.
+                    shrunk.pair = pair_kept(&shrunk);
+                    violation.methods = shrunk.pair.clone();
+                    violation.methods.sort();
+                }
+                violation.shrunk = Some(shrunk);
             }
         }
         let allowed = self.allowed_for(&violation, outcomes);
@@ -1544,6 +1556,22 @@ fn describe(test: &TestCase, failure: &Failure, response: Response, tried: u32) 
     }
 }
 
+/// The pair a shrunk test still calls: each thread's method of the pair it was built for
+/// when the thread still calls it, its first call's method otherwise.
+fn pair_kept(test: &TestCase) -> [String; 2] {
+    let kept = |t: usize| {
+        let calls = &test.threads[t];
+        if calls.iter().any(|c| c.method == test.pair[t]) {
+            test.pair[t].clone()
+        } else {
+            calls
+                .first()
+                .map_or_else(|| test.pair[t].clone(), |c| c.method.clone())
+        }
+    };
+    [kept(0), kept(1)]
+}
+
 /// The violation a passing run with wrong results shows, before it is confirmed and written.
 fn describe_results(
     test: &TestCase,
@@ -1712,6 +1740,29 @@ pub(crate) fn scope_interiors(test: &TestCase) -> Option<Vec<TestCase>> {
 mod tests {
     use super::*;
     use generator::{Scope, Value};
+
+    /// moka 0.9.5's `get_with_if ∥ invalidate_entries_if` shrunk to two `get_with_if`s is
+    /// named by them; a thread that still calls its method of the pair keeps it.
+    #[test]
+    fn a_shrunk_test_is_named_by_the_calls_it_keeps() {
+        let call = |m: &str| Call::new(m, 0, vec![Value::Int(3)]);
+        let mut test = TestCase {
+            id: 1,
+            type_path: "k::Cache".into(),
+            pair: ["get_with_if".into(), "invalidate_entries_if".into()],
+            instances: vec![Call::new("new", 0, vec![])],
+            handles: vec![],
+            prefix: vec![],
+            threads: [vec![call("get_with_if")], vec![call("get_with_if")]],
+            noise_seed: 0,
+            control: Default::default(),
+        };
+        assert_eq!(pair_kept(&test), ["get_with_if", "get_with_if"]);
+        test.threads[1] = vec![call("get"), call("invalidate_entries_if")];
+        assert_eq!(pair_kept(&test), ["get_with_if", "invalidate_entries_if"]);
+        test.threads[1].clear();
+        assert_eq!(pair_kept(&test), ["get_with_if", "invalidate_entries_if"]);
+    }
 
     /// The orders a whole scope leaves out, as single-threaded tests: some of the other
     /// thread's calls moved inside the scope (after the guard is handed out, or before the

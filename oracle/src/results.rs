@@ -67,6 +67,15 @@ pub struct ResultsConfig {
     /// (`analysis::Approximation::TypeDoc`: a cache bounded "best-effort" by a replacement
     /// policy): its final state is not compared either.
     pub approximate_state: BTreeMap<String, Approximation>,
+    /// Per type path, the methods whose doc says concurrent calls on one key are coalesced
+    /// into one evaluation of their closure (`analysis::Method::coalesces`), each with the
+    /// kind of answer its closure gives ([`closure_shape`]: moka coalesces a `get_with` with
+    /// a `get_with_if`, but a `try_get_with` only with calls whose closures return a `Result`
+    /// of the same error type, "as long as these closures return the same error type"). Such
+    /// a call may answer what an overlapping call of such a method with the same shape on the
+    /// same key answered; beside one of another shape on that key, both evaluate their own
+    /// closures, which no order of whole calls gives, and neither answer is compared.
+    pub coalescing: BTreeMap<String, BTreeMap<String, &'static str>>,
 }
 
 impl Default for ResultsConfig {
@@ -80,6 +89,7 @@ impl Default for ResultsConfig {
             holding: BTreeMap::new(),
             driven: BTreeMap::new(),
             approximate_state: BTreeMap::new(),
+            coalescing: BTreeMap::new(),
         }
     }
 }
@@ -108,6 +118,12 @@ impl ResultsConfig {
                         .entry(t.path.clone())
                         .or_default()
                         .insert(m.name.clone());
+                }
+                if m.coalesces.is_some() {
+                    self.coalescing
+                        .entry(t.path.clone())
+                        .or_default()
+                        .insert(m.name.clone(), closure_shape(m));
                 }
                 if m.iterates {
                     self.driven
@@ -139,6 +155,40 @@ impl ResultsConfig {
             } else {
                 None
             }
+        })
+    }
+
+    /// Whether call `index` of thread `thread` answered, in the concurrent run, what a call
+    /// of the other thread answered there, both calls of methods that coalesce concurrent
+    /// calls on one key with closures of the same shape ([`ResultsConfig::coalescing`]) and
+    /// on the same key (their first argument): the call waited for the other's closure, as
+    /// their contract allows. Or the other thread calls such a method of another shape on that
+    /// key: the two are not coalesced, and each may answer its own closure's value.
+    fn coalesced(
+        &self,
+        test: &TestCase,
+        concurrent: &Response,
+        thread: usize,
+        index: usize,
+    ) -> bool {
+        let Some(methods) = self.coalescing.get(&test.type_path) else {
+            return false;
+        };
+        let call = &test.threads[thread][index];
+        let Some(shape) = methods.get(&call.method) else {
+            return false;
+        };
+        let answer = result(concurrent, thread, index);
+        let other = 1 - thread;
+        test.threads[other].iter().enumerate().any(|(j, c)| {
+            let Some(other_shape) = methods.get(&c.method) else {
+                return false;
+            };
+            c.receiver == call.receiver
+                && !c.args.is_empty()
+                && c.args.first() == call.args.first()
+                && (other_shape != shape
+                    || (answer.is_some() && result(concurrent, other, j) == answer))
         })
     }
 
@@ -425,6 +475,9 @@ impl SequentialOutcomes {
                 if let Some((observed, expected)) =
                     changed(result(concurrent, t, i), result(sequential, t, i))
                 {
+                    if config.coalesced(test, concurrent, t, i) {
+                        continue;
+                    }
                     out.push(Difference {
                         place: Place::Call {
                             thread: t as u8,
@@ -954,6 +1007,20 @@ impl<R: FnMut(&[(u8, u32)], Speed) -> Response> Check<'_, R> {
             }
         }
         best
+    }
+}
+
+/// The kind of answer a coalescing method's closure gives: `"result"`, `"option"` or
+/// `"value"` (moka coalesces only calls whose closures agree on it).
+fn closure_shape(m: &analysis::Method) -> &'static str {
+    let returns = m.params.iter().find_map(|p| match &p.kind {
+        analysis::ParamKind::Closure { returns, .. } => Some(&**returns),
+        _ => None,
+    });
+    match returns {
+        Some(analysis::ParamKind::Result { .. }) => "result",
+        Some(analysis::ParamKind::Option { .. }) => "option",
+        _ => "value",
     }
 }
 
@@ -2433,9 +2500,88 @@ runs=1 linearizations=1 ran=[a0 b0]",
             iterates: true,
             ..method("iter", None)
         });
+        model.types[0].methods.push(analysis::Method {
+            coalesces: Some("Only one of the calls evaluates its closure.".into()),
+            ..method("get_with", None)
+        });
         config.learn_contracts(&model);
         assert_eq!(config.holding["k::Set"], ["entry".to_string()].into());
         assert_eq!(config.driven["k::Set"], ["iter".to_string()].into());
+        assert_eq!(
+            config.coalescing["k::Set"],
+            [("get_with".to_string(), "value")].into()
+        );
+    }
+
+    /// Two `hit`s of one key that the fake's type coalesces (moka's `get_with`: the second
+    /// waited for the first's closure and answered its value): both answered 1, which no
+    /// order of the calls gives, but their contract allows. On different keys it is a
+    /// violation still, as it is when the method does not coalesce.
+    #[test]
+    fn a_coalescing_call_may_answer_what_the_other_threads_call_on_its_key_answered() {
+        let mut test = test_case("Counter", &[], [&["hit"], &["hit"]]);
+        let key = |test: &mut TestCase, t: usize, k: i128| {
+            test.threads[t][0].args = vec![generator::Value::Int(k)];
+        };
+        key(&mut test, 0, 7);
+        key(&mut test, 1, 7);
+        let coalescing = ResultsConfig {
+            extra_runs: 0,
+            coalescing: [(
+                "fixtures::Counter".to_string(),
+                [("hit".to_string(), "value")].into(),
+            )]
+            .into(),
+            ..ResultsConfig::default()
+        };
+        let run = concurrent([&["1"], &["1"]], None);
+        check_with(
+            &test,
+            &run,
+            &mut SequentialOutcomes::new(),
+            &coalescing,
+            "linearizable by a0 b0\nleft out: [final state: no Debug text]\n\
+             runs=1 linearizations=1 ran=[a0 b0]",
+        );
+        let violation = |test: &TestCase, config: &ResultsConfig| {
+            let mut outcomes = SequentialOutcomes::new();
+            let check = check_results(test, &run, &mut outcomes, config, |order, speed| {
+                fake_run_at(test, order, 0, speed)
+            });
+            matches!(check.verdict, ResultsVerdict::Violation(_))
+        };
+        let plain = ResultsConfig {
+            extra_runs: 0,
+            ..ResultsConfig::default()
+        };
+        assert!(violation(&test, &plain));
+        key(&mut test, 1, 8);
+        assert!(violation(&test, &coalescing));
+        // A coalescing method whose closure gives another kind of answer (moka's
+        // `optionally_get_with` beside a `get_with`) is not coalesced with it: each may answer
+        // its own closure's value, and neither answer is compared.
+        let mut mixed = test_case("Counter", &[], [&["hit"], &["get"]]);
+        key(&mut mixed, 0, 7);
+        key(&mut mixed, 1, 7);
+        let run = concurrent([&["1"], &["5"]], None);
+        let mut shapes = coalescing.clone();
+        shapes
+            .coalescing
+            .get_mut("fixtures::Counter")
+            .unwrap()
+            .insert("get".into(), "option");
+        let linearizable = |test: &TestCase, config: &ResultsConfig| {
+            let check = check_results(
+                test,
+                &run,
+                &mut SequentialOutcomes::new(),
+                config,
+                |o, s| fake_run_at(test, o, 0, s),
+            );
+            matches!(check.verdict, ResultsVerdict::Linearizable { .. })
+        };
+        assert!(linearizable(&mixed, &shapes));
+        assert!(!linearizable(&mixed, &coalescing));
     }
 
     /// A draining iterator beside a `get` that saw it part way (the fake's `get` answered 7,

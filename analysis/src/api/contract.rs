@@ -105,6 +105,47 @@ pub(crate) fn crate_approximation(attrs: &[syn::Attribute]) -> Option<Approximat
     quoted(attrs, CRATE_PHRASES).map(|line| Approximation::CrateDoc { line })
 }
 
+/// The phrases by which a method's doc says that concurrent calls on one key share one
+/// evaluation of their closure (moka's `get_with`: "concurrent calls on the same key are
+/// coalesced into one evaluation of the `init` closure. Only one of the calls evaluates its
+/// closure, and other calls wait for that closure to complete").
+const COALESCING_PHRASES: &[&str] = &[
+    "coalesced into one evaluation",
+    "other calls wait for that closure to complete",
+];
+
+/// Whether the doc comment `attrs` carry says concurrent calls of the method on one key are
+/// coalesced into one evaluation of their closure, with the sentence that says so.
+pub(crate) fn coalescing(attrs: &[syn::Attribute]) -> Option<String> {
+    quoted(attrs, COALESCING_PHRASES)
+}
+
+/// The method a doc comment opens by likening this one to: "Works like [`get_with`](..), but
+/// takes an additional `replace_if` closure", "Similar to [`get_with`], but ...", "Deprecated,
+/// replaced with [`get_with`]". Its name, without a path or `()`.
+pub(crate) fn works_like(attrs: &[syn::Attribute]) -> Option<String> {
+    let text = doc_text_of(attrs);
+    let lower = text.to_ascii_lowercase();
+    let rest = [
+        "works like ",
+        "similar to ",
+        "same as ",
+        "like ",
+        // A deprecated alias delegates to what replaces it (moka's `get_or_insert_with`).
+        "deprecated, replaced with ",
+        "deprecated, use ",
+        "deprecated: use ",
+    ]
+    .iter()
+    .find_map(|opening| lower.strip_prefix(opening))?;
+    let rest = rest.strip_prefix('[').unwrap_or(rest);
+    let name = rest.strip_prefix('`')?.split('`').next()?;
+    let name = name.trim_end_matches("()");
+    let name = name.rsplit(['.', ':']).next().unwrap_or(name);
+    (!name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'))
+        .then(|| name.to_string())
+}
+
 /// The sentence of the doc comment `attrs` carry in which the first of `phrases` stands.
 fn quoted(attrs: &[syn::Attribute], phrases: &[&str]) -> Option<String> {
     let text = doc_text_of(attrs);
@@ -349,5 +390,41 @@ mod tests {
             syn::parse_str("#[deprecated = \"approximate\"]\n#[inline]\nfn f() {}").unwrap();
         assert_eq!(approximation(&item.attrs), None);
         assert!(!has_doc(&item.attrs));
+    }
+
+    fn attrs_of(doc: &str) -> Vec<syn::Attribute> {
+        let source = doc.lines().map(|l| format!("///{l}\n")).collect::<String>() + "fn f() {}";
+        syn::parse_str::<syn::ItemFn>(&source).unwrap().attrs
+    }
+
+    #[test]
+    fn a_doc_that_coalesces_concurrent_calls_is_quoted_and_a_likening_names_its_method() {
+        let get_with = " Returns a clone of the value, running `init` if absent.\n\
+            \n\
+            This method prevents to evaluate the `init` closure multiple times on the same\n\
+            key even if the method is concurrently called by many threads; only one of the\n\
+            calls evaluates its closure, and other calls wait for that closure to complete.";
+        let line = coalescing(&attrs_of(get_with)).expect("coalescing");
+        assert!(line.starts_with("This method prevents"), "{line}");
+        assert!(line.ends_with("to complete."), "{line}");
+        let newer = " Concurrent calls on the same key are coalesced into one evaluation of\n the `init` closure.";
+        assert!(coalescing(&attrs_of(newer)).is_some());
+        assert_eq!(coalescing(&attrs_of(" Inserts a value.")), None);
+        for (doc, like) in [
+            (
+                " Works like [`get_with`](#method.get_with), but takes an additional\n `replace_if` closure.",
+                Some("get_with"),
+            ),
+            (" Similar to [`Cache::get_with()`], but by reference.", Some("get_with")),
+            (" Similar to `get`.", Some("get")),
+            (
+                " Deprecated, replaced with [`try_get_with`](#method.try_get_with)",
+                Some("try_get_with"),
+            ),
+            (" Returns a value. Works like [`get_with`].", None),
+            (" Works like a charm.", None),
+        ] {
+            assert_eq!(works_like(&attrs_of(doc)).as_deref(), like, "{doc}");
+        }
     }
 }

@@ -190,6 +190,7 @@ pub(crate) fn describe(
     }
     receiver_arguments(&mut api.methods);
     holds_inside(&impls, &mut api.methods);
+    coalescing(&impls, &mut api.methods);
     // A value type with no constructor is no use to anyone (a guard the receiver hands out).
     api.values.retain(|v| !v.constructors.is_empty());
     api
@@ -984,6 +985,7 @@ fn method(
             syn::ReturnType::Type(_, t) => is_iterator(t, cx),
             syn::ReturnType::Default => false,
         },
+        coalesces: None,
         holds: match &sig.output {
             syn::ReturnType::Type(_, t) => holds_receiver(t, cx),
             syn::ReturnType::Default => false,
@@ -1028,6 +1030,38 @@ fn holds_receiver(ty: &syn::Type, cx: &TyCx) -> bool {
 /// method of the type they call on `self`, public or not, transitively) calls a method that
 /// returns one (`add` calling `self.lock()` of a spin lock crate's own lock). While such a
 /// call runs, the other thread may find the object held, just as beside the guard's owner.
+/// Marks the methods whose doc says concurrent calls on one key are coalesced into one
+/// evaluation of their closure ([`Method::coalesces`]), and those whose doc likens them to one
+/// ("Works like [`get_with`], but takes an additional `replace_if` closure"), through such
+/// likenings up to three deep.
+fn coalescing(impls: &[&ImplDecl], methods: &mut [Method]) {
+    let mut own: BTreeMap<String, String> = BTreeMap::new();
+    let mut like: BTreeMap<String, String> = BTreeMap::new();
+    for imp in impls {
+        for item in &imp.item.items {
+            let syn::ImplItem::Fn(f) = item else { continue };
+            let name = f.sig.ident.to_string();
+            if let Some(line) = contract::coalescing(&f.attrs) {
+                own.entry(name).or_insert(line);
+            } else if let Some(other) = contract::works_like(&f.attrs) {
+                like.entry(name).or_insert(other);
+            }
+        }
+    }
+    for _ in 0..3 {
+        for (name, other) in &like {
+            if let Some(line) = own.get(other).cloned() {
+                own.entry(name.clone()).or_insert(line);
+            }
+        }
+    }
+    for m in methods.iter_mut() {
+        if let Some(line) = own.get(&m.name) {
+            m.coalesces = Some(line.clone());
+        }
+    }
+}
+
 fn holds_inside(impls: &[&ImplDecl], methods: &mut [Method]) {
     struct SelfCalls(HashSet<String>);
     impl<'ast> syn::visit::Visit<'ast> for SelfCalls {
