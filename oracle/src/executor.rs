@@ -18,8 +18,8 @@ use crate::pool::{Pool, WorkerCommand};
 use crate::protocol::{BatchRun, Control, Noise, Outcome, Request, Response};
 use crate::reproducer::{render_reproducer, render_results_reproducer};
 use crate::results::{
-    allowed_outcomes, check_results, check_results_until, holding_guard, stuck_call,
-    AllowedOutcomes, ResultsVerdict, ResultsViolation, SequentialOutcomes, Speed,
+    allowed_outcomes, check_results_until, holding_guard, stuck_call, AllowedOutcomes,
+    ResultsVerdict, ResultsViolation, SequentialOutcomes, Speed,
 };
 use crate::trace;
 use crate::verdict::{self, Failure, Order, Pace};
@@ -796,11 +796,15 @@ impl OracleExecutor {
         };
         let test = &violation.test;
         let pause_us = verdict::alone_pause(violation.response.elapsed_us);
-        let check = check_results(
+        // Within the type's time, as the first verdict: a type whose every sequential run
+        // builds thousands of segments (moka's `SegmentedCache::new(_, 3072)`) took minutes
+        // to confirm a wrong result past a 30 s share.
+        let check = check_results_until(
             test,
             &violation.response,
             outcomes,
             config,
+            self.deadline,
             |order, speed| self.results_run(test, order, speed, pause_us),
         );
         matches!(check.verdict, ResultsVerdict::Violation(_))
@@ -961,9 +965,14 @@ impl OracleExecutor {
             (Some(failure), _) => failure.is_repeated_by(&response.outcome),
             (None, Some(config)) if response.outcome == Outcome::Passed => {
                 let pause_us = verdict::alone_pause(response.elapsed_us);
-                let check = check_results(test, response, outcomes, config, |order, speed| {
-                    self.results_run(test, order, speed, pause_us)
-                });
+                let check = check_results_until(
+                    test,
+                    response,
+                    outcomes,
+                    config,
+                    self.deadline,
+                    |order, speed| self.results_run(test, order, speed, pause_us),
+                );
                 matches!(check.verdict, ResultsVerdict::Violation(_))
             }
             (None, _) => false,
