@@ -1026,10 +1026,6 @@ fn holds_receiver(ty: &syn::Type, cx: &TyCx) -> bool {
     }
 }
 
-/// Marks as [`Method::holds`] the methods that take a hold inside: their body (or that of a
-/// method of the type they call on `self`, public or not, transitively) calls a method that
-/// returns one (`add` calling `self.lock()` of a spin lock crate's own lock). While such a
-/// call runs, the other thread may find the object held, just as beside the guard's owner.
 /// Marks the methods whose doc says concurrent calls on one key are coalesced into one
 /// evaluation of their closure ([`Method::coalesces`]), and those whose doc likens them to one
 /// ("Works like [`get_with`], but takes an additional `replace_if` closure"), through such
@@ -1062,6 +1058,10 @@ fn coalescing(impls: &[&ImplDecl], methods: &mut [Method]) {
     }
 }
 
+/// Marks as [`Method::holds`] the methods that take a hold inside: their body (or that of a
+/// method of the type they call on `self`, public or not, transitively) calls a method that
+/// returns one (`add` calling `self.lock()` of a spin lock crate's own lock). While such a
+/// call runs, the other thread may find the object held, just as beside the guard's owner.
 fn holds_inside(impls: &[&ImplDecl], methods: &mut [Method]) {
     struct SelfCalls(HashSet<String>);
     impl<'ast> syn::visit::Visit<'ast> for SelfCalls {
