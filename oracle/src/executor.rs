@@ -1750,22 +1750,31 @@ mod tests {
     use super::*;
     use generator::{Scope, Value};
 
+    /// A test of `type_path` built by `new()`, with no prefix, aimed at `pair`.
+    fn two_threads(type_path: &str, pair: [&str; 2], threads: [Vec<Call>; 2]) -> TestCase {
+        TestCase {
+            id: 1,
+            type_path: type_path.into(),
+            pair: pair.map(String::from),
+            instances: vec![Call::new("new", 0, vec![])],
+            handles: vec![],
+            prefix: vec![],
+            threads,
+            noise_seed: 0,
+            control: Default::default(),
+        }
+    }
+
     /// moka 0.9.5's `get_with_if ∥ invalidate_entries_if` shrunk to two `get_with_if`s is
     /// named by them; a thread that still calls its method of the pair keeps it.
     #[test]
     fn a_shrunk_test_is_named_by_the_calls_it_keeps() {
         let call = |m: &str| Call::new(m, 0, vec![Value::Int(3)]);
-        let mut test = TestCase {
-            id: 1,
-            type_path: "k::Cache".into(),
-            pair: ["get_with_if".into(), "invalidate_entries_if".into()],
-            instances: vec![Call::new("new", 0, vec![])],
-            handles: vec![],
-            prefix: vec![],
-            threads: [vec![call("get_with_if")], vec![call("get_with_if")]],
-            noise_seed: 0,
-            control: Default::default(),
-        };
+        let mut test = two_threads(
+            "k::Cache",
+            ["get_with_if", "invalidate_entries_if"],
+            [vec![call("get_with_if")], vec![call("get_with_if")]],
+        );
         assert_eq!(pair_kept(&test), ["get_with_if", "get_with_if"]);
         test.threads[1] = vec![call("get"), call("invalidate_entries_if")];
         assert_eq!(pair_kept(&test), ["get_with_if", "invalidate_entries_if"]);
@@ -1786,17 +1795,11 @@ mod tests {
             })),
             ..call("vacant_entry")
         };
-        let test = TestCase {
-            id: 1,
-            type_path: "k::Slab".into(),
-            pair: ["vacant_entry".into(), "take".into()],
-            instances: vec![Call::new("new", 0, vec![])],
-            handles: vec![],
-            prefix: vec![],
-            threads: [vec![scoped], vec![call("take"), call("get")]],
-            noise_seed: 0,
-            control: Default::default(),
-        };
+        let test = two_threads(
+            "k::Slab",
+            ["vacant_entry", "take"],
+            [vec![scoped], vec![call("take"), call("get")]],
+        );
         let texts: Vec<String> = scope_interiors(&test)
             .unwrap()
             .iter()

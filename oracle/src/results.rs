@@ -75,7 +75,7 @@ pub struct ResultsConfig {
     /// a call may answer what an overlapping call of such a method with the same shape on the
     /// same key answered; beside one of another shape on that key, both evaluate their own
     /// closures, which no order of whole calls gives, and neither answer is compared.
-    pub coalescing: BTreeMap<String, BTreeMap<String, &'static str>>,
+    pub coalescing: BTreeMap<String, BTreeMap<String, ClosureShape>>,
 }
 
 impl Default for ResultsConfig {
@@ -572,8 +572,10 @@ impl SequentialOutcomes {
 /// Checks the results of `concurrent`, a concurrent run of `test`, against its
 /// linearizations. `run` makes one sequential run of the given order (an empty order runs
 /// the prefix alone) on a fresh instance; `outcomes` keeps those runs for later checks of the
-/// same test.
-pub fn check_results(
+/// same test. Without a deadline: the campaign judges within its time
+/// ([`check_results_until`]).
+#[cfg(test)]
+pub(crate) fn check_results(
     test: &TestCase,
     concurrent: &Response,
     outcomes: &mut SequentialOutcomes,
@@ -1014,17 +1016,25 @@ impl<R: FnMut(&[(u8, u32)], Speed) -> Response> Check<'_, R> {
     }
 }
 
-/// The kind of answer a coalescing method's closure gives: `"result"`, `"option"` or
-/// `"value"` (moka coalesces only calls whose closures agree on it).
-fn closure_shape(m: &analysis::Method) -> &'static str {
+/// The kind of answer a coalescing method's closure gives (moka coalesces only calls whose
+/// closures agree on it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClosureShape {
+    Value,
+    Result,
+    Option,
+}
+
+/// The shape of the first closure parameter of a coalescing method.
+fn closure_shape(m: &analysis::Method) -> ClosureShape {
     let returns = m.params.iter().find_map(|p| match &p.kind {
         analysis::ParamKind::Closure { returns, .. } => Some(&**returns),
         _ => None,
     });
     match returns {
-        Some(analysis::ParamKind::Result { .. }) => "result",
-        Some(analysis::ParamKind::Option { .. }) => "option",
-        _ => "value",
+        Some(analysis::ParamKind::Result { .. }) => ClosureShape::Result,
+        Some(analysis::ParamKind::Option { .. }) => ClosureShape::Option,
+        _ => ClosureShape::Value,
     }
 }
 
@@ -2513,7 +2523,7 @@ runs=1 linearizations=1 ran=[a0 b0]",
         assert_eq!(config.driven["k::Set"], ["iter".to_string()].into());
         assert_eq!(
             config.coalescing["k::Set"],
-            [("get_with".to_string(), "value")].into()
+            [("get_with".to_string(), ClosureShape::Value)].into()
         );
     }
 
@@ -2533,7 +2543,7 @@ runs=1 linearizations=1 ran=[a0 b0]",
             extra_runs: 0,
             coalescing: [(
                 "fixtures::Counter".to_string(),
-                [("hit".to_string(), "value")].into(),
+                [("hit".to_string(), ClosureShape::Value)].into(),
             )]
             .into(),
             ..ResultsConfig::default()
@@ -2574,7 +2584,7 @@ runs=1 linearizations=1 ran=[a0 b0]",
             .coalescing
             .get_mut("fixtures::Counter")
             .unwrap()
-            .insert("get".into(), "option");
+            .insert("get".into(), ClosureShape::Option);
         let linearizable = |test: &TestCase, config: &ResultsConfig| {
             let check = check_results(
                 test,

@@ -143,44 +143,44 @@ impl<'a> TyCx<'a> {
             }
         }
         loop {
-            let before = cx.chosen.len();
-            cx.choose_pass(&names, &borrows);
-            if cx.chosen.len() == before {
+            let mut chose = false;
+            for name in &names {
+                if cx.closure_generics.contains(name) || cx.chosen.contains_key(name) {
+                    continue;
+                }
+                if let Some(choice) = cx.choice_for(name, &borrows) {
+                    cx.chosen.insert(name.clone(), choice);
+                    chose = true;
+                }
+            }
+            if !chose {
                 break;
             }
         }
         cx
     }
 
-    /// Chooses a type for each of `names` not chosen yet that can be, in order.
-    fn choose_pass(&mut self, names: &[String], borrows: &HashMap<String, syn::Type>) {
-        let cx = self;
-        for name in names {
-            if cx.closure_generics.contains(name) || cx.chosen.contains_key(name) {
-                continue;
-            }
-            if let Some(owner) = borrows.get(name) {
-                let choice = match type_name(owner) {
-                    Some(k) if cx.type_generics.contains(&k) => Some(Choice {
-                        kind: ParamKind::Generic { name: k.clone() },
-                        ty: k,
-                    }),
-                    _ => cx.param_kind(owner).ok().and_then(|kind| {
-                        Some(Choice {
-                            kind,
-                            ty: cx.qualify(owner).ok()?,
-                        })
-                    }),
-                };
-                if let Some(choice) = choice {
-                    cx.chosen.insert(name.clone(), choice);
-                    continue;
-                }
-            }
-            if let Some(choice) = cx.choose(&cx.method_generics[name].clone()) {
-                cx.chosen.insert(name.clone(), choice);
+    /// A concrete type for the method's generic parameter `name`: the type it borrows as
+    /// (`K: Borrow<Q>` makes a `Q` argument a `K`), or one its bounds allow.
+    fn choice_for(&self, name: &str, borrows: &HashMap<String, syn::Type>) -> Option<Choice> {
+        if let Some(owner) = borrows.get(name) {
+            let choice = match type_name(owner) {
+                Some(k) if self.type_generics.contains(&k) => Some(Choice {
+                    kind: ParamKind::Generic { name: k.clone() },
+                    ty: k,
+                }),
+                _ => self.param_kind(owner).ok().and_then(|kind| {
+                    Some(Choice {
+                        kind,
+                        ty: self.qualify(owner).ok()?,
+                    })
+                }),
+            };
+            if choice.is_some() {
+                return choice;
             }
         }
+        self.choose(&self.method_generics[name])
     }
 
     /// A concrete type for a generic parameter with these bounds, if covcon knows one.
