@@ -11,6 +11,16 @@
 //! timed receive), and a busy wait's `hint::spin_loop()`, which the copy reports to the worker. Clocks read elsewhere (through a dependency, `quanta`, a syscall) stay
 //! real; the verdict does not count on them.
 //!
+//! A virtual `Instant` the copy hands to code that reads the real clock must be made real
+//! first: the last argument of a method call named `…_until` or `…_deadline`
+//! (`cv.wait_until(&mut g, deadline)` of parking_lot, `rx.recv_deadline(d)` of crossbeam),
+//! unless it is a lock's `try_…_until` (a sync site, whose wrap reads the deadline itself) or
+//! the package defines a function of that name, which reads the virtual clock
+//! like the rest of the copy (`ClockRead::Deadline`). sled 0.32's thread pool computed
+//! `Instant::now() + 1s` and waited on parking_lot's `Condvar::wait_until` for it: given a
+//! virtual instant behind the real clock, seven pool threads woke at once, for ever, and
+//! took both cores from the test.
+//!
 //! Also std's `RandomState::new()` and `RandomState::default()` (`ClockRead::HashKeys`): the
 //! keys a run would otherwise draw from the system, which the copy keys by the test instead.
 //! States std makes inside its own code (`HashMap::new()`) and other crates' hashers stay as
@@ -19,7 +29,7 @@
 use crate::api::index::{CrateIndex, Def};
 use crate::api::render::idents;
 use crate::model::{ClockRead, ClockSite, Span};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use syn::spanned::Spanned;
 use syn::visit::Visit;
@@ -32,13 +42,52 @@ pub(crate) fn package_clock_sites<'a>(
     files: impl Iterator<Item = (&'a Path, &'a [String], &'a str)>,
     index: &CrateIndex,
 ) -> Vec<ClockSite> {
+    let files: Vec<_> = files.collect();
+    let own = own_deadline_functions(files.iter().map(|(_, _, text)| *text));
     files
-        .flat_map(|(file, module, text)| clock_sites(file, module, text, index))
+        .into_iter()
+        .flat_map(|(file, module, text)| clock_sites(file, module, text, index, &own))
         .collect()
 }
 
+/// Whether a called method's name says it takes a deadline (`wait_until`, `recv_deadline`).
+/// A lock's timed acquisition (`try_lock_until`) is not: the copy wraps it as a sync site,
+/// whose wrap reads the deadline on the virtual clock (`covcon_rt::acquire_until`).
+fn is_deadline_name(name: &str) -> bool {
+    (name.ends_with("_until") || name.ends_with("_deadline")) && !name.starts_with("try_")
+}
+
+/// The names of the package's own functions that take a deadline by their name: calls of
+/// those stay as they are.
+fn own_deadline_functions<'a>(texts: impl Iterator<Item = &'a str>) -> BTreeSet<String> {
+    let mut out = BTreeSet::new();
+    for text in texts {
+        for (at, _) in text.match_indices("fn ") {
+            let before = text[..at].chars().next_back();
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+                continue;
+            }
+            let name: String = text[at + 3..]
+                .trim_start()
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            if is_deadline_name(&name) {
+                out.insert(name);
+            }
+        }
+    }
+    out
+}
+
 /// The clock sites of one file's text, in source order; none when it does not parse.
-fn clock_sites(file: &Path, module: &[String], text: &str, index: &CrateIndex) -> Vec<ClockSite> {
+fn clock_sites(
+    file: &Path,
+    module: &[String],
+    text: &str,
+    index: &CrateIndex,
+    own_deadlines: &BTreeSet<String>,
+) -> Vec<ClockSite> {
     if ![
         "Instant",
         "SystemTime",
@@ -47,6 +96,8 @@ fn clock_sites(file: &Path, module: &[String], text: &str, index: &CrateIndex) -
         "recv_timeout",
         "spin_loop",
         "RandomState",
+        "_until",
+        "_deadline",
     ]
     .iter()
     .any(|w| text.contains(w))
@@ -66,6 +117,7 @@ fn clock_sites(file: &Path, module: &[String], text: &str, index: &CrateIndex) -
         index,
         imports: &imports.names,
         typed: &typed,
+        own_deadlines,
         out: Vec::new(),
     };
     finder.visit_file(&ast);
@@ -215,6 +267,7 @@ struct Finder<'a> {
     index: &'a CrateIndex,
     imports: &'a BTreeMap<String, Vec<String>>,
     typed: &'a Typed,
+    own_deadlines: &'a BTreeSet<String>,
     out: Vec<ClockSite>,
 }
 
@@ -349,6 +402,19 @@ impl<'ast> Visit<'ast> for Finder<'_> {
                 call.span().end(),
             );
         }
+        // A deadline handed to a dependency's timed wait: its last argument.
+        let method = call.method.to_string();
+        if is_deadline_name(&method) && !self.own_deadlines.contains(&method) {
+            if let Some(last) = call.args.last() {
+                let arg = last.span();
+                self.push(
+                    ClockRead::Deadline,
+                    arg.start(),
+                    arg.end(),
+                    call.span().end(),
+                );
+            }
+        }
         syn::visit::visit_expr_method_call(self, call);
     }
 }
@@ -430,6 +496,24 @@ mod tests {
             "use std::time::Instant;\nfn f(t: Instant) { assert!(Instant::now() >= t, \"{:?}\", t.elapsed()); }",
             &["Now 2:27-2:39..2:41", "Elapsed 2:56-2:57..2:67"],
         );
+    }
+
+    /// sled 0.32's pool waited on parking_lot's `wait_until(&mut queue, cutoff)` with a
+    /// virtual `cutoff`: the deadline argument is a site; a function of the package's own
+    /// named so is not (it reads the virtual clock itself).
+    #[test]
+    fn a_deadline_given_to_a_dependencys_timed_wait_is_a_site_unless_the_package_defines_it() {
+        check(
+            "fn f(&self) { let r = self.cv.wait_until(&mut q, cutoff); rx.recv_deadline(now + d); }",
+            &["Deadline 1:49-1:55..1:56", "Deadline 1:75-1:82..1:83"],
+        );
+        check(
+            "impl W { fn wait_until(&self, t: u64) {} }
+fn f(w: &W) { w.wait_until(3); m.try_lock_until(d); tx.send_deadline(v, d); }",
+            &["Deadline 2:72-2:73..2:74"],
+        );
+        // `until` alone, or a word that only contains it, is not a deadline's name.
+        check("fn f() { x.until(d); x.untilted(d); }", &[]);
     }
 
     /// quick_cache's `thread::park_timeout` went through its `shim` module and stayed on the

@@ -95,6 +95,10 @@ pub enum ClockRead {
     /// `hint::spin_loop()` (or the older `atomic::spin_loop_hint()`): a busy wait's pause,
     /// which the copy reports, so that a wait nothing can end is told from a slow run.
     SpinLoop,
+    /// The last argument of a method call named `…_until` or `…_deadline` that the package
+    /// does not define (`cv.wait_until(&mut g, deadline)` of parking_lot): a deadline given to
+    /// code that compares it with the real clock; `at`..`end` is the argument.
+    Deadline,
     /// `RandomState::new()` or `RandomState::default()` of std: not the clock but the other
     /// thing a run draws from outside the test, the keys a hash map hashes with; the copy
     /// keys its states by the test (`oracle/runtime/src/hash.rs`).
@@ -500,6 +504,10 @@ pub enum Approximation {
     CrateDoc { line: String },
     /// `approximate = ["Type::method"]` in the package's or workspace's covcon metadata.
     Configured,
+    /// The method is `#[doc(hidden)]`: outside the documented API, so nothing promises what
+    /// it answers beside a concurrent call (sled 0.32's `space_amplification`, a ratio of the
+    /// files' physical size that the log's buffering of two threads' writes changes).
+    Hidden,
 }
 
 /// `its doc says "…"`, or `configured approximate`.
@@ -510,6 +518,9 @@ impl std::fmt::Display for Approximation {
             Approximation::TypeDoc { line } => write!(f, "its type's doc says \"{line}\""),
             Approximation::CrateDoc { line } => write!(f, "its crate's doc says \"{line}\""),
             Approximation::Configured => f.write_str("configured approximate"),
+            Approximation::Hidden => {
+                f.write_str("it is #[doc(hidden)], outside the documented API")
+            }
         }
     }
 }

@@ -363,6 +363,7 @@ mod selection_tests {
                         format!("{}~doc", m.name)
                     }
                     Some(Approximation::Configured) => format!("{}~configured", m.name),
+                    Some(Approximation::Hidden) => format!("{}~hidden", m.name),
                 })
                 .collect();
             let pairs: Vec<String> = t.pairs.iter().map(|p| p.methods.join("|")).collect();

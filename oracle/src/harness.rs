@@ -784,6 +784,7 @@ fn clock_site_insertions(site: &ClockSite, file: &Path, source: &str) -> Vec<Ins
         ClockRead::RecvTimeout => "recv_timeout",
         ClockRead::SpinLoop => "spin_loop",
         ClockRead::HashKeys => "random_state",
+        ClockRead::Deadline => "deadline",
     };
     match site.read {
         ClockRead::SpinLoop if path_like && rest == "()" => {
@@ -832,6 +833,20 @@ fn clock_site_insertions(site: &ClockSite, file: &Path, source: &str) -> Vec<Ins
                 },
             ]
         }
+        // `cv.wait_until(&mut g, cutoff)` becomes `cv.wait_until(&mut g,
+        // ::covcon_rt::time::deadline(cutoff))`: the argument kept, wrapped. A last argument
+        // that is not an `Instant` does not compile, and the copy is built without the site.
+        ClockRead::Deadline if matches!(rest.as_str(), ")" | ",)") => vec![
+            Insertion {
+                end: None,
+                ..replace("::covcon_rt::time::deadline(", start, start)
+            },
+            Insertion {
+                rank: Rank::Middle,
+                end: None,
+                ..replace(")", site.end, site.end)
+            },
+        ],
         _ => Vec::new(),
     }
 }
@@ -1748,6 +1763,18 @@ mod tests {
                  |__covcon_r, __covcon_d| __covcon_r.recv_timeout(__covcon_d), D).is_ok() }} }}"
             ),
         );
+    }
+
+    /// A deadline given to parking_lot's timed wait is made real (sled 0.32's pool spun on a
+    /// virtual one); the package's own `wait_until` keeps the virtual clock.
+    #[test]
+    fn a_deadline_given_to_a_dependency_is_made_real() {
+        check_clock(
+            "fn f(&self) { let r = self.cv.wait_until(&mut q, cutoff); }",
+            "fn f(&self) { let r = self.cv.wait_until(&mut q, ::covcon_rt::time::deadline(cutoff)); }",
+        );
+        let own = "struct W;\nimpl W { fn wait_until(&self, t: u64) {} }\nfn f(w: &W) { w.wait_until(3); }";
+        check_clock(own, own);
     }
 
     /// An acquisition that does not wait is wrapped so the run learns when it found the lock

@@ -191,6 +191,47 @@ pub fn recv_timeout<R: ?Sized, T, E>(
     got
 }
 
+/// A deadline the copy hands to code that reads the real clock (parking_lot's
+/// `cv.wait_until(&mut g, deadline)`, crossbeam's `rx.recv_deadline(deadline)`): the virtual
+/// `deadline` made a real instant as far ahead of the real clock as it is ahead of the
+/// calling thread's virtual one. Inside a test's call, a schedule point, a real wait of at
+/// most [`crate::REAL_WAIT_CAP`], and the call's clock moved on to the deadline, as if the
+/// wait had lasted it (as [`park_timeout`]); elsewhere (a thread the type started) the whole
+/// wait is real. Outside a worker, `deadline` itself.
+pub fn deadline(deadline: Instant) -> Instant {
+    if !is_virtual() {
+        return deadline;
+    }
+    let in_call = in_virtual_call();
+    let now = origin().0 + Duration::from_nanos(peek());
+    let (wait, moved) = deadline_wait(deadline, now, in_call);
+    if in_call {
+        crate::schedule_point();
+        advance(moved);
+    }
+    Instant::now().checked_add(wait).unwrap_or(deadline)
+}
+
+/// How long a wait for `deadline`, given when the thread's virtual clock reads `now`, waits
+/// for real, and how far it moves the call's clock (`in_call`) on.
+fn deadline_wait(deadline: Instant, now: Instant, in_call: bool) -> (Duration, Duration) {
+    let remaining = deadline.saturating_duration_since(now);
+    if in_call {
+        (remaining.min(crate::REAL_WAIT_CAP), remaining)
+    } else {
+        (remaining, Duration::ZERO)
+    }
+}
+
+/// The calling thread's virtual time, in nanoseconds after the origin, without reading it
+/// (a read moves a call's clock on).
+fn peek() -> u64 {
+    CALL.with(|c| c.get()).map_or_else(
+        || LATEST.load(Ordering::Relaxed),
+        |(start, reads)| start.saturating_add(offset(reads)),
+    )
+}
+
 /// Moves the calling thread's call clock on by `duration`: what a timed wait that timed out
 /// waited. False when the thread runs no call (then nothing moves).
 pub(crate) fn advance(duration: Duration) -> bool {
@@ -255,6 +296,37 @@ mod tests {
         let (g, _) = read(4, 0);
         assert_eq!(g.duration_since(a), CALL_GAP);
         assert_eq!(suffix_slot(2, 0), 3);
+    }
+
+    /// sled's pool thread waited on parking_lot's `wait_until(now + 1s)` with a virtual
+    /// instant a second of the worker's life behind the real clock, and woke at once, for
+    /// ever. A deadline made real lies as far ahead of the real clock as it lay ahead of the
+    /// virtual one; in a call the real wait is capped and the call's clock moves to it.
+    #[test]
+    fn a_virtual_deadline_is_made_real_by_what_remains_of_it() {
+        make_virtual();
+        begin_call(100_000);
+        let before = now();
+        let real = deadline(before + Duration::from_secs(1));
+        let after = now();
+        end_call();
+        assert!(real <= Instant::now() + crate::REAL_WAIT_CAP, "{real:?}");
+        assert!(after.duration_since(before) >= Duration::from_secs(1));
+        // A thread the type started waits the whole second; one past its deadline, not at all.
+        let at = origin().0 + Duration::from_secs(50);
+        let second = Duration::from_secs(1);
+        assert_eq!(
+            deadline_wait(at + second, at, false),
+            (second, Duration::ZERO)
+        );
+        assert_eq!(
+            deadline_wait(at + second, at, true),
+            (crate::REAL_WAIT_CAP, second)
+        );
+        assert_eq!(
+            deadline_wait(at, at + second, false),
+            (Duration::ZERO, Duration::ZERO)
+        );
     }
 
     /// A receive of an hour on an empty channel inside a call gives up at once (its real wait
