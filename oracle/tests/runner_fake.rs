@@ -339,6 +339,24 @@ fn a_violation_is_confirmed_and_written_once_as_json_and_rust() {
     assert!(!out.path().join("violations/2.json").exists());
 }
 
+/// A violation found long after its type's time was up is confirmed by one re-run, not by
+/// all of them: a slow type's thousand schedules and twenty re-runs took minutes past a 60 s
+/// budget (moka 0.9.5, 680 s).
+#[test]
+fn a_violation_found_past_its_types_time_is_confirmed_by_one_run() {
+    let out = tempfile::tempdir().unwrap();
+    let mut executor =
+        OracleExecutor::with_worker(Path::new(FAKE), &config(out.path(), 1), &Model::default())
+            .unwrap();
+    let past = std::time::Instant::now().checked_sub(Duration::from_secs(60));
+    executor.set_deadline(past);
+    let executions = executor.execute(&[test_case(1, "racy | ok")]);
+    let Some(found) = &executions[0].violation else {
+        panic!("a violation: {executions:?}");
+    };
+    assert_eq!(found.confirmed, (1, 1));
+}
+
 /// A violation a free run found is searched a controlled schedule for (sampled PCT and random
 /// walks first, then every schedule with at most two preemptions); the one found goes with
 /// the test into the files and the confirmation, which then repeats it every time. Without

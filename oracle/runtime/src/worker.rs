@@ -61,9 +61,15 @@ pub trait Driver: Sync + 'static {
 /// (covcon's, under its output directory) and removed when the run ends. The run's path
 /// arguments are in it ([`run_path`]), absolute, so a thread left over from an earlier run
 /// (one the watchdog gave up on) writes to its own run's directory, never to this one; and
-/// the run's texts name it `.` ([`RunDir::tidy`]), so every run's results read alike.
+/// the run's texts name it `.` ([`RunDir::tidy`]), so every run's results read alike. It is
+/// also the worker's working directory while the run lasts: a path the type makes up itself
+/// is relative (sled's `Config::default()` opens `default.sled`), and in one directory shared
+/// by the runs and the workers the second `open` found the first one's lock held ("could not
+/// acquire lock": 88 of 96 tests failed in setup).
 struct RunDir {
     dir: std::path::PathBuf,
+    /// The working directory before the run, set again when it ends.
+    before: Option<std::path::PathBuf>,
 }
 
 /// The directory of the run under way, if its type takes paths.
@@ -78,7 +84,9 @@ impl RunDir {
             .join(format!("run-{}-{n}", std::process::id()));
         std::fs::create_dir_all(&dir).ok()?;
         *RUN_DIR.lock().unwrap_or_else(|p| p.into_inner()) = Some(dir.clone());
-        Some(RunDir { dir })
+        let before = std::env::current_dir().ok();
+        let _ = std::env::set_current_dir(&dir);
+        Some(RunDir { dir, before })
     }
 
     /// `answer`'s texts with this run's directory written `.`.
@@ -101,6 +109,9 @@ impl RunDir {
 impl Drop for RunDir {
     fn drop(&mut self) {
         *RUN_DIR.lock().unwrap_or_else(|p| p.into_inner()) = None;
+        if let Some(before) = &self.before {
+            let _ = std::env::set_current_dir(before);
+        }
         let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
@@ -1958,9 +1969,12 @@ mod tests {
     #[test]
     fn a_runs_paths_are_in_a_directory_of_its_own_that_its_texts_call_dot() {
         assert_eq!(run_path("a".into()), std::path::PathBuf::from("a"));
+        let home = std::env::current_dir().unwrap();
         let first = RunDir::enter().expect("a directory in the working directory");
         let a = run_path("a".into());
         assert!(a.is_absolute() && a.starts_with(&first.dir) && first.dir.is_dir());
+        // A path the type makes up itself (`default.sled`) lands there too.
+        assert_eq!(std::env::current_dir().unwrap(), first.dir);
         let mut answer = empty_answer(json!({"kind": "passed"}));
         answer.results[0].push(Some(format!("Ok({a:?})")));
         answer.final_state = Some(format!("Store {{ dir: {:?} }}", first.dir));
@@ -1970,6 +1984,7 @@ mod tests {
         let dir = first.dir.clone();
         drop(first);
         assert!(!dir.exists());
+        assert_eq!(std::env::current_dir().unwrap(), home);
         assert_eq!(run_path("a".into()), std::path::PathBuf::from("a"));
         let second = RunDir::enter().unwrap();
         assert_ne!(second.dir, dir);
