@@ -64,8 +64,8 @@ pub trait Driver: Sync + 'static {
 /// the run's texts name it `.` ([`RunDir::tidy`]), so every run's results read alike. It is
 /// also the worker's working directory while the run lasts: a path the type makes up itself
 /// is relative (sled's `Config::default()` opens `default.sled`), and in one directory shared
-/// by the runs and the workers the second `open` found the first one's lock held ("could not
-/// acquire lock": 88 of 96 tests failed in setup).
+/// by the runs and both workers a run found another worker's lock held, or the files an
+/// earlier run had written.
 struct RunDir {
     dir: std::path::PathBuf,
     /// The working directory before the run, set again when it ends.
