@@ -219,9 +219,15 @@ fn deadline_wait(deadline: Instant, now: Instant, in_call: bool) -> (Duration, D
     if in_call {
         (remaining.min(crate::REAL_WAIT_CAP), remaining)
     } else {
-        (remaining, Duration::ZERO)
+        (remaining.min(BACKGROUND_WAIT_CAP), Duration::ZERO)
     }
 }
+
+/// The longest real wait a deadline made real gives a thread that runs no call: its virtual
+/// clock follows the latest time any call read, which starts again at 0 with each test, so a
+/// deadline it took before a test began (after a call that waited an hour of virtual time)
+/// can lie far ahead; such a thread wakes to look again instead of sleeping that long.
+const BACKGROUND_WAIT_CAP: Duration = Duration::from_secs(1);
 
 /// The calling thread's virtual time, in nanoseconds after the origin, without reading it
 /// (a read moves a call's clock on).
@@ -318,6 +324,11 @@ mod tests {
         assert_eq!(
             deadline_wait(at + second, at, false),
             (second, Duration::ZERO)
+        );
+        let hour = Duration::from_secs(3600);
+        assert_eq!(
+            deadline_wait(at + hour, at, false),
+            (BACKGROUND_WAIT_CAP, Duration::ZERO)
         );
         assert_eq!(
             deadline_wait(at + second, at, true),
