@@ -567,6 +567,16 @@ impl TypeModel {
             .iter()
             .find(|m| m.name == name && m.via.is_none())
     }
+
+    /// How method `name` hands out a handle whose methods the type's tests call, when it does:
+    /// the [`Via`] of those methods (`Db::open_tree` hands out a `Tree`). Not an element of the
+    /// constructor's tuple (`#1`).
+    pub fn handed_out_by(&self, name: &str) -> Option<&Via> {
+        self.methods
+            .iter()
+            .filter_map(|m| m.via.as_ref())
+            .find(|v| v.from == name && v.tuple_element().is_none())
+    }
 }
 
 impl Method {

@@ -633,7 +633,12 @@ fn driver(w: &mut Writer, index: usize, plan: &TypePlan<'_>) {
                     Target::Method(index, scope_key(&method.name)),
                 ));
             }
-            match handed_out(ty, &method.name) {
+            // A guard's handle is only reached through it: the guard's text is the answer.
+            let handed_out = ty
+                .handed_out_by(&method.name)
+                .map(|v| v.shape)
+                .filter(|shape| *shape != ReturnShape::Guard);
+            match handed_out {
                 Some(shape) => w.line(&format!("                {OK}({})", handle_text(shape))),
                 None => w.line(&format!(
                     "                {OK}(::covcon_rt::result_text!(r))"
@@ -654,16 +659,6 @@ fn driver(w: &mut Writer, index: usize, plan: &TypePlan<'_>) {
     w.line("}");
     w.entries.push(((end, w.line), Target::Type(index)));
     value_builders(w, index, plan, &values, &substitutions, &globs);
-}
-
-/// How method `name` of `ty` returns a handle the type hands out (`Db::open_tree` answering
-/// a `Tree`), when it does (a guard's excepted: its handle is only reached through it).
-fn handed_out(ty: &TypeModel, name: &str) -> Option<ReturnShape> {
-    ty.methods
-        .iter()
-        .filter_map(|m| m.via.as_ref())
-        .find(|v| v.from == name && v.tuple_element().is_none() && v.shape != ReturnShape::Guard)
-        .map(|v| v.shape)
 }
 
 /// The result text of a call that hands out a handle `r` (of `shape`) and does not keep it:
@@ -1629,9 +1624,10 @@ mod tests {
             ],
             ..TypeModel::default()
         };
-        assert_eq!(handed_out(&ty, "open_tree"), Some(ReturnShape::ResultSelf));
-        assert_eq!(handed_out(&ty, "#1"), None);
-        assert_eq!(handed_out(&ty, "len"), None);
+        let shape = |name: &str| ty.handed_out_by(name).map(|v| v.shape);
+        assert_eq!(shape("open_tree"), Some(ReturnShape::ResultSelf));
+        assert_eq!(shape("#1"), None);
+        assert_eq!(shape("len"), None);
         let text = handle_text(ReturnShape::ResultSelf);
         assert!(
             text.contains("\"Ok(..)\"") && text.contains("Err("),

@@ -1001,10 +1001,7 @@ impl Render<'_> {
                 _ => None,
             });
         self.ty
-            .methods
-            .iter()
-            .filter_map(|m| m.via.as_ref())
-            .find(|v| v.from == method)
+            .handed_out_by(method)
             .map(|v| v.shape)
             .or(returned)
             .unwrap_or(ReturnShape::SelfValue)

@@ -100,7 +100,7 @@ fn tick() -> u64 {
     let at = CALL.with(|c| match c.get() {
         Some((start, reads)) => {
             c.set(Some((start, reads + 1)));
-            Some(start.saturating_add(offset(reads)))
+            Some(call_time(start, reads))
         }
         None => None,
     });
@@ -234,8 +234,13 @@ const BACKGROUND_WAIT_CAP: Duration = Duration::from_secs(1);
 fn peek() -> u64 {
     CALL.with(|c| c.get()).map_or_else(
         || LATEST.load(Ordering::Relaxed),
-        |(start, reads)| start.saturating_add(offset(reads)),
+        |(start, reads)| call_time(start, reads),
     )
+}
+
+/// The clock of a call that started at `start` and has read it `reads` times.
+fn call_time(start: u64, reads: u64) -> u64 {
+    start.saturating_add(offset(reads))
 }
 
 /// Moves the calling thread's call clock on by `duration`: what a timed wait that timed out
