@@ -15,7 +15,7 @@
 //! `Key::from_name(..)`), read from its source the first time one is asked for.
 
 use crate::api::cfg::CfgSet;
-use crate::api::index::{CrateIndex, Def};
+use crate::api::index::{CrateIndex, Def, ImplArgs};
 use crate::api::render::idents;
 use crate::api::syntax::Decls;
 use crate::api::types::{type_args, type_name, Scope, TyCx};
@@ -174,6 +174,52 @@ impl ExternalValues for Dependencies<'_> {
         let mut values = api::value_types(&wanted, &decls, &dep.index, &api::NoExternals);
         values.sort_by_key(|v| v.path != asked);
         values
+    }
+
+    /// Read from the trait's crate and from each dependency that depends on it (parking_lot
+    /// implements lock_api's `RawMutex`); an implementation is matched by the trait's last
+    /// name, so a same-named trait of another crate can slip in: the harness's build decides.
+    fn implementors(&self, trait_path: &[String]) -> Vec<String> {
+        let (Some(krate), Some(name)) = (trait_path.first(), trait_path.last()) else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        let readers = self
+            .deps
+            .iter()
+            .filter(|d| &d.extern_name == krate || d.externs.contains(krate));
+        for dep in readers {
+            let Some(read) = self
+                .get(&dep.extern_name)
+                .filter(|d| d.loaded.files.len() <= MAX_DEPENDENCY_FILES)
+            else {
+                continue;
+            };
+            for (module, ty, args) in read.index.implementors(name) {
+                if args != ImplArgs::Free(0) {
+                    continue;
+                }
+                let Some((def @ Def::Item { .. }, _)) = read.index.resolve(&module, &[ty]) else {
+                    continue;
+                };
+                if read.index.item(&def).is_some_and(|i| i.type_params > 0) {
+                    continue;
+                }
+                // Its public path starts with the crate's own name; the package may rename it.
+                let Some(path) = read.index.public_path(&def) else {
+                    continue;
+                };
+                let inner = path.split_once("::").map_or("", |(_, rest)| rest);
+                let candidate = format!("::{}::{inner}", dep.extern_name);
+                if !inner.is_empty() && !out.contains(&candidate) {
+                    out.push(candidate);
+                }
+            }
+        }
+        // A type named as the trait (parking_lot's `RawMutex` for `lock_api::RawMutex`) first:
+        // the one a user would write.
+        out.sort_by_key(|c| !c.ends_with(&format!("::{name}")));
+        out
     }
 }
 

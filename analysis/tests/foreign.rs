@@ -81,6 +81,9 @@ facade::Queue <T> package=facade field 'items' is a Mutex; field 'len' is an Ato
   push
   pop
   len
+facade::Scores <C> package=facade field 'tally' is a Mutex; field 'adds' is an AtomicU32
+  add guarded
+  total guarded
 facade::Spin <> package=facade field 'locked' is an AtomicBool
   lock guarded
   unlock guarded
@@ -100,4 +103,20 @@ fn a_third_partys_reexported_types_are_left_to_their_own_crate_but_its_values_ar
         "{got}"
     );
     assert!(got.contains("value engine::Ticket: new"), "{got}");
+}
+
+#[test]
+fn a_type_parameter_bounded_by_a_dependencys_trait_takes_the_dependencys_implementors() {
+    let model = facade(false);
+    let scores = model
+        .types
+        .iter()
+        .find(|t| t.path == "facade::Scores")
+        .expect("facade::Scores");
+    let candidates: Vec<&str> = scores.generics[0]
+        .candidates
+        .iter()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(candidates, ["::engine::Wide"]);
 }

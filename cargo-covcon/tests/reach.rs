@@ -90,6 +90,12 @@ const EXPECTED: &[(&str, &str, &[&str])] = &[
         "an alias naming its parameter as the one it fixes (`Latch<R> = engine::Lock<Spin, R>`)",
         &["set", "get"],
     ),
+    (
+        "facade::Scores",
+        "generic over a dependency's trait that only the dependency implements \
+         (`C: engine::Tally`, `engine::Wide`)",
+        &["add", "total"],
+    ),
     ("old::Tally", "an edition-2015 crate", &["add", "get"]),
     (
         "bare::Rcu",

@@ -85,6 +85,11 @@ pub(crate) trait ExternalValues {
     /// The value types for the dependency type at `path` (`["sdd", "Guard"]`): it first, then
     /// those its constructors take in turn; empty when covcon cannot read or build it.
     fn values(&self, path: &[String]) -> Vec<ValueType>;
+
+    /// Public, non-generic types of the package's dependencies that implement the trait at
+    /// `trait_path` (`["lock_api", "RawMutex"]`), as the package writes them
+    /// (`::parking_lot::RawMutex`); empty when covcon reads none.
+    fn implementors(&self, trait_path: &[String]) -> Vec<String>;
 }
 
 /// No other crate is read (one source string, or a dependency's own analysis).
@@ -92,6 +97,10 @@ pub(crate) struct NoExternals;
 
 impl ExternalValues for NoExternals {
     fn values(&self, _: &[String]) -> Vec<ValueType> {
+        Vec::new()
+    }
+
+    fn implementors(&self, _: &[String]) -> Vec<String> {
         Vec::new()
     }
 }
@@ -131,6 +140,7 @@ pub(crate) fn describe(
         &mut generics,
     );
     used_candidates(&decl.name, usages, index, &wanted, &mut generics);
+    dependency_candidates(decl, index, externals, &mut generics);
 
     let mut methods = Vec::new();
     let mut constructors = Vec::new();
@@ -672,17 +682,7 @@ fn generic_params(generics: &syn::Generics, cx: &TyCx, index: &CrateIndex) -> Ve
             },
             syn::GenericParam::Type(t) => {
                 let name = t.ident.to_string();
-                let mut bounds: Vec<&syn::TypeParamBound> = t.bounds.iter().collect();
-                if let Some(w) = &generics.where_clause {
-                    for pred in &w.predicates {
-                        if let syn::WherePredicate::Type(pt) = pred {
-                            if type_name(&pt.bounded_ty).as_deref() == Some(name.as_str()) {
-                                bounds.extend(pt.bounds.iter());
-                            }
-                        }
-                    }
-                }
-                let candidates = bound_candidates(&bounds, index, cx.wanted);
+                let candidates = bound_candidates(&param_bounds(generics, t), index, cx.wanted);
                 // A default of the crate's own is built like an argument value (mapping it
                 // registers its value type).
                 if let Some(d) = &t.default {
@@ -700,6 +700,67 @@ fn generic_params(generics: &syn::Generics, cx: &TyCx, index: &CrateIndex) -> Ve
         out.push(param);
     }
     out
+}
+
+/// A type parameter's bounds, in its declaration and in the where clause.
+fn param_bounds<'g>(
+    generics: &'g syn::Generics,
+    param: &'g syn::TypeParam,
+) -> Vec<&'g syn::TypeParamBound> {
+    let mut bounds: Vec<&syn::TypeParamBound> = param.bounds.iter().collect();
+    if let Some(w) = &generics.where_clause {
+        for pred in &w.predicates {
+            if let syn::WherePredicate::Type(pt) = pred {
+                if type_name(&pt.bounded_ty).is_some_and(|n| param.ident == n) {
+                    bounds.extend(pt.bounds.iter());
+                }
+            }
+        }
+    }
+    bounds
+}
+
+/// Candidates from the package's dependencies for a type parameter that still has none (no
+/// implementor in the crate, no default, no use in its docs and tests) and is bounded by a
+/// dependency's trait: the dependencies' public types that implement it (issue 29: a type
+/// generic over `R: lock_api::RawMutex` gets parking_lot's `RawMutex`). Which of them satisfy
+/// every bound the compiler decides: the harness drops a candidate it cannot build with.
+fn dependency_candidates(
+    decl: &TypeDecl,
+    index: &CrateIndex,
+    externals: &dyn ExternalValues,
+    generics: &mut [GenericParam],
+) {
+    for t in decl.generics.type_params() {
+        let Some(param) = generics.iter_mut().find(|g| t.ident == g.name) else {
+            continue;
+        };
+        if !param.candidates.is_empty() || param.informative_default().is_some() {
+            continue;
+        }
+        for bound in param_bounds(decl.generics, t) {
+            let syn::TypeParamBound::Trait(tr) = bound else {
+                continue;
+            };
+            let segs: Vec<String> = tr
+                .path
+                .segments
+                .iter()
+                .map(|s| s.ident.to_string())
+                .collect();
+            let Some((Def::External(path), used)) = index.resolve(&decl.module, &segs) else {
+                continue;
+            };
+            if used != segs.len() || matches!(path[0].as_str(), "std" | "core" | "alloc") {
+                continue;
+            }
+            for candidate in externals.implementors(&path) {
+                if !param.candidates.contains(&candidate) {
+                    param.candidates.push(candidate);
+                }
+            }
+        }
+    }
 }
 
 /// A const parameter's default as code outside the crate writes it: a literal as it is, a

@@ -58,3 +58,26 @@ impl Board {
         self.last.load(Ordering::SeqCst)
     }
 }
+
+/// Generic over the engine's `Tally`, which only the engine implements: its type argument
+/// comes from a dependency's impls (`engine::Wide`).
+pub struct Scores<C: engine::Tally> {
+    tally: std::sync::Mutex<C>,
+    adds: std::sync::atomic::AtomicU32,
+}
+
+impl<C: engine::Tally> Scores<C> {
+    pub fn new() -> Scores<C> {
+        Scores {
+            tally: std::sync::Mutex::new(C::default()),
+            adds: std::sync::atomic::AtomicU32::new(0),
+        }
+    }
+    pub fn add(&self, n: u32) {
+        self.tally.lock().unwrap().add(n);
+        self.adds.fetch_add(1, Ordering::SeqCst);
+    }
+    pub fn total(&self) -> u64 {
+        self.tally.lock().unwrap().total()
+    }
+}
