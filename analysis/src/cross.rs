@@ -169,7 +169,7 @@ pub(crate) fn add_handles(types: &mut [TypeModel], facts: &[HashMap<String, Lock
                 .filter(|m| m.supported && m.via.is_none())
             {
                 let renaming = generic.as_ref().map(|g| (type_params(handle), &g.args[..]));
-                let Some(method) = handle_method(
+                let Some(mut method) = handle_method(
                     handle,
                     m,
                     Via {
@@ -182,6 +182,20 @@ pub(crate) fn add_handles(types: &mut [TypeModel], facts: &[HashMap<String, Lock
                 ) else {
                     continue;
                 };
+                // The handle's own handle (`Db::open_tree` answering a `Tree`), by the rule
+                // that made `handle` one of the owner's.
+                method.hands_out = m
+                    .returns
+                    .as_deref()
+                    .and_then(returned_name)
+                    .filter(|(_, shape)| *shape != ReturnShape::Guard)
+                    .and_then(|(name, shape)| {
+                        let name = instantiated_name(&handle.generics, name);
+                        Some(HandedOut {
+                            ty: before[handle_type(&before, h, &name)?].path.clone(),
+                            shape,
+                        })
+                    });
                 added.push((h, method));
             }
         }

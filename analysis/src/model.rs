@@ -447,6 +447,12 @@ pub struct Method {
     /// a test binds before its prefix, and paired with the type's own methods.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub via: Option<Via>,
+    /// For a handle's method that hands out a thread-safe type in turn (`Db::open_tree` of a
+    /// `Config` whose `open` hands out the `Db`, answering a `Tree`): that type, and how the
+    /// method returns it. Its answer is treated as that of a method the type hands a handle
+    /// out by ([`TypeModel::hands_out`]), though no test calls the second handle's methods.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hands_out: Option<HandedOut>,
     /// Set when the method's answer is approximate by its contract: its doc comment says so
     /// (`len` of a sharded set that sums its shards without a global lock: "may be stale"), or
     /// the package's covcon metadata lists it in `approximate`. It is still called and judged
@@ -542,6 +548,15 @@ pub struct Via {
     pub kept: Option<String>,
 }
 
+/// A thread-safe type a method answers ([`TypeModel::hands_out`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HandedOut {
+    /// Its public path (`sled::Tree`).
+    pub ty: String,
+    /// How the method returns it.
+    pub shape: ReturnShape,
+}
+
 impl Via {
     /// For a handle from the constructor's tuple (`#1`): the element's index.
     pub fn tuple_element(&self) -> Option<usize> {
@@ -566,6 +581,24 @@ impl TypeModel {
         self.methods
             .iter()
             .find(|m| m.name == name && m.via.is_none())
+    }
+
+    /// What method `name` hands out, when it answers a thread-safe type that shares the
+    /// object's state: a handle whose methods the type's tests call ([`TypeModel::handed_out_by`])
+    /// or, for a handle's method, a type that handle hands out in turn ([`Method::hands_out`]).
+    /// Such an answer is not the object's logical state: the results oracle leaves it out, and
+    /// a call that does not keep it answers its variant only.
+    pub fn hands_out(&self, name: &str) -> Option<HandedOut> {
+        if let Some(via) = self.handed_out_by(name) {
+            return Some(HandedOut {
+                ty: via.ty.clone(),
+                shape: via.shape,
+            });
+        }
+        self.methods
+            .iter()
+            .find(|m| m.name == name)
+            .and_then(|m| m.hands_out.clone())
     }
 
     /// How method `name` hands out a handle whose methods the type's tests call, when it does:

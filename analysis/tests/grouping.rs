@@ -642,6 +642,48 @@ fn a_handle_returned_by_reference_is_kept_as_a_clone() {
     );
 }
 
+/// A handle's method that hands out a thread-safe type in turn (sled's `Config::open` hands
+/// out a `Db`, whose `open_tree` answers a `Tree`) says so (`Method::hands_out`), and the
+/// owner's `hands_out` answers it as it answers its own (`Config::open`).
+#[test]
+fn a_handles_method_handing_out_a_type_in_turn_says_so() {
+    let source = format!(
+        "{SYNC}
+        pub struct Tree {{ items: Arc<Mutex<Vec<u32>>> }}
+        impl Tree {{ pub fn insert(&self, v: u32) {{ self.items.lock().unwrap().push(v); }} }}
+        pub struct Db {{ trees: Mutex<Vec<Tree>> }}
+        impl Db {{
+            pub fn open_tree(&self, name: u32) -> Result<Tree, String> {{ todo!() }}
+            pub fn len(&self) -> usize {{ self.trees.lock().unwrap().len() }}
+        }}
+        pub struct Config {{ path: Mutex<String> }}
+        impl Config {{
+            pub fn new() -> Self {{ todo!() }}
+            pub fn open(&self) -> Result<Db, String> {{ todo!() }}
+            pub fn set(&self, p: String) {{ *self.path.lock().unwrap() = p; }}
+        }}"
+    );
+    let model = analyze_source("fixture", "2021", &source);
+    let config = model.types.iter().find(|t| t.name == "Config").unwrap();
+    let open_tree = config
+        .methods
+        .iter()
+        .find(|m| m.name == "Db::open_tree")
+        .expect("the handle's method joins the owner's");
+    let tree = analysis::HandedOut {
+        ty: "fixture::Tree".into(),
+        shape: analysis::ReturnShape::ResultSelf,
+    };
+    assert_eq!(open_tree.hands_out.as_ref(), Some(&tree));
+    assert_eq!(config.hands_out("Db::open_tree"), Some(tree));
+    assert_eq!(
+        config.hands_out("open").map(|h| h.ty),
+        Some("fixture::Db".to_string())
+    );
+    assert_eq!(config.hands_out("Db::len"), None);
+    assert_eq!(config.hands_out("set"), None);
+}
+
 /// A handle behind a guard (`MappedRwLockReadGuard<'_, Gauge>`, lock_api's with the raw lock
 /// first, a map's `Ref`) is called through the guard: its methods join the owner's with the
 /// `Guard` shape, and no parameter takes one as a kept handle (a guard borrows its owner).

@@ -635,8 +635,8 @@ fn driver(w: &mut Writer, index: usize, plan: &TypePlan<'_>) {
             }
             // A guard's handle is only reached through it: the guard's text is the answer.
             let handed_out = ty
-                .handed_out_by(&method.name)
-                .map(|v| v.shape)
+                .hands_out(&method.name)
+                .map(|h| h.shape)
                 .filter(|shape| *shape != ReturnShape::Guard);
             match handed_out {
                 Some(shape) => w.line(&format!("                {OK}({})", handle_text(shape))),
@@ -1624,7 +1624,7 @@ mod tests {
             ],
             ..TypeModel::default()
         };
-        let shape = |name: &str| ty.handed_out_by(name).map(|v| v.shape);
+        let shape = |name: &str| ty.hands_out(name).map(|h| h.shape);
         assert_eq!(shape("open_tree"), Some(ReturnShape::ResultSelf));
         assert_eq!(shape("#1"), None);
         assert_eq!(shape("len"), None);

@@ -38,8 +38,10 @@ use std::fmt::Write as _;
 const CALLS: &str = "                        ";
 
 /// The result text of a call the harness skips because a local it takes was not kept, as
-/// covcon-rt's worker writes it.
-const SKIPPED: &str = "(skipped: a value it takes was not kept)";
+/// covcon-rt's worker writes it. Not compared by the results oracle on either side
+/// ([`crate::results`]): whether the call ran follows from its thread's keep, whose own
+/// answer is compared or left out.
+pub(crate) const SKIPPED: &str = "(skipped: a value it takes was not kept)";
 
 /// A tuple expression or pattern of `items`: `(a,)`, `(a, b,)`, or `()` for none.
 fn tuple(items: &[String]) -> String {
@@ -642,6 +644,11 @@ fn render_allowed(out: &mut String, test: &TestCase, allowed: &AllowedOutcomes) 
         let _ = writeln!(out, "    &[{}],", texts.join(", "));
     }
     out.push_str("];\n\n");
+    let _ = writeln!(
+        out,
+        "/// What a call answers when its thread kept no value for it: matches any text.\n\
+         const SKIPPED: &str = {SKIPPED:?};\n"
+    );
     out.push_str(
         "/// A `Debug` text cut to 2000 bytes, as cargo covcon's harness cuts it, its addresses (`0x`\n\
          /// and 8 or more hex digits) written `0x…`, as cargo covcon compares it: where code or an\n\
@@ -676,8 +683,11 @@ fn render_allowed(out: &mut String, test: &TestCase, allowed: &AllowedOutcomes) 
          /// Fails with the observed texts next to the closest allowed outcome's when `observed`\n\
          /// is none of [`ALLOWED`].\n\
          fn check_outcome(observed: &[String], runs: u64) {\n\
+        \x20   // A call skipped because its thread kept no value for it matches anything: its\n\
+        \x20   // thread's keep says whether the value was there.\n\
         \x20   let differing = |allowed: &[&str]| {\n\
-        \x20       allowed.iter().zip(observed).filter(|(a, o)| **a != o.as_str()).count()\n\
+        \x20       let skipped = |t: &str| t == SKIPPED;\n\
+        \x20       allowed.iter().zip(observed).filter(|(a, o)| **a != o.as_str() && !skipped(a) && !skipped(o)).count()\n\
         \x20   };\n\
         \x20   let Some(closest) = ALLOWED.iter().min_by_key(|a| differing(a)) else {\n\
         \x20       return;\n\

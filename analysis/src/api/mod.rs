@@ -1041,6 +1041,7 @@ fn method(
         body_end: block.map(|b| span_of_end(file, b.brace_token.span.close())),
         is_async: sig.asyncness.is_some(),
         via: None,
+        hands_out: None,
         approximate: contract::approximation(attrs),
         iterates: match &sig.output {
             syn::ReturnType::Type(_, t) => is_iterator(t, cx),
