@@ -662,6 +662,7 @@ impl OracleExecutor {
             again = Some((recorded.json.clone(), recorded.reproducer.clone()));
         }
         let mut ordered = violation.response.replayable();
+        let as_found = violation.test.clone();
         if let Some(scheduled) = self.find_schedule(&violation, outcomes) {
             // Found free: from here on it runs under a schedule that shows it, so the
             // confirmation, the shrinking, the files and `replay` repeat it exactly.
@@ -669,6 +670,28 @@ impl OracleExecutor {
             ordered = true;
         }
         violation.confirmed = self.confirm(&violation, outcomes, self.config.confirm_runs);
+        if violation.confirmed.0 == 0 && !violation.test.control.is_free() && !self.recording_late()
+        {
+            // A schedule that showed a panic once and never again: its window is where the
+            // schedule does not reach, inside a dependency the copy does not instrument
+            // (parking_lot 0.8.1's `ReentrantMutex`, whose count is lock_api's: 0 of 20, then
+            // 11 of 20). Free runs of the test, one batch, may show it again; then the test is
+            // kept free, and shrunk and replayed as free panics are.
+            let free = TestCase {
+                control: Control::Free,
+                ..as_found
+            };
+            let failure = Failure::of(&violation.response.outcome);
+            if let Some(failure @ Failure::Panic { .. }) = &failure {
+                let (repeated, made) =
+                    self.confirm_by_batch(&free, failure, violation.response.elapsed_us);
+                if repeated > 0 {
+                    violation.test = free;
+                    ordered = false;
+                    violation.confirmed = (repeated, violation.confirmed.1.saturating_add(made));
+                }
+            }
+        }
         // A timeout is only evidence of a deadlock when it happens again: a run starved of CPU
         // on a loaded machine also times out once. A panic is evidence by itself.
         // With confirmation turned off (`confirm_runs = 0`) the timeout is all there is.
@@ -949,17 +972,24 @@ impl OracleExecutor {
                 // in the campaign: one batch of runs in the worker, as many as fit in about
                 // a second of the test's running time, gives it that chance again.
                 let again = rerun(test, runs + 1);
-                let request = self.confirm_batch_request(&again, violation.response.elapsed_us);
-                let response = self.pool.request(&request);
-                self.stats
-                    .confirm_runs
-                    .fetch_add(response.runs.max(1), Ordering::Relaxed);
-                let made = u32::try_from(response.runs.max(1)).unwrap_or(u32::MAX);
-                let repeated = u32::from(failure.is_repeated_by(&response.outcome));
+                let (repeated, made) =
+                    self.confirm_by_batch(&again, failure, violation.response.elapsed_us);
                 return (repeated, runs.saturating_add(made));
             }
         }
         (repeats, runs)
+    }
+
+    /// One batch of free runs of `test` ([`Self::confirm_batch_request`]): whether it showed
+    /// `failure` again (0 or 1), and how many runs it made.
+    fn confirm_by_batch(&self, test: &TestCase, failure: &Failure, elapsed_us: u64) -> (u32, u32) {
+        let request = self.confirm_batch_request(test, elapsed_us);
+        let response = self.pool.request(&request);
+        self.stats
+            .confirm_runs
+            .fetch_add(response.runs.max(1), Ordering::Relaxed);
+        let made = u32::try_from(response.runs.max(1)).unwrap_or(u32::MAX);
+        (u32::from(failure.is_repeated_by(&response.outcome)), made)
     }
 
     /// Whether a run of `test` shows a violation again: the same `failure`, or without one (a
