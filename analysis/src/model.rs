@@ -508,6 +508,11 @@ pub enum Approximation {
     /// take no key or value of their own (`len`, `iter`, `clear`, `is_subset(&other)`), and the
     /// final state, which `Debug` reads as a whole, are approximate.
     CrateDoc { line: String },
+    /// The method's doc comment says the method is not atomic (sled's `Tree::clear`: "Note
+    /// that this is not atomic."); `line` quotes it. Its effect interleaves with the other
+    /// thread's calls, so neither their answers nor the final state need be what some order
+    /// of whole calls gives: the results oracle does not judge a test that calls it.
+    NotAtomic { line: String },
     /// `approximate = ["Type::method"]` in the package's or workspace's covcon metadata.
     Configured,
     /// The method is `#[doc(hidden)]`: outside the documented API, so nothing promises what
@@ -523,6 +528,9 @@ impl std::fmt::Display for Approximation {
             Approximation::Doc { line } => write!(f, "its doc says \"{line}\""),
             Approximation::TypeDoc { line } => write!(f, "its type's doc says \"{line}\""),
             Approximation::CrateDoc { line } => write!(f, "its crate's doc says \"{line}\""),
+            Approximation::NotAtomic { line } => {
+                write!(f, "its doc says it is not atomic: \"{line}\"")
+            }
             Approximation::Configured => f.write_str("configured approximate"),
             Approximation::Hidden => {
                 f.write_str("it is #[doc(hidden)], outside the documented API")

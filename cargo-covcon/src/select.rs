@@ -358,7 +358,8 @@ mod selection_tests {
                     Some(
                         Approximation::Doc { .. }
                         | Approximation::TypeDoc { .. }
-                        | Approximation::CrateDoc { .. },
+                        | Approximation::CrateDoc { .. }
+                        | Approximation::NotAtomic { .. },
                     ) => {
                         format!("{}~doc", m.name)
                     }

@@ -213,6 +213,19 @@ impl ResultsConfig {
         })
     }
 
+    /// A suffix call of `test` whose method's doc says it is not atomic
+    /// (`Approximation::NotAtomic`), with the sentence that says so.
+    fn not_atomic_call(&self, test: &TestCase) -> Option<(String, String)> {
+        let methods = self.approximate.get(&test.type_path)?;
+        test.threads
+            .iter()
+            .flatten()
+            .find_map(|call| match methods.get(&call.method)? {
+                Approximation::NotAtomic { line } => Some((call.method.clone(), line.clone())),
+                _ => None,
+            })
+    }
+
     /// Why the results of `method`'s calls in tests of the type at `type_path` are never
     /// compared, when the configuration or the type's contract says so.
     fn not_compared(&self, type_path: &str, method: &str) -> Option<LeftOutReason> {
@@ -834,6 +847,13 @@ impl<R: FnMut(&[(u8, u32)], Speed) -> Response> Check<'_, R> {
             let reason = "a timed acquisition timed out or an attempt found its lock held: its \
                           call answered what only contention gives"
                 .to_string();
+            return (ResultsVerdict::NotChecked { reason }, 0);
+        }
+        if let Some((method, line)) = self.config.not_atomic_call(self.test) {
+            let reason = format!(
+                "`{method}` is not atomic by its doc (\"{line}\"): its effect interleaves with \
+                 the other thread's calls, which no order of whole calls shows"
+            );
             return (ResultsVerdict::NotChecked { reason }, 0);
         }
         if let Some((method, text)) = contention_answer(self.test, self.concurrent) {
@@ -2677,6 +2697,60 @@ runs=1 linearizations=1 ran=[a0 b0]",
         };
         assert!(linearizable(&mixed, &shapes));
         assert!(!linearizable(&mixed, &coalescing));
+    }
+
+    /// A test calling a method its doc says is not atomic (sled's `Tree::clear`) is not judged:
+    /// a key the other thread's `compare_and_swap` put in while `clear` removed keys one by
+    /// one survives it, which no order of whole calls gives.
+    #[test]
+    fn a_test_calling_a_method_documented_not_atomic_is_not_judged() {
+        let test = test_case("Counter", &[], [&["hit"], &["get"]]);
+        let run = concurrent([&["1"], &["7"]], Some("Counter { n: 1 }"));
+        let config = ResultsConfig {
+            extra_runs: 0,
+            approximate: [(
+                "fixtures::Counter".to_string(),
+                [(
+                    "hit".to_string(),
+                    Approximation::NotAtomic {
+                        line: "Note that this is not atomic.".into(),
+                    },
+                )]
+                .into(),
+            )]
+            .into(),
+            ..ResultsConfig::default()
+        };
+        let check = check_results(
+            &test,
+            &run,
+            &mut SequentialOutcomes::new(),
+            &config,
+            |o, s| fake_run_at(&test, o, 0, s),
+        );
+        match check.verdict {
+            ResultsVerdict::NotChecked { reason } => assert!(reason.contains("`hit`"), "{reason}"),
+            other => panic!("{other:?}"),
+        }
+        // Another approximation of the same method leaves only its answer out: `get` is judged.
+        let mut doc = config.clone();
+        doc.approximate
+            .get_mut("fixtures::Counter")
+            .unwrap()
+            .insert(
+                "hit".into(),
+                Approximation::Doc {
+                    line: "An estimate.".into(),
+                },
+            );
+        let check = check_results(&test, &run, &mut SequentialOutcomes::new(), &doc, |o, s| {
+            fake_run_at(&test, o, 0, s)
+        });
+        assert!(
+            matches!(check.verdict, ResultsVerdict::Violation(_)),
+            "{:?}",
+            check.verdict
+        );
     }
 
     /// A call its thread skipped for want of a kept value (sled's `Db::open_tree` on a `Db`

@@ -94,6 +94,20 @@ const CRATE_PHRASES: &[&str] = &[
     "not linearisable",
 ];
 
+/// The phrases by which a method's doc says the method itself is not atomic (sled's
+/// `Tree::clear`: "Note that this is not atomic."): its effect is made in steps another
+/// thread's calls can fall between (`clear` removing keys one by one while a
+/// `compare_and_swap` inserts one), which says more than an approximate answer: the other
+/// calls' answers and the final state are in question too.
+const NOT_ATOMIC_PHRASES: &[&str] = &[
+    "not atomic",
+    "non-atomic",
+    "nonatomic",
+    "not an atomic operation",
+    "not performed atomically",
+    "not done atomically",
+];
+
 /// Words that, just before a phrase (within two words), deny it: "is not an approximation",
 /// "can never be stale", "no estimate".
 const NEGATIONS: &[&str] = &["not", "never", "no"];
@@ -101,8 +115,9 @@ const NEGATIONS: &[&str] = &["not", "never", "no"];
 /// Whether the doc comment `attrs` carry declares the method's answer approximate, with the
 /// sentence that says so.
 pub(crate) fn approximation(attrs: &[syn::Attribute]) -> Option<Approximation> {
-    quoted(attrs, PHRASES)
-        .map(|line| Approximation::Doc { line })
+    quoted(attrs, NOT_ATOMIC_PHRASES)
+        .map(|line| Approximation::NotAtomic { line })
+        .or_else(|| quoted(attrs, PHRASES).map(|line| Approximation::Doc { line }))
         .or_else(|| doc_hidden(attrs).then_some(Approximation::Hidden))
 }
 
@@ -280,6 +295,7 @@ mod tests {
             Approximation::Doc { line } => line,
             Approximation::Configured
             | Approximation::Hidden
+            | Approximation::NotAtomic { .. }
             | Approximation::TypeDoc { .. }
             | Approximation::CrateDoc { .. } => unreachable!(),
         });
@@ -357,6 +373,31 @@ mod tests {
             ),
         ] {
             check(doc, Some(line));
+        }
+    }
+
+    #[test]
+    fn a_doc_that_calls_the_method_not_atomic_is_quoted_as_such() {
+        let attrs =
+            attrs_of(" Clears the `Tree`, removing all values.\n\n Note that this is not atomic.");
+        assert_eq!(
+            approximation(&attrs),
+            Some(Approximation::NotAtomic {
+                line: "Note that this is not atomic.".into()
+            })
+        );
+        let attrs = attrs_of(" A non-atomic read of both counters.");
+        assert!(matches!(
+            approximation(&attrs),
+            Some(Approximation::NotAtomic { .. })
+        ));
+        // Atomic, said of something else or denied: not a relaxation.
+        for doc in [
+            " Atomically swaps the value.",
+            " Uses an atomic counter.",
+            " This is never not atomic.",
+        ] {
+            assert_eq!(approximation(&attrs_of(doc)), None, "{doc}");
         }
     }
 
