@@ -685,10 +685,10 @@ impl OracleExecutor {
             if let Some(failure @ Failure::Panic { .. }) = &failure {
                 let (repeated, made) =
                     self.confirm_by_batch(&free, failure, violation.response.elapsed_us);
+                violation.confirmed = (repeated, violation.confirmed.1.saturating_add(made));
                 if repeated > 0 {
                     violation.test = free;
                     ordered = false;
-                    violation.confirmed = (repeated, violation.confirmed.1.saturating_add(made));
                 }
             }
         }
