@@ -139,18 +139,14 @@ impl ResultsConfig {
                         .or_default()
                         .insert(m.name.clone());
                 }
-                if let Some(via) = m.via.as_ref().filter(|v| v.tuple_element().is_none()) {
+                // The type's own handle makers (`Db::open_tree`) and a handle's method that
+                // hands out a type in turn (`Config`'s `Db::open_tree`), as the codegen
+                // answers them by their variant.
+                if let Some(handed) = t.hands_out(&m.name) {
                     self.handing_out
                         .entry(t.path.clone())
                         .or_default()
-                        .insert(via.from.clone(), via.ty.clone());
-                }
-                // A handle's method handing out a type in turn (`Config`'s `Db::open_tree`).
-                if let Some(handed) = &m.hands_out {
-                    self.handing_out
-                        .entry(t.path.clone())
-                        .or_default()
-                        .insert(m.name.clone(), handed.ty.clone());
+                        .insert(m.name.clone(), handed.ty);
                 }
             }
         }
@@ -2592,6 +2588,8 @@ runs=1 linearizations=1 ran=[a0 b0]",
             shape: analysis::ReturnShape::default(),
             kept: None,
         };
+        // As in a real model, the maker is one of the type's own methods.
+        model.types[0].methods.push(method("open_tree", None));
         model.types[0].methods.push(analysis::Method {
             via: Some(via("open_tree")),
             ..method("Tree::insert", None)
