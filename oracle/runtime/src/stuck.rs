@@ -199,6 +199,12 @@ pub(crate) fn blocked_snapshot() -> Option<Snapshot> {
             continue;
         }
         let status = std::fs::read_to_string(format!("/proc/self/task/{tid}/status")).ok()?;
+        // A thread a wake-up has made runnable still shows the futex wait in its syscall file
+        // until it runs, and its switches do not move while it waits for a core: its state
+        // says it is no longer asleep.
+        if !sleeping(&status) {
+            return None;
+        }
         threads.push((tid, context_switches(&status)?));
     }
     threads.sort_unstable();
@@ -264,6 +270,15 @@ fn futex_wait_timeout(line: &str) -> Option<u64> {
     matches!(op & 127, 0 | 6 | 9 | 11).then_some(timeout)
 }
 
+/// Whether a `/proc/…/status` text shows an interruptible sleep (`State:\tS (sleeping)`), as
+/// a futex wait is until a wake-up makes the thread runnable (`R`).
+fn sleeping(status: &str) -> bool {
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("State:"))
+        .is_some_and(|state| state.trim_start().starts_with('S'))
+}
+
 /// Voluntary plus involuntary context switches, from a `/proc/…/status` text.
 fn context_switches(status: &str) -> Option<u64> {
     let count = |key: &str| {
@@ -325,6 +340,15 @@ mod tests {
     }
 
     #[test]
+    fn only_an_interruptible_sleep_is_asleep() {
+        assert!(sleeping("Name:\tx\nState:\tS (sleeping)\nTgid:\t1\n"));
+        // Woken, waiting for a core; running; in an uninterruptible wait; unreadable.
+        assert!(!sleeping("Name:\tx\nState:\tR (running)\n"));
+        assert!(!sleeping("State:\tD (disk sleep)\n"));
+        assert!(!sleeping("Name:\tx\n"));
+    }
+
+    #[test]
     fn counts_context_switches() {
         let status = "Name:\tx\nvoluntary_ctxt_switches:\t7\nnonvoluntary_ctxt_switches:\t3\n";
         assert_eq!(context_switches(status), Some(10));
@@ -373,6 +397,9 @@ mod tests {
             std::thread::sleep(Duration::from_millis(5));
         }
         assert!(asleep, "the waiter never showed an untimed futex wait");
+        let status = std::fs::read_to_string(format!("/proc/self/task/{tid}/status"))
+            .expect("the waiter's status file");
+        assert!(sleeping(&status), "{status}");
         *pair.0.lock().unwrap() = true;
         pair.1.notify_all();
         waiter.join().unwrap();

@@ -1570,10 +1570,22 @@ fn watchdog_loop() {
         // likely blocked for good, and one the watchdog can end without losing the worker
         // ([`abandon`]): looked at every millisecond, from its second on.
         let waiting = crate::registered_waiters() > 0;
-        let (tick_ms, stuck_after_ms) = if waiting {
-            (1, WAITING_STUCK_AFTER_MS)
+        // A look that found every thread asleep is checked a millisecond later, not a tick:
+        // the second look that agrees is the proof, and each run blocked for good (a
+        // sequential order that waits for what only the other thread would do, a lock-order
+        // deadlock) costs what the watchdog takes to see it. Looking every millisecond at
+        // every run would wake the watchdog beside the short runs that end by themselves,
+        // most of a campaign's.
+        let confirming = last.as_ref().is_some_and(|(run, _)| {
+            *run == (
+                RUNNING.load(Ordering::SeqCst),
+                STARTED_US.load(Ordering::SeqCst),
+            )
+        });
+        let tick_ms = if waiting || confirming {
+            1
         } else {
-            ((timeout_ms / 10).clamp(1, TICK_MS), STUCK_AFTER_MS)
+            (timeout_ms / 10).clamp(1, TICK_MS)
         };
         std::thread::sleep(Duration::from_millis(tick_ms));
         let running = RUNNING.load(Ordering::SeqCst);
@@ -1586,7 +1598,7 @@ fn watchdog_loop() {
         let over_time = age_us >= timeout_ms * 1000;
         // Blocked for good: two snapshots in the same run, a tick apart, that agree.
         let stuck = !over_time
-            && age_us >= stuck_after_ms * 1000
+            && age_us >= STUCK_AFTER_MS * 1000
             && match stuck::blocked_snapshot() {
                 None => {
                     last = None;
@@ -1774,13 +1786,11 @@ fn woken_by_probe(passed: bool) -> Option<Json> {
 
 /// The watchdog's longest sleep between two looks at the running test.
 const TICK_MS: u64 = 5;
-/// How long a run goes before the watchdog starts asking whether it is blocked for good
-/// (a run this short costs nothing to let finish).
-const STUCK_AFTER_MS: u64 = 10;
-/// The same while a test thread waits for real on a condition variable of the copy. Two
-/// looks that agree prove the run blocked, whenever they are taken; the threshold only saves
-/// looks at runs that end by themselves.
-const WAITING_STUCK_AFTER_MS: u64 = 2;
+/// How long a run goes before the watchdog starts asking whether it is blocked for good. Two
+/// looks that agree prove the run blocked, whenever they are taken (a thread a wake-up made
+/// runnable shows as running, [`stuck::blocked_snapshot`]); the threshold only saves looks at
+/// runs that end by themselves.
+const STUCK_AFTER_MS: u64 = 2;
 
 /// The events recorded so far, without waiting on a buffer a stuck thread might hold.
 fn peek_events() -> Vec<(u8, RawEvent)> {
