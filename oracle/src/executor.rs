@@ -26,7 +26,7 @@ use crate::verdict::{self, Failure, Order, Pace};
 use analysis::{Model, TypeModel};
 use generator::{Call, Execution, Executor, TestCase};
 use serde::Serialize;
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -102,6 +102,9 @@ pub struct TypeRunStats {
     pub first_setup_error: Option<String>,
     /// Bounded exhaustive exploration of each pair's smallest test, by pair (names sorted).
     pub explored: BTreeMap<[String; 2], Exploration>,
+    /// Pairs whose explored smallest test passed a failing value
+    /// ([`explore::takes_failing_value`]): another is not explored for it.
+    pub explored_failing: BTreeSet<[String; 2]>,
     /// Runs those explorations made.
     pub explore_runs: u64,
     /// Whether a run ended with threads the type started itself (`Response::own_threads`),
@@ -116,6 +119,45 @@ pub struct TypeRunStats {
     /// (`generator::Call::scope`), not reported: holding a guard while calling into the type
     /// may be what its contract forbids (dashmap's entries).
     pub guard_held_deadlocks: u64,
+}
+
+impl TypeRunStats {
+    /// Whether the caller may explore `pair`'s smallest test now (`failing`: it passes a
+    /// failing value, [`explore::takes_failing_value`]), marking the exploration as under
+    /// way. A pair is explored once, and once more when a later test of it passes a failing
+    /// value the first did not: an error path the first never ran.
+    fn claim_exploration(&mut self, pair: &[String; 2], failing: bool) -> bool {
+        let done = self.explored.get(pair).map(|e| e.explored > 0);
+        let again = failing && done == Some(true) && !self.explored_failing.contains(pair);
+        if done.is_some() && !again {
+            return false;
+        }
+        if failing {
+            self.explored_failing.insert(pair.clone());
+        }
+        if !again {
+            // Under way: another test of the pair does not start one meanwhile.
+            self.explored.insert(pair.clone(), Exploration::default());
+        }
+        true
+    }
+
+    /// What a claimed exploration of `pair` came to; `keep` false when it did not run under
+    /// control, so that another test of the pair may try. A second exploration adds to the
+    /// first ([`Exploration::and`]).
+    fn record_exploration(&mut self, pair: [String; 2], exploration: Exploration, keep: bool) {
+        self.explore_runs += u64::from(exploration.explored);
+        let first = self.explored.remove(&pair).filter(|e| e.explored > 0);
+        if !keep {
+            self.explored_failing.remove(&pair);
+        }
+        match (keep, first) {
+            (true, Some(first)) => self.explored.insert(pair, first.and(exploration)),
+            (true, None) => self.explored.insert(pair, exploration),
+            (false, Some(first)) => self.explored.insert(pair, first),
+            (false, None) => None,
+        };
+    }
 }
 
 /// Counts over everything an executor has run so far.
@@ -316,8 +358,9 @@ impl OracleExecutor {
     }
 
     /// Explores the smallest test of `test`'s pair under every schedule with at most two
-    /// preemptions, once per pair (`explore.rs`), unless runs are free or the type's time is
-    /// up. Answers the violation a failing schedule shows.
+    /// preemptions, once per pair and once more for a test passing a failing value
+    /// ([`TypeRunStats::claim_exploration`], `explore.rs`), unless runs are free or the type's
+    /// time is up. Answers the violation a failing schedule shows.
     fn explore(&self, test: &TestCase) -> Option<Violation> {
         let late = || self.deadline.is_some_and(|d| Instant::now() >= d);
         if self.config.scheduling == Scheduling::Free || late() {
@@ -332,10 +375,11 @@ impl OracleExecutor {
             // At most about half a type's runs go to exploring: a type of many pairs (or
             // long methods) keeps time for the campaign's own tests, and the pairs not yet
             // explored get their turn as the tests go on.
-            if stats.explored.contains_key(&pair) || stats.explore_runs > stats.tests {
+            if stats.explore_runs > stats.tests
+                || !stats.claim_exploration(&pair, explore::takes_failing_value(&base))
+            {
                 return None;
             }
-            stats.explored.insert(pair.clone(), Exploration::default());
         }
         let mut tree = explore::Tree::new(EXPLORE_RUNS, EXPLORE_POINTS);
         let mut found = None;
@@ -388,12 +432,7 @@ impl OracleExecutor {
         let exploration = tree.exploration();
         let mut per_type = lock(&self.per_type);
         let stats = per_type.entry(test.type_path.clone()).or_default();
-        stats.explore_runs += u64::from(exploration.explored);
-        if keep {
-            stats.explored.insert(pair, exploration);
-        } else {
-            stats.explored.remove(&pair);
-        }
+        stats.record_exploration(pair, exploration, keep);
         found
     }
 
@@ -1813,6 +1852,54 @@ mod tests {
 
     /// moka 0.9.5's `get_with_if ∥ invalidate_entries_if` shrunk to two `get_with_if`s is
     /// named by them; a thread that still calls its method of the pair keeps it.
+    /// A pair is explored once; a later test passing a failing value gets a second
+    /// exploration, once, which adds to the first; one under way is not started twice, and
+    /// one that did not run under control leaves the pair to another test.
+    #[test]
+    fn a_pair_is_explored_again_once_for_a_failing_value() {
+        let pair = ["get_or_try_init".to_string(), "wait".to_string()];
+        let ran = |explored, end| Exploration {
+            explored,
+            schedules: explored,
+            steps: 3,
+            end,
+            ..Exploration::default()
+        };
+        let mut stats = TypeRunStats::default();
+        assert!(stats.claim_exploration(&pair, false));
+        // Under way: neither kind of test starts another.
+        assert!(!stats.claim_exploration(&pair, false));
+        assert!(!stats.claim_exploration(&pair, true));
+        stats.record_exploration(pair.clone(), ran(14, crate::ExplorationEnd::Complete), true);
+        assert!(!stats.claim_exploration(&pair, false));
+        assert!(stats.claim_exploration(&pair, true));
+        assert!(!stats.claim_exploration(&pair, true));
+        stats.record_exploration(pair.clone(), ran(5, crate::ExplorationEnd::Failed), true);
+        let both = &stats.explored[&pair];
+        assert_eq!(
+            (both.explored, both.tests, both.end),
+            (19, 2, crate::ExplorationEnd::Failed)
+        );
+        assert_eq!(stats.explore_runs, 19);
+        assert!(!stats.claim_exploration(&pair, true));
+
+        // A first exploration with a failing value needs no second one.
+        let mut stats = TypeRunStats::default();
+        assert!(stats.claim_exploration(&pair, true));
+        stats.record_exploration(pair.clone(), ran(3, crate::ExplorationEnd::Complete), true);
+        assert!(!stats.claim_exploration(&pair, true));
+
+        // A second exploration that did not run under control keeps the first and lets
+        // another failing test try.
+        let mut stats = TypeRunStats::default();
+        assert!(stats.claim_exploration(&pair, false));
+        stats.record_exploration(pair.clone(), ran(3, crate::ExplorationEnd::Complete), true);
+        assert!(stats.claim_exploration(&pair, true));
+        stats.record_exploration(pair.clone(), Exploration::default(), false);
+        assert_eq!(stats.explored[&pair].explored, 3);
+        assert!(stats.claim_exploration(&pair, true));
+    }
+
     #[test]
     fn a_shrunk_test_is_named_by_the_calls_it_keeps() {
         let call = |m: &str| Call::new(m, 0, vec![Value::Int(3)]);

@@ -9,7 +9,7 @@
 //! simplest schedules.
 
 use crate::protocol::Control;
-use generator::TestCase;
+use generator::{TestCase, Value};
 use serde::{Deserialize, Serialize};
 use std::collections::VecDeque;
 
@@ -27,10 +27,18 @@ pub struct Exploration {
     #[serde(default, skip_serializing_if = "is_zero")]
     pub unordered: u32,
     pub end: ExplorationEnd,
+    /// Smallest tests explored: a second one when a later test of the pair passes a failing
+    /// value the first did not ([`takes_failing_value`]); 0 or 1 is one.
+    #[serde(default, skip_serializing_if = "is_one_or_less")]
+    pub tests: u32,
 }
 
 fn is_zero(n: &u32) -> bool {
     *n == 0
+}
+
+fn is_one_or_less(n: &u32) -> bool {
+    *n <= 1
 }
 
 /// How an exploration ended.
@@ -66,11 +74,64 @@ impl Exploration {
             ExplorationEnd::Failed => "one failed, a violation",
             ExplorationEnd::Explained => "failures only as sequential orders fail too",
         };
+        let of_tests = if self.tests > 1 {
+            format!(" of {} smallest tests", self.tests)
+        } else {
+            String::new()
+        };
         format!(
-            "explored {} of {} schedules (at most 2 preemptions, one call per thread): {end}",
+            "explored {} of {} schedules{of_tests} (at most 2 preemptions, one call per thread): {end}",
             self.explored, self.schedules
         )
     }
+
+    /// This exploration and a `later` one of another smallest test of the same pair, as one:
+    /// runs and schedules added up, and the end that says least about the pair (a failure,
+    /// else a budget cut, else explained failures, unordered runs, complete).
+    pub(crate) fn and(self, later: Exploration) -> Exploration {
+        let rank = |end: ExplorationEnd| match end {
+            ExplorationEnd::Failed => 0,
+            ExplorationEnd::Budget => 1,
+            ExplorationEnd::Explained => 2,
+            ExplorationEnd::Unordered => 3,
+            ExplorationEnd::Complete => 4,
+        };
+        let end = if rank(later.end) < rank(self.end) {
+            later.end
+        } else {
+            self.end
+        };
+        Exploration {
+            explored: self.explored + later.explored,
+            schedules: self.schedules + later.schedules,
+            steps: self.steps.max(later.steps),
+            unordered: self.unordered + later.unordered,
+            end,
+            tests: self.tests.max(1) + later.tests.max(1),
+        }
+    }
+}
+
+/// Whether one of the calls of `test`'s threads passes a failing value: an `Err`, a `None`,
+/// or a closure that answers one or `false`. Such a call takes the error path of its method
+/// (a failed initialisation rolled back, an entry left out) that a call given a succeeding
+/// value never runs: once a pair's smallest test was explored with succeeding values, a
+/// later one with a failing value is explored too (once_cell 1.21.3: `wait ∥
+/// get_or_try_init(|| Err(..))` fails where `get_or_try_init(|| Ok(..))` cannot).
+pub(crate) fn takes_failing_value(test: &TestCase) -> bool {
+    fn failing(value: &Value) -> bool {
+        match value {
+            Value::Err(_) | Value::Option(None) => true,
+            Value::Closure(answer) => matches!(**answer, Value::Bool(false)) || failing(answer),
+            Value::Option(Some(inner)) => failing(inner),
+            Value::List(items) | Value::Tuple(items) => items.iter().any(failing),
+            _ => false,
+        }
+    }
+    test.threads
+        .iter()
+        .flatten()
+        .any(|call| call.args.iter().any(failing))
 }
 
 /// The pair's smallest test: `test`'s instances, handles and prefix, and only the first call
@@ -250,6 +311,86 @@ mod tests {
             }
         }
         (tree.exploration(), ran)
+    }
+
+    /// An `Err`, a `None`, or a closure answering one or `false`, anywhere in a call's
+    /// arguments, is a failing value; an `Ok` (any other value) and `true` are not.
+    #[test]
+    fn failing_values_are_errors_nones_and_false_answers() {
+        let test_with = |arg: Value| {
+            let call = |args| generator::Call::new("m", 0, args);
+            TestCase {
+                id: 1,
+                type_path: "k::T".into(),
+                pair: ["m".into(), "m".into()],
+                instances: vec![call(vec![])],
+                handles: Vec::new(),
+                prefix: Vec::new(),
+                threads: [vec![call(vec![])], vec![call(vec![Value::Int(1), arg])]],
+                noise_seed: 0,
+                control: Control::Free,
+            }
+        };
+        let closure = |v: Value| Value::Closure(Box::new(v));
+        let failing = [
+            Value::Err(Box::new(Value::Int(0))),
+            Value::Option(None),
+            closure(Value::Err(Box::new(Value::Int(2)))),
+            closure(Value::Option(None)),
+            closure(Value::Bool(false)),
+            Value::List(vec![Value::Int(1), Value::Option(None)]),
+        ];
+        for value in failing {
+            assert!(takes_failing_value(&test_with(value.clone())), "{value:?}");
+        }
+        let succeeding = [
+            Value::Int(0),
+            Value::Bool(false),
+            Value::Option(Some(Box::new(Value::Int(1)))),
+            closure(Value::Str("ab".into())),
+            closure(Value::Bool(true)),
+        ];
+        for value in succeeding {
+            assert!(!takes_failing_value(&test_with(value.clone())), "{value:?}");
+        }
+    }
+
+    /// Two explorations of a pair read as one: runs and schedules added, the end that says
+    /// least about the pair.
+    #[test]
+    fn two_explorations_add_up() {
+        let e = |explored, end| Exploration {
+            explored,
+            schedules: explored + 1,
+            steps: explored,
+            end,
+            ..Exploration::default()
+        };
+        let both = e(10, ExplorationEnd::Complete).and(e(4, ExplorationEnd::Budget));
+        assert_eq!(
+            (
+                both.explored,
+                both.schedules,
+                both.steps,
+                both.tests,
+                both.end
+            ),
+            (14, 16, 10, 2, ExplorationEnd::Budget)
+        );
+        assert_eq!(
+            e(10, ExplorationEnd::Budget)
+                .and(e(4, ExplorationEnd::Failed))
+                .end,
+            ExplorationEnd::Failed
+        );
+        assert!(
+            both.describe().contains("of 2 smallest tests"),
+            "{}",
+            both.describe()
+        );
+        assert!(!e(3, ExplorationEnd::Complete)
+            .describe()
+            .contains("smallest tests"));
     }
 
     #[test]

@@ -70,6 +70,7 @@ pub(crate) fn report() -> Report {
                         steps: 5,
                         unordered: 0,
                         end: oracle::ExplorationEnd::Complete,
+                        tests: 1,
                     }),
                     ..pair("deposit", "balance", Group::Low, 300, 250, &[])
                 },
