@@ -27,14 +27,19 @@ pub struct Exploration {
     #[serde(default, skip_serializing_if = "is_zero")]
     pub unordered: u32,
     pub end: ExplorationEnd,
-    /// Smallest tests explored: a second one when a later test of the pair passes a failing
-    /// value the first did not ([`takes_failing_value`]); 0 or 1 is one.
-    #[serde(default, skip_serializing_if = "is_one_or_less")]
+    /// Smallest tests explored: 1, or 2 when a later test of the pair passed a failing value
+    /// the first did not ([`takes_failing_value`]). Written only when 2 (read as 1 when
+    /// absent).
+    #[serde(default = "one", skip_serializing_if = "is_one_or_less")]
     pub tests: u32,
 }
 
 fn is_zero(n: &u32) -> bool {
     *n == 0
+}
+
+fn one() -> u32 {
+    1
 }
 
 fn is_one_or_less(n: &u32) -> bool {
@@ -273,7 +278,11 @@ impl Tree {
         } else {
             ExplorationEnd::Complete
         };
-        Exploration { end, ..e.clone() }
+        Exploration {
+            end,
+            tests: 1,
+            ..e.clone()
+        }
     }
 }
 
@@ -391,6 +400,17 @@ mod tests {
         assert!(!e(3, ExplorationEnd::Complete)
             .describe()
             .contains("smallest tests"));
+        // In the report: `tests` written only when 2, read as 1 when absent.
+        let json = serde_json::to_value(&both).unwrap();
+        assert_eq!(json["tests"], 2);
+        assert_eq!(serde_json::from_value::<Exploration>(json).unwrap(), both);
+        let single = Exploration {
+            tests: 1,
+            ..e(3, ExplorationEnd::Complete)
+        };
+        let json = serde_json::to_value(&single).unwrap();
+        assert!(json.get("tests").is_none(), "{json}");
+        assert_eq!(serde_json::from_value::<Exploration>(json).unwrap(), single);
     }
 
     #[test]
