@@ -1850,8 +1850,6 @@ mod tests {
         }
     }
 
-    /// moka 0.9.5's `get_with_if ∥ invalidate_entries_if` shrunk to two `get_with_if`s is
-    /// named by them; a thread that still calls its method of the pair keeps it.
     /// A pair is explored once; a later test passing a failing value gets a second
     /// exploration, once, which adds to the first; one under way is not started twice, and
     /// one that did not run under control leaves the pair to another test.
@@ -1900,6 +1898,8 @@ mod tests {
         assert!(stats.claim_exploration(&pair, true));
     }
 
+    /// moka 0.9.5's `get_with_if ∥ invalidate_entries_if` shrunk to two `get_with_if`s is
+    /// named by them; a thread that still calls its method of the pair keeps it.
     #[test]
     fn a_shrunk_test_is_named_by_the_calls_it_keeps() {
         let call = |m: &str| Call::new(m, 0, vec![Value::Int(3)]);

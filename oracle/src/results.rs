@@ -2373,18 +2373,25 @@ runs=1 linearizations=1 ran=[a0 b0]",
     }
 
     /// A config in which `get` of the fake `Counter` is approximate by its doc.
-    fn approximate_get() -> ResultsConfig {
-        let why = Approximation::Doc {
-            line: "The count may be stale.".into(),
-        };
+    /// A configuration in which the fixtures' `Counter::{method}` is approximate for `why`.
+    fn approximate_counter(method: &str, why: Approximation) -> ResultsConfig {
         ResultsConfig {
             approximate: [(
                 "fixtures::Counter".to_string(),
-                [("get".to_string(), why)].into(),
+                [(method.to_string(), why)].into(),
             )]
             .into(),
             ..ResultsConfig::default()
         }
+    }
+
+    fn approximate_get() -> ResultsConfig {
+        approximate_counter(
+            "get",
+            Approximation::Doc {
+                line: "The count may be stale.".into(),
+            },
+        )
     }
 
     #[test]
@@ -2706,18 +2713,12 @@ runs=1 linearizations=1 ran=[a0 b0]",
         let run = concurrent([&["1"], &["7"]], Some("Counter { n: 1 }"));
         let config = ResultsConfig {
             extra_runs: 0,
-            approximate: [(
-                "fixtures::Counter".to_string(),
-                [(
-                    "hit".to_string(),
-                    Approximation::NotAtomic {
-                        line: "Note that this is not atomic.".into(),
-                    },
-                )]
-                .into(),
-            )]
-            .into(),
-            ..ResultsConfig::default()
+            ..approximate_counter(
+                "hit",
+                Approximation::NotAtomic {
+                    line: "Note that this is not atomic.".into(),
+                },
+            )
         };
         let check = check_results(
             &test,
@@ -2731,16 +2732,15 @@ runs=1 linearizations=1 ran=[a0 b0]",
             other => panic!("{other:?}"),
         }
         // Another approximation of the same method leaves only its answer out: `get` is judged.
-        let mut doc = config.clone();
-        doc.approximate
-            .get_mut("fixtures::Counter")
-            .unwrap()
-            .insert(
-                "hit".into(),
+        let doc = ResultsConfig {
+            extra_runs: 0,
+            ..approximate_counter(
+                "hit",
                 Approximation::Doc {
                     line: "An estimate.".into(),
                 },
-            );
+            )
+        };
         let check = check_results(&test, &run, &mut SequentialOutcomes::new(), &doc, |o, s| {
             fake_run_at(&test, o, 0, s)
         });

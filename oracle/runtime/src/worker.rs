@@ -1596,7 +1596,7 @@ fn watchdog_loop() {
         let started = STARTED_US.load(Ordering::SeqCst);
         let age_us = epoch_us().saturating_sub(started);
         let over_time = age_us >= timeout_ms * 1000;
-        // Blocked for good: two snapshots in the same run, a tick apart, that agree.
+        // Blocked for good: two snapshots in the same run, taken one after the other, that agree.
         let stuck = !over_time
             && age_us >= STUCK_AFTER_MS * 1000
             && match stuck::blocked_snapshot() {
