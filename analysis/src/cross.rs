@@ -439,6 +439,14 @@ pub(crate) fn take_handles(types: &mut [TypeModel]) {
                 let failed = problems
                     .iter()
                     .any(|pr| matches!(pr, Problem::Parameter { name, .. } if *name == p.name));
+                let a_handle =
+                    referenced_name(&p.ty).is_some_and(|n| handles.iter().any(|(h, _, _)| *h == n));
+                if !failed && !a_handle {
+                    if let Some(flow) = flowing_value(&p.kind, &p.ty, &m.name, &returned) {
+                        p.kind = flow;
+                        continue;
+                    }
+                }
                 let replace = match &p.kind {
                     ParamKind::Unsupported | ParamKind::Value { .. } => failed,
                     ParamKind::Ref { inner } => {
@@ -454,8 +462,6 @@ pub(crate) fn take_handles(types: &mut [TypeModel]) {
                     continue;
                 };
                 let written = normalized(written);
-                let a_handle =
-                    referenced_name(&p.ty).is_some_and(|n| handles.iter().any(|(h, _, _)| *h == n));
                 // Only the crate's own types: a standard one (`NonZeroUsize`) is no key.
                 let own_type = match &p.kind {
                     ParamKind::Value { .. } => true,
@@ -501,6 +507,37 @@ pub(crate) fn take_handles(types: &mut [TypeModel]) {
             }
         }
     }
+}
+
+/// A parameter of a value type the crate builds (`revoke(grant: Grant)`, `Grant::new(slot,
+/// epoch)`) that a method of the type also returns (`grant(slot) -> Option<Grant>`): the value
+/// a call returned half of the time, a built one otherwise (`ParamKind::Returned` with `or`).
+/// A built value names what the type made only by chance (a generational index, a lease's
+/// epoch), and a race on an entry needs one that does. `None` for any other parameter, for a
+/// type the test keeps as a handle, and where only the method itself returns the type.
+fn flowing_value(
+    kind: &ParamKind,
+    ty: &str,
+    method: &str,
+    returned: &[(String, String, ReturnShape)],
+) -> Option<ParamKind> {
+    let built = match kind {
+        ParamKind::Value { .. } => kind,
+        ParamKind::Ref { inner } if matches!(**inner, ParamKind::Value { .. }) => inner,
+        _ => return None,
+    };
+    let (by_ref, written) = passed_as(ty)?;
+    let written = normalized(written);
+    let (ty, from, shape) = returned
+        .iter()
+        .find(|(t, from, _)| *t == written && from != method)?;
+    Some(ParamKind::Returned {
+        from: from.clone(),
+        ty: ty.clone(),
+        shape: *shape,
+        by_ref,
+        or: Some(Box::new(built.clone())),
+    })
 }
 
 /// Gives a key parameter of a standard integer type (`remove(idx: usize)`, `get(key: u64)`)

@@ -834,6 +834,48 @@ fn an_opaque_key_parameter_takes_a_value_kept_from_the_method_that_returns_it() 
     assert!(matches!(kind("at"), analysis::ParamKind::Int { .. }));
 }
 
+/// A parameter of a value type the crate builds (`Grant::new(slot, epoch)`) that a method of
+/// the type also returns (`grant(slot) -> Option<Grant>`) takes, half of the time, the value a
+/// call returned, by value or by reference; a value type no method returns (`Slot`) is built.
+#[test]
+fn a_built_value_parameter_takes_what_a_method_returned_or_a_built_one() {
+    let source = format!(
+        "{SYNC}
+        #[derive(Clone, Copy, Debug)] pub struct Grant {{ slot: u8, epoch: u32 }}
+        impl Grant {{ pub fn new(slot: u8, epoch: u32) -> Self {{ Grant {{ slot, epoch }} }} }}
+        #[derive(Clone, Copy, Debug)] pub struct Slot(u8);
+        impl Slot {{ pub fn new(n: u8) -> Self {{ Slot(n) }} }}
+        #[derive(Default)] pub struct Table {{ current: Mutex<Vec<(u8, u32)>> }}
+        impl Table {{
+            pub fn new() -> Self {{ Self::default() }}
+            pub fn grant(&self, slot: u8) -> Option<Grant> {{ self.current.lock().unwrap().push((slot, 1)); Some(Grant::new(slot, 1)) }}
+            pub fn is_current(&self, grant: &Grant) -> bool {{ self.current.lock().unwrap().contains(&(grant.slot, grant.epoch)) }}
+            pub fn revoke(&self, grant: Grant) -> bool {{ self.current.lock().unwrap().pop().is_some() && grant.epoch > 0 }}
+            pub fn clear(&self, slot: Slot) {{ self.current.lock().unwrap().retain(|s| s.0 != slot.0) }}
+        }}"
+    );
+    let model = analyze_source("fixture", "2021", &source);
+    let table = model.types.iter().find(|t| t.name == "Table").unwrap();
+    let kind = |method: &str| {
+        let m = table.methods.iter().find(|m| m.name == method).unwrap();
+        assert!(m.supported, "{method}: {:?}", m.reason);
+        m.params[0].kind.clone()
+    };
+    let built = |name: &str| analysis::ParamKind::Value {
+        path: format!("fixture::{name}"),
+    };
+    let returned = |by_ref| analysis::ParamKind::Returned {
+        from: "grant".into(),
+        ty: "Grant".into(),
+        shape: analysis::ReturnShape::OptionSelf,
+        by_ref,
+        or: Some(Box::new(built("Grant"))),
+    };
+    assert_eq!(kind("revoke"), returned(false));
+    assert_eq!(kind("is_current"), returned(true));
+    assert_eq!(kind("clear"), built("Slot"));
+}
+
 #[test]
 fn a_method_returning_an_iterator_is_high_against_every_writer_even_inside_one_lock() {
     // `snapshot` and `push` each run inside one acquisition of `items`, which would remove

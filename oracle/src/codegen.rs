@@ -29,6 +29,8 @@ pub(crate) struct TypePlan<'a> {
     pub(crate) skip_methods: BTreeSet<String>,
     /// Constructors of value types left out: (value type path, constructor).
     pub(crate) skip_values: BTreeSet<(String, String)>,
+    /// Methods whose returned values are not passed along ([`plain_flow`]).
+    pub(crate) plain_flows: BTreeSet<String>,
     /// Methods whose calls the harness stamps (start and end), since no guard is in their
     /// body in the copy.
     pub(crate) stamp_methods: BTreeSet<String>,
@@ -444,6 +446,7 @@ fn driver(w: &mut Writer, index: usize, plan: &TypePlan<'_>) {
         values: &values,
         source: Source::Call,
         confined: ty.confined,
+        plain_flows: &plan.plain_flows,
     };
     for constructor in &ty.constructors {
         if !constructor.supported || plan.skip_constructors.contains(&constructor.name) {
@@ -812,6 +815,9 @@ fn handle_fn(w: &mut Writer, index: usize, plan: &TypePlan<'_>, globs: &str, arg
             ));
         }
         for p in &m.params {
+            if plain_flow(&p.kind, args_cx.plain_flows).is_some() {
+                continue;
+            }
             if let ParamKind::Returned {
                 from,
                 ty: kept,
@@ -945,6 +951,7 @@ fn value_builders(
         values,
         source: Source::Slice,
         confined: plan.model.confined,
+        plain_flows: &plan.plain_flows,
     };
     for (j, value) in plan.model.values.iter().enumerate() {
         let ty = format!("::{}", value.path);
@@ -1115,6 +1122,8 @@ struct ArgsCx<'a> {
     /// The instances are [`analysis::TypeModel::confined`]: kept in a `covcon_rt::Confined`,
     /// one more dereference from the value.
     confined: bool,
+    /// Methods whose returned values are not passed along ([`plain_flow`]).
+    plain_flows: &'a BTreeSet<String>,
 }
 
 impl ArgsCx<'_> {
@@ -1218,8 +1227,40 @@ fn built_expr(kind: &ParamKind, raw: &str, args_cx: &ArgsCx<'_>) -> Option<Strin
     }
 }
 
+/// The kind a parameter that takes what `from` returned, or a built value (`Returned` with
+/// `or`), has when `from` is one of `plain_flows` (its values are not passed along: the
+/// harness did not compile with them): the built value's, by reference when the parameter
+/// takes one. `None` for any other parameter.
+pub(crate) fn plain_flow(kind: &ParamKind, plain_flows: &BTreeSet<String>) -> Option<ParamKind> {
+    let ParamKind::Returned {
+        from,
+        by_ref,
+        or: Some(built),
+        ..
+    } = kind
+    else {
+        return None;
+    };
+    if !plain_flows.contains(from) {
+        return None;
+    }
+    Some(match by_ref {
+        true => ParamKind::Ref {
+            inner: built.clone(),
+        },
+        false => (**built).clone(),
+    })
+}
+
 /// How argument `i` is decoded (a `let`, if any) and what is passed.
 fn argument(param: &Param, i: usize, args_cx: &ArgsCx<'_>) -> (Option<String>, String) {
+    if let Some(kind) = plain_flow(&param.kind, args_cx.plain_flows) {
+        let plain = Param {
+            kind,
+            ..param.clone()
+        };
+        return argument(&plain, i, args_cx);
+    }
     let var = format!("a{i}");
     let ty = param.ty.trim();
     let substitutions = args_cx.substitutions;
@@ -1550,6 +1591,7 @@ mod tests {
             values: &values,
             source: Source::Call,
             confined: false,
+            plain_flows: &BTreeSet::new(),
         };
         let (decode, pass) = argument(&param, 0, &args_cx);
         assert_eq!(format!("{} => {pass}", decode.unwrap_or_default()), expect);

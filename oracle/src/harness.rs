@@ -57,6 +57,11 @@ pub struct PreparedType {
     pub methods: Vec<String>,
     /// What was left out and why.
     pub dropped: Vec<Dropped>,
+    /// Methods whose returned values are not passed along to the parameters that could
+    /// take them (`ParamKind::Returned` with `or`): the harness did not compile with it (a value
+    /// that is not `Clone`, `Send` or `Sync`), so those parameters take built values.
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub plain_flows: BTreeSet<String>,
 }
 
 /// A type, constructor or method the harness cannot drive.
@@ -135,6 +140,11 @@ impl Harness {
                 if let Some(d) = prepared.find(DroppedKind::Method, &method.name) {
                     method.supported = false;
                     method.reason = Some(d.reason.clone());
+                }
+                for p in &mut method.params {
+                    if let Some(plain) = codegen::plain_flow(&p.kind, &prepared.plain_flows) {
+                        p.kind = plain;
+                    }
                 }
             }
             for value in &mut ty.values {
@@ -1058,6 +1068,8 @@ struct SavedPlan {
     skip_values: Vec<BTreeMap<String, String>>,
     #[serde(default)]
     root_path: Vec<usize>,
+    #[serde(default)]
+    plain_flows: Vec<BTreeMap<String, String>>,
     disabled: Vec<(PathBuf, u32, u32)>,
     #[serde(default)]
     unviable: BTreeMap<u32, String>,
@@ -1082,6 +1094,9 @@ struct State<'o> {
     skip_methods: Vec<BTreeMap<String, String>>,
     /// Per type: `value path::constructor` to rustc's message.
     skip_values: Vec<BTreeMap<String, String>>,
+    /// Per type: a method whose returned values are not passed along (built values instead)
+    /// to rustc's message.
+    plain_flows: Vec<BTreeMap<String, String>>,
     /// Types named by their crate-root re-export (`k::Type`), because the model's path goes
     /// through a private module.
     root_path: BTreeSet<usize>,
@@ -1104,6 +1119,7 @@ impl<'o> State<'o> {
             skip_constructors: vec![BTreeMap::new(); types.len()],
             skip_methods: vec![BTreeMap::new(); types.len()],
             skip_values: vec![BTreeMap::new(); types.len()],
+            plain_flows: vec![BTreeMap::new(); types.len()],
             root_path: BTreeSet::new(),
             disabled: BTreeSet::new(),
             unviable: BTreeMap::new(),
@@ -1191,6 +1207,9 @@ impl<'o> State<'o> {
             if saved.skip_values.len() == self.candidate.len() {
                 self.skip_values = saved.skip_values.clone();
             }
+            if saved.plain_flows.len() == self.candidate.len() {
+                self.plain_flows = saved.plain_flows.clone();
+            }
             self.root_path = saved.root_path.iter().copied().collect();
             self.unviable = saved.unviable.clone();
             self.notes = saved.notes.clone();
@@ -1206,6 +1225,7 @@ impl<'o> State<'o> {
             skip_constructors: self.skip_constructors.clone(),
             skip_methods: self.skip_methods.clone(),
             skip_values: self.skip_values.clone(),
+            plain_flows: self.plain_flows.clone(),
             root_path: self.root_path.iter().copied().collect(),
             disabled: self.disabled.iter().cloned().collect(),
             unviable: self.unviable.clone(),
@@ -1259,6 +1279,7 @@ impl<'o> State<'o> {
                 skip_constructors: self.skip_constructors[index].keys().cloned().collect(),
                 skip_methods: self.skip_methods[index].keys().cloned().collect(),
                 skip_values: value_keys(&self.skip_values[index]),
+                plain_flows: self.plain_flows[index].keys().cloned().collect(),
                 stamp_methods: unguarded.get(index).cloned().unwrap_or_default(),
             });
         }
@@ -1306,17 +1327,48 @@ impl<'o> State<'o> {
                     }
                     Target::Method(plan, name) => {
                         let index = self.planned[plan];
-                        progress |= self.skip_methods[index]
-                            .insert(name, error.message.clone())
-                            .is_none();
+                        // A method passed a value another call returned, where it can be
+                        // built too, is tried again with built values before it is left out.
+                        let flows: Vec<String> = types[index]
+                            .methods
+                            .iter()
+                            .filter(|m| m.name == name)
+                            .flat_map(|m| &m.params)
+                            .filter_map(|p| match &p.kind {
+                                ParamKind::Returned {
+                                    from, or: Some(_), ..
+                                } if !self.plain_flows[index].contains_key(from) => {
+                                    Some(from.clone())
+                                }
+                                _ => None,
+                            })
+                            .collect();
+                        if flows.is_empty() {
+                            progress |= self.skip_methods[index]
+                                .insert(name, error.message.clone())
+                                .is_none();
+                        }
+                        for from in flows {
+                            self.plain_flows[index].insert(from, error.message.clone());
+                            progress = true;
+                        }
                     }
                     Target::Handle(plan, from) => {
                         let index = self.planned[plan];
                         for m in types[index].methods.iter() {
-                            let kept_from_it = m.params.iter().any(|p| {
-                                matches!(&p.kind, ParamKind::Returned { from: f, .. } if *f == from)
-                            });
-                            if kept_from_it || m.via.as_ref().is_some_and(|v| v.from == from) {
+                            let kept_from_it = |built: bool| {
+                                m.params.iter().any(|p| {
+                                    matches!(&p.kind, ParamKind::Returned { from: f, or, .. }
+                                        if *f == from && or.is_some() == built)
+                                })
+                            };
+                            if kept_from_it(true) {
+                                progress |= self.plain_flows[index]
+                                    .insert(from.clone(), error.message.clone())
+                                    .is_none();
+                            }
+                            if kept_from_it(false) || m.via.as_ref().is_some_and(|v| v.from == from)
+                            {
                                 progress |= self.skip_methods[index]
                                     .insert(m.name.clone(), error.message.clone())
                                     .is_none();
@@ -1365,11 +1417,13 @@ impl<'o> State<'o> {
                 self.skip_constructors[index].clear();
                 self.skip_methods[index].clear();
                 self.skip_values[index].clear();
+                self.plain_flows[index].clear();
             } else if self.can_try_next(index, ty) {
                 self.candidate[index] += 1;
                 self.skip_constructors[index].clear();
                 self.skip_methods[index].clear();
                 self.skip_values[index].clear();
+                self.plain_flows[index].clear();
             } else {
                 let args = self.generic_args(index, ty);
                 let with = if args.is_empty() {
@@ -1424,6 +1478,7 @@ impl<'o> State<'o> {
                 skip_constructors: BTreeSet::new(),
                 skip_methods: BTreeSet::new(),
                 skip_values: BTreeSet::new(),
+                plain_flows: BTreeSet::new(),
                 stamp_methods: BTreeSet::new(),
             };
             let mut dropped = Vec::new();
@@ -1542,6 +1597,17 @@ impl<'o> State<'o> {
                     reason,
                 });
             }
+            for (from, message) in &self.plain_flows[index] {
+                diagnostics.push(Diagnostic {
+                    severity: Severity::Note,
+                    message: format!(
+                        "what `{}::{from}` returns is not passed to later calls (they get built values): {}",
+                        ty.path,
+                        not_compiling(message)
+                    ),
+                    span: Some(ty.span.clone()),
+                });
+            }
             prepared.push(PreparedType {
                 path: ty.path.clone(),
                 driven: type_reason.is_none(),
@@ -1550,6 +1616,7 @@ impl<'o> State<'o> {
                 constructors,
                 methods,
                 dropped,
+                plain_flows: self.plain_flows[index].keys().cloned().collect(),
             });
         }
         Harness {
@@ -1883,6 +1950,20 @@ mod tests {
         );
     }
 
+    /// A harness of one prepared type, built by no build.
+    fn harness_of(prepared: PreparedType) -> Harness {
+        Harness {
+            binary: PathBuf::new(),
+            build_secs: 0.0,
+            cached: false,
+            mutants: Vec::new(),
+            unviable: BTreeMap::new(),
+            types: vec![prepared],
+            diagnostics: vec![],
+            copy_root: PathBuf::new(),
+        }
+    }
+
     #[test]
     fn the_drivable_model_marks_what_was_dropped_and_keeps_only_callable_pairs() {
         let method = |name: &str| analysis::Method {
@@ -1909,30 +1990,22 @@ mod tests {
             types: vec![ty],
             ..Default::default()
         };
-        let harness = Harness {
-            binary: PathBuf::new(),
-            build_secs: 0.0,
-            cached: false,
-            mutants: Vec::new(),
-            unviable: BTreeMap::new(),
-            types: vec![PreparedType {
-                path: "k::Pool".into(),
-                driven: true,
-                concrete: "::k::Pool".into(),
-                instantiation: BTreeMap::new(),
-                constructors: vec![],
-                methods: vec!["get".into()],
-                dropped: vec![Dropped {
-                    kind: DroppedKind::Method,
-                    name: "resize".into(),
-                    reason: Reason::DoesNotCompile {
-                        error: "it does not compile".into(),
-                    },
-                }],
+        let harness = harness_of(PreparedType {
+            path: "k::Pool".into(),
+            driven: true,
+            concrete: "::k::Pool".into(),
+            instantiation: BTreeMap::new(),
+            constructors: vec![],
+            methods: vec!["get".into()],
+            dropped: vec![Dropped {
+                kind: DroppedKind::Method,
+                name: "resize".into(),
+                reason: Reason::DoesNotCompile {
+                    error: "it does not compile".into(),
+                },
             }],
-            diagnostics: vec![],
-            copy_root: PathBuf::new(),
-        };
+            plain_flows: BTreeSet::new(),
+        });
         let drivable = harness.drivable_model(&model);
         let ty = &drivable.types[0];
         let methods: Vec<String> = ty
@@ -1947,6 +2020,71 @@ mod tests {
         assert_eq!(
             format!("{methods:?} {pairs:?}"),
             r#"["get true None", "resize false Some(\"it does not compile\")"] ["get+get"]"#
+        );
+    }
+
+    #[test]
+    fn a_parameter_whose_kept_values_did_not_compile_takes_built_ones() {
+        let returned = |from: &str, by_ref: bool| ParamKind::Returned {
+            from: from.into(),
+            ty: "Grant".into(),
+            shape: analysis::ReturnShape::OptionSelf,
+            by_ref,
+            or: Some(Box::new(ParamKind::Value {
+                path: "k::Grant".into(),
+            })),
+        };
+        let method = |name: &str, kind: ParamKind| analysis::Method {
+            name: name.into(),
+            supported: true,
+            params: vec![analysis::Param {
+                name: "grant".into(),
+                ty: "Grant".into(),
+                kind,
+            }],
+            ..Default::default()
+        };
+        let model = Model {
+            types: vec![TypeModel {
+                path: "k::Table".into(),
+                supported: true,
+                methods: vec![
+                    method("revoke", returned("grant", false)),
+                    method("is_current", returned("grant", true)),
+                    method("renew", returned("lease", false)),
+                ],
+                ..Default::default()
+            }],
+            ..Default::default()
+        };
+        let harness = harness_of(PreparedType {
+            path: "k::Table".into(),
+            driven: true,
+            concrete: "::k::Table".into(),
+            instantiation: BTreeMap::new(),
+            constructors: vec![],
+            methods: vec!["revoke".into(), "is_current".into(), "renew".into()],
+            dropped: vec![],
+            plain_flows: BTreeSet::from(["grant".to_string()]),
+        });
+        let drivable = harness.drivable_model(&model);
+        let kinds: Vec<&ParamKind> = drivable.types[0]
+            .methods
+            .iter()
+            .map(|m| &m.params[0].kind)
+            .collect();
+        let built = ParamKind::Value {
+            path: "k::Grant".into(),
+        };
+        assert_eq!(
+            kinds,
+            [
+                &built,
+                &ParamKind::Ref {
+                    inner: Box::new(built.clone())
+                },
+                &returned("lease", false),
+            ]
         );
     }
 
@@ -1986,6 +2124,7 @@ mod tests {
             constructors: vec![],
             methods: vec![],
             dropped: vec![],
+            plain_flows: BTreeSet::new(),
         };
         let kinds = prepared.instantiation_kinds(&[]);
         assert_eq!(

@@ -320,17 +320,43 @@ fn model() -> Model {
                 vec![ctor("new", vec![], ReturnShape::SelfValue)],
                 vec![("first", vec![])],
             ),
-            ty(
-                "tsafe::Pool",
-                &[],
-                vec![builder],
-                vec![
-                    ("size", vec![]),
-                    ("acquire", vec![]),
-                    ("spare", vec![]),
-                    ("resize", vec![p("PoolBuilder", int(false, 64))]),
-                ],
-            ),
+            TypeModel {
+                values: vec![analysis::ValueType {
+                    path: "tsafe::Lot".into(),
+                    constructors: vec![ctor(
+                        "new",
+                        vec![p("u64", int(false, 64))],
+                        ReturnShape::SelfValue,
+                    )],
+                }],
+                ..ty(
+                    "tsafe::Pool",
+                    &[],
+                    vec![builder],
+                    vec![
+                        ("size", vec![]),
+                        ("acquire", vec![]),
+                        ("spare", vec![]),
+                        ("resize", vec![p("PoolBuilder", int(false, 64))]),
+                        ("lot", vec![]),
+                        (
+                            "give_back",
+                            vec![p(
+                                "Lot",
+                                ParamKind::Returned {
+                                    from: "lot".into(),
+                                    ty: "Lot".into(),
+                                    shape: ReturnShape::SelfValue,
+                                    by_ref: false,
+                                    or: Some(Box::new(ParamKind::Value {
+                                        path: "tsafe::Lot".into(),
+                                    })),
+                                },
+                            )],
+                        ),
+                    ],
+                )
+            },
             ty(
                 "tsafe::Fixed",
                 &[],
@@ -744,6 +770,31 @@ tsafe::Missing ::tsafe::Missing driven=false dropped=[\"Type tsafe::Missing\"]"
         .collect();
     assert!(
         notes.iter().any(|n| n.contains("tsafe::Pool::resize")),
+        "{notes:?}"
+    );
+    // `give_back` takes what `lot` returned, or a built `Lot`: a kept `Lot` cannot be passed
+    // (not `Clone`), so it takes built ones and is still called.
+    let pool = harness.types.iter().find(|t| t.path == "tsafe::Pool");
+    let pool = pool.expect("the pool is prepared");
+    assert_eq!(
+        (
+            pool.plain_flows
+                .iter()
+                .map(String::as_str)
+                .collect::<Vec<_>>(),
+            &pool.methods
+        ),
+        (
+            vec!["lot"],
+            &["size", "acquire", "spare", "lot", "give_back"]
+                .map(String::from)
+                .to_vec()
+        )
+    );
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("what `tsafe::Pool::lot` returns is not passed")),
         "{notes:?}"
     );
     // A `pub` type in a private module that the crate root does not re-export, imported

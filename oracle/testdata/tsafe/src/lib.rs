@@ -281,6 +281,22 @@ impl Pool {
     pub fn resize(&self, to: PoolBuilder) -> usize {
         to.size
     }
+    /// A value that is not `Clone`: a test cannot pass one it kept to `give_back`.
+    pub fn lot(&self) -> Lot {
+        Lot(self.used.load(Ordering::SeqCst))
+    }
+    pub fn give_back(&self, lot: Lot) -> u64 {
+        lot.0
+    }
+}
+
+/// Neither `Clone` nor `Copy`.
+pub struct Lot(u64);
+
+impl Lot {
+    pub fn new(n: u64) -> Lot {
+        Lot(n)
+    }
 }
 
 impl PoolBuilder {
