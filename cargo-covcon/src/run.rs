@@ -346,6 +346,7 @@ fn unsupported_methods(t: &TypeModel) -> Vec<String> {
 /// and counts as untested for `--fail-on-untested` (unless it showed a violation anyway).
 fn note_setup_failures(report: &mut TypeReport, stats: &oracle::TypeRunStats) {
     report.setup_failures = stats.setup_failures;
+    report.runs = stats.runs;
     report.own_threads = stats.own_threads;
     report.clock_outside = stats.clock_outside;
     report.guard_held_deadlocks = stats.guard_held_deadlocks;
@@ -431,6 +432,8 @@ pub fn type_report(
         file: Some(relative(&t.span.file, root)),
         line: t.span.line,
         tests_run: result.tests_run,
+        // The oracle's count, filled in after the campaign (`note_setup_failures`).
+        runs: 0,
         seconds: result.seconds,
         pairs: result
             .pairs

@@ -96,6 +96,10 @@ impl std::fmt::Display for ViolationKind {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TypeRunStats {
     pub tests: u64,
+    /// Concurrent runs made for the type: its tests' runs (more than one a test under
+    /// `repeat`), and the runs exploring pairs, confirming violations (a schedule searched
+    /// for one found free included) and shrinking them. Sequential runs are not counted.
+    pub runs: u64,
     /// Runs whose constructors or prefix failed.
     pub setup_failures: u64,
     /// The first of those failures' messages.
@@ -401,9 +405,7 @@ impl OracleExecutor {
                 .collect();
             let request = self.batch_of(&candidates, 1);
             let responses = self.pool.request_all(std::slice::from_ref(&request));
-            self.stats
-                .explore_runs
-                .fetch_add(responses.len() as u64, Ordering::Relaxed);
+            self.count_runs(&self.stats.explore_runs, test, responses.len() as u64);
             for (candidate, response) in candidates.iter().zip(responses) {
                 let Some(schedule) = response.schedule.clone() else {
                     // Not run under control (a setup that failed, a worker that cannot):
@@ -528,6 +530,7 @@ impl OracleExecutor {
         self.type_stats_of(test, |stats| {
             stats.own_threads |= response.own_threads;
             stats.tests += 1;
+            stats.runs += response.runs.max(1);
             if setup_failed {
                 stats.setup_failures += 1;
                 if stats.first_setup_error.is_none() {
@@ -556,6 +559,13 @@ impl OracleExecutor {
                 .unwrap_or_else(|poisoned| poisoned.into_inner())
                 .insert(test.type_path.clone(), pass);
         }
+    }
+
+    /// Adds `n` concurrent runs of `test` to `counter` and to its type's
+    /// [`TypeRunStats::runs`].
+    fn count_runs(&self, counter: &AtomicU64, test: &TestCase, n: u64) {
+        counter.fetch_add(n, Ordering::Relaxed);
+        self.type_stats_of(test, |stats| stats.runs += n);
     }
 
     /// Changes the run stats of `test`'s type.
@@ -770,9 +780,7 @@ impl OracleExecutor {
                         self.concurrent_request(candidate)
                     };
                     let response = self.pool.request(&request);
-                    self.stats
-                        .shrink_runs
-                        .fetch_add(response.runs.max(1), Ordering::Relaxed);
+                    self.count_runs(&self.stats.shrink_runs, candidate, response.runs.max(1));
                     if ordered && !response.replayable() {
                         // A smaller test kept under a schedule must replay as exactly.
                         return false;
@@ -936,9 +944,7 @@ impl OracleExecutor {
             let batch: Vec<TestCase> = candidates.drain(..take).collect();
             let request = self.batch_of(&batch, 1);
             let responses = self.pool.request_all(std::slice::from_ref(&request));
-            self.stats
-                .confirm_runs
-                .fetch_add(batch.len() as u64, Ordering::Relaxed);
+            self.count_runs(&self.stats.confirm_runs, test, batch.len() as u64);
             for (candidate, response) in batch.into_iter().zip(responses) {
                 tried += 1;
                 // Only a run the schedule ordered from start to end: it replays exactly.
@@ -986,7 +992,7 @@ impl OracleExecutor {
                 // Out of time: what the runs made so far showed.
                 return (repeats, run - 1);
             }
-            self.stats.confirm_runs.fetch_add(1, Ordering::Relaxed);
+            self.count_runs(&self.stats.confirm_runs, test, 1);
             let mut request = self.concurrent_request(&rerun(test, run));
             if over_time_only {
                 if let Request::Concurrent { timeout_ms, .. } = &mut request {
@@ -1024,9 +1030,7 @@ impl OracleExecutor {
     fn confirm_by_batch(&self, test: &TestCase, failure: &Failure, elapsed_us: u64) -> (u32, u32) {
         let request = self.confirm_batch_request(test, elapsed_us);
         let response = self.pool.request(&request);
-        self.stats
-            .confirm_runs
-            .fetch_add(response.runs.max(1), Ordering::Relaxed);
+        self.count_runs(&self.stats.confirm_runs, test, response.runs.max(1));
         let made = u32::try_from(response.runs.max(1)).unwrap_or(u32::MAX);
         (u32::from(failure.is_repeated_by(&response.outcome)), made)
     }

@@ -442,6 +442,16 @@ fn found_free_and_scheduled(config: &OracleConfig, script: &str) -> (TestCase, T
         }
     );
     assert_eq!(found.confirmed, (4, 4));
+    // Every concurrent run the oracle made counts as one of the type's runs: the campaign's,
+    // the schedule search's, the confirmation's and the shrinking's.
+    let stats = executor.stats();
+    let runs = stats.tests + stats.confirm_runs + stats.shrink_runs + stats.explore_runs;
+    assert!(stats.confirm_runs > 4, "{stats:?}");
+    assert_eq!(
+        executor.type_stats()[&test.type_path].runs,
+        runs,
+        "{stats:?}"
+    );
     let saved: TestCase =
         serde_json::from_str(&std::fs::read_to_string(&found.json).unwrap()).unwrap();
     assert_eq!(saved.control, found.test.control);

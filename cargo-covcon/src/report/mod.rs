@@ -67,6 +67,11 @@ pub struct TypeReport {
     #[serde(default)]
     pub line: u32,
     pub tests_run: u64,
+    /// Concurrent runs made for the type: its tests' runs, and the runs exploring pairs,
+    /// confirming and shrinking violations (`oracle::TypeRunStats::runs`); 0 in a report
+    /// written before the field.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub runs: u64,
     /// Seconds of the campaign spent on this type.
     #[serde(default)]
     pub seconds: f64,

@@ -53,6 +53,7 @@ pub(crate) fn report() -> Report {
             file: Some("bank/src/lib.rs".into()),
             line: 12,
             tests_run: 1200,
+            runs: 1460,
             seconds: 4.0,
             pairs: vec![
                 pair(
@@ -160,6 +161,8 @@ pub(crate) fn report() -> Report {
             file: Some("locks/src/lib.rs".into()),
             line: 3,
             tests_run: 50,
+            // As a report written before runs were counted.
+            runs: 0,
             seconds: 2.0,
             pairs: vec![pair(
                 "ab",

@@ -134,9 +134,13 @@ fn render_type(out: &mut String, t: &TypeReport, style: Style) {
         0 => String::new(),
         n => format!(", {n} fully explored"),
     };
+    let runs = match t.runs {
+        0 => String::new(),
+        n => format!(" ({n} runs)"),
+    };
     let _ = writeln!(
         out,
-        "{}  {} tests, {}/{} pairs covered{explored}, {verdict}",
+        "{}  {} tests{runs}, {}/{} pairs covered{explored}, {verdict}",
         style.bold(&t.path),
         t.tests_run,
         t.pairs_covered(),
@@ -330,7 +334,7 @@ mod tests {
     fn the_sample_report_renders_violations_side_by_side() {
         check(
             Style::default(),
-            r#"bank::Account  1200 tests, 2/2 pairs covered, 1 fully explored, 1 violation
+            r#"bank::Account  1200 tests (1460 runs), 2/2 pairs covered, 1 fully explored, 1 violation
   PANIC deposit ‖ deposit  found after 17 tests (0.5s)
     panicked at bank/src/lib.rs:30:9: lost update <script>alert(1)</script> & more
     none of 6 sequential orders of the same calls fails this way; repeated in 7 of 20 re-runs
