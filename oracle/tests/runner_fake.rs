@@ -526,6 +526,31 @@ fn a_rare_panic_is_confirmed_and_shrunk_by_batches_of_runs_in_the_worker() {
     assert_eq!(shrunk.threads, test_case(1, "rare | ok").threads);
 }
 
+/// A shrunk test kept on one run must show the violation again before it replaces the
+/// test it came from: the fake's `fickle` panics every time while its thread calls on after
+/// it, and as its thread's last call only once per test shape, so every smaller test
+/// fails once and never again; the files keep the original, which replays.
+#[test]
+fn a_shrunk_test_that_does_not_fail_again_is_not_what_the_files_keep() {
+    let out = tempfile::tempdir().unwrap();
+    let config = OracleConfig {
+        shrink: Some(ShrinkConfig::default()),
+        ..config(out.path(), 1)
+    };
+    let mut executor =
+        OracleExecutor::with_worker(Path::new(FAKE), &config, &Model::default()).unwrap();
+    // An id no other test of this process uses: the fake's markers are per process.
+    let test = test_case(7_001, "fickle ok_a | ok ok_b");
+    let executions = executor.execute(std::slice::from_ref(&test));
+    let violation = executions[0].violation.as_ref().expect("a panic");
+    assert_eq!(violation.confirmed, (4, 4));
+    assert_eq!(violation.shrunk, None);
+    assert_eq!(executor.stats().shrunk_dropped, 1);
+    let saved: TestCase =
+        serde_json::from_str(&std::fs::read_to_string(&violation.json).unwrap()).unwrap();
+    assert_eq!(saved.threads, test.threads);
+}
+
 /// A panic a controlled schedule showed once and its re-runs under that schedule never again
 /// (a window inside a dependency the copy does not instrument: parking_lot 0.8.1's
 /// `ReentrantMutex`, 0 of 20) gets one batch of free runs; repeated there, the test is kept

@@ -14,6 +14,10 @@
 //!   under 500 ms, and passes with a longer one: a run starved of CPU;
 //! - `stall` times out (answers `deadlocked`) in the first concurrent run of its test in the
 //!   calling process and passes afterwards, as a run starved of CPU on a loaded machine does;
+//! - `fickle` panics in every concurrent run while its thread makes more calls after it, and
+//!   in a test where it is its thread's last call only in the first concurrent run of that
+//!   test (its id and number of calls) in the calling process: a shrunk test that fails once
+//!   and never again;
 //! - `take` blocks unless a `put` ran before it (in a concurrent run it always blocks);
 //! - `abort` aborts the process; `abort_conc` aborts in concurrent runs only;
 //!   `exit` calls `process::exit(3)`; `hang` never answers; `touch` writes the file
@@ -171,6 +175,16 @@ fn concurrent_run(test: &generator::TestCase, noise: Noise, run: u64, timeout_ms
                     panic(t as u8, i as u32, name)
                 }
                 "rare" if run == 1 || run.is_multiple_of(50) => panic(t as u8, i as u32, name),
+                "fickle"
+                    if i + 1 < test.threads[t].len()
+                        || first_time(&format!(
+                            "fickle-{}-{}",
+                            test.id,
+                            test.threads[0].len() + test.threads[1].len()
+                        )) =>
+                {
+                    panic(t as u8, i as u32, name)
+                }
                 "take" => Outcome::Deadlocked {
                     inside: [Some("take".into()), None],
                     blocked_for_good: true,
@@ -338,8 +352,14 @@ fn response(test_id: u64, outcome: Outcome, events: Vec<Event>) -> Response {
 /// Whether this is the first `stall` of test `id` for the process that started this worker
 /// (workers are replaced after a deadlock, so the memory is a marker file).
 fn first_stall(id: u64) -> bool {
+    first_time(&format!("stall-{id}"))
+}
+
+/// Whether this is the first time the calling process asks about `tag` (a marker file in the
+/// temporary directory, named by the parent's pid, survives a worker's restart).
+fn first_time(tag: &str) -> bool {
     let marker = std::env::temp_dir().join(format!(
-        "covcon-fake-stall-{}-{id}",
+        "covcon-fake-{tag}-{}",
         std::os::unix::process::parent_id()
     ));
     std::fs::OpenOptions::new()
