@@ -441,9 +441,22 @@ pub(crate) fn take_handles(types: &mut [TypeModel]) {
                     .any(|pr| matches!(pr, Problem::Parameter { name, .. } if *name == p.name));
                 let a_handle =
                     referenced_name(&p.ty).is_some_and(|n| handles.iter().any(|(h, _, _)| *h == n));
-                if !failed && !a_handle {
-                    if let Some(flow) = flowing_value(&p.kind, &p.ty, &m.name, &returned) {
-                        p.kind = flow;
+                // A value of the crate's own type that a method of the type returns: kept from
+                // that method, and when covcon builds the type too, built half of the time.
+                let built = match &p.kind {
+                    ParamKind::Value { .. } => Some(&p.kind),
+                    ParamKind::Ref { inner } if matches!(**inner, ParamKind::Value { .. }) => {
+                        Some(&**inner)
+                    }
+                    _ => None,
+                };
+                if let Some(built) = built.filter(|_| !a_handle) {
+                    let or = (!failed).then(|| Box::new(built.clone()));
+                    if let Some(kept) = kept_value(&p.ty, &m.name, &returned, or) {
+                        p.kind = kept;
+                        problems.retain(
+                            |pr| !matches!(pr, Problem::Parameter { name, .. } if *name == p.name),
+                        );
                         continue;
                     }
                 }
@@ -457,34 +470,6 @@ pub(crate) fn take_handles(types: &mut [TypeModel]) {
                 };
                 if !replace {
                     continue;
-                }
-                let Some((by_ref, written)) = passed_as(&p.ty) else {
-                    continue;
-                };
-                let written = normalized(written);
-                // Only the crate's own types: a standard one (`NonZeroUsize`) is no key.
-                let own_type = match &p.kind {
-                    ParamKind::Value { .. } => true,
-                    ParamKind::Ref { inner } => matches!(**inner, ParamKind::Value { .. }),
-                    _ => false,
-                };
-                if let Some((ty, from, shape)) = returned
-                    .iter()
-                    .find(|(t, from, _)| *t == written && *from != m.name && !a_handle)
-                {
-                    if own_type {
-                        p.kind = ParamKind::Returned {
-                            from: from.clone(),
-                            ty: ty.clone(),
-                            shape: *shape,
-                            by_ref,
-                            or: None,
-                        };
-                        problems.retain(
-                            |pr| !matches!(pr, Problem::Parameter { name, .. } if *name == p.name),
-                        );
-                        continue;
-                    }
                 }
                 let Some(name) = referenced_name(&p.ty) else {
                     continue;
@@ -509,23 +494,20 @@ pub(crate) fn take_handles(types: &mut [TypeModel]) {
     }
 }
 
-/// A parameter of a value type the crate builds (`revoke(grant: Grant)`, `Grant::new(slot,
-/// epoch)`) that a method of the type also returns (`grant(slot) -> Option<Grant>`): the value
-/// a call returned half of the time, a built one otherwise (`ParamKind::Returned` with `or`).
-/// A built value names what the type made only by chance (a generational index, a lease's
-/// epoch), and a race on an entry needs one that does. `None` for any other parameter, for a
-/// type the test keeps as a handle, and where only the method itself returns the type.
-fn flowing_value(
-    kind: &ParamKind,
+/// What a parameter written `ty` of `method` takes when a method of the type returns that type
+/// (`returned`: type, method, how it is wrapped): the value a call of that method returned
+/// (`ParamKind::Returned`), or, with `or`, that half of the time and a built value otherwise.
+/// An opaque key nothing else builds (`remove(key: Key)`) has no `or`; a value type the crate
+/// builds too (`revoke(grant: Grant)` with a public `Grant::new(slot, epoch)`, as a
+/// generational arena's index is built from its raw parts) has one: a built value names what
+/// the type made only by chance, and a race on an entry needs one that does. `None` when no
+/// other method returns the type, or for a `&mut`.
+fn kept_value(
     ty: &str,
     method: &str,
     returned: &[(String, String, ReturnShape)],
+    or: Option<Box<ParamKind>>,
 ) -> Option<ParamKind> {
-    let built = match kind {
-        ParamKind::Value { .. } => kind,
-        ParamKind::Ref { inner } if matches!(**inner, ParamKind::Value { .. }) => inner,
-        _ => return None,
-    };
     let (by_ref, written) = passed_as(ty)?;
     let written = normalized(written);
     let (ty, from, shape) = returned
@@ -536,7 +518,7 @@ fn flowing_value(
         ty: ty.clone(),
         shape: *shape,
         by_ref,
-        or: Some(Box::new(built.clone())),
+        or,
     })
 }
 

@@ -332,8 +332,7 @@ fn a_violation_is_confirmed_and_written_once_as_json_and_rust() {
         second.test, first.test,
         "a later find is shown with the test its files and confirmation are of"
     );
-    let saved: TestCase =
-        serde_json::from_str(&std::fs::read_to_string(&first.json).unwrap()).unwrap();
+    let saved = saved(first);
     assert_eq!(saved, tests[0]);
     assert!(first.reproducer.exists());
     assert!(!out.path().join("violations/2.json").exists());
@@ -452,8 +451,7 @@ fn found_free_and_scheduled(config: &OracleConfig, script: &str) -> (TestCase, T
         runs,
         "{stats:?}"
     );
-    let saved: TestCase =
-        serde_json::from_str(&std::fs::read_to_string(&found.json).unwrap()).unwrap();
+    let saved = saved(found);
     assert_eq!(saved.control, found.test.control);
     (test, saved)
 }
@@ -483,8 +481,7 @@ fn an_unconfirmed_violation_seen_again_is_confirmed_then() {
         (&again.json, &again.reproducer),
         (&first.json, &first.reproducer)
     );
-    let saved: TestCase =
-        serde_json::from_str(&std::fs::read_to_string(&again.json).unwrap()).unwrap();
+    let saved = saved(again);
     assert_eq!(saved.id, 2);
 }
 
@@ -502,6 +499,20 @@ fn a_flaky_violation_records_how_often_it_repeated() {
     assert_eq!(violation.confirmed, (2, 4));
 }
 
+/// An executor on the fake worker that shrinks what it finds, writing under `out`.
+fn shrinking(out: &Path) -> OracleExecutor {
+    let config = OracleConfig {
+        shrink: Some(ShrinkConfig::default()),
+        ..config(out, 1)
+    };
+    OracleExecutor::with_worker(Path::new(FAKE), &config, &Model::default()).unwrap()
+}
+
+/// The test case a violation's file holds.
+fn saved(violation: &oracle::Violation) -> TestCase {
+    serde_json::from_str(&std::fs::read_to_string(&violation.json).unwrap()).unwrap()
+}
+
 /// A panic found free that none of the single re-runs repeats gets one batch of runs in the
 /// worker (lasso 0.7.1's window, between two calls into a dependency, shows once in
 /// thousands): the fake's `rare` panics again at its worker's 50th run. Shrinking judges
@@ -509,12 +520,7 @@ fn a_flaky_violation_records_how_often_it_repeated() {
 #[test]
 fn a_rare_panic_is_confirmed_and_shrunk_by_batches_of_runs_in_the_worker() {
     let out = tempfile::tempdir().unwrap();
-    let config = OracleConfig {
-        shrink: Some(ShrinkConfig::default()),
-        ..config(out.path(), 1)
-    };
-    let mut executor =
-        OracleExecutor::with_worker(Path::new(FAKE), &config, &Model::default()).unwrap();
+    let mut executor = shrinking(out.path());
     let executions = executor.execute(&[test_case(1, "rare ok_a | ok ok_b ok_c")]);
     let violation = executions[0]
         .violation
@@ -533,12 +539,7 @@ fn a_rare_panic_is_confirmed_and_shrunk_by_batches_of_runs_in_the_worker() {
 #[test]
 fn a_shrunk_test_that_does_not_fail_again_is_not_what_the_files_keep() {
     let out = tempfile::tempdir().unwrap();
-    let config = OracleConfig {
-        shrink: Some(ShrinkConfig::default()),
-        ..config(out.path(), 1)
-    };
-    let mut executor =
-        OracleExecutor::with_worker(Path::new(FAKE), &config, &Model::default()).unwrap();
+    let mut executor = shrinking(out.path());
     // An id no other test of this process uses: the fake's markers are per process.
     let test = test_case(7_001, "fickle ok_a | ok ok_b");
     let executions = executor.execute(std::slice::from_ref(&test));
@@ -546,8 +547,7 @@ fn a_shrunk_test_that_does_not_fail_again_is_not_what_the_files_keep() {
     assert_eq!(violation.confirmed, (4, 4));
     assert_eq!(violation.shrunk, None);
     assert_eq!(executor.stats().shrunk_dropped, 1);
-    let saved: TestCase =
-        serde_json::from_str(&std::fs::read_to_string(&violation.json).unwrap()).unwrap();
+    let saved = saved(violation);
     assert_eq!(saved.threads, test.threads);
 }
 
@@ -577,8 +577,7 @@ fn a_panic_its_schedule_never_repeats_is_confirmed_by_a_batch_of_free_runs() {
     // Runs 2-5 re-run the schedule; the free batch starts at run 6 and fails at run 50.
     assert_eq!(violation.confirmed, (1, 4 + 45));
     assert_eq!(violation.test.control, Control::Free);
-    let saved: TestCase =
-        serde_json::from_str(&std::fs::read_to_string(&violation.json).unwrap()).unwrap();
+    let saved = saved(violation);
     assert_eq!(saved.control, Control::Free);
 }
 
@@ -656,20 +655,14 @@ fn a_lost_update_is_not_judged_with_the_results_oracle_off() {
 #[test]
 fn a_new_violation_is_shrunk_and_its_files_hold_the_smaller_test() {
     let out = tempfile::tempdir().unwrap();
-    let config = OracleConfig {
-        shrink: Some(ShrinkConfig::default()),
-        ..config(out.path(), 1)
-    };
-    let mut executor =
-        OracleExecutor::with_worker(Path::new(FAKE), &config, &Model::default()).unwrap();
+    let mut executor = shrinking(out.path());
     let found = test_case(1, "racy ok_a | ok ok_b ok_c");
     let executions = executor.execute(std::slice::from_ref(&found));
     let violation = executions[0].violation.as_ref().expect("a violation");
     assert_eq!(violation.test, found);
     let shrunk = violation.shrunk.as_ref().expect("a smaller test");
     assert_eq!(shrunk.threads, test_case(1, "racy | ok").threads);
-    let saved: TestCase =
-        serde_json::from_str(&std::fs::read_to_string(&violation.json).unwrap()).unwrap();
+    let saved = saved(violation);
     assert_eq!(&saved, shrunk);
     assert!(executor.stats().shrink_runs > 0);
 }
