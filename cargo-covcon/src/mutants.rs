@@ -193,23 +193,46 @@ fn through_mark(path: &str, through: &[&TypeModel]) -> String {
     }
 }
 
-/// The types a mutant of the type `path` is judged through: the type itself when it is
-/// runnable, or, when covcon cannot test it (a private type inside a public one, a helper),
-/// the runnable types that hold it, whose calls run its code; when none does, those that hold
-/// a type that holds it (concurrent-queue's `Block` is held by its private `Unbounded`), up to
-/// three types up. `all` is every type of the model, runnable or not.
+/// The types a mutant in `method` of the type `path` is judged through, one after the other
+/// until one catches it: the type itself when it is runnable and covcon calls that method; the
+/// types that hold it, whose calls run its code, when covcon cannot test it (a private type
+/// inside a public one, a helper) — when none does, those that hold a type that holds it
+/// (concurrent-queue's `Block` is held by its private `Unbounded`), up to three types up. A
+/// runnable type's public method covcon cannot call (crossbeam-skiplist's `SkipList::insert`,
+/// whose `&Guard` it cannot make) goes to the holders first (`SkipMap::insert` calls it), the
+/// type itself last; one not among its public methods (a private helper, reached from which
+/// public methods the model does not say) to the type first, then the holders. `all` is every
+/// type of the model, runnable or not.
 fn judged_through<'a>(
     path: &str,
+    method: &str,
     runnable: &'a [TypeModel],
     all: &[TypeModel],
 ) -> Vec<&'a TypeModel> {
-    if let Some(t) = runnable.iter().find(|t| t.path == path) {
-        return vec![t];
+    let Some(own) = runnable.iter().find(|t| t.path == path) else {
+        return holders(path, runnable, all);
+    };
+    match own.methods.iter().find(|m| m.name == method) {
+        Some(m) if m.supported => vec![own],
+        Some(_) => {
+            let mut through = holders(path, runnable, all);
+            through.push(own);
+            through
+        }
+        None => std::iter::once(own)
+            .chain(holders(path, runnable, all))
+            .collect(),
     }
+}
+
+/// The runnable types that hold the type `path` in their fields, or when none does, those
+/// that hold a type that holds it, up to three types up.
+fn holders<'a>(path: &str, runnable: &'a [TypeModel], all: &[TypeModel]) -> Vec<&'a TypeModel> {
     let mut level = vec![path];
     let mut seen = BTreeSet::from([path]);
     for _ in 0..3 {
-        let holds = |t: &&TypeModel| t.holds.iter().any(|h| level.contains(&h.as_str()));
+        let holds =
+            |t: &&TypeModel| t.path != path && t.holds.iter().any(|h| level.contains(&h.as_str()));
         let found: Vec<&TypeModel> = runnable.iter().filter(holds).collect();
         if !found.is_empty() {
             return found;
@@ -341,7 +364,7 @@ pub fn mutants(args: &MutantsArgs) -> Result<ExitCode> {
             } else {
                 through_mark(
                     &m.type_path,
-                    &judged_through(&m.type_path, &runnable, &drivable.types),
+                    &judged_through(&m.type_path, &m.method, &runnable, &drivable.types),
                 )
             };
             let _ = writeln!(text, "{:>4}  {}{mark}", m.id, m.name);
@@ -555,11 +578,13 @@ impl Judge<'_> {
         let drivable = self.harness.drivable_model(selected);
         let runnable = drivable.runnable_types();
         let configs = type_configs(&runnable, selection, self.harness);
-        let targets = |path: &str| judged_through(path, &runnable, &drivable.types);
-        let why_not = |path: &str| -> Option<String> {
-            if !targets(path).is_empty() {
+        let targets =
+            |m: &Mutant| judged_through(&m.type_path, &m.method, &runnable, &drivable.types);
+        let why_not = |m: &Mutant| -> Option<String> {
+            if !targets(m).is_empty() {
                 return None;
             }
+            let path = m.type_path.as_str();
             let reason = drivable
                 .types
                 .iter()
@@ -608,7 +633,7 @@ impl Judge<'_> {
             .chosen
             .iter()
             .filter(|m| !self.harness.unviable.contains_key(&m.id) && m.equivalent.is_none())
-            .flat_map(|m| targets(&m.type_path))
+            .flat_map(|m| targets(m))
             .map(|t| t.path.as_str())
             .collect();
         let mut baseline = Vec::new();
@@ -729,11 +754,11 @@ impl Judge<'_> {
                 break;
             }
             // Judged through the targets whose code as written passed its baseline.
-            let targets: Vec<&TypeModel> = targets(&m.type_path)
+            let targets: Vec<&TypeModel> = targets(m)
                 .into_iter()
                 .filter(|t| failing(&t.path).is_none())
                 .collect();
-            let why = why_not(&m.type_path).or_else(|| {
+            let why = why_not(m).or_else(|| {
                 targets.is_empty().then(|| {
                     failing(&m.type_path).unwrap_or_else(|| {
                         "every type that holds it already shows a violation unmutated".to_string()
@@ -1287,34 +1312,57 @@ mod tests {
     use super::*;
 
     /// A mutant of a type covcon cannot run goes to the runnable types that hold it, or to
-    /// those that hold its holders; a runnable type judges its own.
+    /// those that hold its holders; a runnable type judges its own, through its holders first
+    /// when covcon cannot call the mutated method, and then its holders when the method is a
+    /// private helper.
     #[test]
     fn a_mutant_is_judged_through_the_runnable_types_that_hold_its_code() {
+        let method = |name: &str, supported: bool| analysis::Method {
+            name: name.into(),
+            supported,
+            ..analysis::Method::default()
+        };
         let ty = |path: &str, holds: &[&str]| TypeModel {
             path: path.into(),
             holds: holds.iter().map(|h| h.to_string()).collect(),
+            methods: vec![method("len", true), method("insert", false)],
             ..TypeModel::default()
         };
-        let queue = ty("k::Queue", &["k::Inner", "k::Unbounded"]);
+        let queue = ty("k::Queue", &["k::Inner", "k::Unbounded", "k::List"]);
         let unbounded = ty("k::Unbounded", &["k::Block"]);
         let other = ty("k::Other", &[]);
-        let all = [queue.clone(), unbounded, other.clone()];
-        let runnable = [queue, other];
-        let through = |path: &str| -> Vec<String> {
-            judged_through(path, &runnable, &all)
+        let list = ty("k::List", &["k::Node"]);
+        let all = [queue.clone(), unbounded, other.clone(), list.clone()];
+        let runnable = [queue, other, list];
+        let through = |path: &str, method: &str| -> Vec<String> {
+            judged_through(path, method, &runnable, &all)
                 .into_iter()
                 .map(|t| t.path.clone())
                 .collect()
         };
-        assert_eq!(through("k::Other"), ["k::Other"]);
-        assert_eq!(through("k::Inner"), ["k::Queue"]);
-        assert_eq!(through("k::Block"), ["k::Queue"]);
-        assert!(through("k::Stray").is_empty());
+        assert_eq!(through("k::Other", "len"), ["k::Other"]);
+        assert_eq!(through("k::Inner", "len"), ["k::Queue"]);
+        assert_eq!(through("k::Block", "len"), ["k::Queue"]);
+        assert!(through("k::Stray", "len").is_empty());
+        // `List::insert` takes what covcon cannot make: `Queue`'s calls run it first.
+        assert_eq!(through("k::List", "len"), ["k::List"]);
+        assert_eq!(through("k::List", "insert"), ["k::Queue", "k::List"]);
+        assert_eq!(through("k::List", "insert_at"), ["k::List", "k::Queue"]);
+        assert_eq!(through("k::Other", "insert"), ["k::Other"]);
         // What `--list` says of each.
-        let mark = |path: &str| through_mark(path, &judged_through(path, &runnable, &all));
-        assert_eq!(mark("k::Other"), "");
-        assert_eq!(mark("k::Block"), " (judged through k::Queue)");
-        assert_eq!(mark("k::Stray"), " (skipped: covcon cannot test the type)");
+        let mark = |path: &str, method: &str| {
+            through_mark(path, &judged_through(path, method, &runnable, &all))
+        };
+        assert_eq!(mark("k::Other", "len"), "");
+        assert_eq!(mark("k::Block", "len"), " (judged through k::Queue)");
+        assert_eq!(
+            mark("k::List", "insert"),
+            " (judged through k::Queue, k::List)"
+        );
+        assert_eq!(
+            mark("k::Stray", "len"),
+            " (skipped: covcon cannot test the type)"
+        );
     }
 
     /// A mutant of `/repo/ws/src/lib.rs` as `mutants.json` has it.

@@ -116,9 +116,15 @@ fn covcon_catches_the_split_section_the_late_lock_and_the_lost_ticket_and_marks_
 #[test]
 fn a_hand_written_test_misses_what_it_never_calls_covcon_catches_it_and_a_failing_baseline_exits_4()
 {
-    // The meter crate denies warnings: the copy, schema and all, must build under the
-    // crate's own lint levels when the user's command builds it.
+    // The meter crate denies warnings: the copy, schema and all, must build when the user's
+    // command builds it, also where covcon's rewrite leaves a lint to say something (the
+    // sleep below made covcon's leaves `use std::thread` unused).
     let sandbox = Sandbox::data("mutants");
+    let lib = std::fs::read_to_string(sandbox.path("src/lib.rs")).unwrap();
+    sandbox.write(
+        "src/lib.rs",
+        &format!("{lib}\nuse std::thread;\n\n/// Waits a moment.\npub fn pause() {{\n    thread::sleep(std::time::Duration::from_millis(1));\n}}\n"),
+    );
     let cmd = "cargo test --offline --test concurrent";
     let run = sandbox.covcon(&[
         "mutants",

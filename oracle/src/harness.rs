@@ -276,6 +276,12 @@ fn prepare_inner(
     } else {
         Vec::new()
     };
+    // Every mutant's schema, also of those a saved plan leaves out as unviable: the copy's
+    // fingerprint does not see a left-out schema, and a schema written differently (by a newer
+    // covcon) must be compiled again rather than stay out.
+    for i in mutants.iter().flat_map(|m| &m.schema) {
+        (&i.file, i.line, i.column, &i.text).hash(&mut key_hasher);
+    }
     let mut state = State::new(&types, instantiations);
     let saved = load_plan(&harness_dir);
     if let Some(saved) = &saved {

@@ -461,6 +461,16 @@ fn from_mutation_site(site: &MutationSite, file: &Path, source: &str) -> Vec<Dra
             else {
                 return Vec::new();
             };
+            // std's atomics (and sdd's `AtomicRaw`) fail with the value they found, of the
+            // success's type; crossbeam-epoch's `Atomic::compare_exchange(current, new,
+            // success, failure, guard)` with a `CompareExchangeError` whose `current` is that.
+            let epoch = call
+                .find(".compare_exchange")
+                .and_then(|at| parse_call(&call[at..]))
+                .is_some_and(|(method, args)| {
+                    pointer_guard(&method, &args).is_some() && names_epoch(source)
+                });
+            let found = if epoch { ".current" } else { "" };
             vec![draft(
                 Operator::RetryOnce,
                 start,
@@ -468,12 +478,16 @@ fn from_mutation_site(site: &MutationSite, file: &Path, source: &str) -> Vec<Dra
                     "`{}` in a retry loop: its failure taken for a success",
                     head.trim().replace(" .", ".")
                 ),
-                (*call_end, *call_end, ".or_else(|actual| Ok(actual))".to_string()),
+                (
+                    *call_end,
+                    *call_end,
+                    format!(".or_else(|actual| Ok(actual{found}))"),
+                ),
                 vec![(
                     *call_end,
                     None,
                     format!(
-                        ".or_else(|__covcon_v| if {ON} {{ ::core::result::Result::Ok(__covcon_v) }} else {{ ::core::result::Result::Err(__covcon_v) }})"
+                        ".or_else(|__covcon_v| if {ON} {{ ::core::result::Result::Ok(__covcon_v{found}) }} else {{ ::core::result::Result::Err(__covcon_v) }})"
                     ),
                     Rank::Close,
                 )],
@@ -578,7 +592,8 @@ fn from_sync_site(site: &SyncSite, file: &Path, source: &str) -> Vec<Draft> {
     };
     match &site.op {
         SyncOp::Atomic | SyncOp::FlagAttempt => {
-            let Some((user, mutated)) = load_store(&receiver, &method, &args) else {
+            let Some((user, mutated)) = load_store(&receiver, &method, &args, names_epoch(source))
+            else {
                 return Vec::new();
             };
             let original = match site.op {
@@ -653,10 +668,41 @@ fn parse_call(call: &str) -> Option<(String, Vec<String>)> {
     Some((method, args))
 }
 
+/// The guard an epoch-protected atomic pointer's operation takes after std's arguments
+/// (crossbeam-epoch's `Atomic`, sdd's `AtomicRaw`: `swap(new, order, &guard)`,
+/// `compare_exchange(current, new, success, failure, &guard)`), which its `load` takes too;
+/// `None` for std's atomics.
+fn pointer_guard<'a>(method: &str, args: &'a [String]) -> Option<&'a str> {
+    let std = match method {
+        "compare_exchange" | "compare_exchange_weak" => 4,
+        "fetch_update" => 3,
+        _ => 2,
+    };
+    (args.len() == std + 1).then(|| args[std].as_str())
+}
+
+/// Whether a file names crossbeam-epoch, whose failed `compare_exchange` answers a
+/// `CompareExchangeError` (the pointer it found in `current`) rather than that pointer.
+fn names_epoch(source: &str) -> bool {
+    source.contains("crossbeam_epoch")
+}
+
 /// An atomic read-modify-write as a load and a store: the text a user would write, and the
-/// schema's (each access a schedule point). `None` for an operation that is no
-/// read-modify-write.
-fn load_store(receiver: &str, method: &str, args: &[String]) -> Option<(String, String)> {
+/// schema's (each access a schedule point). An epoch-protected pointer's guard goes to the
+/// load ([`pointer_guard`]); `epoch`: the file names crossbeam-epoch, whose failed exchange no
+/// load can answer. `None` for an operation that is no read-modify-write.
+fn load_store(
+    receiver: &str,
+    method: &str,
+    args: &[String],
+    epoch: bool,
+) -> Option<(String, String)> {
+    let guard = pointer_guard(method, args).map(|g| format!(", {g}"));
+    let cas = matches!(method, "compare_exchange" | "compare_exchange_weak");
+    if cas && epoch && guard.is_some() {
+        return None;
+    }
+    let guard = guard.unwrap_or_default();
     let arg = |i: usize| args.get(i).cloned();
     let combine = |v: &str, a: &str| -> Option<String> {
         Some(match method {
@@ -695,14 +741,14 @@ fn load_store(receiver: &str, method: &str, args: &[String]) -> Option<(String, 
         })
     };
     let user = body(
-        &format!("{receiver}.load({SEQ_CST})"),
+        &format!("{receiver}.load({SEQ_CST}{guard})"),
         &|value| format!("{receiver}.store({value}, {SEQ_CST})"),
         &|v, f| format!("({f})({v})"),
     )?;
     // The schema is compiled into the copy: its ordering is the runtime's, since a `no_std`
     // crate has no `::std` (issue 32).
     let schema = body(
-        "::covcon_rt::at(__covcon_r).load(::covcon_rt::SEQ_CST)",
+        &format!("::covcon_rt::at(__covcon_r).load(::covcon_rt::SEQ_CST{guard})"),
         &|value| format!("::covcon_rt::at(__covcon_r).store({value}, ::covcon_rt::SEQ_CST)"),
         &|v, f| format!("::covcon_rt::apply({v}, {f})"),
     )?;
@@ -863,7 +909,8 @@ mod tests {
 
     #[test]
     fn read_modify_writes_become_a_load_and_a_store_and_plain_accesses_do_not() {
-        let (user, schema) = load_store("self.n", "fetch_add", &["1".into(), "o".into()]).unwrap();
+        let (user, schema) =
+            load_store("self.n", "fetch_add", &["1".into(), "o".into()], false).unwrap();
         assert_eq!(
             user,
             "{ let __covcon_v = self.n.load(Ordering::SeqCst); self.n.store(__covcon_v.wrapping_add(1), Ordering::SeqCst); __covcon_v }"
@@ -878,22 +925,49 @@ mod tests {
             "self.s",
             "compare_exchange",
             &["0".into(), "1".into(), "a".into(), "b".into()],
+            false,
         )
         .unwrap();
         assert!(user.contains("if __covcon_v == (0) { self.s.store(1, Ordering::SeqCst); Ok(__covcon_v) } else { Err(__covcon_v) }"), "{user}");
         // No `::std` in what the copy compiles: a `no_std` crate has none (issue 32).
         for method in ["fetch_add", "fetch_max", "swap", "compare_exchange"] {
             let args = ["1".to_string(), "2".into(), "a".into(), "b".into()];
-            let (_, schema) = load_store("self.n", method, &args).unwrap();
+            let (_, schema) = load_store("self.n", method, &args, false).unwrap();
             assert!(!schema.contains("::std::"), "{schema}");
         }
-        let (user, _) = load_store("self.n", "fetch_max", &["7".into(), "o".into()]).unwrap();
+        let (user, _) =
+            load_store("self.n", "fetch_max", &["7".into(), "o".into()], false).unwrap();
         assert!(
             user.contains("self.n.store(__covcon_v.max(7), Ordering::SeqCst)"),
             "{user}"
         );
-        assert!(load_store("self.n", "load", &["o".into()]).is_none());
-        assert!(load_store("self.n", "store", &["1".into(), "o".into()]).is_none());
+        // An epoch-protected pointer's load takes the guard its operation took (scc's
+        // `self.root.swap(RawPtr::null(), Acquire, &guard)`: five unviable mutants without).
+        let (user, schema) = load_store(
+            "self.root",
+            "swap",
+            &["RawPtr::null()".into(), "Acquire".into(), "&guard".into()],
+            false,
+        )
+        .unwrap();
+        assert_eq!(
+            user,
+            "{ let __covcon_v = self.root.load(Ordering::SeqCst, &guard); self.root.store(RawPtr::null(), Ordering::SeqCst); __covcon_v }"
+        );
+        assert!(
+            schema.contains(".load(::covcon_rt::SEQ_CST, &guard);"),
+            "{schema}"
+        );
+        let exchange: Vec<String> = ["p", "q", "a", "b", "&guard"].map(String::from).into();
+        let (user, _) = load_store("self.root", "compare_exchange", &exchange, false).unwrap();
+        assert!(
+            user.contains("self.root.load(Ordering::SeqCst, &guard); if __covcon_v == (p)"),
+            "{user}"
+        );
+        // crossbeam-epoch's failed exchange is an error struct no load gives.
+        assert!(load_store("self.root", "compare_exchange", &exchange, true).is_none());
+        assert!(load_store("self.n", "load", &["o".into()], false).is_none());
+        assert!(load_store("self.n", "store", &["1".into(), "o".into()], false).is_none());
     }
 
     /// The lock-free operators on a claim loop and a publication: the diff a user reads, and
@@ -970,6 +1044,52 @@ impl Board {
         assert_eq!(
             lines[13].trim(),
             format!("if !::covcon_rt::mutant({p}) {{ ::covcon_rt::at(&self.ready).store(true, Release); }}")
+        );
+    }
+
+    /// crossbeam-epoch's `Atomic::compare_exchange` takes a guard, a fifth argument, and fails
+    /// with a `CompareExchangeError`: its failure taken for a success is the pointer it found
+    /// (`current`), of the success's type, where std's is the error itself (metrics-util's
+    /// and crossbeam-skiplist's six retry loops were unviable, "mismatched types").
+    #[test]
+    fn an_epoch_pointers_failed_exchange_is_taken_for_a_success_with_the_pointer_it_found() {
+        let source = "use crossbeam_epoch::{Atomic, Owned, Shared, Guard};
+use std::sync::atomic::{AtomicUsize, Ordering};
+pub struct List { head: Atomic<u64>, len: AtomicUsize }
+impl List {
+    pub fn new() -> Self { List { head: Atomic::null(), len: AtomicUsize::new(0) } }
+    pub fn len(&self) -> usize { self.len.load(Ordering::Acquire) }
+    pub fn push(&self, guard: &Guard) {
+        loop {
+            let head = self.head.load(Ordering::Acquire, guard);
+            match self.head.compare_exchange(head, Owned::new(1), Ordering::AcqRel, Ordering::Acquire, guard) {
+                Ok(_) => break,
+                Err(_) => continue,
+            }
+        }
+    }
+}
+";
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("lib.rs");
+        std::fs::write(&file, source).unwrap();
+        let model = analysis::analyze_source("list", "2021", source);
+        let made = generate(&[&model.types[0]], |_, _| file.clone(), dir.path());
+        let retry = made
+            .iter()
+            .find(|m| m.operator == Operator::RetryOnce)
+            .unwrap_or_else(|| panic!("a retry_once mutant in {made:#?}"));
+        assert!(
+            retry
+                .diff
+                .contains(", Ordering::Acquire, guard).or_else(|actual| Ok(actual.current)) {"),
+            "{}",
+            retry.diff
+        );
+        let schema: String = retry.schema.iter().map(|i| i.text.as_str()).collect();
+        assert!(
+            schema.contains("::core::result::Result::Ok(__covcon_v.current) } else { ::core::result::Result::Err(__covcon_v) }"),
+            "{schema}"
         );
     }
 

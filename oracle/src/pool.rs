@@ -708,7 +708,11 @@ pub enum CommandEnd {
 /// Runs `sh -c CMD` in `dir` with `env` set and `MUTANT_ENV` only as `env` sets it, its output
 /// to `log`, in a process group of its own that is killed (everything it started with it,
 /// `cargo test` and the test binaries) after `limit` or once `stop` answers true, and by a
-/// second Ctrl-C like the workers.
+/// second Ctrl-C like the workers. The command's builds cap lints at `warn`
+/// ([`crate::build::rustflags_env`], after the user's own flags, as the harness build does):
+/// the copy is covcon's rewrite, and what it leaves a lint to say (an import of `std::thread`
+/// unused once the copy's sleeps are covcon's) must not fail a `#![deny(warnings)]` crate's
+/// suite on the unmutated code.
 pub fn run_command(
     cmd: &str,
     dir: &Path,
@@ -722,12 +726,17 @@ pub fn run_command(
     let err = file
         .try_clone()
         .map_err(|e| OracleError::io(format!("opening {}", log.display()), e))?;
+    let (flags_var, flags) = crate::build::rustflags_env(
+        std::env::var("RUSTFLAGS").ok(),
+        std::env::var("CARGO_ENCODED_RUSTFLAGS").ok(),
+    );
     let mut command = Command::new("sh");
     command
         .arg("-c")
         .arg(cmd)
         .current_dir(dir)
         .env_remove(crate::MUTANT_ENV)
+        .env(flags_var, flags)
         .envs(env.iter().map(|(k, v)| (k, v)))
         .stdin(Stdio::null())
         .stdout(file)
