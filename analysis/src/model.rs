@@ -722,11 +722,20 @@ pub enum ParamKind {
         passing: InstancePassing,
     },
     /// `impl FnOnce() -> T`, `impl Fn(&K) -> T`, `F: FnMut(&K, &V) -> T`: a closure that
-    /// ignores its `arity` arguments and returns a value.
+    /// returns a value; of its `arity` arguments, one bound `FnOnce` (`once`: called at most
+    /// once, a point in the call) shows those of plain data (`shown`, per argument:
+    /// [`ParamKind::is_plain_data`], the caller's keys and values, not the structure's own
+    /// nodes, whose `Debug` shows bookkeeping the other thread changes), which its call answers
+    /// under the results oracle (`covcon_rt::see`); an `Fn`/`FnMut` one may be called for every
+    /// entry of a structure another thread changes (`retain`), and ignores them.
     Closure {
         returns: Box<ParamKind>,
         #[serde(default, skip_serializing_if = "is_zero")]
         arity: usize,
+        #[serde(default, skip_serializing_if = "is_false")]
+        once: bool,
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        shown: Vec<bool>,
     },
     /// A type parameter of the type itself (`K`, `V`), filled in when the type is instantiated.
     Generic {
@@ -773,6 +782,29 @@ pub enum ParamKind {
 }
 
 impl ParamKind {
+    /// Whether a value of this kind is data a caller puts in and gets back: numbers, text,
+    /// durations, the type's own parameters, and references, options, tuples, vectors and
+    /// slices of them; not a structure's node, a handle or a type covcon cannot make (scc's
+    /// `Stack::peek_with` hands its closure `Option<&Entry<T>>`, whose `Debug` shows the
+    /// entry's `removed` flag and `next` pointer, which a concurrent `pop_all` changes).
+    pub fn is_plain_data(&self) -> bool {
+        match self {
+            ParamKind::Int { .. }
+            | ParamKind::Bool
+            | ParamKind::Char
+            | ParamKind::Float { .. }
+            | ParamKind::String
+            | ParamKind::Str
+            | ParamKind::Duration
+            | ParamKind::NonZero { .. }
+            | ParamKind::Generic { .. } => true,
+            ParamKind::Vec { elem } | ParamKind::Slice { elem } => elem.is_plain_data(),
+            ParamKind::Ref { inner } | ParamKind::Option { inner } => inner.is_plain_data(),
+            ParamKind::Tuple { elems } => elems.iter().all(ParamKind::is_plain_data),
+            _ => false,
+        }
+    }
+
     /// The kinds a value of this kind is made of: the element of a `Vec` or slice, the `T`
     /// of `&T`, `Option<T>`, `Box<T>`/`Arc<T>` and `Result<T, _>`, a closure's result, a
     /// tuple's elements.

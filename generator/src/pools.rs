@@ -609,6 +609,8 @@ mod tests {
             ParamKind::Closure {
                 returns: Box::new(ParamKind::Bool),
                 arity: 0,
+                once: false,
+                shown: vec![],
             },
             1,
             "Closure(Bool(false)) Closure(Bool(true))",
@@ -624,6 +626,8 @@ mod tests {
                 err: err.map(Box::new),
             }),
             arity: 0,
+            once: true,
+            shown: vec![],
         };
         check(
             result(Some(ParamKind::Char)),

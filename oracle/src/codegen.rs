@@ -577,6 +577,15 @@ fn driver(w: &mut Writer, index: usize, plan: &TypePlan<'_>) {
         });
         let (more, args) = arguments(&method.params, &mut next_arg, &args_cx);
         lets.extend(more);
+        // A closure with arguments answers what it saw of them (`covcon_rt::seen_start`).
+        let sees = !method.iterates
+            && method
+                .params
+                .iter()
+                .any(|p| matches!(&p.kind, ParamKind::Closure { shown, .. } if !shown.is_empty()));
+        if sees {
+            w.line("                ::covcon_rt::seen_start();");
+        }
         for line in lets {
             w.line(&format!("                {line}"));
         }
@@ -643,6 +652,9 @@ fn driver(w: &mut Writer, index: usize, plan: &TypePlan<'_>) {
                 .filter(|shape| *shape != ReturnShape::Guard);
             match handed_out {
                 Some(shape) => w.line(&format!("                {OK}({})", handle_text(shape))),
+                None if sees => w.line(&format!(
+                    "                {OK}(::covcon_rt::seen_end(::covcon_rt::result_text!(r)))"
+                )),
                 None => w.line(&format!(
                     "                {OK}(::covcon_rt::result_text!(r))"
                 )),
@@ -1297,8 +1309,9 @@ fn argument(param: &Param, i: usize, args_cx: &ArgsCx<'_>) -> (Option<String>, S
             };
             (None, pass)
         }
-        ParamKind::Closure { arity: 0, returns }
-            if !matches!(**returns, ParamKind::Result { .. }) =>
+        ParamKind::Closure {
+            arity: 0, returns, ..
+        } if !matches!(**returns, ParamKind::Result { .. }) =>
         {
             (
                 // The value's type is inferred from the closure bound (`impl FnOnce() -> V`).
@@ -1306,19 +1319,47 @@ fn argument(param: &Param, i: usize, args_cx: &ArgsCx<'_>) -> (Option<String>, S
                 format!("::covcon_rt::closure({var})"),
             )
         }
-        ParamKind::Closure { arity, returns } => {
-            // Its arguments' types come from the bound (`impl FnMut(&K) -> bool`).
-            let ignored = vec!["_"; *arity].join(", ");
+        ParamKind::Closure {
+            arity,
+            returns,
+            shown,
+            ..
+        } => {
             let value = format!("::std::clone::Clone::clone(&{var})");
             // A `Result` whose error covcon makes is decoded whole, `Ok` or `Err`.
             let value = match &**returns {
                 ParamKind::Result { err: None, .. } => format!("{OK}({value})"),
                 _ => value,
             };
+            if shown.is_empty() {
+                // Its arguments' types come from the bound (`impl FnMut(&K) -> bool`).
+                let ignored = vec!["_"; *arity].join(", ");
+                return (
+                    Some(format!("let {var} = {};", args_cx.closure(i))),
+                    format!("move |{ignored}| {{ ::covcon_rt::schedule_point(); {value} }}"),
+                );
+            }
+            // Called at most once: what it sees of its arguments of plain data (their types
+            // from the bound, `impl FnOnce(&V)`) is the call's answer too (`covcon_rt::see`,
+            // recorded for the call whose arm made the closure: `seen_id` when it is made).
+            let (mut params, mut texts) = (Vec::new(), Vec::new());
+            for k in 0..*arity {
+                if shown.get(k).copied().unwrap_or(false) {
+                    params.push(format!("mut {var}_{k}"));
+                    texts.push(format!("::covcon_rt::seen_text!({var}_{k})"));
+                } else {
+                    params.push("_".to_string());
+                    texts.push(NONE.to_string());
+                }
+            }
             (
                 Some(format!("let {var} = {};", args_cx.closure(i))),
                 // A schedule point first, as in `covcon_rt::closure`.
-                format!("move |{ignored}| {{ ::covcon_rt::schedule_point(); {value} }}"),
+                format!(
+                    "{{ let {var}_seen = ::covcon_rt::seen_id(); move |{}| {{ ::covcon_rt::schedule_point(); ::covcon_rt::see({var}_seen, || ::std::vec![{}]); {value} }} }}",
+                    params.join(", "),
+                    texts.join(", ")
+                ),
             )
         }
         ParamKind::Result { err: None, .. } => (
@@ -1755,9 +1796,38 @@ mod tests {
                 ParamKind::Closure {
                     returns: Box::new(ParamKind::Generic { name: "K".into() }),
                     arity: 0,
+                    once: true,
+                    shown: vec![],
                 },
             ),
             "let a0 = cx.closure_value(call, 0)?; => ::covcon_rt::closure(a0)",
+        );
+        // A closure called at most once shows its call what it is handed; one that may be
+        // called for every entry (`FnMut`, `Fn`) ignores its arguments.
+        let unit = || Box::new(ParamKind::Tuple { elems: vec![] });
+        check(
+            (
+                "impl FnOnce(&u64)",
+                ParamKind::Closure {
+                    returns: unit(),
+                    arity: 1,
+                    once: true,
+                    shown: vec![true],
+                },
+            ),
+            "let a0 = cx.closure_value(call, 0)?; => { let a0_seen = ::covcon_rt::seen_id(); move |mut a0_0| { ::covcon_rt::schedule_point(); ::covcon_rt::see(a0_seen, || ::std::vec![::covcon_rt::seen_text!(a0_0)]); ::std::clone::Clone::clone(&a0) } }",
+        );
+        check(
+            (
+                "impl FnMut(&u64)",
+                ParamKind::Closure {
+                    returns: unit(),
+                    arity: 1,
+                    once: false,
+                    shown: vec![],
+                },
+            ),
+            "let a0 = cx.closure_value(call, 0)?; => move |_| { ::covcon_rt::schedule_point(); ::std::clone::Clone::clone(&a0) }",
         );
         check(
             (

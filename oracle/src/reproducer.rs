@@ -26,8 +26,8 @@ use crate::codegen::DRIVE_LIMIT;
 use crate::harness::PreparedType;
 use crate::results::AllowedOutcomes;
 use analysis::{
-    ConstructorKind, GuardHolder, GuardTaking, InstancePassing, Param, ParamKind, ReturnShape,
-    TypeModel, PATH_BUF,
+    ConstructorKind, GuardHolder, GuardTaking, InstancePassing, Method, Param, ParamKind,
+    ReturnShape, TypeModel, PATH_BUF,
 };
 use generator::{Call, TestCase, Value};
 use std::collections::BTreeMap;
@@ -106,6 +106,7 @@ fn render(
     let cx = Render {
         ty,
         instantiation: &instantiation,
+        sees: allowed.is_some() && ty.methods.iter().any(passes_seeing_closure),
     };
     let mut out = String::new();
     // The pair the test was built for, or the first call of each thread.
@@ -187,6 +188,9 @@ fn render(
     }
     if let Some(allowed) = allowed {
         render_allowed(&mut out, test, allowed);
+        if cx.sees {
+            out.push_str(SAW);
+        }
     }
     let _ = writeln!(
         out,
@@ -721,7 +725,110 @@ fn ident(name: &str) -> String {
 struct Render<'a> {
     ty: &'a TypeModel,
     instantiation: &'a BTreeMap<String, String>,
+    /// Whether calls answer what their closures saw of their arguments (the results oracle's
+    /// reproducer, whose file then holds the `saw` module, [`SAW`]).
+    sees: bool,
 }
+
+/// Whether a method passes a closure called at most once (`FnOnce`) that shows arguments of
+/// plain data (`ParamKind::Closure::shown`), whose call answers what it saw of them.
+fn passes_seeing_closure(method: &Method) -> bool {
+    !method.iterates
+        && method
+            .params
+            .iter()
+            .any(|p| matches!(&p.kind, ParamKind::Closure { shown, .. } if !shown.is_empty()))
+}
+
+/// The results reproducer's record of what the closures a call passes see of their arguments,
+/// as cargo covcon's harness records it (`covcon_rt::see`): a call that called its closures
+/// exactly once answers `<answer> saw (<texts>)`, each text the argument's `Debug`, or `_` (an
+/// iterator, a type without `Debug`).
+const SAW: &str = "/// What the closures a call passes see of their arguments, as cargo covcon's harness records\n\
+/// it: a call that called its closures exactly once answers `<answer> saw (<texts>)`.\n\
+#[allow(dead_code)]\n\
+mod saw {\n\
+\x20   use std::cell::RefCell;\n\
+\x20   use std::fmt::Debug;\n\
+\x20   use std::sync::atomic::{AtomicU64, Ordering};\n\
+\n\
+\x20   thread_local! {\n\
+\x20       static RECORD: RefCell<Option<(u64, u32, Vec<Option<String>>)>> = const { RefCell::new(None) };\n\
+\x20   }\n\
+\x20   static NEXT: AtomicU64 = AtomicU64::new(1);\n\
+\n\
+\x20   pub fn start() {\n\
+\x20       let id = NEXT.fetch_add(1, Ordering::Relaxed);\n\
+\x20       RECORD.with(|r| *r.borrow_mut() = Some((id, 0, Vec::new())));\n\
+\x20   }\n\
+\n\
+\x20   pub fn id() -> u64 {\n\
+\x20       RECORD.with(|r| r.borrow().as_ref().map_or(0, |r| r.0))\n\
+\x20   }\n\
+\n\
+\x20   pub fn see(id: u64, texts: impl FnOnce() -> Vec<Option<String>>) {\n\
+\x20       let first = RECORD.with(|r| match r.borrow_mut().as_mut() {\n\
+\x20           Some(r) if r.0 == id && id != 0 => {\n\
+\x20               r.1 += 1;\n\
+\x20               r.1 == 1\n\
+\x20           }\n\
+\x20           _ => false,\n\
+\x20       });\n\
+\x20       if first {\n\
+\x20           let texts = texts();\n\
+\x20           RECORD.with(|r| {\n\
+\x20               if let Some(r) = r.borrow_mut().as_mut().filter(|r| r.0 == id) {\n\
+\x20                   r.2 = texts;\n\
+\x20               }\n\
+\x20           });\n\
+\x20       }\n\
+\x20   }\n\
+\n\
+\x20   pub fn end(text: String) -> String {\n\
+\x20       match RECORD.with(|r| r.borrow_mut().take()) {\n\
+\x20           Some((_, 1, texts)) if texts.iter().any(Option::is_some) => {\n\
+\x20               let texts: Vec<String> = texts.into_iter().map(|t| t.unwrap_or_else(|| \"_\".to_string())).collect();\n\
+\x20               format!(\"{text} saw ({})\", texts.join(\", \"))\n\
+\x20           }\n\
+\x20           _ => text,\n\
+\x20       }\n\
+\x20   }\n\
+\n\
+\x20   pub struct Seen<'a, T: ?Sized>(pub RefCell<&'a mut T>);\n\
+\x20   pub trait Items {\n\
+\x20       fn saw(&self) -> Option<String>;\n\
+\x20   }\n\
+\x20   impl<I: Iterator> Items for &&Seen<'_, I> {\n\
+\x20       fn saw(&self) -> Option<String> {\n\
+\x20           None\n\
+\x20       }\n\
+\x20   }\n\
+\x20   pub trait Text {\n\
+\x20       fn saw(&self) -> Option<String>;\n\
+\x20   }\n\
+\x20   impl<T: Debug + ?Sized> Text for &Seen<'_, T> {\n\
+\x20       fn saw(&self) -> Option<String> {\n\
+\x20           Some(format!(\"{:?}\", &**self.0.borrow()))\n\
+\x20       }\n\
+\x20   }\n\
+\x20   pub trait Nothing {\n\
+\x20       fn saw(&self) -> Option<String>;\n\
+\x20   }\n\
+\x20   impl<T: ?Sized> Nothing for Seen<'_, T> {\n\
+\x20       fn saw(&self) -> Option<String> {\n\
+\x20           None\n\
+\x20       }\n\
+\x20   }\n\
+}\n\
+\n\
+/// What a closure sees of its argument `$e` (a mutable binding).\n\
+macro_rules! saw_text {\n\
+\x20   ($e:expr) => {{\n\
+\x20       #[allow(unused_imports)]\n\
+\x20       use saw::{Items as _, Nothing as _, Text as _};\n\
+\x20       (&&&saw::Seen(std::cell::RefCell::new(&mut $e))).saw()\n\
+\x20   }};\n\
+}\n\n";
 
 impl Render<'_> {
     /// The statement building instance `index` (`let i0: Arc<T> = Arc::new(T::new());`); a
@@ -918,7 +1025,19 @@ impl Render<'_> {
                 let _ = writeln!(out, "{CALLS}{scope}");
                 continue;
             }
-            let body = if compared {
+            let sees = self.sees
+                && self
+                    .ty
+                    .methods
+                    .iter()
+                    .find(|m| m.name == call.method)
+                    .is_some_and(passes_seeing_closure);
+            let body = if compared && sees {
+                format!(
+                    "{{ saw::start(); let r = format!(\"{{:?}}\", {}); seen.push(clip(saw::end(r))); }}",
+                    self.invoke(call)
+                )
+            } else if compared {
                 format!(
                     "seen.push(clip(format!(\"{{:?}}\", {})));",
                     self.invoke(call)
@@ -1128,13 +1247,37 @@ impl Render<'_> {
                     InstancePassing::Value => format!("(*i{k}).clone()"),
                 }
             }
-            ParamKind::Closure { returns, arity } => {
+            ParamKind::Closure {
+                returns,
+                arity,
+                shown,
+                ..
+            } => {
                 let inner = match value {
                     Value::Closure(inner) => inner.as_ref(),
                     other => other,
                 };
-                let ignored = vec!["_"; *arity].join(", ");
-                format!("move |{ignored}| {}", self.value(inner, returns))
+                let value = self.value(inner, returns);
+                if !self.sees || shown.is_empty() {
+                    let ignored = vec!["_"; *arity].join(", ");
+                    return format!("move |{ignored}| {value}");
+                }
+                // What it sees of its arguments is the call's answer too ([`SAW`]).
+                let (mut params, mut texts) = (Vec::new(), Vec::new());
+                for k in 0..*arity {
+                    if shown.get(k).copied().unwrap_or(false) {
+                        params.push(format!("mut a{k}"));
+                        texts.push(format!("saw_text!(a{k})"));
+                    } else {
+                        params.push("_".to_string());
+                        texts.push("None".to_string());
+                    }
+                }
+                format!(
+                    "{{ let id = saw::id(); move |{}| {{ saw::see(id, || vec![{}]); {value} }} }}",
+                    params.join(", "),
+                    texts.join(", ")
+                )
             }
             // A literal is a `&'static str`: it fits `&str` and `&'static str` alike.
             ParamKind::Str => self.value(value, &ParamKind::Str),

@@ -252,6 +252,8 @@ fn model() -> Model {
                             ParamKind::Closure {
                                 returns: Box::new(int(false, 64)),
                                 arity: 0,
+                                once: true,
+                                shown: vec![],
                             },
                         )],
                     ),

@@ -106,6 +106,10 @@ const NOT_ATOMIC_PHRASES: &[&str] = &[
     "not an atomic operation",
     "not performed atomically",
     "not done atomically",
+    // flurry's `retain`: "If `f` returns `false` for a given key/value pair, but the value for
+    // that pair is concurrently modified before the removal takes place, the entry will not
+    // be removed": its removals are steps a concurrent update falls between.
+    "concurrently modified before",
 ];
 
 /// Words that, just before a phrase (within two words), deny it: "is not an approximation",
@@ -385,6 +389,15 @@ mod tests {
             Some(Approximation::NotAtomic {
                 line: "Note that this is not atomic.".into()
             })
+        );
+        let attrs = attrs_of(" Retains only the elements specified by the predicate.\n\n # Notes\n\n If `f` returns `false` for a given key/value pair, but the value for that pair is concurrently\n modified before the removal takes place, the entry will not be removed.");
+        assert!(
+            matches!(
+                approximation(&attrs),
+                Some(Approximation::NotAtomic { ref line }) if line.contains("concurrently modified before")
+            ),
+            "{:?}",
+            approximation(&attrs)
         );
         let attrs = attrs_of(" A non-atomic read of both counters.");
         assert!(matches!(

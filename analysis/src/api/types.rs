@@ -741,9 +741,26 @@ pub(crate) fn closure_bound(
             syn::ReturnType::Type(_, t) => cx.param_kind(t),
         };
         let arity = args.inputs.len();
+        let once = last.ident == "FnOnce";
+        // What an `FnOnce` closure shows of each argument: plain data only.
+        let shown: Vec<bool> = if once {
+            args.inputs
+                .iter()
+                .map(|t| cx.param_kind(t).is_ok_and(|k| k.is_plain_data()))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let shown = if shown.contains(&true) {
+            shown
+        } else {
+            Vec::new()
+        };
         return Some(returns.map(|r| ParamKind::Closure {
             returns: Box::new(r),
             arity,
+            once,
+            shown,
         }));
     }
     None

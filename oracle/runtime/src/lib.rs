@@ -799,6 +799,94 @@ pub fn drive<I: IntoIterator>(items: I, limit: usize) -> usize {
     taken
 }
 
+/// What a closure covcon passes saw of its arguments, during the call that passed it: the call's
+/// answer under the results oracle, beside what the method returned (scc's `read(&k, |k, v|
+/// ..)` answers what the closure returns, which covcon makes up; dashmap's
+/// `alter(&k, |k, v| ..)` hands the value over and keeps what the closure answers). Only a
+/// closure bound `FnOnce` is made to see (`ParamKind::Closure::once`): one that may be called
+/// for every entry (`retain`, `scan`) visits a structure another thread changes, which no
+/// order need repeat, as an iterator's items are not compared. A call's arm starts the record
+/// ([`seen_start`]); each closure it passes takes the record's id when it is made
+/// ([`seen_id`]) and adds the `Debug` texts of its arguments when called on that thread during
+/// that call ([`see`]); the arm ends it ([`seen_end`]). A call whose closures ran more than once
+/// (or never) answers only what it returned.
+mod seen {
+    use std::cell::RefCell;
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    /// The record's id, how many times a closure of it was called, and what the first saw.
+    struct Record {
+        id: u64,
+        calls: u32,
+        texts: Vec<Option<String>>,
+    }
+
+    thread_local! {
+        static SEEN: RefCell<Option<Record>> = const { RefCell::new(None) };
+    }
+    static NEXT: AtomicU64 = AtomicU64::new(1);
+
+    /// Starts this thread's record for the call about to be made, when results are captured.
+    pub fn seen_start() {
+        let record = crate::capturing().then(|| Record {
+            id: NEXT.fetch_add(1, Ordering::Relaxed),
+            calls: 0,
+            texts: Vec::new(),
+        });
+        SEEN.with(|s| *s.borrow_mut() = record);
+    }
+
+    /// The id of this thread's record (0: none), taken by a closure when it is made.
+    pub fn seen_id() -> u64 {
+        SEEN.with(|s| s.borrow().as_ref().map_or(0, |r| r.id))
+    }
+
+    /// A closure made during record `id` was called: its arguments' texts (`texts`, computed
+    /// only for its first call on the thread that holds that record).
+    pub fn see(id: u64, texts: impl FnOnce() -> Vec<Option<String>>) {
+        let first = SEEN.with(|s| {
+            let mut s = s.borrow_mut();
+            match s.as_mut() {
+                Some(r) if r.id == id && id != 0 => {
+                    r.calls += 1;
+                    r.calls == 1
+                }
+                _ => false,
+            }
+        });
+        if !first {
+            return;
+        }
+        // Formatting runs user code, which may call covcon's closures again: not borrowed.
+        let texts = texts();
+        SEEN.with(|s| {
+            if let Some(r) = s.borrow_mut().as_mut().filter(|r| r.id == id) {
+                r.texts = texts;
+            }
+        });
+    }
+
+    /// Ends this thread's record: the call's answer `text`, with what its closures saw when
+    /// they were called exactly once (`Some(1) saw ("a", 1)`, `_` for an argument with
+    /// nothing to show). An answer with no text stays none: a reproducer formats answers with
+    /// `Debug`, and compares no call without it.
+    pub fn seen_end(text: Option<String>) -> Option<String> {
+        let record = SEEN.with(|s| s.borrow_mut().take());
+        match (record, text) {
+            (Some(r), Some(text)) if r.calls == 1 && r.texts.iter().any(Option::is_some) => {
+                let saw: Vec<String> = r
+                    .texts
+                    .into_iter()
+                    .map(|t| t.unwrap_or_else(|| "_".to_string()))
+                    .collect();
+                Some(format!("{text} saw ({})", saw.join(", ")))
+            }
+            (_, text) => text,
+        }
+    }
+}
+pub use seen::{see, seen_end, seen_id, seen_start};
+
 /// The instance of a type that can be sent to another thread but not shared (`Send`, not
 /// `Sync`: a work-stealing deque's `Worker`, a `Parker`), kept so only the thread that built it
 /// touches it: the worker's main thread, which builds a test's instances and handles, runs its
@@ -968,6 +1056,39 @@ pub mod spec {
         }
     }
 
+    /// What a closure's argument shows ([`crate::seen_text!`]): nothing for an iterator (one
+    /// over a structure another thread changes need not be a snapshot, as the items of one a
+    /// method returns are not compared; before its `Debug`, which a `vec::IntoIter` has);
+    /// else its `Debug` text; else `None`.
+    pub struct Seen<'a, T: ?Sized>(pub std::cell::RefCell<&'a mut T>);
+
+    pub trait SeenDebug {
+        fn covcon_seen(&self) -> Option<String>;
+    }
+    impl<T: Debug + ?Sized> SeenDebug for &Seen<'_, T> {
+        fn covcon_seen(&self) -> Option<String> {
+            (&&Wrap(&**self.0.borrow())).covcon_debug(crate::STATE_TEXT_LIMIT)
+        }
+    }
+
+    pub trait SeenItems {
+        fn covcon_seen(&self) -> Option<String>;
+    }
+    impl<I: Iterator> SeenItems for &&Seen<'_, I> {
+        fn covcon_seen(&self) -> Option<String> {
+            None
+        }
+    }
+
+    pub trait SeenNothing {
+        fn covcon_seen(&self) -> Option<String>;
+    }
+    impl<T: ?Sized> SeenNothing for Seen<'_, T> {
+        fn covcon_seen(&self) -> Option<String> {
+            None
+        }
+    }
+
     /// `Some(x.clone())` when the type implements `Clone`, else `None`.
     pub struct CloneWrap<'a, T>(pub &'a T);
 
@@ -1026,6 +1147,17 @@ macro_rules! result_text {
     }};
 }
 
+/// What a closure covcon passes sees of its argument `$e` (a mutable binding): its `Debug`
+/// text, or `None` (an iterator, a type without `Debug`).
+#[macro_export]
+macro_rules! seen_text {
+    ($e:expr) => {{
+        #[allow(unused_imports)]
+        use $crate::spec::{SeenDebug as _, SeenItems as _, SeenNothing as _};
+        (&&&$crate::spec::Seen(::std::cell::RefCell::new(&mut $e))).covcon_seen()
+    }};
+}
+
 /// A clone of the value, or `None` when its type is not `Clone`.
 #[macro_export]
 macro_rules! try_clone {
@@ -1064,6 +1196,38 @@ pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A closure's arguments as its call's answer: `Debug` texts, `_` for an iterator or a type
+    /// without `Debug`; only for one call of the closures during the call that made them, and
+    /// only on its record.
+    #[test]
+    fn a_call_answers_what_its_closure_saw_when_it_was_called_once() {
+        struct Opaque;
+        let call = |times: usize| {
+            seen_start();
+            let id = seen_id();
+            for i in 0..times {
+                let (mut a, mut b, mut c) = (7u8, vec!["x", "y"].into_iter(), Opaque);
+                see(id, || vec![seen_text!(a), seen_text!(b), seen_text!(c)]);
+                // An iterator shows nothing and is not taken.
+                assert_eq!(b.next(), Some("x"), "call {i}");
+            }
+            seen_end(Some("Some(1)".to_string()))
+        };
+        assert_eq!(call(1).as_deref(), Some("Some(1) saw (7, _, _)"));
+        assert_eq!(call(0).as_deref(), Some("Some(1)"));
+        assert_eq!(call(2).as_deref(), Some("Some(1)"));
+        // A closure made for another call (another thread's, or an earlier one's) adds nothing.
+        seen_start();
+        let stale = seen_id();
+        seen_start();
+        let mut v = 1;
+        see(stale, || vec![seen_text!(v)]);
+        assert_eq!(seen_end(None), None);
+        // Nothing is recorded once ended, or with no record.
+        see(seen_id(), || vec![seen_text!(v)]);
+        assert_eq!(seen_end(None), None);
+    }
 
     /// A confined value is used on the thread that built it; another thread that reaches it
     /// panics instead of using it.
