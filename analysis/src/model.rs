@@ -621,6 +621,17 @@ impl TypeModel {
 }
 
 impl Method {
+    /// Whether a call of the method answers what a closure it passes was handed: one of its
+    /// parameters is an `FnOnce` closure that shows an argument (`ParamKind::Closure::shown`),
+    /// and its answer is no iterator the test drives instead.
+    pub fn shows_closure_arguments(&self) -> bool {
+        !self.iterates
+            && self
+                .params
+                .iter()
+                .any(|p| matches!(&p.kind, ParamKind::Closure { shown, .. } if !shown.is_empty()))
+    }
+
     /// Whether a thread that cannot touch the instance can make the call (thread 1 of a
     /// [`TypeModel::confined`] type): a handle's method, on a handle kept before the threads
     /// start (not one behind a guard, reached through a fresh call on the instance), taking no
@@ -722,18 +733,16 @@ pub enum ParamKind {
         passing: InstancePassing,
     },
     /// `impl FnOnce() -> T`, `impl Fn(&K) -> T`, `F: FnMut(&K, &V) -> T`: a closure that
-    /// returns a value; of its `arity` arguments, one bound `FnOnce` (`once`: called at most
-    /// once, a point in the call) shows those of plain data (`shown`, per argument:
+    /// returns a value. One bound `FnOnce` (called at most once, a point in the call) shows
+    /// its arguments of plain data (`shown`, per argument, empty when it shows none:
     /// [`ParamKind::is_plain_data`], the caller's keys and values, not the structure's own
     /// nodes, whose `Debug` shows bookkeeping the other thread changes), which its call answers
     /// under the results oracle (`covcon_rt::see`); an `Fn`/`FnMut` one may be called for every
-    /// entry of a structure another thread changes (`retain`), and ignores them.
+    /// entry of a structure another thread changes (`retain`), and ignores its `arity` arguments.
     Closure {
         returns: Box<ParamKind>,
         #[serde(default, skip_serializing_if = "is_zero")]
         arity: usize,
-        #[serde(default, skip_serializing_if = "is_false")]
-        once: bool,
         #[serde(default, skip_serializing_if = "Vec::is_empty")]
         shown: Vec<bool>,
     },
@@ -782,6 +791,11 @@ pub enum ParamKind {
 }
 
 impl ParamKind {
+    /// Whether a closure of this kind shows its call argument `k` (`Closure::shown`).
+    pub fn shows_argument(&self, k: usize) -> bool {
+        matches!(self, ParamKind::Closure { shown, .. } if shown.get(k).copied().unwrap_or(false))
+    }
+
     /// Whether a value of this kind is data a caller puts in and gets back: numbers, text,
     /// durations, the type's own parameters, and references, options, tuples, vectors and
     /// slices of them; not a structure's node, a handle or a type covcon cannot make (scc's

@@ -609,7 +609,6 @@ mod tests {
             ParamKind::Closure {
                 returns: Box::new(ParamKind::Bool),
                 arity: 0,
-                once: false,
                 shown: vec![],
             },
             1,
@@ -626,7 +625,6 @@ mod tests {
                 err: err.map(Box::new),
             }),
             arity: 0,
-            once: true,
             shown: vec![],
         };
         check(

@@ -578,11 +578,7 @@ fn driver(w: &mut Writer, index: usize, plan: &TypePlan<'_>) {
         let (more, args) = arguments(&method.params, &mut next_arg, &args_cx);
         lets.extend(more);
         // A closure with arguments answers what it saw of them (`covcon_rt::seen_start`).
-        let sees = !method.iterates
-            && method
-                .params
-                .iter()
-                .any(|p| matches!(&p.kind, ParamKind::Closure { shown, .. } if !shown.is_empty()));
+        let sees = method.shows_closure_arguments();
         if sees {
             w.line("                ::covcon_rt::seen_start();");
         }
@@ -1204,6 +1200,28 @@ fn arguments(
     (lets, args)
 }
 
+/// The parameters and argument texts of a closure that shows its call what it was handed
+/// (`kind`, an `FnOnce` closure with `shown` arguments), for the harness and the reproducer:
+/// `{var}_{k}` and `{seen}({var}_{k})` for an argument shown, `_` and `none` for the others.
+pub(crate) fn seeing_closure_parts(
+    kind: &ParamKind,
+    var: &str,
+    seen: &str,
+    none: &str,
+) -> (String, String) {
+    let arity = match kind {
+        ParamKind::Closure { arity, .. } => *arity,
+        _ => 0,
+    };
+    let (params, texts): (Vec<String>, Vec<String>) = (0..arity)
+        .map(|k| match kind.shows_argument(k) {
+            true => (format!("{var}_{k}"), format!("{seen}({var}_{k})")),
+            false => ("_".to_string(), none.to_string()),
+        })
+        .unzip();
+    (params.join(", "), texts.join(", "))
+}
+
 /// An expression building an owned value of a kind that holds a value type, from the
 /// undecoded argument `raw`; `None` when the kind holds none (then `FromArg` decodes it).
 fn built_expr(kind: &ParamKind, raw: &str, args_cx: &ArgsCx<'_>) -> Option<String> {
@@ -1323,7 +1341,6 @@ fn argument(param: &Param, i: usize, args_cx: &ArgsCx<'_>) -> (Option<String>, S
             arity,
             returns,
             shown,
-            ..
         } => {
             let value = format!("::std::clone::Clone::clone(&{var})");
             // A `Result` whose error covcon makes is decoded whole, `Ok` or `Err`.
@@ -1342,23 +1359,12 @@ fn argument(param: &Param, i: usize, args_cx: &ArgsCx<'_>) -> (Option<String>, S
             // Called at most once: what it sees of its arguments of plain data (their types
             // from the bound, `impl FnOnce(&V)`) is the call's answer too (`covcon_rt::see`,
             // recorded for the call whose arm made the closure: `seen_id` when it is made).
-            let (mut params, mut texts) = (Vec::new(), Vec::new());
-            for k in 0..*arity {
-                if shown.get(k).copied().unwrap_or(false) {
-                    params.push(format!("mut {var}_{k}"));
-                    texts.push(format!("::covcon_rt::seen_text!({var}_{k})"));
-                } else {
-                    params.push("_".to_string());
-                    texts.push(NONE.to_string());
-                }
-            }
+            let (params, texts) = seeing_closure_parts(&param.kind, &var, "::covcon_rt::seen_text!", NONE);
             (
                 Some(format!("let {var} = {};", args_cx.closure(i))),
                 // A schedule point first, as in `covcon_rt::closure`.
                 format!(
-                    "{{ let {var}_seen = ::covcon_rt::seen_id(); move |{}| {{ ::covcon_rt::schedule_point(); ::covcon_rt::see({var}_seen, || ::std::vec![{}]); {value} }} }}",
-                    params.join(", "),
-                    texts.join(", ")
+                    "{{ let {var}_seen = ::covcon_rt::seen_id(); move |{params}| {{ ::covcon_rt::schedule_point(); ::covcon_rt::see({var}_seen, || ::std::vec![{texts}]); {value} }} }}"
                 ),
             )
         }
@@ -1796,7 +1802,6 @@ mod tests {
                 ParamKind::Closure {
                     returns: Box::new(ParamKind::Generic { name: "K".into() }),
                     arity: 0,
-                    once: true,
                     shown: vec![],
                 },
             ),
@@ -1811,11 +1816,10 @@ mod tests {
                 ParamKind::Closure {
                     returns: unit(),
                     arity: 1,
-                    once: true,
                     shown: vec![true],
                 },
             ),
-            "let a0 = cx.closure_value(call, 0)?; => { let a0_seen = ::covcon_rt::seen_id(); move |mut a0_0| { ::covcon_rt::schedule_point(); ::covcon_rt::see(a0_seen, || ::std::vec![::covcon_rt::seen_text!(a0_0)]); ::std::clone::Clone::clone(&a0) } }",
+            "let a0 = cx.closure_value(call, 0)?; => { let a0_seen = ::covcon_rt::seen_id(); move |a0_0| { ::covcon_rt::schedule_point(); ::covcon_rt::see(a0_seen, || ::std::vec![::covcon_rt::seen_text!(a0_0)]); ::std::clone::Clone::clone(&a0) } }",
         );
         check(
             (
@@ -1823,7 +1827,6 @@ mod tests {
                 ParamKind::Closure {
                     returns: unit(),
                     arity: 1,
-                    once: false,
                     shown: vec![],
                 },
             ),

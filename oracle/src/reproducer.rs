@@ -106,7 +106,7 @@ fn render(
     let cx = Render {
         ty,
         instantiation: &instantiation,
-        sees: allowed.is_some() && ty.methods.iter().any(passes_seeing_closure),
+        sees: allowed.is_some() && ty.methods.iter().any(Method::shows_closure_arguments),
     };
     let mut out = String::new();
     // The pair the test was built for, or the first call of each thread.
@@ -730,16 +730,6 @@ struct Render<'a> {
     sees: bool,
 }
 
-/// Whether a method passes a closure called at most once (`FnOnce`) that shows arguments of
-/// plain data (`ParamKind::Closure::shown`), whose call answers what it saw of them.
-fn passes_seeing_closure(method: &Method) -> bool {
-    !method.iterates
-        && method
-            .params
-            .iter()
-            .any(|p| matches!(&p.kind, ParamKind::Closure { shown, .. } if !shown.is_empty()))
-}
-
 /// The results reproducer's record of what the closures a call passes see of their arguments,
 /// as cargo covcon's harness records it (`covcon_rt::see`): a call that called its closures
 /// exactly once answers `<answer> saw (<texts>)`, each text the argument's `Debug`, or `_` (an
@@ -794,7 +784,7 @@ mod saw {\n\
 \x20       }\n\
 \x20   }\n\
 \n\
-\x20   pub struct Seen<'a, T: ?Sized>(pub RefCell<&'a mut T>);\n\
+\x20   pub struct Seen<'a, T: ?Sized>(pub &'a T);\n\
 \x20   pub trait Items {\n\
 \x20       fn saw(&self) -> Option<String>;\n\
 \x20   }\n\
@@ -808,7 +798,7 @@ mod saw {\n\
 \x20   }\n\
 \x20   impl<T: Debug + ?Sized> Text for &Seen<'_, T> {\n\
 \x20       fn saw(&self) -> Option<String> {\n\
-\x20           Some(format!(\"{:?}\", &**self.0.borrow()))\n\
+\x20           Some(format!(\"{:?}\", self.0))\n\
 \x20       }\n\
 \x20   }\n\
 \x20   pub trait Nothing {\n\
@@ -821,12 +811,12 @@ mod saw {\n\
 \x20   }\n\
 }\n\
 \n\
-/// What a closure sees of its argument `$e` (a mutable binding).\n\
+/// What a closure sees of its argument `$e`.\n\
 macro_rules! saw_text {\n\
 \x20   ($e:expr) => {{\n\
 \x20       #[allow(unused_imports)]\n\
 \x20       use saw::{Items as _, Nothing as _, Text as _};\n\
-\x20       (&&&saw::Seen(std::cell::RefCell::new(&mut $e))).saw()\n\
+\x20       (&&&saw::Seen(&$e)).saw()\n\
 \x20   }};\n\
 }\n\n";
 
@@ -1031,7 +1021,7 @@ impl Render<'_> {
                     .methods
                     .iter()
                     .find(|m| m.name == call.method)
-                    .is_some_and(passes_seeing_closure);
+                    .is_some_and(Method::shows_closure_arguments);
             let body = if compared && sees {
                 format!(
                     "{{ saw::start(); let r = format!(\"{{:?}}\", {}); seen.push(clip(saw::end(r))); }}",
@@ -1251,7 +1241,6 @@ impl Render<'_> {
                 returns,
                 arity,
                 shown,
-                ..
             } => {
                 let inner = match value {
                     Value::Closure(inner) => inner.as_ref(),
@@ -1263,21 +1252,9 @@ impl Render<'_> {
                     return format!("move |{ignored}| {value}");
                 }
                 // What it sees of its arguments is the call's answer too ([`SAW`]).
-                let (mut params, mut texts) = (Vec::new(), Vec::new());
-                for k in 0..*arity {
-                    if shown.get(k).copied().unwrap_or(false) {
-                        params.push(format!("mut a{k}"));
-                        texts.push(format!("saw_text!(a{k})"));
-                    } else {
-                        params.push("_".to_string());
-                        texts.push("None".to_string());
-                    }
-                }
-                format!(
-                    "{{ let id = saw::id(); move |{}| {{ saw::see(id, || vec![{}]); {value} }} }}",
-                    params.join(", "),
-                    texts.join(", ")
-                )
+                let (params, texts) =
+                    crate::codegen::seeing_closure_parts(kind, "a", "saw_text!", "None");
+                format!("{{ let id = saw::id(); move |{params}| {{ saw::see(id, || vec![{texts}]); {value} }} }}")
             }
             // A literal is a `&'static str`: it fits `&str` and `&'static str` alike.
             ParamKind::Str => self.value(value, &ParamKind::Str),

@@ -252,7 +252,6 @@ fn model() -> Model {
                             ParamKind::Closure {
                                 returns: Box::new(int(false, 64)),
                                 arity: 0,
-                                once: true,
                                 shown: vec![],
                             },
                         )],

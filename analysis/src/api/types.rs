@@ -31,6 +31,7 @@ pub(crate) struct Choice {
 }
 
 /// Types in scope when mapping a parameter type.
+#[derive(Clone)]
 pub(crate) struct TyCx<'a> {
     pub(crate) self_name: &'a str,
     pub(crate) type_generics: &'a [String],
@@ -741,12 +742,17 @@ pub(crate) fn closure_bound(
             syn::ReturnType::Type(_, t) => cx.param_kind(t),
         };
         let arity = args.inputs.len();
-        let once = last.ident == "FnOnce";
-        // What an `FnOnce` closure shows of each argument: plain data only.
-        let shown: Vec<bool> = if once {
+        // What an `FnOnce` closure shows of each argument: plain data only. Asked without
+        // `wanted`: an argument is no value covcon must build (parking_lot's `OnceState`
+        // would otherwise join the model's value types).
+        let shown: Vec<bool> = if last.ident == "FnOnce" {
+            let asked = TyCx {
+                wanted: None,
+                ..cx.clone()
+            };
             args.inputs
                 .iter()
-                .map(|t| cx.param_kind(t).is_ok_and(|k| k.is_plain_data()))
+                .map(|t| asked.param_kind(t).is_ok_and(|k| k.is_plain_data()))
                 .collect()
         } else {
             Vec::new()
@@ -759,7 +765,6 @@ pub(crate) fn closure_bound(
         return Some(returns.map(|r| ParamKind::Closure {
             returns: Box::new(r),
             arity,
-            once,
             shown,
         }));
     }

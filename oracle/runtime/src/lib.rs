@@ -803,7 +803,7 @@ pub fn drive<I: IntoIterator>(items: I, limit: usize) -> usize {
 /// answer under the results oracle, beside what the method returned (scc's `read(&k, |k, v|
 /// ..)` answers what the closure returns, which covcon makes up; dashmap's
 /// `alter(&k, |k, v| ..)` hands the value over and keeps what the closure answers). Only a
-/// closure bound `FnOnce` is made to see (`ParamKind::Closure::once`): one that may be called
+/// closure bound `FnOnce` is made to see (`ParamKind::Closure::shown`): one that may be called
 /// for every entry (`retain`, `scan`) visits a structure another thread changes, which no
 /// order need repeat, as an iterator's items are not compared. A call's arm starts the record
 /// ([`seen_start`]); each closure it passes takes the record's id when it is made
@@ -1060,14 +1060,14 @@ pub mod spec {
     /// over a structure another thread changes need not be a snapshot, as the items of one a
     /// method returns are not compared; before its `Debug`, which a `vec::IntoIter` has);
     /// else its `Debug` text; else `None`.
-    pub struct Seen<'a, T: ?Sized>(pub std::cell::RefCell<&'a mut T>);
+    pub struct Seen<'a, T: ?Sized>(pub &'a T);
 
     pub trait SeenDebug {
         fn covcon_seen(&self) -> Option<String>;
     }
     impl<T: Debug + ?Sized> SeenDebug for &Seen<'_, T> {
         fn covcon_seen(&self) -> Option<String> {
-            (&&Wrap(&**self.0.borrow())).covcon_debug(crate::STATE_TEXT_LIMIT)
+            (&&Wrap(self.0)).covcon_debug(crate::STATE_TEXT_LIMIT)
         }
     }
 
@@ -1147,14 +1147,14 @@ macro_rules! result_text {
     }};
 }
 
-/// What a closure covcon passes sees of its argument `$e` (a mutable binding): its `Debug`
-/// text, or `None` (an iterator, a type without `Debug`).
+/// What a closure covcon passes sees of its argument `$e`: its `Debug` text, or `None` (an
+/// iterator, a type without `Debug`).
 #[macro_export]
 macro_rules! seen_text {
     ($e:expr) => {{
         #[allow(unused_imports)]
         use $crate::spec::{SeenDebug as _, SeenItems as _, SeenNothing as _};
-        (&&&$crate::spec::Seen(::std::cell::RefCell::new(&mut $e))).covcon_seen()
+        (&&&$crate::spec::Seen(&$e)).covcon_seen()
     }};
 }
 
@@ -1207,7 +1207,7 @@ mod tests {
             seen_start();
             let id = seen_id();
             for i in 0..times {
-                let (mut a, mut b, mut c) = (7u8, vec!["x", "y"].into_iter(), Opaque);
+                let (a, mut b, c) = (7u8, vec!["x", "y"].into_iter(), Opaque);
                 see(id, || vec![seen_text!(a), seen_text!(b), seen_text!(c)]);
                 // An iterator shows nothing and is not taken.
                 assert_eq!(b.next(), Some("x"), "call {i}");
@@ -1221,7 +1221,7 @@ mod tests {
         seen_start();
         let stale = seen_id();
         seen_start();
-        let mut v = 1;
+        let v = 1;
         see(stale, || vec![seen_text!(v)]);
         assert_eq!(seen_end(None), None);
         // Nothing is recorded once ended, or with no record.
