@@ -474,6 +474,14 @@ pub struct Method {
     /// key answered: it waited for that call's closure instead of running its own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub coalesces: Option<String>,
+    /// Set when the method's doc says it fails when it finds a lock held (quick_cache's
+    /// `try_insert`: "`Err((key, value))` if the shard lock could not be acquired without
+    /// blocking"; scc's `try_entry`: "`None` if the entry could not be locked"); the sentence
+    /// that says so. A failure answer of such a call (`None`, `false`, `Err(..)`) is the
+    /// contract's answer to contention, which no order of whole calls gives: the results
+    /// oracle does not judge a test in which one answered so. Its other answers are compared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub contended: Option<String>,
     /// Whether what it returns can hold the object after the call returns, until it is
     /// dropped: a guard type of the crate itself, by name (`MutexGuard<T>` of a spin lock crate, `GuardResult`,
     /// `Option<SpinGuard<'_>>`) or a type of the crate with a `Drop` impl (a `Permit<'_>`);
@@ -519,6 +527,12 @@ pub enum Approximation {
     /// it answers beside a concurrent call (sled 0.32's `space_amplification`, a ratio of the
     /// files' physical size that the log's buffering of two threads' writes changes).
     Hidden,
+    /// The method is a collection's `capacity()`: it measures the storage the structure has
+    /// allocated, not its contents, and when a concurrent structure grows or gives back its
+    /// storage depends on the calls' timing (scc's `HashSet` frees its buckets when the last
+    /// entry goes, unless another thread's call is reading them: `capacity` answered 64
+    /// beside a `remove_if`, 0 in every order).
+    Storage,
 }
 
 /// `its doc says "…"`, or `configured approximate`.
@@ -535,6 +549,9 @@ impl std::fmt::Display for Approximation {
             Approximation::Hidden => {
                 f.write_str("it is #[doc(hidden)], outside the documented API")
             }
+            Approximation::Storage => f.write_str(
+                "it measures allocated storage, which the calls' timing grows and frees",
+            ),
         }
     }
 }

@@ -350,6 +350,7 @@ fn note_setup_failures(report: &mut TypeReport, stats: &oracle::TypeRunStats) {
     report.own_threads = stats.own_threads;
     report.clock_outside = stats.clock_outside;
     report.guard_held_deadlocks = stats.guard_held_deadlocks;
+    report.unjudged = stats.unjudged;
     for pair in &mut report.pairs {
         let mut key = pair.methods.clone();
         key.sort();
@@ -472,6 +473,7 @@ pub fn type_report(
         own_threads: false,
         clock_outside: 0,
         guard_held_deadlocks: 0,
+        unjudged: 0,
         builders: builders(t),
         functions: functions(t),
         approximate: Vec::new(),

@@ -365,6 +365,7 @@ mod selection_tests {
                     }
                     Some(Approximation::Configured) => format!("{}~configured", m.name),
                     Some(Approximation::Hidden) => format!("{}~hidden", m.name),
+                    Some(Approximation::Storage) => format!("{}~storage", m.name),
                 })
                 .collect();
             let pairs: Vec<String> = t.pairs.iter().map(|p| p.methods.join("|")).collect();

@@ -123,6 +123,9 @@ pub struct TypeRunStats {
     /// (`generator::Call::scope`), not reported: holding a guard while calling into the type
     /// may be what its contract forbids (dashmap's entries).
     pub guard_held_deadlocks: u64,
+    /// Failing runs whose verdict ran out of time ([`crate::verdict::Verdict::cut_short`]),
+    /// not reported.
+    pub unjudged: u64,
 }
 
 impl TypeRunStats {
@@ -602,6 +605,8 @@ impl OracleExecutor {
                 &failure,
                 pause_us,
                 self.explaining_pass_of(test),
+                self.deadline
+                    .map(|d| (d + RECORD_GRACE).max(Instant::now() + VERDICT_LEAST)),
                 |order, pace| {
                     let response = self.paced_sequential(test, order, pace);
                     let outcome = response.outcome.clone();
@@ -610,6 +615,10 @@ impl OracleExecutor {
                 },
             );
             self.note_explaining_pass(test, verdict.pass);
+            if verdict.cut_short {
+                self.type_stats_of(test, |stats| stats.unjudged += 1);
+                return None;
+            }
             if verdict.alone {
                 self.type_stats_of(test, |stats| stats.clock_outside += 1);
             }
@@ -1494,6 +1503,7 @@ impl OracleExecutor {
                 &failure,
                 pause_us,
                 self.explaining_pass_of(test),
+                None,
                 |order, pace| self.paced_sequential(test, order, pace).outcome,
             );
             result.linearizations = verdict.tried;
@@ -1611,6 +1621,12 @@ const SHRUNK_RUNS: u32 = 4;
 /// on ([`OracleExecutor::recording_late`]). A thousand schedules of a slow test took minutes:
 /// moka 0.9.5's `SegmentedCache` (4,096 segments built per run) ran 680 s for a 60 s budget.
 const RECORD_GRACE: Duration = Duration::from_secs(10);
+
+/// The least time a panic's or deadlock's verdict has, however late after its type's deadline
+/// it starts (also [`RECORD_GRACE`] past the deadline): a verdict is fast but for sequential
+/// orders that block, each costing a timeout; a failure found as the time ran out is still
+/// judged.
+const VERDICT_LEAST: Duration = Duration::from_secs(10);
 
 fn timeout_ms(config: &OracleConfig) -> u64 {
     (config.test_timeout.as_millis() as u64).max(1)

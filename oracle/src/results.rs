@@ -83,6 +83,11 @@ pub struct ResultsConfig {
     /// is read after the call returns, when the other thread may have changed that state
     /// (sled's `Tree` prints the page cache's next page id).
     pub handing_out: BTreeMap<String, BTreeMap<String, String>>,
+    /// Per type path, the methods whose doc says they fail when they find a lock held
+    /// (`analysis::Method::contended`), with the sentence that says so: a test in which such
+    /// a call answered a failure (`None`, `false`, `Err(..)`) is not judged; their other
+    /// answers are compared.
+    pub contended: BTreeMap<String, BTreeMap<String, String>>,
 }
 
 impl Default for ResultsConfig {
@@ -98,6 +103,7 @@ impl Default for ResultsConfig {
             approximate_state: BTreeMap::new(),
             coalescing: BTreeMap::new(),
             handing_out: BTreeMap::new(),
+            contended: BTreeMap::new(),
         }
     }
 }
@@ -132,6 +138,12 @@ impl ResultsConfig {
                         .entry(t.path.clone())
                         .or_default()
                         .insert(m.name.clone(), closure_shape(m));
+                }
+                if let Some(line) = &m.contended {
+                    self.contended
+                        .entry(t.path.clone())
+                        .or_default()
+                        .insert(m.name.clone(), line.clone());
                 }
                 if m.iterates {
                     self.driven
@@ -220,6 +232,25 @@ impl ResultsConfig {
                 Approximation::NotAtomic { line } => Some((call.method.clone(), line.clone())),
                 _ => None,
             })
+    }
+
+    /// A suffix call of `test` whose method fails when it finds a lock held
+    /// ([`ResultsConfig::contended`]) and that answered a failure in `concurrent`: the
+    /// method, its answer and the doc's sentence.
+    fn contended_failure<'r>(
+        &self,
+        test: &TestCase,
+        concurrent: &'r Response,
+    ) -> Option<(String, &'r str, String)> {
+        let methods = self.contended.get(&test.type_path)?;
+        test.threads.iter().enumerate().find_map(|(t, calls)| {
+            calls.iter().enumerate().find_map(|(i, call)| {
+                let line = methods.get(&call.method)?;
+                let text = result(concurrent, t, i)?;
+                let failed = matches!(text, "None" | "false") || text.starts_with("Err(");
+                failed.then(|| (call.method.clone(), text, line.clone()))
+            })
+        })
     }
 
     /// Why the results of `method`'s calls in tests of the type at `type_path` are never
@@ -856,6 +887,15 @@ impl<R: FnMut(&[(u8, u32)], Speed) -> Response> Check<'_, R> {
             let reason = format!(
                 "`{method}` answered `{text}`: what its type answers under contention, which \
                  no order of whole calls gives"
+            );
+            return (ResultsVerdict::NotChecked { reason }, 0);
+        }
+        if let Some((method, text, line)) =
+            self.config.contended_failure(self.test, self.concurrent)
+        {
+            let reason = format!(
+                "`{method}` answered `{text}`: its doc says it fails when it finds a lock held \
+                 (\"{line}\"), which no order of whole calls gives"
             );
             return (ResultsVerdict::NotChecked { reason }, 0);
         }
@@ -2372,6 +2412,46 @@ runs=1 linearizations=1 ran=[a0 b0]",
         );
     }
 
+    /// quick_cache's `try_insert` answering `Err(..)` beside another insert on its shard:
+    /// its doc's answer to a held lock, not judged; its success answers are.
+    #[test]
+    fn a_failure_the_doc_gives_a_held_lock_is_not_checked() {
+        let line = "Returns `false` if the lock is held.";
+        let config = ResultsConfig {
+            contended: [(
+                "fixtures::Counter".to_string(),
+                [("get".to_string(), line.to_string())].into(),
+            )]
+            .into(),
+            ..ResultsConfig::default()
+        };
+        let test = test_case("Counter", &[], [&["hit"], &["get", "get"]]);
+        for answer in ["false", "None", "Err((\"a\", 1))"] {
+            check_with(
+                &test,
+                &concurrent([&["1"], &["0", answer]], Some("Counter { n: 1 }")),
+                &mut SequentialOutcomes::new(),
+                &config,
+                &format!(
+                    "not checked: `get` answered `{answer}`: its doc says it fails when it finds a lock held (\"{line}\"), which no order of whole calls gives
+left out: []
+runs=0 linearizations=0 ran=[]"
+                ),
+            );
+        }
+        // A success answer no order gives is still a wrong result.
+        check_with(
+            &test,
+            &concurrent([&["1"], &["0", "7"]], Some("Counter { n: 1 }")),
+            &mut SequentialOutcomes::new(),
+            &config,
+            "violation: closest linearization: t2.1 t1.1 t2.2
+  thread 2 call 2 `get`: observed 7, expected 1
+left out: []
+runs=21 linearizations=3 ran=[a0 b0 b1 | a0 b0 b1 | b0 a0 b1 | b0 a0 b1 | b0 b1 a0 | b0 b1 a0 | - | - | a0 b0 b1 | a0 b0 b1 | a0 b0 b1 | a0 b0 b1 | b0 a0 b1 | b0 a0 b1 | b0 a0 b1 | b0 a0 b1 | b0 b1 a0 | b0 b1 a0 | b0 b1 a0 | b0 b1 a0 | b0 a0 b1 own]",
+        );
+    }
+
     /// A config in which `get` of the fake `Counter` is approximate by its doc.
     /// A configuration in which the fixtures' `Counter::{method}` is approximate for `why`.
     fn approximate_counter(method: &str, why: Approximation) -> ResultsConfig {
@@ -2580,8 +2660,22 @@ runs=1 linearizations=1 ran=[a0 b0]",
             coalesces: Some("Only one of the calls evaluates its closure.".into()),
             ..method("get_with", None)
         });
+        model.types[0].methods.push(analysis::Method {
+            contended: Some("Returns `None` if the entry could not be locked.".into()),
+            ..method("try_entry", None)
+        });
         config.learn_contracts(&model);
         assert_eq!(config.holding["k::Set"], ["entry".to_string()].into());
+        assert_eq!(
+            config.contended["k::Set"],
+            [(
+                "try_entry".to_string(),
+                "Returns `None` if the entry could not be locked.".to_string()
+            )]
+            .into()
+        );
+        // Its successes are compared.
+        assert_eq!(config.not_compared("k::Set", "try_entry"), None);
         assert_eq!(config.driven["k::Set"], ["iter".to_string()].into());
         assert_eq!(
             config.coalescing["k::Set"],

@@ -165,6 +165,9 @@ pub(crate) struct Verdict {
     /// The pass over the orders that explained it ([`judge`]'s numbering: 0 at full speed,
     /// then the paced passes, then on the calls' own threads), when one did.
     pub pass: Option<usize>,
+    /// The verdict ran out of time before an order explained the failure or every order was
+    /// run: no violation, since the orders not run might have explained it.
+    pub cut_short: bool,
 }
 
 /// How fast a sequential order runs.
@@ -233,13 +236,20 @@ const PREFIX_ATTEMPTS: u32 = 4;
 /// only on the calls' own threads, one whose answers depend on time only when paced; trying
 /// that pass first saves the others' runs. The verdict does not depend on the passes' order:
 /// any pass that repeats the failure explains it, and a violation is a failure none repeats.
+///
+/// No run starts after `give_up_at`: the verdict is then cut short ([`Verdict::cut_short`]),
+/// no violation. A sequential order that blocks costs a timeout and a worker restart, and a
+/// failure every order of which blocks (a mutant's lost wake-up under a panic) ran its
+/// hundreds of orders, pass after pass, for over 18 minutes of a 10-s budget.
 pub(crate) fn judge(
     test: &TestCase,
     failure: &Failure,
     pause_us: u64,
     first: Option<usize>,
+    give_up_at: Option<std::time::Instant>,
     mut run: impl FnMut(&[(u8, u32)], &Pace) -> Outcome,
 ) -> Verdict {
+    let late = || give_up_at.is_some_and(|at| std::time::Instant::now() >= at);
     let mut tried = 0;
     let orders = orders_to_try(test, failure);
     // Whether a run of each order got past the prefix: one whose prefix failed (a clock or
@@ -274,6 +284,9 @@ pub(crate) fn judge(
             // past the prefix, and so can this one.
             let mut attempts = 0;
             let outcome = loop {
+                if late() {
+                    return Verdict::cut_short(tried);
+                }
                 let outcome = run(order, &pace);
                 tried += 1;
                 attempts += 1;
@@ -284,6 +297,7 @@ pub(crate) fn judge(
                         explained_by: Some((order.clone(), outcome)),
                         alone: false,
                         pass: Some(pass),
+                        cut_short: false,
                     };
                 }
                 if got_past_prefix(&outcome) || attempts == PREFIX_ATTEMPTS {
@@ -308,11 +322,15 @@ pub(crate) fn judge(
                 explained_by: Some(explained),
                 alone: false,
                 pass: Some(pass),
+                cut_short: false,
             };
         }
     }
     for (thread, call) in failed {
         let order: Order = (0..=call).map(|index| (thread, index)).collect();
+        if late() {
+            return Verdict::cut_short(tried);
+        }
         let outcome = run(&order, &Pace::Paused { pause_us });
         tried += 1;
         if failure.is_repeated_alone(test, &outcome) || failure.is_repeated_in_prefix(&outcome) {
@@ -322,6 +340,7 @@ pub(crate) fn judge(
                 explained_by: Some((order, outcome)),
                 alone: true,
                 pass: None,
+                cut_short: false,
             };
         }
     }
@@ -332,6 +351,21 @@ pub(crate) fn judge(
         explained_by: None,
         alone: false,
         pass: None,
+        cut_short: false,
+    }
+}
+
+impl Verdict {
+    /// No verdict: time ran out after `tried` runs ([`judge`]'s `give_up_at`).
+    fn cut_short(tried: u32) -> Verdict {
+        Verdict {
+            violation: false,
+            tried,
+            explained_by: None,
+            alone: false,
+            pass: None,
+            cut_short: true,
+        }
     }
 }
 
@@ -627,15 +661,22 @@ mod tests {
     ) {
         let failure = Failure::of(&concurrent).expect("a failing outcome");
         let (mut ran, mut paced, mut own, mut alone) = (Vec::new(), 0, 0, 0);
-        let verdict = judge(&test_case(lens), &failure, 1_000, None, |order, pace| {
-            match pace {
-                Pace::Full => ran.push(order_text(order)),
-                Pace::Paced { .. } => paced += 1,
-                Pace::OwnThreads => own += 1,
-                Pace::Paused { .. } => alone += 1,
-            }
-            sequential(order, pace)
-        });
+        let verdict = judge(
+            &test_case(lens),
+            &failure,
+            1_000,
+            None,
+            None,
+            |order, pace| {
+                match pace {
+                    Pace::Full => ran.push(order_text(order)),
+                    Pace::Paced { .. } => paced += 1,
+                    Pace::OwnThreads => own += 1,
+                    Pace::Paused { .. } => alone += 1,
+                }
+                sequential(order, pace)
+            },
+        );
         let mut own = if own > 0 {
             format!(" own={own}")
         } else {
@@ -656,6 +697,36 @@ mod tests {
             }
         );
         assert_eq!(got, expect);
+    }
+
+    /// A verdict out of time makes no more runs and reports nothing: every sequential order
+    /// of a mutant's failure blocked, each costing a timeout, for 18 minutes of a 10-s budget.
+    #[test]
+    fn a_verdict_past_its_time_gives_up_without_a_violation() {
+        let failure = Failure::of(&panic_at(1, 0, "lost wake-up")).expect("a panic");
+        let test = test_case([2, 2]);
+        let blocks = |_: &[(u8, u32)], _: &Pace| Outcome::Deadlocked {
+            inside: [None, None],
+            blocked_for_good: false,
+            lost_wakeup: None,
+        };
+        let mut runs = 0;
+        let give_up_at = std::time::Instant::now() + std::time::Duration::from_secs(3600);
+        let judged = judge(&test, &failure, 1_000, None, Some(give_up_at), |o, p| {
+            runs += 1;
+            blocks(o, p)
+        });
+        assert_eq!(
+            (judged.violation, judged.cut_short, judged.tried),
+            (true, false, runs)
+        );
+        let mut runs = 0;
+        let past = std::time::Instant::now();
+        let judged = judge(&test, &failure, 1_000, None, Some(past), |o, p| {
+            runs += 1;
+            blocks(o, p)
+        });
+        assert_eq!((judged.violation, judged.cut_short, runs), (false, true, 0));
     }
 
     /// A type that behaves by the calling thread (sharded-slab's per-thread shards) fails
@@ -683,21 +754,28 @@ mod tests {
             Pace::OwnThreads => panic_at(1, 0, "inserted into full slot"),
             _ => Outcome::Passed,
         };
-        let first = judge(&test_case([1, 1]), &failure, 1_000, None, by_thread);
+        let first = judge(&test_case([1, 1]), &failure, 1_000, None, None, by_thread);
         assert_eq!((first.violation, first.tried), (false, 7));
         let own = first.pass;
         assert_eq!(own, Some(1 + PACED_PASSES as usize));
         let mut paces = Vec::new();
-        let next = judge(&test_case([1, 1]), &failure, 1_000, own, |order, pace| {
-            paces.push(pace.clone());
-            by_thread(order, pace)
-        });
+        let next = judge(
+            &test_case([1, 1]),
+            &failure,
+            1_000,
+            own,
+            None,
+            |order, pace| {
+                paces.push(pace.clone());
+                by_thread(order, pace)
+            },
+        );
         assert_eq!((next.violation, next.tried, next.pass), (false, 1, own));
         assert_eq!(paces, [Pace::OwnThreads]);
         let never = |_: &[(u8, u32)], _: &Pace| Outcome::Passed;
-        let unexplained = judge(&test_case([2, 1]), &failure, 1_000, None, never);
+        let unexplained = judge(&test_case([2, 1]), &failure, 1_000, None, None, never);
         for first in [Some(1), own] {
-            let judged = judge(&test_case([2, 1]), &failure, 1_000, first, never);
+            let judged = judge(&test_case([2, 1]), &failure, 1_000, first, None, never);
             assert_eq!(judged, unexplained);
         }
         assert!(unexplained.violation);

@@ -112,6 +112,31 @@ const NOT_ATOMIC_PHRASES: &[&str] = &[
     "concurrently modified before",
 ];
 
+/// The phrases by which a method's doc says it fails when it finds a lock held: quick_cache's
+/// `try_insert` ("`Err((key, value))` if the shard lock could not be acquired without
+/// blocking"), scc's `try_entry` ("`None` if the entry could not be locked"). Only locks:
+/// "without blocking" alone also describes a channel's `try_recv`, whose `Err(Empty)` is an
+/// answer some order gives, and a lost message shows as one.
+const CONTENTION_PHRASES: &[&str] = &[
+    "could not be locked",
+    "cannot be locked",
+    "can't be locked",
+    "could not be acquired",
+    "cannot be acquired",
+    "can't be acquired",
+    "fails to acquire",
+    "failed to acquire",
+    "could not acquire",
+    "cannot acquire",
+    "lock contention",
+    "lock is contended",
+    "is already locked",
+    "is currently locked",
+    "lock is held",
+    "lock is already held",
+    "lock is currently held",
+];
+
 /// Words that, just before a phrase (within two words), deny it: "is not an approximation",
 /// "can never be stale", "no estimate".
 const NEGATIONS: &[&str] = &["not", "never", "no"];
@@ -154,6 +179,30 @@ const COALESCING_PHRASES: &[&str] = &[
     "coalesced into one evaluation",
     "other calls wait for that closure to complete",
 ];
+
+/// Whether the doc comment `attrs` carry says the method fails when it finds a lock held
+/// ([`crate::model::Method::contended`]), with the sentence that says so.
+///
+/// The sentence must name a failure answer (`None`, `Err`, an error, `false`, "fails"): spin's
+/// `is_locked` "Returns `true` if the lock is currently held", which says what its success
+/// means, not how it fails.
+pub(crate) fn contended(attrs: &[syn::Attribute]) -> Option<String> {
+    let line = quoted(attrs, CONTENTION_PHRASES)?;
+    let lower = line.to_ascii_lowercase();
+    let names_failure = ["none", "err", "error", "false", "fail*"]
+        .iter()
+        .any(|word| find_phrase(&lower, word).is_some());
+    names_failure.then_some(line)
+}
+
+/// A collection's `capacity()` (no argument but the receiver) answers the storage it has
+/// allocated ([`Approximation::Storage`]).
+pub(crate) fn storage_answer(sig: &syn::Signature) -> Option<Approximation> {
+    let only_receiver =
+        sig.inputs.len() == 1 && matches!(sig.inputs.first(), Some(syn::FnArg::Receiver(_)));
+    let answers = matches!(sig.output, syn::ReturnType::Type(..));
+    (sig.ident == "capacity" && only_receiver && answers).then_some(Approximation::Storage)
+}
 
 /// Whether the doc comment `attrs` carry says concurrent calls of the method on one key are
 /// coalesced into one evaluation of their closure, with the sentence that says so.
@@ -299,6 +348,7 @@ mod tests {
             Approximation::Doc { line } => line,
             Approximation::Configured
             | Approximation::Hidden
+            | Approximation::Storage
             | Approximation::NotAtomic { .. }
             | Approximation::TypeDoc { .. }
             | Approximation::CrateDoc { .. } => unreachable!(),
@@ -487,6 +537,47 @@ mod tests {
             syn::parse_str("#[deprecated = \"approximate\"]\n#[inline]\nfn f() {}").unwrap();
         assert_eq!(approximation(&item.attrs), None);
         assert!(!has_doc(&item.attrs));
+    }
+
+    /// quick_cache's and scc's attempts say they fail on a held lock; a channel's
+    /// `try_recv` ("without blocking") and a denial do not.
+    #[test]
+    fn a_doc_that_fails_on_a_held_lock_is_quoted() {
+        for (doc, quote) in [
+            (
+                " Attempts to insert an item in the cache with key `key` without blocking.\n Returns `Ok(())` if the item was inserted, or `Err((key, value))` if the shard lock\n could not be acquired without blocking. Lock contention is the only failure\n mode.",
+                Some("Returns `Ok(())` if the item was inserted, or `Err((key, value))` if the shard lock could not be acquired without blocking."),
+            ),
+            (
+                " Tries to get the entry.\n\n Returns `None` if the entry could not be locked.",
+                Some("Returns `None` if the entry could not be locked."),
+            ),
+            (" Returns `false` if the lock is held by another thread.", Some("Returns `false` if the lock is held by another thread.")),
+            (" Attempts to receive a message without blocking.", None),
+            (" Returns `Err(Full)` if the channel is full and the send would block.", None),
+            (" This never fails to acquire the lock.", None),
+            (" Returns `true` if the lock is currently held.", None),
+        ] {
+            assert_eq!(contended(&attrs_of(doc)).as_deref(), quote, "{doc}");
+        }
+    }
+
+    /// A collection's `capacity()` measures its storage; a `capacity` that takes an
+    /// argument, or a method of another name, does not.
+    #[test]
+    fn a_collections_capacity_answers_its_storage() {
+        let storage = |sig: &str| {
+            let item: syn::TraitItemFn = syn::parse_str(&format!("{sig};")).unwrap();
+            storage_answer(&item.sig)
+        };
+        assert_eq!(
+            storage("fn capacity(&self) -> usize"),
+            Some(Approximation::Storage)
+        );
+        assert_eq!(storage("fn capacity(&self, shard: usize) -> usize"), None);
+        assert_eq!(storage("fn capacity(&self)"), None);
+        assert_eq!(storage("fn capacity() -> usize"), None);
+        assert_eq!(storage("fn len(&self) -> usize"), None);
     }
 
     fn attrs_of(doc: &str) -> Vec<syn::Attribute> {

@@ -1042,12 +1042,13 @@ fn method(
         is_async: sig.asyncness.is_some(),
         via: None,
         hands_out: None,
-        approximate: contract::approximation(attrs),
+        approximate: contract::approximation(attrs).or_else(|| contract::storage_answer(sig)),
         iterates: match &sig.output {
             syn::ReturnType::Type(_, t) => is_iterator(t, cx),
             syn::ReturnType::Default => false,
         },
         coalesces: None,
+        contended: contract::contended(attrs),
         holds: match &sig.output {
             syn::ReturnType::Type(_, t) => holds_receiver(t, cx),
             syn::ReturnType::Default => false,

@@ -154,9 +154,13 @@ fn type_section(
              slow sequential runs of the same calls agree.</p>\n",
         );
     }
-    for note in [t.clock_outside_note(), t.guard_held_note()]
-        .into_iter()
-        .flatten()
+    for note in [
+        t.clock_outside_note(),
+        t.guard_held_note(),
+        t.unjudged_note(),
+    ]
+    .into_iter()
+    .flatten()
     {
         let mut note = note;
         note[..1].make_ascii_uppercase();

@@ -106,6 +106,10 @@ pub struct TypeReport {
     /// reported (the test's use of the guard may be what the type's contract forbids).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub guard_held_deadlocks: u64,
+    /// Failing runs whose verdict ran out of time (the type's budget, and a grace after it)
+    /// before some order of the same calls explained them or every order ran: not reported.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub unjudged: u64,
     /// The builder constructors, by their first function's name: each call of the chain
     /// (the first function's included) with how many of the constructor's arguments it takes,
     /// so that a test's constructor reads as the chain it runs.
@@ -351,8 +355,23 @@ impl TypeReport {
         let n = self.guard_held_deadlocks;
         (n > 0).then(|| {
             format!(
-                "{n} deadlock{} with a thread holding a guard of the type's in a scope not                  reported: holding a guard while calling into the type may be what its                  contract forbids",
+                "{n} deadlock{} with a thread holding a guard of the type's in a scope not \
+                 reported: holding a guard while calling into the type may be what its \
+                 contract forbids",
                 if n == 1 { "" } else { "s" }
+            )
+        })
+    }
+
+    /// What the report says of failing runs left unjudged for time ([`TypeReport::unjudged`]).
+    pub fn unjudged_note(&self) -> Option<String> {
+        let n = self.unjudged;
+        (n > 0).then(|| {
+            format!(
+                "{n} failing run{} not judged: the verdict's sequential orders ran out of \
+                 time (a larger --time-budget judges {})",
+                if n == 1 { "" } else { "s" },
+                if n == 1 { "it" } else { "them" }
             )
         })
     }

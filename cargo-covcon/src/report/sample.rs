@@ -146,6 +146,7 @@ pub(crate) fn report() -> Report {
             own_threads: false,
             clock_outside: 0,
             guard_held_deadlocks: 0,
+            unjudged: 0,
             builders: Default::default(),
             functions: Default::default(),
             approximate: vec![ApproximateMethod {
@@ -198,6 +199,7 @@ pub(crate) fn report() -> Report {
             own_threads: false,
             clock_outside: 0,
             guard_held_deadlocks: 0,
+            unjudged: 0,
             builders: Default::default(),
             functions: Default::default(),
             approximate: vec![],

@@ -156,9 +156,13 @@ fn render_type(out: &mut String, t: &TypeReport, style: Style) {
             )
         );
     }
-    for note in [t.clock_outside_note(), t.guard_held_note()]
-        .into_iter()
-        .flatten()
+    for note in [
+        t.clock_outside_note(),
+        t.guard_held_note(),
+        t.unjudged_note(),
+    ]
+    .into_iter()
+    .flatten()
     {
         let _ = writeln!(out, "  {}", style.dim(&note));
     }
@@ -421,6 +425,21 @@ covcon: 2 violations (1 new, 1 in baseline) in 5 types, 1250 tests, 12.5s (harne
                 "clock outside the copy: 3 failing runs were explained only by a thread's calls \
               alone with real pauses (verdicts use paced orders)"
             ]
+        );
+    }
+
+    /// Failing runs whose verdict ran out of time are said under the type, not reported.
+    #[test]
+    fn failing_runs_not_judged_in_time_are_said_under_the_type() {
+        let mut report = sample::report();
+        report.types[0].unjudged = 2;
+        let text = render(&report, Style::default());
+        assert!(
+            text.contains(
+                "  2 failing runs not judged: the verdict's sequential orders ran out of time \
+                 (a larger --time-budget judges them)\n"
+            ),
+            "{text}"
         );
     }
 
