@@ -20,6 +20,7 @@ mod discover;
 mod facts;
 mod foreign;
 mod group;
+pub mod items;
 mod known;
 pub mod model;
 mod mutation;

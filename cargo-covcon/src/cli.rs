@@ -140,6 +140,15 @@ pub struct RunArgs {
     /// methods and synchronisation sites
     #[arg(long, value_name = "FILE", help_heading = "Selection")]
     pub in_diff: Option<PathBuf>,
+    /// Test only the types the change since REF touches (`git diff` from the merge base of
+    /// REF and HEAD to the working tree, untracked files included), and the types that hold them
+    #[arg(
+        long,
+        value_name = "REF",
+        conflicts_with = "in_diff",
+        help_heading = "Selection"
+    )]
+    pub changed_since: Option<String>,
     /// Time for the whole campaign: 90, 90s, 2m, 1h [default: 60s]
     #[arg(long, value_name = "DURATION", help_heading = "Execution")]
     pub time_budget: Option<String>,
@@ -245,6 +254,9 @@ pub struct ListArgs {
     /// List only the types a unified diff touches (as `run --in-diff`)
     #[arg(long, value_name = "FILE")]
     pub in_diff: Option<PathBuf>,
+    /// List only the types the change since REF touches (as `run --changed-since`)
+    #[arg(long, value_name = "REF", conflicts_with = "in_diff")]
+    pub changed_since: Option<String>,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -376,6 +388,9 @@ pub struct MutantsArgs {
     /// Only mutants on lines a unified diff (`git diff`) adds or changes
     #[arg(long, value_name = "FILE")]
     pub in_diff: Option<PathBuf>,
+    /// Only mutants on lines changed since REF (as `run --changed-since`)
+    #[arg(long, value_name = "REF", conflicts_with = "in_diff")]
+    pub changed_since: Option<String>,
     /// Seed of the campaigns (each mutant's campaign uses it)
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub seed: u64,

@@ -18,6 +18,90 @@ pub fn read(file: &Path) -> anyhow::Result<String> {
     })
 }
 
+/// The change since `reference` as a unified diff (`--changed-since REF`): `git diff` from the
+/// commit where the current branch left `reference` (their merge base) to the working tree, so
+/// committed and uncommitted changes alike and not what `reference` gained since, then each
+/// untracked Rust file (not ignored) as added whole. Run in the repository that holds `dir`.
+/// Not a repository, or no such reference, is a usage error.
+pub fn since(reference: &str, dir: &Path) -> anyhow::Result<String> {
+    let git = |args: &[&str], at: &Path| -> anyhow::Result<String> {
+        let out = std::process::Command::new("git")
+            .arg("-C")
+            .arg(at)
+            .args(args)
+            .output()
+            .map_err(|e| {
+                crate::exit_code::usage_error(format_args!(
+                    "--changed-since needs git, which could not be run: {e}"
+                ))
+            })?;
+        if !out.status.success() {
+            return Err(crate::exit_code::usage_error(format_args!(
+                "--changed-since {reference}: `git {}` failed: {}",
+                args.join(" "),
+                String::from_utf8_lossy(&out.stderr).trim()
+            )));
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    let top = git(&["rev-parse", "--show-toplevel"], dir)?;
+    let top = Path::new(top.trim());
+    let base = git(&["merge-base", reference, "HEAD"], top)?;
+    let mut text = git(
+        &[
+            "diff",
+            "--no-color",
+            "--no-ext-diff",
+            "--no-renames",
+            base.trim(),
+        ],
+        top,
+    )?;
+    let untracked = git(&["ls-files", "--others", "--exclude-standard", "-z"], top)?;
+    for file in untracked.split('\0').filter(|f| f.ends_with(".rs")) {
+        let Ok(source) = std::fs::read_to_string(top.join(file)) else {
+            continue;
+        };
+        text.push_str(&whole_file_added(file, &source));
+    }
+    Ok(text)
+}
+
+/// A unified diff adding `source` as the new file `file`.
+fn whole_file_added(file: &str, source: &str) -> String {
+    let lines: Vec<&str> = source.lines().collect();
+    let mut text = format!(
+        "diff --git a/{file} b/{file}\nnew file mode 100644\n--- /dev/null\n+++ b/{file}\n@@ -0,0 +1,{} @@\n",
+        lines.len()
+    );
+    for line in lines {
+        text.push('+');
+        text.push_str(line);
+        text.push('\n');
+    }
+    text
+}
+
+/// The diff `--in-diff FILE` or `--changed-since REF` names, if either (`manifest_path`: the
+/// repository is the one holding it, or the working directory's).
+pub fn named(
+    in_diff: Option<&Path>,
+    changed_since: Option<&str>,
+    manifest_path: Option<&Path>,
+) -> anyhow::Result<Option<String>> {
+    if let Some(file) = in_diff {
+        return read(file).map(Some);
+    }
+    let Some(reference) = changed_since else {
+        return Ok(None);
+    };
+    let dir = manifest_path
+        .and_then(Path::parent)
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    since(reference, dir).map(Some)
+}
+
 /// The lines a unified diff adds, on the new side.
 pub fn added_lines(text: &str) -> Lines {
     parse(text, false)
@@ -72,9 +156,10 @@ fn parse(text: &str, removals: bool) -> Lines {
 /// guard its scopes keep (`TypeModel::scopes`: `Reservation::confirm` is `Booking`'s). A line no testable
 /// type owns (`testable`, by index) is in code they may run without owning it — a private
 /// helper or an untestable type, whose sites the analysis gives every type of the package
-/// (`SyncSite::untested_owner`) — and touches each type that took such a site there. Paths
-/// match when one ends with the other: a diff names files from the repository's root, which
-/// may be above the workspace's.
+/// (`SyncSite::untested_owner`) — and touches each type that took such a site there. A type
+/// whose code a line is in also touches the types that call into it by holding it (see
+/// [`callers`]). Paths match when one ends with the other: a diff names files from the
+/// repository's root, which may be above the workspace's.
 pub fn touched_types(
     changed: &Lines,
     types: &[&TypeModel],
@@ -107,16 +192,25 @@ pub fn touched_types(
                 .collect()
         })
         .collect();
+    let callers = callers(types);
     let mut touched = vec![false; types.len()];
     for (file, lines) in changed {
+        let mut source = None;
         for &line in lines {
             let direct: Vec<bool> = own.iter().map(|r| holds(r, file, line)).collect();
-            let owners: Vec<usize> = (0..types.len())
+            let mut owners: Vec<usize> = (0..types.len())
                 .filter(|&i| direct[i] || guards[i].iter().any(|&g| direct[g]))
                 .collect();
+            if owners.is_empty() && file.ends_with(".rs") {
+                let source = source.get_or_insert_with(|| Source::read(file, root));
+                owners = source.code_owners(line, types);
+            }
             let owned = owners.iter().any(|&i| testable[i]);
             for &i in &owners {
                 touched[i] = true;
+                for &c in &callers[i] {
+                    touched[c] = true;
+                }
             }
             if !owned {
                 for (i, sites) in adopted.iter().enumerate() {
@@ -126,6 +220,111 @@ pub fn touched_types(
         }
     }
     touched
+}
+
+/// A changed file as read from the working tree, for lines no type's own code holds.
+struct Source {
+    /// Where it is, when found under the root.
+    path: Option<std::path::PathBuf>,
+    /// Its items, `None` when it could not be read or parsed.
+    items: Option<Vec<analysis::items::CodeItem>>,
+    /// Its lines, as read.
+    lines: Vec<String>,
+}
+
+impl Source {
+    /// The file the diff's `path` names: under `root`, or, for a diff named from a repository
+    /// root above it, under `root` without the path's first components.
+    fn read(path: &str, root: &Path) -> Source {
+        let path = Path::new(path);
+        let found = (0..path.components().count())
+            .map(|skip| root.join(path.components().skip(skip).collect::<std::path::PathBuf>()))
+            .find(|p| p.is_file());
+        let text = found.as_ref().and_then(|p| std::fs::read_to_string(p).ok());
+        Source {
+            items: text.as_deref().and_then(analysis::items::code_items),
+            lines: text
+                .iter()
+                .flat_map(|t| t.lines())
+                .map(str::to_owned)
+                .collect(),
+            path: found,
+        }
+    }
+
+    /// Which of `types` line `line` is the code of, when none owns it: a line of a type's
+    /// `impl` or declaration (a private method, a helper type) is the code of the types of
+    /// that name and of those that hold a type of that name; any other code (a free function,
+    /// a const, a file that does not parse, a type nothing holds) may run in any type of its
+    /// package, which is all of them. A line outside every item (a `use`, a comment between
+    /// items) is nobody's, and so is one that holds no code of its own (blank, or only
+    /// braces: the `}` before a removed line between two items).
+    fn code_owners(&self, line: u32, types: &[&TypeModel]) -> Vec<usize> {
+        let named = |path: &str, name: &str| path.rsplit("::").next() == Some(name);
+        let text = self.lines.get(line.saturating_sub(1) as usize);
+        if text.is_some_and(|t| t.trim().chars().all(|c| "{}();,".contains(c))) {
+            return Vec::new();
+        }
+        if let Some(items) = &self.items {
+            match analysis::items::item_at(items, line).map(|i| &i.kind) {
+                None => return Vec::new(),
+                Some(analysis::items::ItemKind::Type(name)) => {
+                    let found: Vec<usize> = (0..types.len())
+                        .filter(|&i| {
+                            named(&types[i].path, name)
+                                || types[i].holds.iter().any(|h| named(h, name))
+                        })
+                        .filter(|&i| self.same_package(types[i]))
+                        .collect();
+                    if !found.is_empty() {
+                        return found;
+                    }
+                }
+                Some(analysis::items::ItemKind::Code) => {}
+            }
+        }
+        (0..types.len())
+            .filter(|&i| self.same_package(types[i]))
+            .collect()
+    }
+
+    /// Whether `ty` is declared in the package this file is in (the nearest directory above it
+    /// with a `Cargo.toml`).
+    fn same_package(&self, ty: &TypeModel) -> bool {
+        let Some(package) = self.path.as_deref().and_then(|p| {
+            p.ancestors()
+                .skip(1)
+                .find(|d| d.join("Cargo.toml").is_file())
+        }) else {
+            return false;
+        };
+        ty.span.file.starts_with(package)
+    }
+}
+
+/// For each of `types`, the others that call into its code: those that hold it in a field
+/// (`TypeModel::holds`: concurrent-queue's `ConcurrentQueue` holds its `Bounded`), and those
+/// that hold one of them, three levels up.
+fn callers(types: &[&TypeModel]) -> Vec<BTreeSet<usize>> {
+    let holding = |i: usize| -> Vec<usize> {
+        (0..types.len())
+            .filter(|&j| j != i && types[j].holds.contains(&types[i].path))
+            .collect()
+    };
+    (0..types.len())
+        .map(|i| {
+            let mut found = BTreeSet::new();
+            let mut level = vec![i];
+            for _ in 0..3 {
+                level = level
+                    .into_iter()
+                    .flat_map(holding)
+                    .filter(|&j| j != i && found.insert(j))
+                    .collect();
+            }
+            found
+        })
+        .collect()
 }
 
 /// The lines of a type's own code: its declaration, its methods' declarations and bodies,
@@ -295,6 +494,36 @@ mod tests {
             touched_types(&at(40), &types, &[true, true, false], root),
             [true, false, true]
         );
+    }
+
+    /// The types that hold a type (three levels up) call into its code.
+    #[test]
+    fn a_change_in_a_types_code_touches_the_types_that_hold_it_three_levels_up() {
+        let ty = |path: &str, holds: &[&str]| TypeModel {
+            path: path.into(),
+            holds: holds.iter().map(|h| h.to_string()).collect(),
+            ..TypeModel::default()
+        };
+        let types = [
+            ty("k::Inner", &[]),
+            ty("k::Queue", &["k::Inner"]),
+            ty("k::Pool", &["k::Queue"]),
+            ty("k::Other", &[]),
+        ];
+        let types: Vec<&TypeModel> = types.iter().collect();
+        let found: Vec<Vec<usize>> = callers(&types)
+            .into_iter()
+            .map(|c| c.into_iter().collect())
+            .collect();
+        assert_eq!(found, [vec![1, 2], vec![2], vec![], vec![]]);
+    }
+
+    /// An untracked file reads as a diff that adds every line of it.
+    #[test]
+    fn a_new_file_is_added_whole() {
+        let text = whole_file_added("src/fresh.rs", "a\n\nb\n");
+        let lines = added_lines(&text);
+        assert_eq!(lines["src/fresh.rs"], BTreeSet::from([1, 2, 3]));
     }
 
     /// A private helper's site, which every type of the package took, touches the types that

@@ -232,10 +232,12 @@ impl RunOptions {
             console,
             types: args.types.clone(),
             shard,
-            in_diff: match &args.in_diff {
-                Some(file) => Some(crate::diff::touched_lines(&crate::diff::read(file)?)),
-                None => None,
-            },
+            in_diff: crate::diff::named(
+                args.in_diff.as_deref(),
+                args.changed_since.as_deref(),
+                args.workspace.manifest_path.as_deref(),
+            )?
+            .map(|text| crate::diff::touched_lines(&text)),
             time_budget,
             oracle_settings,
             seed,

@@ -56,7 +56,17 @@ pub fn run(options: &RunOptions, workspace: &Workspace) -> Result<ExitCode> {
     }
     if let Some(changed) = &options.in_diff {
         let before = selection.types.len() + selection.untested.len();
-        apply_diff(&mut selection, changed, &workspace.root);
+        // A type the baseline knows a violation of is tested too: the change may have fixed
+        // it (or moved it), and the run says which.
+        let known: Vec<String> = match &options.baseline {
+            Some(path) => crate::baseline::Baseline::load(path)?
+                .violations
+                .into_iter()
+                .map(|k| k.type_path)
+                .collect(),
+            None => Vec::new(),
+        };
+        apply_diff(&mut selection, changed, &workspace.root, &known);
         let touched: Vec<&str> = selection
             .types
             .iter()
@@ -142,7 +152,12 @@ pub(crate) fn interrupt_flag(console: &Console) -> generator::StopFlag {
 }
 
 /// Keeps the types the diff's lines touch ([`crate::diff::touched_types`]), tested or not.
-pub(crate) fn apply_diff(selection: &mut Selection, changed: &crate::diff::Lines, root: &Path) {
+pub(crate) fn apply_diff(
+    selection: &mut Selection,
+    changed: &crate::diff::Lines,
+    root: &Path,
+    known: &[String],
+) {
     let types: Vec<&analysis::TypeModel> = selection
         .types
         .iter()
@@ -151,7 +166,10 @@ pub(crate) fn apply_diff(selection: &mut Selection, changed: &crate::diff::Lines
     let testable: Vec<bool> = (0..types.len())
         .map(|i| i < selection.types.len())
         .collect();
-    let touched = crate::diff::touched_types(changed, &types, &testable, root);
+    let mut touched = crate::diff::touched_types(changed, &types, &testable, root);
+    for (t, touched) in types.iter().zip(&mut touched) {
+        *touched |= known.contains(&t.path);
+    }
     let (tested, untested) = touched.split_at(selection.types.len());
     let mut tested = tested.iter();
     selection.types.retain(|_| *tested.next().unwrap_or(&false));

@@ -176,6 +176,111 @@ fn in_diff_keeps_a_change_to_the_type_that_owns_it_in_a_workspace() {
     }
 }
 
+/// `--changed-since REF` lists the types the change since REF touches, from the branch's
+/// commits and the working tree alike: a committed line of a private helper no type owns
+/// (dbcp's `ConnectionPool`, which both data sources hold), an uncommitted line of a
+/// constructor (`TallyBook::new`), and an untracked new module; a `mod` line and a `use`
+/// touch nothing. Nothing changed, nothing listed.
+#[test]
+fn changed_since_selects_what_the_branch_and_the_working_tree_change() {
+    let sandbox = Sandbox::fixtures();
+    let git = |args: &[&str]| {
+        let out = std::process::Command::new("git")
+            .current_dir(sandbox.path(""))
+            .args([
+                "-c",
+                "user.name=covcon",
+                "-c",
+                "user.email=covcon@example.com",
+            ])
+            .args(args)
+            .output()
+            .expect("git runs");
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+    };
+    let edit = |file: &str, from: &str, to: &str| {
+        let path = sandbox.path(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains(from), "{file} has {from}");
+        std::fs::write(&path, text.replacen(from, to, 1)).unwrap();
+    };
+    let listed = |reference: &str| -> Vec<String> {
+        let run = sandbox.covcon(&[
+            "list",
+            "--changed-since",
+            reference,
+            "--manifest-path",
+            &sandbox.manifest(),
+        ]);
+        check(&run, 0, &[]);
+        let mut types: Vec<String> = run
+            .stdout
+            .lines()
+            .filter(|l| !l.starts_with(' '))
+            .filter_map(|l| l.split_whitespace().next())
+            .map(str::to_owned)
+            .collect();
+        types.sort();
+        types
+    };
+    git(&["init", "-q"]);
+    git(&["add", "-A"]);
+    git(&["commit", "-qm", "base"]);
+    assert!(listed("HEAD").is_empty());
+    edit(
+        "dbcp/src/pool.rs",
+        "        Ok(id)\n",
+        "        Ok(id.max(1))\n",
+    );
+    edit(
+        "dbcp/src/pool.rs",
+        "use std::sync::Mutex;",
+        "use std::sync::{Mutex};",
+    );
+    git(&["commit", "-qam", "change"]);
+    let pool = [
+        "dbcp::per_user_pool_data_source::PerUserPoolDataSource",
+        "dbcp::shared_pool_data_source::SharedPoolDataSource",
+    ];
+    assert_eq!(listed("HEAD~1"), pool);
+    assert!(listed("HEAD").is_empty());
+    edit(
+        "rusty/src/tally_book.rs",
+        "        Self::default()",
+        "        Self::default() ",
+    );
+    edit(
+        "rusty/src/lib.rs",
+        "pub mod booking;",
+        "pub mod booking;\npub mod fresh;",
+    );
+    sandbox.write(
+        "rusty/src/fresh.rs",
+        "use std::sync::Mutex;\n\n#[derive(Debug, Default)]\npub struct Fresh {\n    n: Mutex<u32>,\n}\n\nimpl Fresh {\n    pub fn bump(&self) -> u32 {\n        let mut n = self.n.lock().unwrap();\n        *n += 1;\n        *n\n    }\n}\n",
+    );
+    assert_eq!(
+        listed("HEAD~1"),
+        [
+            pool[0],
+            pool[1],
+            "rusty::fresh::Fresh",
+            "rusty::tally_book::TallyBook"
+        ]
+    );
+    assert_eq!(
+        listed("HEAD"),
+        ["rusty::fresh::Fresh", "rusty::tally_book::TallyBook"]
+    );
+    let run = sandbox.covcon(&[
+        "list",
+        "--changed-since",
+        "no-such-branch",
+        "--manifest-path",
+        &sandbox.manifest(),
+    ]);
+    check(&run, 1, &["--changed-since no-such-branch", "merge-base"]);
+}
+
 #[test]
 fn a_bad_time_budget_exits_1() {
     let sandbox = Sandbox::data("counter");
