@@ -87,6 +87,10 @@ pub struct BenchResult {
 }
 
 pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
+    if args.floor {
+        stdout(&floor_text());
+        return Ok(ExitCode::Success);
+    }
     let start = Instant::now();
     let console = Console::new(&args.output);
     let strategies: Vec<Strategy> = args
@@ -208,6 +212,22 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         ));
     }
     Ok(ExitCode::Success)
+}
+
+/// Rounds of each floor measurement, and measurements (the best is kept: the machine's
+/// other work only slows a round down).
+const FLOOR_ROUNDS: u64 = 1_000_000;
+const FLOOR_TRIES: usize = 3;
+
+/// The floor (`oracle::floor_ns`), best of [`FLOOR_TRIES`], as `bench --floor` prints it.
+fn floor_text() -> String {
+    let ns = (0..FLOOR_TRIES)
+        .map(|_| oracle::floor_ns(FLOOR_ROUNDS))
+        .fold(f64::INFINITY, f64::min);
+    format!(
+        "floor: {ns:.0} ns per run, {:.0} runs/s (two warm threads, one trivial call each; best of {FLOOR_TRIES} x {FLOOR_ROUNDS} rounds)\n",
+        1e9 / ns
+    )
 }
 
 /// What every run shares.

@@ -343,6 +343,10 @@ pub struct BenchArgs {
     /// [default: panic]
     #[arg(long, value_enum, value_name = "ORACLE")]
     pub oracle: Option<OracleKind>,
+    /// Only measure the floor, the cheapest two-thread run on this machine (two warm threads,
+    /// one trivial call each), against which runs per second are read; no workspace needed
+    #[arg(long)]
+    pub floor: bool,
     /// Types whose coverage over time is recorded (repeatable) [default: the two with the most methods]
     #[arg(long = "coverage-type", value_name = "PATTERN")]
     pub coverage_types: Vec<String>,

@@ -9,10 +9,7 @@
 use analysis::{Constructor, Method, Model, ReturnShape, Span, TypeModel};
 use generator::{Call, Executor, TestCase};
 use oracle::{NoiseLevel, OracleConfig, OracleExecutor};
-use std::hint::black_box;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
 use std::time::Instant;
 
 fn main() {
@@ -60,7 +57,7 @@ fn main() {
     );
     println!("cached prepare + 1 worker up:  {start_secs:.3} s");
 
-    let floor_ns = floor(2_000_000);
+    let floor_ns = oracle::floor_ns(2_000_000);
     println!(
         "floor (2 warm threads, 1 call each, in process): {floor_ns:.0} ns/test = {:.0} tests/s",
         1e9 / floor_ns
@@ -192,45 +189,5 @@ fn model() -> Model {
             ..TypeModel::default()
         }],
         ..Model::default()
-    }
-}
-
-/// Nanoseconds per test of the cheapest possible two-thread test: a persistent helper thread
-/// and the main thread start together by spinning on a round counter (spin briefly, then
-/// yield), each make one `fetch_add`, and the main thread waits for the helper to finish.
-fn floor(rounds: u64) -> f64 {
-    let round = Arc::new(AtomicU64::new(0));
-    let done = Arc::new(AtomicU64::new(0));
-    let value = Arc::new(AtomicU64::new(0));
-    let helper = {
-        let (round, done, value) = (round.clone(), done.clone(), value.clone());
-        std::thread::spawn(move || {
-            for r in 1..=rounds {
-                wait_for(&round, r);
-                black_box(value.fetch_add(1, Ordering::SeqCst));
-                done.store(r, Ordering::Release);
-            }
-        })
-    };
-    let started = Instant::now();
-    for r in 1..=rounds {
-        round.store(r, Ordering::Release);
-        black_box(value.fetch_add(1, Ordering::SeqCst));
-        wait_for(&done, r);
-    }
-    let elapsed = started.elapsed();
-    helper.join().expect("helper thread");
-    elapsed.as_nanos() as f64 / rounds as f64
-}
-
-fn wait_for(counter: &AtomicU64, target: u64) {
-    let mut spins = 0u32;
-    while counter.load(Ordering::Acquire) < target {
-        spins += 1;
-        if spins < 1_000 {
-            std::hint::spin_loop();
-        } else {
-            std::thread::yield_now();
-        }
     }
 }

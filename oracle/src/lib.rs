@@ -9,6 +9,8 @@ pub use config::{default_jobs, NoiseLevel, OracleConfig, OracleError, Scheduling
 
 mod executor;
 mod explore;
+mod floor;
+pub use floor::floor_ns;
 mod mutants;
 pub use explore::{Exploration, ExplorationEnd};
 pub use mutants::{Mutant, Operator, MUTANT_ENV};
