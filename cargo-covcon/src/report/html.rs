@@ -154,15 +154,7 @@ fn type_section(
              slow sequential runs of the same calls agree.</p>\n",
         );
     }
-    for note in [
-        t.clock_outside_note(),
-        t.guard_held_note(),
-        t.unjudged_note(),
-    ]
-    .into_iter()
-    .flatten()
-    {
-        let mut note = note;
+    for mut note in t.notes() {
         note[..1].make_ascii_uppercase();
         let _ = writeln!(out, "<p class=\"muted\">{}.</p>", esc(&note));
     }

@@ -363,6 +363,19 @@ impl TypeReport {
         })
     }
 
+    /// The notes the terminal and HTML reports write under the type: a clock outside the
+    /// copy, deadlocks left unreported under a held guard, failing runs left unjudged.
+    pub fn notes(&self) -> Vec<String> {
+        [
+            self.clock_outside_note(),
+            self.guard_held_note(),
+            self.unjudged_note(),
+        ]
+        .into_iter()
+        .flatten()
+        .collect()
+    }
+
     /// What the report says of failing runs left unjudged for time ([`TypeReport::unjudged`]).
     pub fn unjudged_note(&self) -> Option<String> {
         let n = self.unjudged;

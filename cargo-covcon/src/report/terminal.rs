@@ -156,14 +156,7 @@ fn render_type(out: &mut String, t: &TypeReport, style: Style) {
             )
         );
     }
-    for note in [
-        t.clock_outside_note(),
-        t.guard_held_note(),
-        t.unjudged_note(),
-    ]
-    .into_iter()
-    .flatten()
-    {
+    for note in t.notes() {
         let _ = writeln!(out, "  {}", style.dim(&note));
     }
     for v in t.violations.iter().filter(|v| !v.unconfirmed()) {
