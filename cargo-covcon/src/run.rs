@@ -285,6 +285,7 @@ fn campaign(
         }
         if oracle_config.results.is_some() {
             type_report.approximate = approximate_methods(t);
+            type_report.contended = contended_methods(t);
         }
         reports.push(type_report);
     }
@@ -495,6 +496,7 @@ pub fn type_report(
         builders: builders(t),
         functions: functions(t),
         approximate: Vec::new(),
+        contended: Vec::new(),
     }
 }
 
@@ -508,6 +510,21 @@ fn approximate_methods(t: &TypeModel) -> Vec<ApproximateMethod> {
             Some(ApproximateMethod {
                 method: m.name.clone(),
                 why: m.approximate.clone()?,
+            })
+        })
+        .collect()
+}
+
+/// The type's callable methods whose doc says they fail on a held lock
+/// (`TypeReport::contended`).
+fn contended_methods(t: &TypeModel) -> Vec<crate::report::ContendedMethod> {
+    t.methods
+        .iter()
+        .filter(|m| m.supported)
+        .filter_map(|m| {
+            Some(crate::report::ContendedMethod {
+                method: m.name.clone(),
+                line: m.contended.clone()?,
             })
         })
         .collect()

@@ -175,6 +175,20 @@ fn type_section(
         }
         out.push_str("</ul>\n");
     }
+    if !t.contended.is_empty() {
+        out.push_str(
+            "<p>Failures on a held lock not judged (the type's contract answers so under contention):</p><ul class=\"approximate\">",
+        );
+        for c in &t.contended {
+            let _ = write!(
+                out,
+                "<li><code>{}</code>: its doc says \"{}\"</li>",
+                esc(&c.method),
+                esc(&c.line)
+            );
+        }
+        out.push_str("</ul>\n");
+    }
     if !t.pairs.is_empty() {
         matrix(out, t);
         reasons(out, t);

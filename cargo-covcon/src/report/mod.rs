@@ -123,6 +123,25 @@ pub struct TypeReport {
     /// answers are approximate by the type's contract, and why.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub approximate: Vec<ApproximateMethod>,
+    /// Under `--oracle results`: the methods whose doc says they fail when they find a lock
+    /// held (`analysis::Method::contended`): a test in which one answered a failure was not
+    /// judged; their other answers were compared.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub contended: Vec<ContendedMethod>,
+}
+
+/// A method whose doc says it fails when it finds a lock held, with the sentence.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ContendedMethod {
+    pub method: String,
+    pub line: String,
+}
+
+impl std::fmt::Display for ContendedMethod {
+    /// `` `try_entry` (its doc says "…") ``.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "`{}` (its doc says \"{}\")", self.method, self.line)
+    }
 }
 
 /// A method whose answer is approximate by its type's contract (`analysis::Method::approximate`):

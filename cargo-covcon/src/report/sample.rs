@@ -155,6 +155,10 @@ pub(crate) fn report() -> Report {
                     line: "The balance <may> be stale while others deposit.".into(),
                 },
             }],
+            contended: vec![crate::report::ContendedMethod {
+                method: "try_withdraw".into(),
+                line: "Returns `None` if the account <could not be locked>.".into(),
+            }],
         },
         TypeReport {
             path: "locks::Pair".into(),
@@ -203,6 +207,7 @@ pub(crate) fn report() -> Report {
             builders: Default::default(),
             functions: Default::default(),
             approximate: vec![],
+            contended: vec![],
         },
         TypeReport {
             path: "odd::Generic".into(),

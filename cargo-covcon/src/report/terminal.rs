@@ -199,6 +199,13 @@ fn render_type(out: &mut String, t: &TypeReport, style: Style) {
     for a in own {
         let _ = writeln!(out, "  {} {a}", style.dim("results not compared:"));
     }
+    for c in &t.contended {
+        let _ = writeln!(
+            out,
+            "  {} {c}",
+            style.dim("failures on a held lock not judged:")
+        );
+    }
     if style.verbosity > 0 {
         for p in &t.pairs {
             let explored = p
@@ -343,6 +350,7 @@ mod tests {
     reproducer: target/covcon/violations/1.rs
     replay with: cargo covcon replay target/covcon/violations/1.json
   results not compared: `balance` (its doc says "The balance <may> be stale while others deposit.")
+  failures on a held lock not judged: `try_withdraw` (its doc says "Returns `None` if the account <could not be locked>.")
   1 skipped (-v to list)
 locks::Pair  50 tests, 1/1 pairs covered, 1 violation
   DEADLOCK ab ‖ ba (known, in baseline)  found after 3 tests (0.2s)
