@@ -31,12 +31,10 @@ pub fn code_items(source: &str) -> Option<Vec<CodeItem>> {
     Some(items)
 }
 
-/// The innermost of `items` that holds line `line`.
+/// The item of `items` that holds line `line` (they do not overlap: a module's items are
+/// listed in its place, and an item's own inner items are not listed).
 pub fn item_at(items: &[CodeItem], line: u32) -> Option<&CodeItem> {
-    items
-        .iter()
-        .filter(|i| (i.first..=i.last).contains(&line))
-        .min_by_key(|i| i.last - i.first)
+    items.iter().find(|i| (i.first..=i.last).contains(&line))
 }
 
 fn collect(items: &[syn::Item], out: &mut Vec<CodeItem>) {
@@ -82,7 +80,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_line_belongs_to_the_innermost_item_that_holds_code() {
+    fn a_line_belongs_to_the_item_that_holds_code() {
         let source = "use std::sync::Mutex;\n\
             \n\
             pub(crate) struct Pool {\n\

@@ -50,6 +50,37 @@ pub enum Command {
     Mutants(MutantsArgs),
 }
 
+/// The change a command keeps to (`run`, `list`: the types whose code it touches;
+/// `mutants`: the mutants on the lines it adds): a diff given, or the one git gives.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct ChangeArgs {
+    /// Only what a unified diff (`git diff` output) touches: the types whose code it changes
+    /// and the types that hold them (for `mutants`: the mutants on the lines it adds)
+    #[arg(long, value_name = "FILE", help_heading = "Selection")]
+    pub in_diff: Option<PathBuf>,
+    /// As --in-diff, with the diff git gives from the merge base of REF and HEAD to the
+    /// working tree, untracked files included
+    #[arg(
+        long,
+        value_name = "REF",
+        conflicts_with = "in_diff",
+        help_heading = "Selection"
+    )]
+    pub changed_since: Option<String>,
+}
+
+impl ChangeArgs {
+    /// The diff's text, when a change is given (`crate::diff::named`); git runs in the
+    /// repository that holds `workspace`'s manifest.
+    pub fn diff(&self, workspace: &WorkspaceArgs) -> anyhow::Result<Option<String>> {
+        crate::diff::named(
+            self.in_diff.as_deref(),
+            self.changed_since.as_deref(),
+            workspace.manifest_path.as_deref(),
+        )
+    }
+}
+
 /// Which packages, features and cargo flags.
 #[derive(Debug, Clone, Default, clap::Args)]
 pub struct WorkspaceArgs {
@@ -136,19 +167,8 @@ pub struct RunArgs {
     /// Test only shard K of N (0-based), for splitting a run across CI jobs
     #[arg(long, value_name = "K/N", help_heading = "Selection")]
     pub shard: Option<String>,
-    /// Test only the types a unified diff (`git diff` output) touches: their declarations,
-    /// methods and synchronisation sites
-    #[arg(long, value_name = "FILE", help_heading = "Selection")]
-    pub in_diff: Option<PathBuf>,
-    /// Test only the types the change since REF touches (`git diff` from the merge base of
-    /// REF and HEAD to the working tree, untracked files included), and the types that hold them
-    #[arg(
-        long,
-        value_name = "REF",
-        conflicts_with = "in_diff",
-        help_heading = "Selection"
-    )]
-    pub changed_since: Option<String>,
+    #[command(flatten)]
+    pub change: ChangeArgs,
     /// Time for the whole campaign: 90, 90s, 2m, 1h [default: 60s]
     #[arg(long, value_name = "DURATION", help_heading = "Execution")]
     pub time_budget: Option<String>,
@@ -251,12 +271,8 @@ pub struct ListArgs {
     /// List only the types of shard K of N
     #[arg(long, value_name = "K/N")]
     pub shard: Option<String>,
-    /// List only the types a unified diff touches (as `run --in-diff`)
-    #[arg(long, value_name = "FILE")]
-    pub in_diff: Option<PathBuf>,
-    /// List only the types the change since REF touches (as `run --changed-since`)
-    #[arg(long, value_name = "REF", conflicts_with = "in_diff")]
-    pub changed_since: Option<String>,
+    #[command(flatten)]
+    pub change: ChangeArgs,
 }
 
 #[derive(Debug, Clone, clap::Args)]
@@ -389,12 +405,8 @@ pub struct MutantsArgs {
     /// How long one --test-cmd (or --compare) run may take [default: five times the unmutated run, at least 30s]
     #[arg(long, value_name = "DURATION")]
     pub timeout: Option<String>,
-    /// Only mutants on lines a unified diff (`git diff`) adds or changes
-    #[arg(long, value_name = "FILE")]
-    pub in_diff: Option<PathBuf>,
-    /// Only mutants on lines changed since REF (as `run --changed-since`)
-    #[arg(long, value_name = "REF", conflicts_with = "in_diff")]
-    pub changed_since: Option<String>,
+    #[command(flatten)]
+    pub change: ChangeArgs,
     /// Seed of the campaigns (each mutant's campaign uses it)
     #[arg(long, value_name = "N", default_value_t = 1)]
     pub seed: u64,

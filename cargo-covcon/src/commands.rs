@@ -70,12 +70,7 @@ fn list(args: &ListArgs) -> Result<ExitCode> {
         let keep: Vec<String> = keep.into_iter().map(str::to_owned).collect();
         model.types.retain(|t| keep.contains(&t.path));
     }
-    let diff = crate::diff::named(
-        args.in_diff.as_deref(),
-        args.changed_since.as_deref(),
-        args.workspace.manifest_path.as_deref(),
-    )?;
-    if let Some(text) = diff {
+    if let Some(text) = args.change.diff(&args.workspace)? {
         let changed = crate::diff::touched_lines(&text);
         let types: Vec<&analysis::TypeModel> = model.types.iter().collect();
         let testable: Vec<bool> = types.iter().map(|t| t.supported).collect();

@@ -224,8 +224,9 @@ pub fn touched_types(
 
 /// A changed file as read from the working tree, for lines no type's own code holds.
 struct Source {
-    /// Where it is, when found under the root.
-    path: Option<std::path::PathBuf>,
+    /// The directory of the package it is in (the nearest above it with a `Cargo.toml`), when
+    /// it was found under the root.
+    package: Option<std::path::PathBuf>,
     /// Its items, `None` when it could not be read or parsed.
     items: Option<Vec<analysis::items::CodeItem>>,
     /// Its lines, as read.
@@ -248,7 +249,12 @@ impl Source {
                 .flat_map(|t| t.lines())
                 .map(str::to_owned)
                 .collect(),
-            path: found,
+            package: found.as_deref().and_then(|p| {
+                p.ancestors()
+                    .skip(1)
+                    .find(|d| d.join("Cargo.toml").is_file())
+                    .map(Path::to_path_buf)
+            }),
         }
     }
 
@@ -288,17 +294,11 @@ impl Source {
             .collect()
     }
 
-    /// Whether `ty` is declared in the package this file is in (the nearest directory above it
-    /// with a `Cargo.toml`).
+    /// Whether `ty` is declared in the package this file is in.
     fn same_package(&self, ty: &TypeModel) -> bool {
-        let Some(package) = self.path.as_deref().and_then(|p| {
-            p.ancestors()
-                .skip(1)
-                .find(|d| d.join("Cargo.toml").is_file())
-        }) else {
-            return false;
-        };
-        ty.span.file.starts_with(package)
+        self.package
+            .as_deref()
+            .is_some_and(|package| ty.span.file.starts_with(package))
     }
 }
 

@@ -298,12 +298,10 @@ pub fn mutants(args: &MutantsArgs) -> Result<ExitCode> {
         .transpose()
         .map_err(|e| usage_error(format_args!("invalid --timeout: {e}")))?;
     let operators = parse_operators(&args.operators)?;
-    let changed = crate::diff::named(
-        args.in_diff.as_deref(),
-        args.changed_since.as_deref(),
-        args.workspace.manifest_path.as_deref(),
-    )?
-    .map(|text| crate::diff::added_lines(&text));
+    let changed = args
+        .change
+        .diff(&args.workspace)?
+        .map(|text| crate::diff::added_lines(&text));
     let options = WorkspaceOptions::new(&args.workspace);
     let workspace = workspace::load(&options)?;
     let model = workspace.analyze();

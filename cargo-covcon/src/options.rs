@@ -232,12 +232,10 @@ impl RunOptions {
             console,
             types: args.types.clone(),
             shard,
-            in_diff: crate::diff::named(
-                args.in_diff.as_deref(),
-                args.changed_since.as_deref(),
-                args.workspace.manifest_path.as_deref(),
-            )?
-            .map(|text| crate::diff::touched_lines(&text)),
+            in_diff: args
+                .change
+                .diff(&args.workspace)?
+                .map(|text| crate::diff::touched_lines(&text)),
             time_budget,
             oracle_settings,
             seed,

@@ -243,13 +243,10 @@ impl ResultsConfig {
         concurrent: &'r Response,
     ) -> Option<(String, &'r str, String)> {
         let methods = self.contended.get(&test.type_path)?;
-        test.threads.iter().enumerate().find_map(|(t, calls)| {
-            calls.iter().enumerate().find_map(|(i, call)| {
-                let line = methods.get(&call.method)?;
-                let text = result(concurrent, t, i)?;
-                let failed = matches!(text, "None" | "false") || text.starts_with("Err(");
-                failed.then(|| (call.method.clone(), text, line.clone()))
-            })
+        suffix_answers(test, concurrent).find_map(|(call, text)| {
+            let line = methods.get(&call.method)?;
+            let failed = matches!(text, "None" | "false") || text.starts_with("Err(");
+            failed.then(|| (call.method.clone(), text, line.clone()))
         })
     }
 
@@ -1304,17 +1301,28 @@ const CONTENTION_ANSWERS: &[&str] = &["Retry", "Locked", "WouldBlock", "Contende
 /// The first suffix call of `concurrent` that answered one of [`CONTENTION_ANSWERS`] (alone,
 /// or as `Err(..)`), with its text.
 fn contention_answer<'r>(test: &TestCase, concurrent: &'r Response) -> Option<(String, &'r str)> {
-    test.threads.iter().enumerate().find_map(|(t, calls)| {
-        calls.iter().enumerate().find_map(|(i, call)| {
-            let text = result(concurrent, t, i)?;
-            let bare = text
-                .strip_prefix("Err(")
-                .and_then(|t| t.strip_suffix(')'))
-                .unwrap_or(text);
-            CONTENTION_ANSWERS
-                .contains(&bare)
-                .then(|| (call.method.clone(), text))
-        })
+    suffix_answers(test, concurrent).find_map(|(call, text)| {
+        let bare = text
+            .strip_prefix("Err(")
+            .and_then(|t| t.strip_suffix(')'))
+            .unwrap_or(text);
+        CONTENTION_ANSWERS
+            .contains(&bare)
+            .then(|| (call.method.clone(), text))
+    })
+}
+
+/// Each suffix call of `test` that answered a text in `concurrent`, with the text, thread by
+/// thread.
+fn suffix_answers<'a, 'r>(
+    test: &'a TestCase,
+    concurrent: &'r Response,
+) -> impl Iterator<Item = (&'a Call, &'r str)> {
+    test.threads.iter().enumerate().flat_map(move |(t, calls)| {
+        calls
+            .iter()
+            .enumerate()
+            .filter_map(move |(i, call)| Some((call, result(concurrent, t, i)?)))
     })
 }
 

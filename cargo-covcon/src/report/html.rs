@@ -161,34 +161,16 @@ fn type_section(
     for (j, v) in t.violations.iter().enumerate() {
         violation(out, &format!("{i}-{j}"), t, v, source);
     }
-    if !t.approximate.is_empty() {
-        out.push_str(
-            "<p>Results not compared (answers approximate by the type's contract):</p><ul class=\"approximate\">",
-        );
-        for a in &t.approximate {
-            let _ = write!(
-                out,
-                "<li><code>{}</code>: {}</li>",
-                esc(&a.method),
-                esc(&a.why.to_string())
-            );
-        }
-        out.push_str("</ul>\n");
-    }
-    if !t.contended.is_empty() {
-        out.push_str(
-            "<p>Failures on a held lock not judged (the type's contract answers so under contention):</p><ul class=\"approximate\">",
-        );
-        for c in &t.contended {
-            let _ = write!(
-                out,
-                "<li><code>{}</code>: its doc says \"{}\"</li>",
-                esc(&c.method),
-                esc(&c.line)
-            );
-        }
-        out.push_str("</ul>\n");
-    }
+    method_list(
+        out,
+        "Results not compared (answers approximate by the type's contract)",
+        t.approximate.iter().map(|a| (&a.method, a.why.to_string())),
+    );
+    method_list(
+        out,
+        "Failures on a held lock not judged (the type's contract answers so under contention)",
+        t.contended.iter().map(|c| (&c.method, c.why())),
+    );
     if !t.pairs.is_empty() {
         matrix(out, t);
         reasons(out, t);
@@ -306,6 +288,21 @@ fn violation(
         );
     }
     out.push_str("</div>\n");
+}
+
+/// A list of methods, each with why, under `title` (plain text, not escaped); nothing when
+/// there is none.
+fn method_list<'a>(
+    out: &mut String,
+    title: &str,
+    methods: impl Iterator<Item = (&'a String, String)>,
+) {
+    let items: String = methods
+        .map(|(method, why)| format!("<li><code>{}</code>: {}</li>", esc(method), esc(&why)))
+        .collect();
+    if !items.is_empty() {
+        let _ = writeln!(out, "<p>{title}:</p><ul class=\"approximate\">{items}</ul>");
+    }
 }
 
 /// The pair matrix: one cell per unordered pair, shaded by covered/tried, framed by group.

@@ -137,10 +137,17 @@ pub struct ContendedMethod {
     pub line: String,
 }
 
+impl ContendedMethod {
+    /// `its doc says "…"`.
+    pub fn why(&self) -> String {
+        format!("its doc says \"{}\"", self.line)
+    }
+}
+
 impl std::fmt::Display for ContendedMethod {
     /// `` `try_entry` (its doc says "…") ``.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "`{}` (its doc says \"{}\")", self.method, self.line)
+        write!(f, "`{}` ({})", self.method, self.why())
     }
 }
 
