@@ -17,6 +17,7 @@ use crate::api::render::idents;
 use crate::api::types::{type_args, type_name};
 use crate::discover::FoundType;
 use crate::model::*;
+use crate::refs::{self, MethodRef};
 use std::collections::{BTreeSet, HashMap};
 
 /// What a method's locking looks like by lock type: the types it takes, and each acquisition
@@ -65,7 +66,7 @@ pub(crate) fn lock_facts(
 ) -> HashMap<String, LockFacts> {
     summaries
         .iter()
-        .filter(|(name, _)| !name.contains("::"))
+        .filter(|(name, _)| !MethodRef::parse(name).is_handle())
         .map(|(name, s)| {
             let type_of = |id: usize| {
                 let section = s.sections.iter().find(|x| x.id == id)?;
@@ -217,14 +218,14 @@ pub(crate) fn add_handles(types: &mut [TypeModel], facts: &[HashMap<String, Lock
             }
             for point in &handle.split_points {
                 owner.split_points.push(SplitPoint {
-                    method: format!("{}::{}", handle.name, point.method),
+                    method: refs::handle_method(&handle.name, &point.method),
                     ..point.clone()
                 });
             }
             for site in &handle.sync_sites {
                 if !owner.sync_sites.iter().any(|s| s.receiver == site.receiver) {
                     owner.sync_sites.push(SyncSite {
-                        method: format!("{}::{}", handle.name, site.method),
+                        method: refs::handle_method(&handle.name, &site.method),
                         writes_under: None,
                         ..site.clone()
                     });
@@ -239,7 +240,7 @@ pub(crate) fn add_handles(types: &mut [TypeModel], facts: &[HashMap<String, Lock
             .collect();
         for a in &own {
             for (h, b) in &added {
-                let (handle_name, method) = b.name.split_once("::").unwrap_or_default();
+                let (handle_name, method) = b.handle_parts().unwrap_or_default();
                 // Each side's calls into the other type, followed for the locks they take.
                 let fa = followed(facts[i].get(a.as_str()), &facts[*h], handle_name);
                 let fb = followed(facts[*h].get(method), &facts[i], &owner.name);
@@ -259,8 +260,7 @@ pub(crate) fn add_handles(types: &mut [TypeModel], facts: &[HashMap<String, Lock
         }
         for (x, (h, a)) in added.iter().enumerate() {
             for (_, b) in &added[x..] {
-                let own_name =
-                    |m: &Method| m.name.split_once("::").unwrap_or_default().1.to_string();
+                let own_name = |m: &Method| MethodRef::parse(&m.name).method().to_string();
                 let (na, nb) = (own_name(a), own_name(b));
                 let in_handle = before[*h].pairs.iter().find(|p| {
                     p.methods == [na.clone(), nb.clone()] || p.methods == [nb.clone(), na.clone()]
@@ -885,7 +885,7 @@ fn handle_method(
         return None;
     }
     let mut method = Method {
-        name: format!("{}::{}", handle.name, m.name),
+        name: refs::handle_method(&handle.name, &m.name),
         body_start: None,
         via: Some(via),
         ..m.clone()
@@ -965,7 +965,7 @@ fn tuple_handles(
             {
                 let via = Via {
                     ty: handle.path.clone(),
-                    from: format!("#{k}"),
+                    from: refs::element(k),
                     shape: ReturnShape::SelfValue,
                     kept: Some(element.clone()),
                 };

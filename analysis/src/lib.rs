@@ -25,6 +25,7 @@ mod known;
 pub mod model;
 mod mutation;
 mod reason;
+pub mod refs;
 mod source;
 mod split;
 mod summary;
@@ -407,7 +408,7 @@ fn adopt_untested_sites(types: &mut Vec<TypeModel>) {
         .filter(|t| helper(t) || untested(t))
         .flat_map(|t| {
             t.sync_sites.iter().map(|s| SyncSite {
-                method: format!("{}::{}", t.name, s.method),
+                method: refs::handle_method(&t.name, &s.method),
                 untested_owner: untested(t).then(|| t.path.clone()),
                 // Its type's own code is not all that writes it: the adopter's calls it too.
                 writes_under: None,

@@ -585,7 +585,10 @@ pub struct HandedOut {
 impl Via {
     /// For a handle from the constructor's tuple (`#1`): the element's index.
     pub fn tuple_element(&self) -> Option<usize> {
-        self.from.strip_prefix('#')?.parse().ok()
+        match crate::refs::HandleFrom::parse(&self.from) {
+            crate::refs::HandleFrom::Element(k) => Some(k),
+            crate::refs::HandleFrom::Method(_) => None,
+        }
     }
 }
 
@@ -673,7 +676,10 @@ impl Method {
     /// (`Handle::tick` → `("Handle", "tick")`).
     pub fn handle_parts(&self) -> Option<(&str, &str)> {
         self.via.as_ref()?;
-        self.name.split_once("::")
+        match crate::refs::MethodRef::parse(&self.name) {
+            crate::refs::MethodRef::Handle { handle, method } => Some((handle, method)),
+            crate::refs::MethodRef::Own(_) => None,
+        }
     }
 }
 

@@ -15,9 +15,8 @@ use crate::select::{self, Selection};
 use crate::workspace::{self, Workspace, WorkspaceOptions};
 use analysis::{ConstructorKind, Model, Reason, Severity, TypeModel};
 use anyhow::{Context, Result};
-use generator::{CampaignConfig, Strategy, TestCase, TypeResult};
-use oracle::{OracleConfig, OracleExecutor, ViolationKind};
-use serde::Deserialize;
+use generator::{CampaignConfig, Strategy, TypeResult};
+use oracle::{OracleConfig, OracleExecutor, SavedOracle, SavedTest, ViolationKind};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -618,17 +617,15 @@ pub fn replay(
         .with_context(|| format!("cannot read `{}`", file.display()))
         .or_exit(ExitCode::Usage)?;
     let not_a_test = || format!("`{}` is not a saved covcon test case", file.display());
-    let saved: serde_json::Value = serde_json::from_str(&text)
+    let saved = SavedTest::from_json(&text)
         .with_context(not_a_test)
         .or_exit(ExitCode::Usage)?;
-    let test = TestCase::deserialize(&saved)
-        .with_context(not_a_test)
-        .or_exit(ExitCode::Usage)?;
+    let test = &saved.test;
     let workspace = workspace::load(&replay_workspace(workspace_options, &saved))?;
     let model = workspace.analyze();
     // The types the run that saved the file instrumented (files since controlled scheduling
     // say), so a schedule meets the same points; else the test's type alone.
-    let mut patterns = harness_types(&saved);
+    let mut patterns = saved.harness_types.clone();
     if !patterns.contains(&test.type_path) {
         patterns.push(test.type_path.clone());
     }
@@ -653,7 +650,7 @@ pub fn replay(
     config.confirm_runs = runs.max(1);
     config.jobs = 1;
     // A wrong result replays as one under the results oracle that found it.
-    if saved.get("oracle").and_then(|o| o.as_str()) == Some("results") {
+    if saved.oracle == Some(SavedOracle::Results) {
         config.results = Some(oracle::results::ResultsConfig::default());
     }
     let selected = Model {
@@ -672,7 +669,7 @@ pub fn replay(
         oracle::prepare_with(&selected, &config, &instantiations).map_err(harness_error)?;
     let program = harness.binary;
     let result =
-        oracle::replay_with_worker(&program, &config, &selected, &test).map_err(harness_error)?;
+        oracle::replay_with_worker(&program, &config, &selected, test).map_err(harness_error)?;
     stdout(&format!(
         "{}: {} of {} concurrent runs failed\n",
         test.type_path, result.failures, result.runs
@@ -700,34 +697,18 @@ pub fn replay(
     }
 }
 
-/// The `harness_types` a saved test case lists (none in files written before them).
-fn harness_types(saved: &serde_json::Value) -> Vec<String> {
-    let types = saved.get("harness_types").and_then(|t| t.as_array());
-    types
-        .into_iter()
-        .flatten()
-        .filter_map(|t| t.as_str().map(str::to_string))
-        .collect()
-}
-
 /// The workspace to replay in: the one given (`--manifest-path`), else the one the file says
 /// the test ran in (`workspace_root`, written since violation files carry it), else the
 /// current directory's. The features likewise: those given, else those the file says the
 /// harness was built with (`features`, as `cargo build` arguments).
-fn replay_workspace(given: &WorkspaceOptions, saved: &serde_json::Value) -> WorkspaceOptions {
+fn replay_workspace(given: &WorkspaceOptions, saved: &SavedTest) -> WorkspaceOptions {
     let mut options = given.clone();
     let chose_features =
         !options.features.is_empty() || options.all_features || options.no_default_features;
     if !chose_features {
-        let args: Vec<&str> = saved
-            .get("features")
-            .and_then(|f| f.as_array())
-            .into_iter()
-            .flatten()
-            .filter_map(|a| a.as_str())
-            .collect();
+        let args = &saved.features;
         for (i, a) in args.iter().enumerate() {
-            match *a {
+            match a.as_str() {
                 "--features" => options
                     .features
                     .extend(args.get(i + 1).map(|f| f.to_string())),
@@ -738,10 +719,7 @@ fn replay_workspace(given: &WorkspaceOptions, saved: &serde_json::Value) -> Work
         }
     }
     if options.manifest_path.is_none() {
-        let root = saved
-            .get("workspace_root")
-            .and_then(|r| r.as_str())
-            .map(PathBuf::from);
+        let root = saved.workspace_root.as_ref();
         if let Some(root) = root.filter(|r| r.join("Cargo.toml").is_file()) {
             options.manifest_path = Some(root.join("Cargo.toml"));
         }
@@ -764,9 +742,12 @@ mod tests {
     /// file says so, and a replay given no features of its own takes them.
     #[test]
     fn a_replay_takes_the_features_the_violation_was_found_with_unless_given_its_own() {
-        let saved = serde_json::json!({
-            "features": ["--features", "multi-threaded,serde", "--no-default-features"]
-        });
+        let saved = SavedTest::from_json(
+            r#"{"id": 1, "type_path": "lasso::ThreadedRodeo", "pair": ["get", "get"],
+                "instances": [], "prefix": [], "threads": [[], []], "noise_seed": 0,
+                "features": ["--features", "multi-threaded,serde", "--no-default-features"]}"#,
+        )
+        .unwrap();
         let options = replay_workspace(&WorkspaceOptions::default(), &saved);
         assert_eq!(options.features, ["multi-threaded,serde"]);
         assert!(options.no_default_features && !options.all_features);

@@ -5,7 +5,7 @@
 //! Instances are named `a`, `b`, … in the order they are built. This is not Rust: the
 //! ready-to-paste `#[test]` is the oracle's job, since only it knows how values are passed.
 
-use crate::testcase::{Built, BuiltForm, Call, Scope, TestCase, Value};
+use crate::testcase::{Built, BuiltForm, Call, Scope, Target, TestCase, Value};
 use std::fmt;
 
 impl fmt::Display for TestCase {
@@ -148,10 +148,12 @@ pub fn handle_name(index: usize) -> String {
 /// The receiver's name and the method's own name: `h0` and `tick` for a handle method
 /// (`Bar::tick`), the instance's name and the method otherwise.
 pub fn receiver_and_method(call: &Call) -> (String, &str) {
-    match call.method.split_once("::") {
-        Some((_, own)) if call.chained.is_none() => (handle_name(call.receiver), own),
-        Some((_, own)) => (instance_name(call.receiver), own),
-        None => (instance_name(call.receiver), &call.method),
+    match call.target() {
+        Target::Handle(own) => (handle_name(call.receiver), own),
+        Target::Instance(own) | Target::Chained { method: own, .. } => {
+            (instance_name(call.receiver), own)
+        }
+        Target::Element(_) => (instance_name(call.receiver), &call.method),
     }
 }
 

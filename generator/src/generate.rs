@@ -794,7 +794,7 @@ impl TestGenerator {
                     handles,
                     None,
                 ),
-                Source::Element(k) => Call::new(format!("#{k}"), 0, Vec::new()),
+                Source::Element(k) => Call::new(analysis::refs::element(k), 0, Vec::new()),
             };
             handles.calls.push(call);
             let k = handles.calls.len() - 1;
@@ -1074,7 +1074,7 @@ fn usable_methods(
     let elements = constructor.tuple.iter().flat_map(|t| {
         (0..t.elements.len())
             .filter(move |k| *k != t.index)
-            .map(|k| format!("#{k}"))
+            .map(analysis::refs::element)
     });
     let callable: HashSet<String> = usable
         .iter()

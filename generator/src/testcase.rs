@@ -4,6 +4,7 @@
 //! in production, a fake executor in tests). A [`TestCase`] holds concrete values only, so it
 //! can be replayed, printed as Rust and saved as JSON.
 
+use analysis::refs::{HandleFrom, MethodRef};
 use serde::{Deserialize, Serialize};
 
 /// One concurrent test: build instances, run a sequential prefix, then two threads.
@@ -145,12 +146,39 @@ pub struct Chain {
     pub args: usize,
 }
 
+/// What a [`Call`] is made on, and the method's own name (how its `method` and `chained`
+/// say it; the spelling is `analysis::refs`').
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target<'a> {
+    /// A method (or constructor) of the instance `receiver` names (`c0.push(1)`).
+    Instance(&'a str),
+    /// A handle method (`Bar::tick`) on the kept handle `receiver` names (`h0.tick()`).
+    Handle(&'a str),
+    /// A handle method on what a fresh call of `chain.from` on the instance `receiver` names
+    /// returns (`c0.get_or_create("a").add(1)`).
+    Chained { chain: &'a Chain, method: &'a str },
+    /// In [`TestCase::handles`]: element `k` of the tuple the constructor of the instance
+    /// `receiver` names returned.
+    Element(usize),
+}
+
 impl Call {
+    /// What the call is made on.
+    pub fn target(&self) -> Target<'_> {
+        if let HandleFrom::Element(k) = HandleFrom::parse(&self.method) {
+            return Target::Element(k);
+        }
+        match (MethodRef::parse(&self.method), &self.chained) {
+            (MethodRef::Own(method), _) => Target::Instance(method),
+            (MethodRef::Handle { method, .. }, None) => Target::Handle(method),
+            (MethodRef::Handle { method, .. }, Some(chain)) => Target::Chained { chain, method },
+        }
+    }
+
     /// Whether the call is a handle method's (`Bar::tick`) made on a kept handle rather than
-    /// an instance (Rust method names never hold `::`), not one [`Call::chained`] on a call's
-    /// result.
+    /// an instance, not one [`Call::chained`] on a call's result.
     pub fn on_handle(&self) -> bool {
-        self.method.contains("::") && self.chained.is_none()
+        matches!(self.target(), Target::Handle(_))
     }
 
     /// One call of `method` on instance `receiver`.

@@ -21,6 +21,7 @@ use crate::results::{
     allowed_outcomes, check_results_until, holding_guard, stuck_call, AllowedOutcomes,
     ResultsVerdict, ResultsViolation, SequentialOutcomes, Speed,
 };
+use crate::saved::{SavedOracle, SavedTest};
 use crate::trace;
 use crate::verdict::{self, Failure, Order, Pace};
 use analysis::{Model, TypeModel};
@@ -1259,43 +1260,20 @@ impl OracleExecutor {
             )
         });
         let test = violation.shrunk.as_ref().unwrap_or(&violation.test);
-        // The test case, and the workspace it ran in, so `cargo covcon replay` works from
-        // any directory.
-        let mut saved = serde_json::to_value(test).expect("test cases always serialise");
-        if let serde_json::Value::Object(map) = &mut saved {
-            map.insert(
-                "workspace_root".into(),
-                serde_json::Value::String(self.config.workspace_root.display().to_string()),
-            );
-            // The types the harness instrumented: a replay instruments the same, so a
-            // controlled schedule meets the same schedule points.
-            let mut types: Vec<&String> = self.types.keys().collect();
-            types.sort();
-            map.insert("harness_types".into(), serde_json::json!(types));
-            // The feature selection the harness was built with (`--features x`,
-            // `--all-features`, `--no-default-features`): a type behind a feature exists
-            // only with it, and a replay without it would not find the type.
-            let features: Vec<&String> = {
-                let args = &self.config.cargo_args;
-                let mut kept = Vec::new();
-                for (i, a) in args.iter().enumerate() {
-                    match a.as_str() {
-                        "--features" => kept.extend([a].into_iter().chain(args.get(i + 1))),
-                        "--all-features" | "--no-default-features" => kept.push(a),
-                        _ => {}
-                    }
-                }
-                kept
-            };
-            if !features.is_empty() {
-                map.insert("features".into(), serde_json::json!(features));
-            }
-            // The oracle that judged it: a wrong result replays as one only under the same.
-            if self.config.results.is_some() {
-                map.insert("oracle".into(), serde_json::json!("results"));
-            }
-        }
-        let test_json = serde_json::to_string_pretty(&saved).expect("JSON values serialise");
+        let mut harness_types: Vec<String> = self.types.keys().cloned().collect();
+        harness_types.sort();
+        let saved = SavedTest {
+            test: test.clone(),
+            workspace_root: Some(self.config.workspace_root.clone()),
+            harness_types,
+            features: SavedTest::feature_args(&self.config.cargo_args),
+            oracle: self
+                .config
+                .results
+                .is_some()
+                .then_some(SavedOracle::Results),
+        };
+        let test_json = saved.to_json();
         let source = self.reproducer_source(violation, allowed);
         for (path, text) in [(&json, test_json), (&reproducer, source)] {
             if let Err(e) = std::fs::write(path, text) {

@@ -10,6 +10,7 @@ use crate::build::{self, CompileError};
 use crate::codegen::{self, Target, TypePlan};
 use crate::copy::{self, Insertion, Rank};
 use crate::{OracleConfig, OracleError};
+use analysis::refs::{self, MethodRef};
 use analysis::{
     ClockRead, ClockSite, Diagnostic, GenericKind, Model, ParamKind, Reason, Severity, Span,
     SyncOp, SyncSite, TypeModel,
@@ -149,7 +150,7 @@ impl Harness {
             }
             for value in &mut ty.values {
                 for c in &mut value.constructors {
-                    let name = format!("{}::{}", value.path, c.name);
+                    let name = refs::value_constructor(&value.path, &c.name);
                     if let Some(d) = prepared.find(DroppedKind::ValueConstructor, &name) {
                         c.supported = false;
                         c.reason = Some(d.reason.clone());
@@ -1313,7 +1314,7 @@ impl<'o> State<'o> {
                     // A private module in the path breaks every arm's import too.
                     Target::Constructor(plan, _) | Target::Method(plan, _)
                         if error.message.contains("is private")
-                            && !matches!(&target, Target::Method(_, m) if m.contains("::")) =>
+                            && !matches!(&target, Target::Method(_, m) if MethodRef::parse(m).is_handle()) =>
                     {
                         Target::Type(plan)
                     }
@@ -1661,7 +1662,7 @@ fn value_keys(skipped: &BTreeMap<String, String>) -> BTreeSet<(String, String)> 
     skipped
         .keys()
         .filter_map(|k| {
-            let (path, ctor) = k.rsplit_once("::")?;
+            let (path, ctor) = refs::value_constructor_parts(k)?;
             Some((path.to_string(), ctor.to_string()))
         })
         .collect()

@@ -33,4 +33,6 @@ pub use harness::{
     prepare, prepare_mutants, prepare_with, Dropped, DroppedKind, Harness, PreparedType,
 };
 mod reproducer;
+mod saved;
 pub use reproducer::{render_reproducer, render_results_reproducer};
+pub use saved::{SavedOracle, SavedTest};

@@ -29,7 +29,7 @@ use analysis::{
     ConstructorKind, GuardHolder, GuardTaking, InstancePassing, Method, Param, ParamKind,
     ReturnShape, TypeModel, PATH_BUF,
 };
-use generator::{Call, TestCase, Value};
+use generator::{Call, Target, TestCase, Value};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -1129,7 +1129,7 @@ impl Render<'_> {
     /// The statement keeping handle `k` (`let h0 = Arc::new(i0.add(3));`), `Option` and
     /// `Result` unwrapped as the harness does.
     fn keep_handle(&self, k: usize, call: &Call) -> String {
-        if let Some(element) = call.method.strip_prefix('#') {
+        if let Target::Element(element) = call.target() {
             return format!("let h{k} = Arc::new(i{}_e{element});", call.receiver);
         }
         let expr = self.invoke(call);

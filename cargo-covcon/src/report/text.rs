@@ -1,6 +1,6 @@
 //! Calls and values written as Rust, shared by the terminal and HTML reports.
 
-use generator::{Call, TestCase, Value};
+use generator::{Call, Target, TestCase, Value};
 
 /// `c0.deposit(5)`: a method call on an instance; `h0.tick()` on a handle the test keeps.
 pub fn call(call: &Call) -> String {
@@ -12,9 +12,9 @@ pub fn call(call: &Call) -> String {
             other => value(other),
         })
         .collect();
-    match (call.method.split_once("::"), &call.chained) {
+    match call.target() {
         // On a fresh call's result, in one expression: `c0.get_or_create("a").add(1)`.
-        (Some((_, own)), Some(chain)) => {
+        Target::Chained { chain, method: own } => {
             let own_args = args.split_off(chain.args.min(args.len()));
             format!(
                 "c{}.{}({}).{own}({})",
@@ -24,8 +24,10 @@ pub fn call(call: &Call) -> String {
                 own_args.join(", ")
             )
         }
-        (Some((_, own)), None) => format!("h{}.{own}({})", call.receiver, args.join(", ")),
-        (None, _) => format!("c{}.{}({})", call.receiver, call.method, args.join(", ")),
+        Target::Handle(own) => format!("h{}.{own}({})", call.receiver, args.join(", ")),
+        Target::Instance(_) | Target::Element(_) => {
+            format!("c{}.{}({})", call.receiver, call.method, args.join(", "))
+        }
     }
 }
 
@@ -140,10 +142,10 @@ pub fn layout(test: &TestCase, shapes: Shapes<'_>) -> Layout {
         .map(|(i, c)| constructor(i, c, name, shapes))
         .collect();
     setup.extend(test.handles.iter().enumerate().map(|(k, c)| {
-        match c.method.strip_prefix('#') {
+        match c.target() {
             // An element of the instance's constructor's tuple.
-            Some(element) => format!("let h{k} = c{}_e{element};", c.receiver),
-            None => format!("let h{k} = {};", call(c)),
+            Target::Element(element) => format!("let h{k} = c{}_e{element};", c.receiver),
+            _ => format!("let h{k} = {};", call(c)),
         }
     }));
     setup.extend(test.prefix.iter().map(|c| match c.times {
