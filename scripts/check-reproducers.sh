@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Measures whether the reproducers cargo covcon writes still fail as plain `#[test]`s of the
-# user's uninstrumented crate (docs/benchmarks.md "## Shrinking", docs/results-oracle.md).
+# user's uninstrumented crate (docs/benchmarks-history.md "Shrinking", docs/results-oracle.md).
 #
 # It copies fixtures/ to a scratch directory, runs a campaign there with the release binary,
 # puts each written reproducer (target/covcon/violations/N.rs) into its fixture crate's tests/

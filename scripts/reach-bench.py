@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Reach on published crates: how much of what users publish covcon tests with no configuration.
 
-A measurement, not part of the build (docs/benchmarks.md, "Reach on published crates"). With
+A measurement, not part of the build (docs/benchmarks-history.md, "Reach on published crates"). With
 `--fetch`, it first downloads the latest version of each crate of scripts/reach-corpus.json
 into CORPUS (a scratch cargo project depending on all of them, `cargo fetch`, then a copy of
 each crate's source out of ~/.cargo/registry/src, with an empty `[workspace]` table so it

@@ -19,7 +19,7 @@ use tempfile::TempDir;
 const SEED: &str = "1";
 /// Tests per type at most: what bounds the campaign. A type stops at its first violation;
 /// correct types run all their tests. The buggy rows are found within a few hundred tests
-/// (docs/benchmarks.md: `bc`'s largest over ten seeds is 466), so 4,000 leaves a wide margin;
+/// (docs/benchmarks-history.md: `bc`'s largest over ten seeds is 466), so 4,000 leaves a wide margin;
 /// the correct blocking twin costs most (a blocked run is about 30 ms). The time budget is only a safety net, far beyond what
 /// the campaign takes on a loaded machine: a budget that ran out would make the outcome depend
 /// on the machine's speed (it did: a busy core once left two panic fixtures unfound).

@@ -23,7 +23,7 @@ use tempfile::TempDir;
 /// uninstrumented crate, where a lost update's window is a few instructions wide: on a machine
 /// whose two cores ran this file's other campaigns, one did not fail within its minute in CI.
 /// Alone, or with one core kept busy, it failed within 18 s in each of twenty runs
-/// (docs/benchmarks.md).
+/// (docs/benchmarks-history.md).
 static LOAD: RwLock<()> = RwLock::new(());
 
 const SEED: &str = "1";

@@ -75,7 +75,7 @@ impl OracleConfig {
 /// Half the available cores (each test keeps two threads busy), but two on a 2-core machine:
 /// one worker there leaves a core idle while it waits on covcon and on its own noise, and two
 /// ran 37% more tests of the fixtures in 60 s and reached each type's first violation 1.1-1.3x
-/// sooner (docs/benchmarks.md). One on one core.
+/// sooner (docs/benchmarks-history.md). One on one core.
 pub fn default_jobs() -> usize {
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     jobs_for(cores)
