@@ -17,6 +17,7 @@ mod api;
 mod clock;
 mod cross;
 mod discover;
+mod edit;
 mod facts;
 mod foreign;
 mod group;

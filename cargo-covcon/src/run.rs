@@ -220,10 +220,7 @@ fn campaign(
     let mut reports = Vec::new();
     let mut runnable = Vec::new();
     for t in &drivable.types {
-        if !t.supported {
-            let why = t.reason.clone().unwrap_or(Reason::Other {
-                text: "the harness cannot drive it".into(),
-            });
+        if let Some(why) = t.untested_reason() {
             reports.push(untested_report(t, &why, root));
         } else if !t.methods.iter().any(|m| m.supported) {
             reports.push(untested_report(t, &Reason::NoCallableMethod, root));

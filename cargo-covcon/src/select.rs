@@ -46,10 +46,7 @@ pub fn select(model: &Model, workspace: &Workspace, cli_types: &[String]) -> Sel
         }
         let (t, settings, warnings) = configure(t, &config);
         selection.warnings.extend(warnings);
-        if !t.supported {
-            let why = t.reason.clone().unwrap_or(Reason::Other {
-                text: "covcon cannot drive this type".into(),
-            });
+        if let Some(why) = t.untested_reason() {
             selection.untested.push((t, why));
             continue;
         }
@@ -95,9 +92,7 @@ pub fn configure_answers(t: &mut TypeModel, config: &Config) {
             }
         })
         .collect();
-    for (m, answer) in t.methods.iter_mut().zip(answers) {
-        m.approximate = answer;
-    }
+    t.set_answers(answers);
 }
 
 fn configure(t: &TypeModel, config: &Config) -> (TypeModel, TypeSettings, Vec<String>) {
@@ -108,25 +103,27 @@ fn configure(t: &TypeModel, config: &Config) -> (TypeModel, TypeSettings, Vec<St
         ..TypeSettings::default()
     };
     let mut warnings = Vec::new();
-    for m in &mut t.methods {
+    let callable: Vec<String> = t
+        .methods
+        .iter()
+        .filter(|m| m.supported)
+        .map(|m| m.name.clone())
+        .collect();
+    for name in callable {
         let included = config.methods.is_empty()
             || config
                 .methods
                 .iter()
-                .any(|p| method_matches(p, &t.path, &m.name));
+                .any(|p| method_matches(p, &t.path, &name));
         let skipped = config
             .skip_methods
             .iter()
-            .any(|p| method_matches(p, &t.path, &m.name));
-        if m.supported && (!included || skipped) {
-            m.supported = false;
-            m.reason = Some(Reason::Configured);
-            settings.skipped_methods.push(m.name.clone());
+            .any(|p| method_matches(p, &t.path, &name));
+        if !included || skipped {
+            t.untest_method(&name, Reason::Configured);
+            settings.skipped_methods.push(name);
         }
     }
-    let skipped = &settings.skipped_methods;
-    t.pairs
-        .retain(|p| !skipped.contains(&p.methods[0]) && !skipped.contains(&p.methods[1]));
     if let Some((_, name)) = config
         .constructors
         .iter()
@@ -148,17 +145,19 @@ fn configure(t: &TypeModel, config: &Config) -> (TypeModel, TypeSettings, Vec<St
         if type_matches(pattern, &t.path) {
             continue;
         }
-        for m in &mut t.methods {
-            if !method_matches(pattern, &t.path, &m.name) {
-                continue;
-            }
-            let only_generics_missing = matches!(&m.reason,
-                Some(Reason::Signature { problems }) if problems.iter().all(|p| matches!(p, analysis::Problem::Generic { .. })));
-            if m.supported || only_generics_missing {
-                m.generic_args = types.clone();
-                m.supported = true;
-                m.reason = None;
-            }
+        let instantiable: Vec<String> = t
+            .methods
+            .iter()
+            .filter(|m| method_matches(pattern, &t.path, &m.name))
+            .filter(|m| {
+                let only_generics_missing = matches!(&m.reason,
+                    Some(Reason::Signature { problems }) if problems.iter().all(|p| matches!(p, analysis::Problem::Generic { .. })));
+                m.supported || only_generics_missing
+            })
+            .map(|m| m.name.clone())
+            .collect();
+        for name in instantiable {
+            t.test_method_with(&name, types.clone());
         }
     }
     if let Some((_, types)) = config

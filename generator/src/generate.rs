@@ -156,10 +156,8 @@ impl TestGenerator {
     /// whose every method pair the analysis removed with [`Reason::NothingToTest`]: a static
     /// verdict (one lock serialises every pair, say), not a failure to test.
     pub fn new(model: &TypeModel, config: &GeneratorConfig) -> Result<TestGenerator, Reason> {
-        if !model.supported {
-            return Err(model.reason.clone().unwrap_or(Reason::Other {
-                text: "the analysis cannot drive it".into(),
-            }));
+        if let Some(reason) = model.untested_reason() {
+            return Err(reason);
         }
         let own = OwnValues::of(model);
         let values = ValueGen {

@@ -124,47 +124,44 @@ impl Harness {
                 continue;
             };
             if !prepared.driven {
-                ty.supported = false;
                 let reason = prepared
                     .dropped
                     .iter()
                     .find(|d| d.kind == DroppedKind::Type);
-                ty.reason = reason.map(|d| d.reason.clone()).or(ty.reason.take());
+                ty.untest(reason.map(|d| d.reason.clone()));
             }
-            for constructor in &mut ty.constructors {
-                if let Some(d) = prepared.find(DroppedKind::Constructor, &constructor.name) {
-                    constructor.supported = false;
-                    constructor.reason = Some(d.reason.clone());
+            // By name (an edit changes the members it walks): a member's first drop says why.
+            let constructors: BTreeSet<String> =
+                ty.constructors.iter().map(|c| c.name.clone()).collect();
+            for name in constructors {
+                if let Some(d) = prepared.find(DroppedKind::Constructor, &name) {
+                    ty.untest_constructor(&name, d.reason.clone());
                 }
             }
-            for method in &mut ty.methods {
-                if let Some(d) = prepared.find(DroppedKind::Method, &method.name) {
-                    method.supported = false;
-                    method.reason = Some(d.reason.clone());
-                }
-                for p in &mut method.params {
-                    if let Some(plain) = codegen::plain_flow(&p.kind, &prepared.plain_flows) {
-                        p.kind = plain;
-                    }
+            let methods: BTreeSet<String> = ty.methods.iter().map(|m| m.name.clone()).collect();
+            for name in methods {
+                if let Some(d) = prepared.find(DroppedKind::Method, &name) {
+                    ty.untest_method(&name, d.reason.clone());
                 }
             }
-            for value in &mut ty.values {
-                for c in &mut value.constructors {
-                    let name = refs::value_constructor(&value.path, &c.name);
-                    if let Some(d) = prepared.find(DroppedKind::ValueConstructor, &name) {
-                        c.supported = false;
-                        c.reason = Some(d.reason.clone());
-                    }
+            let value_constructors = ty.values.iter().flat_map(|v| {
+                v.constructors
+                    .iter()
+                    .map(|c| (v.path.clone(), c.name.clone()))
+            });
+            for (path, name) in value_constructors.collect::<BTreeSet<_>>() {
+                let key = refs::value_constructor(&path, &name);
+                if let Some(d) = prepared.find(DroppedKind::ValueConstructor, &key) {
+                    ty.untest_value_constructor(&path, &name, d.reason.clone());
                 }
             }
-            ty.scopes.retain(|scope| {
-                prepared.methods.contains(&scope.from)
-                    && prepared.find(DroppedKind::Scope, &scope.from).is_none()
+            ty.replace_param_kinds(|kind| codegen::plain_flow(kind, &prepared.plain_flows));
+            ty.retain_scopes(|from| {
+                prepared.methods.iter().any(|m| m == from)
+                    && prepared.find(DroppedKind::Scope, from).is_none()
             });
             let callable: BTreeSet<&str> = prepared.methods.iter().map(String::as_str).collect();
-            ty.pairs.retain(|p| {
-                callable.contains(p.methods[0].as_str()) && callable.contains(p.methods[1].as_str())
-            });
+            ty.retain_pairs(|m| callable.contains(m));
         }
         model
     }
