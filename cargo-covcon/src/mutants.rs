@@ -18,20 +18,19 @@
 
 mod compare;
 
-use crate::cli::{MutantsArgs, OracleKind};
+use crate::cli::MutantsArgs;
 use crate::exit_code::{usage_error, ExitCode, Failure};
-use crate::options::{parse_duration, Console, OracleSettings, DEFAULT_STRATEGY};
+use crate::options::{parse_duration, Console, OracleOptions, DEFAULT_STRATEGY};
 use crate::output::stdout;
-use crate::prepare::{harness_error, prepare_mutant_harness, type_configs};
 use crate::report::html::esc;
-use crate::select;
-use crate::workspace::{self, Workspace, WorkspaceOptions};
-use analysis::{Model, TypeModel};
+use crate::session::{harness_error, interrupt_flag, Prepared, Session};
+use crate::workspace::{self, WorkspaceOptions};
+use analysis::TypeModel;
 use anyhow::{Context, Result};
 use generator::{CampaignConfig, StopFlag, Strategy};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use oracle::results::ResultsConfig;
-use oracle::{CommandEnd, Mutant, Operator, OracleConfig, OracleExecutor, MUTANT_ENV};
+use oracle::{CommandEnd, Mutant, Operator, MUTANT_ENV};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -302,26 +301,25 @@ pub fn mutants(args: &MutantsArgs) -> Result<ExitCode> {
         .change
         .diff(&args.workspace)?
         .map(|text| crate::diff::added_lines(&text));
-    let options = WorkspaceOptions::new(&args.workspace);
-    let workspace = workspace::load(&options)?;
-    let model = workspace.analyze();
-    let selection = select::select(&model, &workspace, &args.types);
+    let workspace = workspace::load(&WorkspaceOptions::new(&args.workspace))?;
+    let covcon_dir = workspace.target_dir.join("covcon");
+    // Workers, the test timeout and the scheduling as a run would have them: `-j` over
+    // `[..metadata.covcon]`.
+    let oracle = OracleOptions::mutants(
+        args,
+        &console,
+        &workspace.run_config(),
+        &workspace.target_dir,
+    )?;
+    let session = Session::new(workspace, &args.types, &oracle);
+    let workspace = &session.workspace;
+    let selection = &session.selection;
     if selection.types.is_empty() {
         return Err(usage_error("no testable thread-safe type selected"));
     }
-    let covcon_dir = workspace.target_dir.join("covcon");
-    let mut config = OracleConfig::new(&workspace.root);
-    config.out_dir = covcon_dir.join("mutants");
-    config.cargo_args = options.cargo_args();
-    config.shrink = None;
-    // Workers, the test timeout and the scheduling as a run would have them: `-j` over
-    // `[..metadata.covcon]`.
-    OracleSettings::merge(args.jobs, None, None, &workspace.run_config())?.apply(&mut config);
-    if args.oracle == OracleKind::Results {
-        config.results = Some(oracle::results::ResultsConfig::default());
-    }
     console.note("mutants: building the copy with every mutant compiled in (once; reused while the code is unchanged)");
-    let (selected, harness) = prepare_mutant_harness(&model, &selection, &config)?;
+    let prepared = session.prepare_mutants()?;
+    let harness = &prepared.harness;
     let chosen: Vec<&Mutant> = harness
         .mutants
         .iter()
@@ -353,8 +351,7 @@ pub fn mutants(args: &MutantsArgs) -> Result<ExitCode> {
         }
     ));
     if args.list {
-        let drivable = harness.drivable_model(&selected);
-        let runnable = drivable.runnable_types();
+        let (runnable, drivable) = (&prepared.runnable, &prepared.drivable);
         let mut text = String::new();
         for m in &chosen {
             let mark = if harness.unviable.contains_key(&m.id) {
@@ -364,7 +361,7 @@ pub fn mutants(args: &MutantsArgs) -> Result<ExitCode> {
             } else {
                 through_mark(
                     &m.type_path,
-                    &judged_through(&m.type_path, &m.method, &runnable, &drivable.types),
+                    &judged_through(&m.type_path, &m.method, runnable, &drivable.types),
                 )
             };
             let _ = writeln!(text, "{:>4}  {}{mark}", m.id, m.name);
@@ -374,10 +371,10 @@ pub fn mutants(args: &MutantsArgs) -> Result<ExitCode> {
     }
     let out = covcon_dir.join("mutants.out");
     rotate(&out)?;
-    let stop = crate::run::interrupt_flag(&console);
+    let stop = interrupt_flag(&console);
     let judge = Judge {
-        workspace: &workspace,
-        harness: &harness,
+        session: &session,
+        prepared: &prepared,
         chosen: &chosen,
         stop: &stop,
         console: &console,
@@ -405,12 +402,12 @@ pub fn mutants(args: &MutantsArgs) -> Result<ExitCode> {
                 batch_size: 16,
                 types: BTreeMap::new(),
                 stop: stop.clone(),
-                scopes: config.results.is_none(),
+                scopes: session.oracle.results.is_none(),
                 // Any violation catches the mutant, confirmed or not.
                 stop_at_unconfirmed: true,
                 ..CampaignConfig::default()
             };
-            judge.by_campaign(&selected, &selection, &config, campaign)?
+            judge.by_campaign(campaign)?
         }
     };
     let report = MutantsReport {
@@ -535,8 +532,8 @@ fn rotate(out: &Path) -> Result<()> {
 
 /// What judging every mutant shares.
 struct Judge<'a> {
-    workspace: &'a Workspace,
-    harness: &'a oracle::Harness,
+    session: &'a Session,
+    prepared: &'a Prepared,
     chosen: &'a [&'a Mutant],
     stop: &'a StopFlag,
     console: &'a Console,
@@ -546,7 +543,8 @@ struct Judge<'a> {
 impl Judge<'_> {
     /// The outcome of a mutant that is not run: unviable, equivalent, or skipped for `why`.
     fn not_run(&self, m: &Mutant, why: Option<String>) -> Option<Outcome> {
-        let (outcome, reason) = match (self.harness.unviable.get(&m.id), &m.equivalent, why) {
+        let unviable = self.prepared.harness.unviable.get(&m.id);
+        let (outcome, reason) = match (unviable, &m.equivalent, why) {
             (Some(error), _, _) => (Status::Unviable, Some(error.clone())),
             (None, Some(because), _) => (Status::Equivalent, Some(because.clone())),
             (None, None, Some(why)) => (Status::Skipped, Some(why)),
@@ -568,18 +566,11 @@ impl Judge<'_> {
 
     /// A covcon campaign per mutant, on the type whose code it changes, after one on each such
     /// type unmutated.
-    fn by_campaign(
-        &self,
-        selected: &Model,
-        selection: &select::Selection,
-        config: &OracleConfig,
-        campaign: CampaignConfig,
-    ) -> Result<(Vec<Baseline>, Vec<Outcome>)> {
-        let drivable = self.harness.drivable_model(selected);
-        let runnable = drivable.runnable_types();
-        let configs = type_configs(&runnable, selection, self.harness);
+    fn by_campaign(&self, campaign: CampaignConfig) -> Result<(Vec<Baseline>, Vec<Outcome>)> {
+        let config = &self.session.oracle;
+        let (runnable, drivable) = (&self.prepared.runnable, &self.prepared.drivable);
         let targets =
-            |m: &Mutant| judged_through(&m.type_path, &m.method, &runnable, &drivable.types);
+            |m: &Mutant| judged_through(&m.type_path, &m.method, runnable, &drivable.types);
         let why_not = |m: &Mutant| -> Option<String> {
             if !targets(m).is_empty() {
                 return None;
@@ -594,10 +585,7 @@ impl Judge<'_> {
             Some(format!("covcon cannot test the type: {reason}"))
         };
         let campaign_of = |t: &TypeModel| CampaignConfig {
-            types: configs
-                .get(&t.path)
-                .map(|c| BTreeMap::from([(t.path.clone(), c.clone())]))
-                .unwrap_or_default(),
+            types: self.prepared.campaign_types(t),
             ..campaign.clone()
         };
         // Under the `results` oracle with `results`, under `panic` without.
@@ -605,13 +593,10 @@ impl Judge<'_> {
                    mutant: Option<u32>,
                    results: Option<ResultsConfig>|
          -> Result<generator::TypeResult<oracle::Violation>> {
-            let config = OracleConfig {
-                mutant,
-                results,
-                ..config.clone()
-            };
-            let mut executor =
-                OracleExecutor::new(self.harness, &config, &drivable).map_err(harness_error)?;
+            let mut config = config.clone();
+            config.mutant = mutant;
+            config.results = results;
+            let mut executor = self.prepared.executor(&config)?;
             let campaign = CampaignConfig {
                 scopes: config.results.is_none(),
                 ..campaign_of(t)
@@ -632,7 +617,9 @@ impl Judge<'_> {
         let wanted: BTreeSet<&str> = self
             .chosen
             .iter()
-            .filter(|m| !self.harness.unviable.contains_key(&m.id) && m.equivalent.is_none())
+            .filter(|m| {
+                !self.prepared.harness.unviable.contains_key(&m.id) && m.equivalent.is_none()
+            })
             .flat_map(|m| targets(m))
             .map(|t| t.path.as_str())
             .collect();
@@ -829,7 +816,9 @@ impl Judge<'_> {
             .and_then(|source| m.apply(&source))
             .and_then(|text| {
                 let sources = analysis::Sources::from([(m.file.clone(), text)]);
-                self.workspace.analyze_type(&t.package, &t.path, sources)
+                self.session
+                    .workspace
+                    .analyze_type(&t.package, &t.path, sources)
             });
         let Some(mutated) = mutated else {
             return (t, 0);
@@ -859,14 +848,19 @@ impl Judge<'_> {
         let run = |mutant: Option<u32>, log: &Path, limit: Option<Duration>| {
             let mut env = vec![("CARGO_TARGET_DIR", target.display().to_string())];
             env.extend(mutant.map(|id| (MUTANT_ENV, id.to_string())));
-            oracle::run_command(cmd, &self.harness.copy_root, &env, log, limit, &|| {
-                self.stop.raised()
-            })
+            oracle::run_command(
+                cmd,
+                &self.prepared.harness.copy_root,
+                &env,
+                log,
+                limit,
+                &|| self.stop.raised(),
+            )
             .map_err(harness_error)
         };
         self.console.note(format_args!(
             "mutants: baseline: `{cmd}` in {} unmutated",
-            self.harness.copy_root.display()
+            self.prepared.harness.copy_root.display()
         ));
         let base_log = logs.join("baseline.log");
         let started = Instant::now();

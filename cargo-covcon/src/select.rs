@@ -46,21 +46,30 @@ pub fn select(model: &Model, workspace: &Workspace, cli_types: &[String]) -> Sel
         }
         let (t, settings, warnings) = configure(t, &config);
         selection.warnings.extend(warnings);
-        if !t.supported {
-            let why = t.reason.clone().unwrap_or(Reason::Other {
-                text: "covcon cannot drive this type".into(),
-            });
+        if let Some(why) = why_not_runnable(&t, "covcon cannot drive this type") {
             selection.untested.push((t, why));
-            continue;
-        }
-        if !t.methods.iter().any(|m| m.supported) {
-            selection.untested.push((t, Reason::NoCallableMethod));
             continue;
         }
         selection.settings.insert(t.path.clone(), settings);
         selection.types.push(t);
     }
     selection
+}
+
+/// Why a campaign cannot run a type: the reason it is not supported (`unknown` when it has
+/// none), or that none of its methods can be called; `None` when a campaign can run it. The
+/// one test of a runnable type, for the analysis's model (here) and the harness's
+/// (`session::Prepared`).
+pub fn why_not_runnable(t: &TypeModel, unknown: &str) -> Option<Reason> {
+    if !t.supported {
+        return Some(t.reason.clone().unwrap_or(Reason::Other {
+            text: unknown.into(),
+        }));
+    }
+    if !t.methods.iter().any(|m| m.supported) {
+        return Some(Reason::NoCallableMethod);
+    }
+    None
 }
 
 /// Whether a type is selected by the command line (when it gives patterns) and the
