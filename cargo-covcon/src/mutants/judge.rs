@@ -119,6 +119,41 @@ pub(super) struct Judge<'a> {
     pub out: &'a Path,
 }
 
+/// The baselines of the unmutated types a campaign judges mutants through.
+#[derive(Default)]
+struct Baselines {
+    of_types: Vec<Baseline>,
+    /// The results oracle each type's mutants are judged under, by path.
+    results: BTreeMap<String, Option<ResultsConfig>>,
+}
+
+impl Baselines {
+    /// Why the type `path` cannot judge a mutant: it already fails unmutated.
+    fn failing(&self, path: &str) -> Option<String> {
+        self.of_types
+            .iter()
+            .find(|b| b.of == path && !b.passed)
+            .map(|b| {
+                format!(
+                    "the unmutated type already shows a violation ({}); fix it or leave the type out",
+                    b.failure.as_deref().unwrap_or_default()
+                )
+            })
+    }
+}
+
+/// The first violation a campaign found, as a baseline's failure names it.
+fn failure_of(r: &generator::TypeResult<oracle::Violation>) -> Option<String> {
+    r.violations.first().map(|v| {
+        let [a, b] = &v.violation.methods;
+        format!(
+            "{} in {a} ∥ {b}: {}",
+            v.violation.kind,
+            first_line(&v.violation.message)
+        )
+    })
+}
+
 impl Judge<'_> {
     /// The outcome of a mutant that is not run: unviable, equivalent, or skipped for `why`.
     fn not_run(&self, m: &Mutant, why: Option<String>) -> Option<Outcome> {
@@ -149,52 +184,6 @@ impl Judge<'_> {
         &self,
         campaign: CampaignConfig,
     ) -> Result<(Vec<Baseline>, Vec<Outcome>)> {
-        let config = &self.session.oracle;
-        let (runnable, drivable) = (&self.prepared.runnable, &self.prepared.drivable);
-        let targets =
-            |m: &Mutant| judged_through(&m.type_path, &m.method, runnable, &drivable.types);
-        let why_not = |m: &Mutant| -> Option<String> {
-            if !targets(m).is_empty() {
-                return None;
-            }
-            let path = m.type_path.as_str();
-            let reason = drivable
-                .types
-                .iter()
-                .find(|t| t.path == path)
-                .and_then(|t| t.reason.as_ref().map(ToString::to_string))
-                .unwrap_or_else(|| "no method covcon can call".to_string());
-            Some(format!("covcon cannot test the type: {reason}"))
-        };
-        let campaign_of = |t: &TypeModel| CampaignConfig {
-            types: self.prepared.campaign_types(t),
-            ..campaign.clone()
-        };
-        // Under the `results` oracle with `results`, under `panic` without.
-        let run = |t: &TypeModel,
-                   mutant: Option<u32>,
-                   results: Option<ResultsConfig>|
-         -> Result<generator::TypeResult<oracle::Violation>> {
-            let mut config = config.clone();
-            config.mutant = mutant;
-            config.results = results;
-            let mut executor = self.prepared.executor(&config)?;
-            let campaign = CampaignConfig {
-                scopes: config.results.is_none(),
-                ..campaign_of(t)
-            };
-            let result = generator::run_campaign(
-                std::slice::from_ref(t),
-                &campaign,
-                &mut executor,
-                &mut |_| {},
-            );
-            result
-                .types
-                .into_iter()
-                .next()
-                .context("a campaign of one type answered no type")
-        };
         // The unmutated types first.
         let wanted: BTreeSet<&str> = self
             .chosen
@@ -202,189 +191,246 @@ impl Judge<'_> {
             .filter(|m| {
                 !self.prepared.harness.unviable.contains_key(&m.id) && m.equivalent.is_none()
             })
-            .flat_map(|m| targets(m))
+            .flat_map(|m| self.targets(m))
             .map(|t| t.path.as_str())
             .collect();
-        let mut baseline = Vec::new();
-        let mut judged_by: BTreeMap<String, Option<ResultsConfig>> = BTreeMap::new();
+        let mut baselines = Baselines::default();
+        let runnable = &self.prepared.runnable;
         for t in runnable.iter().filter(|t| wanted.contains(t.path.as_str())) {
             if self.stop.raised() {
                 break;
             }
-            self.console.note(format_args!(
-                "mutants: baseline: {} unmutated for {:.0}s",
-                t.path,
-                campaign.time_budget.as_secs_f64()
-            ));
-            let started = Instant::now();
-            let failure_of = |r: &generator::TypeResult<oracle::Violation>| {
-                r.violations.first().map(|v| {
-                    let [a, b] = &v.violation.methods;
-                    format!(
-                        "{} in {a} ∥ {b}: {}",
-                        v.violation.kind,
-                        first_line(&v.violation.message)
-                    )
-                })
-            };
-            // Under the results oracle, a wrong result whose only differences are answers of
-            // methods not yet left out (or the final state) leaves those out and runs again,
-            // at most three times.
-            let mut results = config.results.clone();
-            let (mut left_out, mut left_out_because) = (Vec::new(), None);
-            let mut failure;
-            let mut rounds = 0;
-            loop {
-                let r = run(t, None, results.clone())?;
-                failure = failure_of(&r);
-                let differences = r
-                    .violations
-                    .first()
-                    .and_then(|v| v.violation.results.as_ref())
-                    .map(|v| &v.differences);
-                let (Some(differences), Some(cfg)) = (differences, results.as_mut()) else {
-                    break;
-                };
-                if rounds == 3 || self.stop.raised() {
-                    break;
-                }
-                let more = leave_out(cfg, differences);
-                if more.is_empty() {
-                    break;
-                }
-                self.console.note(format_args!(
-                    "mutants: baseline: {} fails under the results oracle ({}); leaving out {} and running it again",
-                    t.path,
-                    failure.as_deref().unwrap_or_default(),
-                    more.join(", ")
-                ));
-                left_out_because.get_or_insert_with(|| failure.clone().unwrap_or_default());
-                left_out.extend(more);
-                rounds += 1;
-            }
-            if failure.is_some() {
-                // What was left out did not make it pass: the whole results oracle goes.
-                left_out.clear();
-                left_out_because = None;
-                results = config.results.clone();
-            }
-            let mut fallback = None;
-            // A wrong result of the code as written may be the type's contract (a clock, a
-            // read that is approximate by design): its mutants can still be judged by what
-            // the panic oracle sees, rather than not at all.
-            if let (Some(shown), Some(_)) = (&failure, &config.results) {
-                if !self.stop.raised() {
-                    self.console.note(format_args!(
-                        "mutants: baseline: {} fails under the results oracle ({shown}); trying the panic oracle",
-                        t.path
-                    ));
-                    let under_panic = failure_of(&run(t, None, None)?);
-                    if under_panic.is_none() && !self.stop.raised() {
-                        fallback = failure.take();
-                        results = None;
-                    } else {
-                        failure = under_panic.or(failure);
-                    }
-                }
-            }
-            judged_by.insert(t.path.clone(), results);
-            baseline.push(Baseline {
-                of: t.path.clone(),
-                passed: failure.is_none(),
-                seconds: started.elapsed().as_secs_f64(),
-                failure,
-                fallback,
-                left_out,
-                left_out_because,
-            });
+            let (baseline, results) = self.baseline(t, &campaign)?;
+            baselines.results.insert(t.path.clone(), results);
+            baselines.of_types.push(baseline);
         }
-        // The results oracle a type's mutants are judged under: as its baseline passed.
-        let results_of = |path: &str| {
-            judged_by
-                .get(path)
-                .cloned()
-                .unwrap_or_else(|| config.results.clone())
-        };
-        let failing = |path: &str| {
-            baseline
-                .iter()
-                .find(|b| b.of == path && !b.passed)
-                .map(|b| {
-                    format!(
-                        "the unmutated type already shows a violation ({}); fix it or leave the type out",
-                        b.failure.as_deref().unwrap_or_default()
-                    )
-                })
-        };
         let progress = Progress::new(self.console, self.chosen.len());
         let mut outcomes = Vec::new();
         for m in self.chosen {
             if self.stop.raised() {
                 break;
             }
-            // Judged through the targets whose code as written passed its baseline.
-            let targets: Vec<&TypeModel> = targets(m)
-                .into_iter()
-                .filter(|t| failing(&t.path).is_none())
-                .collect();
-            let why = why_not(m).or_else(|| {
-                targets.is_empty().then(|| {
-                    failing(&m.type_path).unwrap_or_else(|| {
-                        "every type that holds it already shows a violation unmutated".to_string()
-                    })
-                })
-            });
-            if let Some(o) = self.not_run(m, why) {
-                progress.done(&o);
-                outcomes.push(o);
-                continue;
-            }
-            progress.start(m);
-            let started = Instant::now();
-            let (mut tests, mut regrouped, mut caught_by, mut oracle) = (0, 0, None, None);
-            let mut through = Vec::new();
-            for t in &targets {
-                let (t, changed) = self.as_mutated(t, m);
-                let results = results_of(&t.path);
-                let panic_only = results.is_none() && config.results.is_some();
-                let r = run(&t, Some(m.id), results)?;
-                tests += r.tests_run;
-                regrouped += changed;
-                through.push(t.path.clone());
-                oracle = panic_only.then(|| "panic".to_string());
-                caught_by = r.violations.first().map(|v| Caught {
-                    kind: v.violation.kind.to_string(),
-                    methods: v.violation.methods.clone(),
-                    message: first_line(&v.violation.message),
-                    tests_until_found: v.tests_until_found,
-                    seconds_until_found: v.seconds_until_found,
-                    confirmed: v.violation.confirmed,
-                });
-                if caught_by.is_some() || self.stop.raised() {
-                    break;
-                }
-            }
-            let o = Outcome {
-                mutant: (*m).clone(),
-                outcome: if caught_by.is_some() {
-                    Status::Caught
-                } else {
-                    Status::Missed
-                },
-                seconds: started.elapsed().as_secs_f64(),
-                tests: Some(tests),
-                caught_by,
-                reason: None,
-                regrouped: Some(regrouped),
-                log: None,
-                oracle,
-                through: (through != [m.type_path.as_str()]).then_some(through),
-            };
+            let o = self.by_campaign_one(m, &baselines, &campaign, &progress)?;
             progress.done(&o);
             outcomes.push(o);
         }
         progress.finish();
-        Ok((baseline, outcomes))
+        Ok((baselines.of_types, outcomes))
+    }
+
+    /// The types whose campaigns judge `m` ([`judged_through`]).
+    fn targets(&self, m: &Mutant) -> Vec<&TypeModel> {
+        let (runnable, drivable) = (&self.prepared.runnable, &self.prepared.drivable);
+        judged_through(&m.type_path, &m.method, runnable, &drivable.types)
+    }
+
+    /// Why no campaign can judge `m`: no type covcon runs runs its code.
+    fn why_not(&self, m: &Mutant) -> Option<String> {
+        if !self.targets(m).is_empty() {
+            return None;
+        }
+        let path = m.type_path.as_str();
+        let reason = self
+            .prepared
+            .drivable
+            .types
+            .iter()
+            .find(|t| t.path == path)
+            .and_then(|t| t.reason.as_ref().map(ToString::to_string))
+            .unwrap_or_else(|| "no method covcon can call".to_string());
+        Some(format!("covcon cannot test the type: {reason}"))
+    }
+
+    /// A campaign of `t` alone on `mutant` (the code as written with `None`), under the
+    /// `results` oracle with `results`, under `panic` without.
+    fn run(
+        &self,
+        t: &TypeModel,
+        mutant: Option<u32>,
+        results: Option<ResultsConfig>,
+        campaign: &CampaignConfig,
+    ) -> Result<generator::TypeResult<oracle::Violation>> {
+        let mut config = self.session.oracle.clone();
+        config.mutant = mutant;
+        config.results = results;
+        let mut executor = self.prepared.executor(&config)?;
+        let campaign = CampaignConfig {
+            types: self.prepared.campaign_types(t),
+            scopes: config.results.is_none(),
+            ..campaign.clone()
+        };
+        let result = generator::run_campaign(
+            std::slice::from_ref(t),
+            &campaign,
+            &mut executor,
+            &mut |_| {},
+        );
+        result
+            .types
+            .into_iter()
+            .next()
+            .context("a campaign of one type answered no type")
+    }
+
+    /// The unmutated `t`'s baseline, and the results oracle its mutants are judged under:
+    /// the run's, with the methods left out whose answers differed in the baseline, or none
+    /// (the panic oracle) when the type fails under it as written.
+    fn baseline(
+        &self,
+        t: &TypeModel,
+        campaign: &CampaignConfig,
+    ) -> Result<(Baseline, Option<ResultsConfig>)> {
+        let config = &self.session.oracle;
+        self.console.note(format_args!(
+            "mutants: baseline: {} unmutated for {:.0}s",
+            t.path,
+            campaign.time_budget.as_secs_f64()
+        ));
+        let started = Instant::now();
+        // Under the results oracle, a wrong result whose only differences are answers of
+        // methods not yet left out (or the final state) leaves those out and runs again,
+        // at most three times.
+        let mut results = config.results.clone();
+        let (mut left_out, mut left_out_because) = (Vec::new(), None);
+        let mut failure;
+        let mut rounds = 0;
+        loop {
+            let r = self.run(t, None, results.clone(), campaign)?;
+            failure = failure_of(&r);
+            let differences = r
+                .violations
+                .first()
+                .and_then(|v| v.violation.results.as_ref())
+                .map(|v| &v.differences);
+            let (Some(differences), Some(cfg)) = (differences, results.as_mut()) else {
+                break;
+            };
+            if rounds == 3 || self.stop.raised() {
+                break;
+            }
+            let more = leave_out(cfg, differences);
+            if more.is_empty() {
+                break;
+            }
+            self.console.note(format_args!(
+                "mutants: baseline: {} fails under the results oracle ({}); leaving out {} and running it again",
+                t.path,
+                failure.as_deref().unwrap_or_default(),
+                more.join(", ")
+            ));
+            left_out_because.get_or_insert_with(|| failure.clone().unwrap_or_default());
+            left_out.extend(more);
+            rounds += 1;
+        }
+        if failure.is_some() {
+            // What was left out did not make it pass: the whole results oracle goes.
+            left_out.clear();
+            left_out_because = None;
+            results = config.results.clone();
+        }
+        let mut fallback = None;
+        // A wrong result of the code as written may be the type's contract (a clock, a
+        // read that is approximate by design): its mutants can still be judged by what
+        // the panic oracle sees, rather than not at all.
+        if let (Some(shown), Some(_)) = (&failure, &config.results) {
+            if !self.stop.raised() {
+                self.console.note(format_args!(
+                    "mutants: baseline: {} fails under the results oracle ({shown}); trying the panic oracle",
+                    t.path
+                ));
+                let under_panic = failure_of(&self.run(t, None, None, campaign)?);
+                if under_panic.is_none() && !self.stop.raised() {
+                    fallback = failure.take();
+                    results = None;
+                } else {
+                    failure = under_panic.or(failure);
+                }
+            }
+        }
+        let baseline = Baseline {
+            of: t.path.clone(),
+            passed: failure.is_none(),
+            seconds: started.elapsed().as_secs_f64(),
+            failure,
+            fallback,
+            left_out,
+            left_out_because,
+        };
+        Ok((baseline, results))
+    }
+
+    /// `m` judged by the campaigns of the types that run its code and passed their baselines,
+    /// one after the other until one catches it; or why it is not run.
+    fn by_campaign_one(
+        &self,
+        m: &Mutant,
+        baselines: &Baselines,
+        campaign: &CampaignConfig,
+        progress: &Progress,
+    ) -> Result<Outcome> {
+        let config = &self.session.oracle;
+        // Judged through the targets whose code as written passed its baseline.
+        let targets: Vec<&TypeModel> = self
+            .targets(m)
+            .into_iter()
+            .filter(|t| baselines.failing(&t.path).is_none())
+            .collect();
+        let why = self.why_not(m).or_else(|| {
+            targets.is_empty().then(|| {
+                baselines.failing(&m.type_path).unwrap_or_else(|| {
+                    "every type that holds it already shows a violation unmutated".to_string()
+                })
+            })
+        });
+        if let Some(o) = self.not_run(m, why) {
+            return Ok(o);
+        }
+        progress.start(m);
+        let started = Instant::now();
+        let (mut tests, mut regrouped, mut caught_by, mut oracle) = (0, 0, None, None);
+        let mut through = Vec::new();
+        for t in &targets {
+            let (t, changed) = self.as_mutated(t, m);
+            // The results oracle a type's mutants are judged under: as its baseline passed.
+            let results = baselines
+                .results
+                .get(&t.path)
+                .cloned()
+                .unwrap_or_else(|| config.results.clone());
+            let panic_only = results.is_none() && config.results.is_some();
+            let r = self.run(&t, Some(m.id), results, campaign)?;
+            tests += r.tests_run;
+            regrouped += changed;
+            through.push(t.path.clone());
+            oracle = panic_only.then(|| "panic".to_string());
+            caught_by = r.violations.first().map(|v| Caught {
+                kind: v.violation.kind.to_string(),
+                methods: v.violation.methods.clone(),
+                message: first_line(&v.violation.message),
+                tests_until_found: v.tests_until_found,
+                seconds_until_found: v.seconds_until_found,
+                confirmed: v.violation.confirmed,
+            });
+            if caught_by.is_some() || self.stop.raised() {
+                break;
+            }
+        }
+        Ok(Outcome {
+            mutant: m.clone(),
+            outcome: if caught_by.is_some() {
+                Status::Caught
+            } else {
+                Status::Missed
+            },
+            seconds: started.elapsed().as_secs_f64(),
+            tests: Some(tests),
+            caught_by,
+            reason: None,
+            regrouped: Some(regrouped),
+            log: None,
+            oracle,
+            through: (through != [m.type_path.as_str()]).then_some(through),
+        })
     }
 
     /// The type as the analysis has it in the mutated code: the same methods and pairs, each

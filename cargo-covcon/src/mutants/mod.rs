@@ -30,7 +30,7 @@ use crate::cli::MutantsArgs;
 use crate::exit_code::{usage_error, ExitCode};
 use crate::options::{parse_duration, Console, OracleOptions, DEFAULT_STRATEGY};
 use crate::output::stdout;
-use crate::session::{interrupt_flag, Session};
+use crate::session::{interrupt_flag, Prepared, Session};
 use crate::workspace::{self, WorkspaceOptions};
 use anyhow::Result;
 use generator::{CampaignConfig, Strategy};
@@ -38,7 +38,7 @@ use judge::{judged_through, through_mark, Judge};
 use model::{MutantsReport, Score};
 use oracle::{Mutant, Operator};
 use report::{rotate, terminal, write_outputs};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::Path;
 use std::time::Instant;
@@ -109,22 +109,7 @@ pub fn mutants(args: &MutantsArgs) -> Result<ExitCode> {
         }
     ));
     if args.list {
-        let (runnable, drivable) = (&prepared.runnable, &prepared.drivable);
-        let mut text = String::new();
-        for m in &chosen {
-            let mark = if harness.unviable.contains_key(&m.id) {
-                " (unviable)".to_string()
-            } else if m.equivalent.is_some() {
-                " (equivalent)".to_string()
-            } else {
-                through_mark(
-                    &m.type_path,
-                    &judged_through(&m.type_path, &m.method, runnable, &drivable.types),
-                )
-            };
-            let _ = writeln!(text, "{:>4}  {}{mark}", m.id, m.name);
-        }
-        stdout(&text);
+        stdout(&list_text(&chosen, &prepared));
         return Ok(ExitCode::Success);
     }
     let out = covcon_dir.join("mutants.out");
@@ -151,19 +136,11 @@ pub fn mutants(args: &MutantsArgs) -> Result<ExitCode> {
     let (baseline, outcomes) = match &args.test_cmd {
         Some(cmd) => judge.by_command(cmd, timeout, &covcon_dir)?,
         None => {
-            let strategy: Strategy = DEFAULT_STRATEGY.parse().map_err(usage_error)?;
             let campaign = CampaignConfig {
-                strategy,
-                seed: args.seed,
                 time_budget: budget,
-                max_tests_per_type: args.max_tests,
-                batch_size: 16,
-                types: BTreeMap::new(),
                 stop: stop.clone(),
                 scopes: session.oracle.results.is_none(),
-                // Any violation catches the mutant, confirmed or not.
-                stop_at_unconfirmed: true,
-                ..CampaignConfig::default()
+                ..campaign_config(args)?
             };
             judge.by_campaign(campaign)?
         }
@@ -179,23 +156,8 @@ pub fn mutants(args: &MutantsArgs) -> Result<ExitCode> {
         build_s: harness.build_secs,
         interrupted: stop.raised(),
         total: Score::of("all", &outcomes),
-        operators: Operator::ALL
-            .iter()
-            .map(|op| {
-                Score::of(
-                    op.as_str(),
-                    outcomes.iter().filter(|o| o.mutant.operator == *op),
-                )
-            })
-            .filter(|s| s.caught + s.missed + s.timeout + s.unviable + s.skipped > 0)
-            .collect(),
-        types: outcomes
-            .iter()
-            .map(|o| o.mutant.type_path.as_str())
-            .collect::<BTreeSet<_>>()
-            .into_iter()
-            .map(|t| Score::of(t, outcomes.iter().filter(|o| o.mutant.type_path == t)))
-            .collect(),
+        operators: Score::by_operator(&outcomes),
+        types: Score::by_type(&outcomes),
         compare: compared.map(|(cmd, (base, theirs))| {
             compare::Comparison::new(cmd.clone(), base, &outcomes, theirs)
         }),
@@ -205,7 +167,48 @@ pub fn mutants(args: &MutantsArgs) -> Result<ExitCode> {
     write_outputs(&out, &report)?;
     stdout(&terminal(&report, console.verbose > 0));
     console.note(format_args!("mutants: wrote {}", out.display()));
-    Ok(if report.interrupted {
+    Ok(exit_code(&report))
+}
+
+/// What `--list` prints: each mutant chosen, with what judges it when not its own type.
+fn list_text(chosen: &[&Mutant], prepared: &Prepared) -> String {
+    let (runnable, drivable) = (&prepared.runnable, &prepared.drivable);
+    let mut text = String::new();
+    for m in chosen {
+        let mark = if prepared.harness.unviable.contains_key(&m.id) {
+            " (unviable)".to_string()
+        } else if m.equivalent.is_some() {
+            " (equivalent)".to_string()
+        } else {
+            through_mark(
+                &m.type_path,
+                &judged_through(&m.type_path, &m.method, runnable, &drivable.types),
+            )
+        };
+        let _ = writeln!(text, "{:>4}  {}{mark}", m.id, m.name);
+    }
+    text
+}
+
+/// The campaign of each mutant (and of each type unmutated) as the command line sets it, but
+/// for its time budget and stop flag.
+fn campaign_config(args: &MutantsArgs) -> Result<CampaignConfig> {
+    let strategy: Strategy = DEFAULT_STRATEGY.parse().map_err(usage_error)?;
+    Ok(CampaignConfig {
+        strategy,
+        seed: args.seed,
+        max_tests_per_type: args.max_tests,
+        batch_size: 16,
+        types: BTreeMap::new(),
+        // Any violation catches the mutant, confirmed or not.
+        stop_at_unconfirmed: true,
+        ..CampaignConfig::default()
+    })
+}
+
+/// Interrupted, or mutants missed (with `--compare`: missed by both judges), or none.
+fn exit_code(report: &MutantsReport) -> ExitCode {
+    if report.interrupted {
         ExitCode::Interrupted
     } else if let Some(c) = &report.compare {
         // The question is what gets through both judges.
@@ -218,7 +221,7 @@ pub fn mutants(args: &MutantsArgs) -> Result<ExitCode> {
         ExitCode::Violations
     } else {
         ExitCode::Success
-    })
+    }
 }
 
 /// `--operators`: names of `Operator::ALL`; all when empty.
@@ -259,6 +262,7 @@ fn touches(changed: &crate::diff::Lines, m: &Mutant, root: &Path) -> bool {
 mod tests {
     use super::*;
     use model::mutant;
+    use std::collections::BTreeSet;
 
     #[test]
     fn a_mutant_is_on_a_changed_line_when_its_lines_meet_one_the_diff_adds() {

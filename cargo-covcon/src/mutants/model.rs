@@ -3,8 +3,9 @@
 //! [`MutantsReport`]. Data only: judging is `judge.rs`'s, rendering `report.rs`'s.
 
 use super::compare;
-use oracle::Mutant;
+use oracle::{Mutant, Operator};
 use serde::Serialize;
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 /// What became of one mutant.
@@ -142,6 +143,32 @@ impl Score {
         s.score = (judged > 0).then(|| 100.0 * (s.caught + s.timeout) as f64 / judged as f64);
         s
     }
+
+    /// The score of each operator that made a mutant not left out as equivalent, in
+    /// [`Operator::ALL`]'s order.
+    pub(super) fn by_operator(outcomes: &[Outcome]) -> Vec<Score> {
+        Operator::ALL
+            .iter()
+            .map(|op| {
+                Score::of(
+                    op.as_str(),
+                    outcomes.iter().filter(|o| o.mutant.operator == *op),
+                )
+            })
+            .filter(|s| s.caught + s.missed + s.timeout + s.unviable + s.skipped > 0)
+            .collect()
+    }
+
+    /// The score of each type with a mutant, by path.
+    pub(super) fn by_type(outcomes: &[Outcome]) -> Vec<Score> {
+        outcomes
+            .iter()
+            .map(|o| o.mutant.type_path.as_str())
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .map(|t| Score::of(t, outcomes.iter().filter(|o| o.mutant.type_path == t)))
+            .collect()
+    }
 }
 
 #[cfg(test)]
@@ -165,7 +192,7 @@ impl Outcome {
 
 /// A mutant of `/repo/ws/src/lib.rs` as `mutants.json` has it (for tests).
 #[cfg(test)]
-pub(super) fn mutant(operator: oracle::Operator, line: u32, diff: String) -> Mutant {
+pub(super) fn mutant(operator: Operator, line: u32, diff: String) -> Mutant {
     serde_json::from_value(serde_json::json!({
         "id": 1, "name": "m", "type_path": "k::T", "method": "f", "operator": operator,
         "file": "/repo/ws/src/lib.rs", "line": line, "column": 8, "description": "",
@@ -197,7 +224,6 @@ pub struct MutantsReport {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use oracle::Operator;
 
     #[test]
     fn the_score_counts_timeouts_as_caught_and_leaves_out_what_was_not_judged() {
