@@ -592,17 +592,6 @@ impl Via {
     }
 }
 
-impl Model {
-    /// The types a campaign can run: supported, with a method to call.
-    pub fn runnable_types(&self) -> Vec<TypeModel> {
-        self.types
-            .iter()
-            .filter(|t| t.supported && t.methods.iter().any(|m| m.supported))
-            .cloned()
-            .collect()
-    }
-}
-
 impl TypeModel {
     /// The type's own method named `name`, not a handle's (the `from` of a [`Via`]).
     pub fn own_method(&self, name: &str) -> Option<&Method> {

@@ -7,19 +7,18 @@
 //! coverage-over-time run per strategy (CovCon Fig. 3). Results go to stdout as markdown and,
 //! with `--out FILE`, to FILE, `FILE.json` and `FILE-coverage.csv`.
 
-use crate::cli::{BenchArgs, OracleKind};
+use crate::cli::BenchArgs;
 use crate::exit_code::{usage_error, ExitCode};
-use crate::options::{parse_duration, Console, OracleSettings};
+use crate::options::{parse_duration, Console, OracleOptions};
 use crate::output::stdout;
-use crate::prepare::{harness_error, prepare_harness, type_configs};
 use crate::select;
+use crate::session::{Prepared, Session};
 use crate::workspace::{self, WorkspaceOptions};
 use analysis::{Group, TypeModel};
 use anyhow::{Context, Result};
-use generator::{CampaignConfig, HistoryPoint, Strategy, TypeConfig};
-use oracle::{OracleConfig, OracleExecutor};
+use generator::{CampaignConfig, HistoryPoint, Strategy};
+use oracle::OracleExecutor;
 use serde::Serialize;
-use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -104,50 +103,35 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
     let per_run = parse_duration(&args.time_budget)
         .map_err(|e| usage_error(format_args!("invalid time budget: {e}")))?;
     let workspace = workspace::load(&WorkspaceOptions::new(&args.workspace))?;
-    let model = workspace.analyze();
-    let selection = select::select(&model, &workspace, &args.types);
-    if selection.types.is_empty() {
-        return Err(usage_error("no testable thread-safe type selected"));
-    }
-    let mut oracle_config = OracleConfig::new(&workspace.root);
-    oracle_config.out_dir = workspace.target_dir.join("covcon");
-    oracle_config.cargo_args = WorkspaceOptions::new(&args.workspace).cargo_args();
-    // The oracle's own confirmation runs stay on: a deadlock counts only once a re-run repeats
-    // it. They run once per distinct violation of the whole bench (later finds of the same
-    // one are answered from the oracle's cache), so they weigh on the first run that finds it.
-    oracle_config.shrink = None;
-    // Workers, the test timeout and the scheduling as a run would have them: the command
-    // line over `[..metadata.covcon]`.
-    OracleSettings::merge(
-        args.jobs,
-        args.test_timeout.as_deref(),
-        args.schedule.as_deref(),
+    // Workers, the test timeout, the scheduling and the oracle as a run would have them: the
+    // command line over `[..metadata.covcon]`.
+    let oracle = OracleOptions::bench(
+        args,
+        &console,
         &workspace.run_config(),
-    )?
-    .apply(&mut oracle_config);
-    oracle_config.repeat = args.repeat.max(1);
-    if args.oracle == Some(OracleKind::Results) {
-        oracle_config.results = Some(oracle::results::ResultsConfig::default());
+        &workspace.target_dir,
+    )?;
+    let session = Session::new(workspace, &args.types, &oracle);
+    if session.selection.types.is_empty() {
+        return Err(usage_error("no testable thread-safe type selected"));
     }
     console.note("bench: preparing the harness");
     let build_start = Instant::now();
-    let (selected, harness) = prepare_harness(&model, &selection, &oracle_config)?;
+    let prepared = session.prepare()?;
+    let harness = &prepared.harness;
     console.note(format_args!(
         "bench: harness ready in {:.1}s ({})",
         build_start.elapsed().as_secs_f64(),
         if harness.cached { "cached" } else { "built" }
     ));
-    let drivable = harness.drivable_model(&selected);
-    let runnable = drivable.runnable_types();
-    let configs = type_configs(&runnable, &selection, &harness);
-    let mut executor =
-        OracleExecutor::new(&harness, &oracle_config, &drivable).map_err(harness_error)?;
+    let runnable = &prepared.runnable;
+    let mut executor = prepared.executor(&session.oracle)?;
     let seeds: Vec<u64> = (0..args.seeds).map(|i| args.first_seed + i).collect();
     let settings = Settings {
         max_tests: args.max_tests,
         per_run,
-        configs: &configs,
-        scopes: oracle_config.results.is_none(),
+        prepared: &prepared,
+        scopes: session.oracle.results.is_none(),
     };
     let mut runs = Vec::new();
     for (i, t) in runnable.iter().enumerate() {
@@ -169,7 +153,7 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         ));
     }
     let mut coverage = Vec::new();
-    for t in coverage_types(&runnable, &args.coverage_types) {
+    for t in coverage_types(runnable, &args.coverage_types) {
         for &strategy in &strategies {
             coverage.push(settings.coverage(&mut executor, t, strategy, seeds[0]));
         }
@@ -177,7 +161,7 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
     drop(executor);
     let strategy_names: Vec<String> = strategies.iter().map(ToString::to_string).collect();
     let mut summaries = Vec::new();
-    for t in &runnable {
+    for t in runnable {
         for s in &strategy_names {
             let of: Vec<&BenchRun> = runs
                 .iter()
@@ -194,7 +178,7 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         strategies: strategy_names,
         max_tests: args.max_tests,
         time_budget_s: per_run.as_secs_f64(),
-        jobs: oracle_config.jobs,
+        jobs: session.oracle.jobs,
         elapsed_s: start.elapsed().as_secs_f64(),
         summaries,
         runs,
@@ -234,7 +218,7 @@ fn floor_text() -> String {
 struct Settings<'a> {
     max_tests: u64,
     per_run: Duration,
-    configs: &'a BTreeMap<String, TypeConfig>,
+    prepared: &'a Prepared,
     /// Whether threads keep guards in scopes: not under the results oracle.
     scopes: bool,
 }
@@ -247,11 +231,7 @@ impl Settings<'_> {
             time_budget: self.per_run,
             max_tests_per_type: Some(self.max_tests),
             batch_size: BATCH,
-            types: self
-                .configs
-                .get(&t.path)
-                .map(|c| BTreeMap::from([(t.path.clone(), c.clone())]))
-                .unwrap_or_default(),
+            types: self.prepared.campaign_types(t),
             scopes: self.scopes,
             // The bench measures the first sighting, as it always has.
             stop_at_unconfirmed: true,

@@ -30,7 +30,7 @@ fn run_command(args: &crate::cli::RunArgs) -> Result<ExitCode> {
     let console = Console::new(&args.output);
     let workspace = workspace::load(&WorkspaceOptions::new(&args.workspace))?;
     let options = RunOptions::new(args, console, &workspace)?;
-    crate::run::run(&options, &workspace)
+    crate::run::run(&options, workspace)
 }
 
 /// Loads the workspace and runs the analysis on the selected packages.
@@ -148,10 +148,5 @@ fn merge(args: &ReportArgs) -> Result<ExitCode> {
 
 fn replay(args: &ReplayArgs) -> Result<ExitCode> {
     let console = Console::new(&args.output);
-    crate::run::replay(
-        &args.file,
-        args.runs,
-        &WorkspaceOptions::new(&args.workspace),
-        &console,
-    )
+    crate::run::replay(args, &console)
 }

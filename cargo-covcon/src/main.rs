@@ -15,11 +15,11 @@ mod exit_code;
 mod mutants;
 mod options;
 mod output;
-mod prepare;
 mod progress;
 mod report;
 mod run;
 mod select;
+mod session;
 mod shard;
 mod workspace;
 

@@ -4,7 +4,10 @@
 //! `[workspace.metadata.covcon]`, which wins over the defaults. Nothing below this module looks
 //! at clap types or metadata tables.
 
-use crate::cli::{ColorChoice, OracleKind, OutputArgs, ReportKind, RunArgs, WorkspaceArgs};
+use crate::cli::{
+    BenchArgs, ColorChoice, MutantsArgs, OracleKind, OutputArgs, ReplayArgs, ReportKind, RunArgs,
+    WorkspaceArgs,
+};
 use crate::config::Config;
 use crate::exit_code::usage_error;
 use crate::report::terminal::Style;
@@ -12,7 +15,7 @@ use crate::shard::Shard;
 use crate::workspace::{Workspace, WorkspaceOptions};
 use anyhow::Result;
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 /// The strategies the generator offers, and the one used when none is asked for.
@@ -145,20 +148,15 @@ pub struct RunOptions {
     /// The lines a diff touches (`--in-diff`): only the types they touch are tested.
     pub in_diff: Option<crate::diff::Lines>,
     pub time_budget: Duration,
-    /// Workers, the test timeout and the scheduling, as every command that runs tests merges
-    /// them.
-    pub oracle_settings: OracleSettings,
+    /// How the oracle runs the tests, as every command that runs tests converts it.
+    pub oracle: OracleOptions,
     pub seed: u64,
     /// Whether the seed was chosen by the user (else it came from the clock).
     pub seed_given: bool,
     pub strategy: String,
     pub keep_going: bool,
-    pub oracle: OracleKind,
-    pub shrink: bool,
     pub max_tests: Option<u64>,
     pub batch_size: Option<usize>,
-    /// Runs of each generated test (`--repeat`); None: the oracle's default.
-    pub repeat: Option<u32>,
     pub reports: Vec<ReportKind>,
     pub out: PathBuf,
     pub baseline: Option<PathBuf>,
@@ -190,7 +188,7 @@ impl RunOptions {
                 .map_err(|e| usage_error(format_args!("invalid time budget: {e}")))?,
             None => DEFAULT_BUDGET,
         };
-        let oracle_settings = OracleSettings::merge(
+        let settings = OracleSettings::merge(
             args.jobs,
             args.test_timeout.as_deref(),
             args.schedule.as_deref(),
@@ -227,8 +225,26 @@ impl RunOptions {
             Some(seed) => (seed, true),
             None => (seed_from_clock(), false),
         };
+        // Relative paths: from the current directory on the command line, from the workspace
+        // root (the target dir's parent) in the configuration.
+        let out = match (&args.out, &config.out) {
+            (Some(out), _) => std::path::absolute(out).unwrap_or_else(|_| out.clone()),
+            (None, Some(out)) => target_dir.parent().unwrap_or(target_dir).join(out),
+            (None, None) => target_dir.join("covcon"),
+        };
+        let workspace = WorkspaceOptions::new(&args.workspace);
+        let oracle = OracleOptions {
+            out_dir: out.clone(),
+            cargo_args: workspace.cargo_args(),
+            settings,
+            oracle: args.oracle.or(config.oracle).unwrap_or_default(),
+            repeat: args.repeat,
+            shrink: !args.no_shrink,
+            verbose: console.verbose > 1,
+            confirm_runs: None,
+        };
         Ok(RunOptions {
-            workspace: WorkspaceOptions::new(&args.workspace),
+            workspace,
             console,
             types: args.types.clone(),
             shard,
@@ -237,24 +253,15 @@ impl RunOptions {
                 .diff(&args.workspace)?
                 .map(|text| crate::diff::touched_lines(&text)),
             time_budget,
-            oracle_settings,
+            oracle,
             seed,
             seed_given,
             strategy,
             keep_going: args.keep_going || config.keep_going.unwrap_or(false),
-            oracle: args.oracle.or(config.oracle).unwrap_or_default(),
-            shrink: !args.no_shrink,
             max_tests: args.max_tests.or(config.max_tests),
             batch_size: args.batch_size,
-            repeat: args.repeat,
             reports,
-            // Relative paths: from the current directory on the command line, from the
-            // workspace root (the target dir's parent) in the configuration.
-            out: match (&args.out, &config.out) {
-                (Some(out), _) => std::path::absolute(out).unwrap_or_else(|_| out.clone()),
-                (None, Some(out)) => target_dir.parent().unwrap_or(target_dir).join(out),
-                (None, None) => target_dir.join("covcon"),
-            },
+            out,
             baseline: args.baseline.clone(),
             save_baseline: args.save_baseline.clone(),
             fail_on_untested: args.fail_on_untested || config.fail_on_untested.unwrap_or(false),
@@ -263,8 +270,106 @@ impl RunOptions {
     }
 }
 
-/// How the oracle runs tests, for every command that runs them (`run`, `bench`, `mutants`):
-/// the command line over the run-wide configuration; `None` is the oracle's default.
+/// Everything the oracle's configuration is made of, for every command that runs tests
+/// (`run`, `bench`, `mutants`, `replay`): converted once from the command's arguments and the
+/// run-wide configuration (`RunOptions::new`, [`OracleOptions::bench`],
+/// [`OracleOptions::mutants`], [`OracleOptions::replay`]), and made into the oracle's
+/// `OracleConfig` in one place, `session::oracle_config`.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct OracleOptions {
+    /// Where the harness, the reproducers and the oracle's other files go.
+    pub out_dir: PathBuf,
+    /// The package selection as arguments for `cargo build` of the harness.
+    pub cargo_args: Vec<String>,
+    /// Workers, the test timeout and the scheduling.
+    pub settings: OracleSettings,
+    pub oracle: OracleKind,
+    /// Runs of each generated test (`--repeat`); `None`: the oracle's default.
+    pub repeat: Option<u32>,
+    /// Shrink each violation before writing its files.
+    pub shrink: bool,
+    /// Echo cargo's output and the workers' stderr (`-vv`).
+    pub verbose: bool,
+    /// Re-runs of a violation (`replay --runs`); `None`: the oracle's default.
+    pub confirm_runs: Option<u32>,
+}
+
+impl OracleOptions {
+    /// `cargo covcon bench`'s: the harness in `<target>/covcon`, the table's `oracle` when
+    /// `--oracle` is not given. Violations are not shrunk (the bench measures the first
+    /// sighting); the oracle's own confirmation runs stay on: a deadlock counts only once a
+    /// re-run repeats it. They run once per distinct violation of the whole bench (later finds
+    /// of the same one are answered from the oracle's cache), so they weigh on the first run
+    /// that finds it.
+    pub fn bench(
+        args: &BenchArgs,
+        console: &Console,
+        config: &Config,
+        target_dir: &Path,
+    ) -> Result<OracleOptions> {
+        Ok(OracleOptions {
+            out_dir: target_dir.join("covcon"),
+            cargo_args: WorkspaceOptions::new(&args.workspace).cargo_args(),
+            settings: OracleSettings::merge(
+                args.jobs,
+                args.test_timeout.as_deref(),
+                args.schedule.as_deref(),
+                config,
+            )?,
+            oracle: args.oracle.or(config.oracle).unwrap_or_default(),
+            repeat: Some(args.repeat),
+            shrink: false,
+            verbose: console.verbose > 1,
+            confirm_runs: None,
+        })
+    }
+
+    /// `cargo covcon mutants`'s: the mutant harness in `<target>/covcon/mutants`, no
+    /// shrinking, and `--oracle` whatever the table says (its default here is `results`: a
+    /// split critical section most often answers wrong without panicking).
+    pub fn mutants(
+        args: &MutantsArgs,
+        console: &Console,
+        config: &Config,
+        target_dir: &Path,
+    ) -> Result<OracleOptions> {
+        Ok(OracleOptions {
+            out_dir: target_dir.join("covcon").join("mutants"),
+            cargo_args: WorkspaceOptions::new(&args.workspace).cargo_args(),
+            settings: OracleSettings::merge(args.jobs, None, None, config)?,
+            oracle: args.oracle,
+            repeat: None,
+            shrink: false,
+            verbose: console.verbose > 1,
+            confirm_runs: None,
+        })
+    }
+
+    /// `cargo covcon replay`'s: the harness of the run that saved the test (`out_dir`), one
+    /// worker, `--runs` runs, under the oracle the test was `found_under`; the test timeout
+    /// and scheduling from the table.
+    pub fn replay(
+        args: &ReplayArgs,
+        console: &Console,
+        config: &Config,
+        out_dir: PathBuf,
+        found_under: OracleKind,
+    ) -> Result<OracleOptions> {
+        Ok(OracleOptions {
+            out_dir,
+            cargo_args: WorkspaceOptions::new(&args.workspace).cargo_args(),
+            settings: OracleSettings::merge(Some(1), None, None, config)?,
+            oracle: found_under,
+            repeat: None,
+            shrink: false,
+            verbose: console.verbose > 1,
+            confirm_runs: Some(args.runs),
+        })
+    }
+}
+
+/// How the oracle runs tests, for every command that runs them: the command line over the
+/// run-wide configuration; `None` is the oracle's default.
 #[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct OracleSettings {
     pub jobs: Option<usize>,
@@ -302,19 +407,6 @@ impl OracleSettings {
             test_timeout,
             scheduling,
         })
-    }
-
-    /// Sets what was given on `config`.
-    pub fn apply(&self, config: &mut oracle::OracleConfig) {
-        if let Some(jobs) = self.jobs {
-            config.jobs = jobs;
-        }
-        if let Some(timeout) = self.test_timeout {
-            config.test_timeout = timeout;
-        }
-        if let Some(scheduling) = self.scheduling {
-            config.scheduling = scheduling;
-        }
     }
 }
 
@@ -453,8 +545,8 @@ mod tests {
         assert_eq!(options.out, PathBuf::from("/t/covcon"));
     }
 
-    /// The oracle settings `bench` and `mutants` share with a run: each from the command line
-    /// when given, else from the table; `apply` sets only what either gave.
+    /// The oracle settings every command that runs tests shares with a run: each from the
+    /// command line when given, else from the table.
     #[test]
     fn oracle_settings_take_the_command_line_over_the_table() {
         let config = Config {
@@ -471,18 +563,6 @@ mod tests {
                 test_timeout: Some(Duration::from_secs(2)),
                 scheduling: Some(oracle::Scheduling::Free),
             }
-        );
-        let mut oracle = oracle::OracleConfig::new(std::path::Path::new("/w"));
-        let defaults = oracle.clone();
-        OracleSettings::default().apply(&mut oracle);
-        assert_eq!(
-            (oracle.jobs, oracle.test_timeout, oracle.scheduling),
-            (defaults.jobs, defaults.test_timeout, defaults.scheduling)
-        );
-        merged.apply(&mut oracle);
-        assert_eq!(
-            (oracle.jobs, oracle.test_timeout, oracle.scheduling),
-            (1, Duration::from_secs(2), oracle::Scheduling::Free)
         );
         let zero = Config {
             jobs: Some(0),
@@ -503,7 +583,7 @@ mod tests {
         };
         let options = merged(RunArgs::default(), config.clone()).unwrap();
         assert_eq!(
-            options.oracle_settings.scheduling,
+            options.oracle.settings.scheduling,
             Some(oracle::Scheduling::Controlled)
         );
         assert!(options.strict);
@@ -513,7 +593,7 @@ mod tests {
         };
         let options = merged(args, config).unwrap();
         assert_eq!(
-            options.oracle_settings.scheduling,
+            options.oracle.settings.scheduling,
             Some(oracle::Scheduling::Free)
         );
         let wrong = Config {
@@ -527,7 +607,7 @@ mod tests {
         );
         let options = merged(RunArgs::default(), Config::default()).unwrap();
         assert_eq!(
-            (options.oracle_settings.scheduling, options.strict),
+            (options.oracle.settings.scheduling, options.strict),
             (None, false)
         );
     }

@@ -2,26 +2,27 @@
 //! run the generator against the oracle → reports → exit code. Also `replay`, which needs the
 //! same harness.
 
+use crate::cli::{OracleKind, ReplayArgs};
 use crate::exit_code::{usage_error, ExitCode, OrExit};
-use crate::options::{Console, RunOptions};
+use crate::options::{Console, OracleOptions, RunOptions};
 use crate::output::{finish, stdout, Gate};
-use crate::prepare::{harness_error, instantiations, oracle_config, prepare_harness, type_configs};
 use crate::progress::Reporter;
 use crate::report::{
     ApproximateMethod, CoveragePoint, Kind, PairReport, Report, Site, TypeReport, UntestedKind,
     ViolationReport,
 };
-use crate::select::{self, Selection};
+use crate::select::Selection;
+use crate::session::{harness_error, interrupt_flag, Session};
 use crate::workspace::{self, Workspace, WorkspaceOptions};
-use analysis::{ConstructorKind, Model, Reason, Severity, TypeModel};
+use analysis::{ConstructorKind, Reason, Severity, TypeModel};
 use anyhow::{Context, Result};
 use generator::{CampaignConfig, Strategy, TypeResult};
-use oracle::{OracleConfig, OracleExecutor, SavedOracle, SavedTest, ViolationKind};
+use oracle::{SavedOracle, SavedTest, ViolationKind};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-pub fn run(options: &RunOptions, workspace: &Workspace) -> Result<ExitCode> {
+pub fn run(options: &RunOptions, workspace: Workspace) -> Result<ExitCode> {
     let start = Instant::now();
     let console = &options.console;
     // Printed even with -q: without it a run cannot be repeated.
@@ -31,9 +32,10 @@ pub fn run(options: &RunOptions, workspace: &Workspace) -> Result<ExitCode> {
         options.time_budget.as_secs_f64(),
         seed = options.seed
     );
-    let model = workspace.analyze();
+    let mut session = Session::new(workspace, &options.types, &options.oracle);
+    let workspace = &session.workspace;
     if console.verbose > 0 {
-        for d in &model.diagnostics {
+        for d in &session.model.diagnostics {
             match &d.span {
                 Some(s) => console.warn(format_args!(
                     "{}:{}: {}",
@@ -45,9 +47,9 @@ pub fn run(options: &RunOptions, workspace: &Workspace) -> Result<ExitCode> {
             }
         }
     }
-    let mut selection = select::select(&model, workspace, &options.types);
+    let selection = &mut session.selection;
     if let Some(shard) = options.shard {
-        apply_shard(&mut selection, shard);
+        apply_shard(selection, shard);
         console.note(format_args!(
             "covcon: shard {shard}: {} type(s)",
             selection.types.len() + selection.untested.len()
@@ -65,7 +67,7 @@ pub fn run(options: &RunOptions, workspace: &Workspace) -> Result<ExitCode> {
                 .collect(),
             None => Vec::new(),
         };
-        apply_diff(&mut selection, changed, &workspace.root, &known);
+        apply_diff(selection, changed, &workspace.root, &known);
         let touched: Vec<&str> = selection
             .types
             .iter()
@@ -84,7 +86,8 @@ pub fn run(options: &RunOptions, workspace: &Workspace) -> Result<ExitCode> {
     report.shards = options.shard.iter().map(ToString::to_string).collect();
     report.diagnostics = selection.warnings.clone();
     report.diagnostics.extend(
-        model
+        session
+            .model
             .diagnostics
             .iter()
             .filter(|d| d.severity == Severity::Error)
@@ -106,10 +109,10 @@ pub fn run(options: &RunOptions, workspace: &Workspace) -> Result<ExitCode> {
     } else if selection.types.is_empty() {
         console.warn("no testable thread-safe type selected; nothing to run");
     } else {
-        let tested = campaign(options, workspace, &model, &selection, &mut report)?;
+        let tested = campaign(options, &session, &mut report)?;
         report.types.extend(tested);
     }
-    untested_owners(&mut report.types, &selection.untested);
+    untested_owners(&mut report.types, &session.selection.untested);
     report.types.sort_by(|a, b| a.path.cmp(&b.path));
     report.elapsed_s = start.elapsed().as_secs_f64();
     let code = finish(
@@ -124,30 +127,6 @@ pub fn run(options: &RunOptions, workspace: &Workspace) -> Result<ExitCode> {
     } else {
         code
     })
-}
-
-/// The flag Ctrl-C and SIGTERM raise during the campaign: the first ends it after the batch
-/// that is running, with the report of what ran written; a second quits at once. Before the
-/// campaign (while the harness builds) the signals keep their default effect: nothing ran.
-pub(crate) fn interrupt_flag(console: &Console) -> generator::StopFlag {
-    let stop = generator::StopFlag::default();
-    let flag = stop.clone();
-    let quiet = console.quiet;
-    let installed = ctrlc::set_handler(move || {
-        if flag.raise() {
-            oracle::kill_all_workers();
-            std::process::exit(ExitCode::Interrupted.code());
-        }
-        if !quiet {
-            eprintln!(
-                "covcon: interrupted; finishing the running batch and writing the report (again to quit at once)"
-            );
-        }
-    });
-    if let Err(e) = installed {
-        console.warn(format_args!("cannot handle Ctrl-C: {e}"));
-    }
-    stop
 }
 
 /// Keeps the types the diff's lines touch ([`crate::diff::touched_types`]), tested or not.
@@ -200,42 +179,34 @@ const DEFAULT_BATCH: usize = 16;
 /// Builds the harness and runs the generator against the oracle; one report per type.
 fn campaign(
     options: &RunOptions,
-    workspace: &Workspace,
-    model: &Model,
-    selection: &Selection,
+    session: &Session,
     report: &mut Report,
 ) -> Result<Vec<TypeReport>> {
     let console = &options.console;
-    let root = &workspace.root;
-    let oracle_config = oracle_config(options, workspace);
+    let root = &session.workspace.root;
+    let oracle_config = &session.oracle;
     console.note("covcon: preparing the harness (built once, reused while the code is unchanged)");
-    let (selected, harness) = prepare_harness(model, selection, &oracle_config)?;
+    let prepared = session.prepare()?;
+    let harness = &prepared.harness;
     report.build_s = harness.build_secs;
     if options.console.verbose > 0 {
         for d in &harness.diagnostics {
             console.warn(&d.message);
         }
     }
-    let drivable = harness.drivable_model(&selected);
-    let mut reports = Vec::new();
-    let mut runnable = Vec::new();
-    for t in &drivable.types {
-        if let Some(why) = t.untested_reason() {
-            reports.push(untested_report(t, &why, root));
-        } else if !t.methods.iter().any(|m| m.supported) {
-            reports.push(untested_report(t, &Reason::NoCallableMethod, root));
-        } else {
-            runnable.push(t.clone());
-        }
-    }
+    let mut reports: Vec<TypeReport> = prepared
+        .undrivable
+        .iter()
+        .map(|(t, why)| untested_report(t, why, root))
+        .collect();
+    let runnable = &prepared.runnable;
     if runnable.is_empty() {
         console.warn("the harness can drive none of the selected types; nothing to run");
         return Ok(reports);
     }
-    let mut executor =
-        OracleExecutor::new(&harness, &oracle_config, &drivable).map_err(harness_error)?;
+    let mut executor = prepared.executor(oracle_config)?;
     let strategy: Strategy = options.strategy.parse().map_err(usage_error)?;
-    let types = type_configs(&runnable, selection, &harness);
+    let types = prepared.type_configs.clone();
     let config = CampaignConfig {
         strategy,
         seed: options.seed,
@@ -250,7 +221,7 @@ fn campaign(
         ..CampaignConfig::default()
     };
     let mut reporter = Reporter::new(console);
-    let result = generator::run_campaign(&runnable, &config, &mut executor, &mut |p| {
+    let result = generator::run_campaign(runnable, &config, &mut executor, &mut |p| {
         reporter.observe(p)
     });
     reporter.finish();
@@ -604,12 +575,8 @@ fn schedule_of(test: &generator::TestCase) -> Option<String> {
     }
 }
 
-pub fn replay(
-    file: &Path,
-    runs: u32,
-    workspace_options: &WorkspaceOptions,
-    console: &Console,
-) -> Result<ExitCode> {
+pub fn replay(args: &ReplayArgs, console: &Console) -> Result<ExitCode> {
+    let file = &args.file;
     let text = std::fs::read_to_string(file)
         .with_context(|| format!("cannot read `{}`", file.display()))
         .or_exit(ExitCode::Usage)?;
@@ -618,24 +585,16 @@ pub fn replay(
         .with_context(not_a_test)
         .or_exit(ExitCode::Usage)?;
     let test = &saved.test;
-    let workspace = workspace::load(&replay_workspace(workspace_options, &saved))?;
-    let model = workspace.analyze();
+    let workspace_options = WorkspaceOptions::new(&args.workspace);
+    let workspace = workspace::load(&replay_workspace(&workspace_options, &saved))?;
     // The types the run that saved the file instrumented (files since controlled scheduling
     // say), so a schedule meets the same points; else the test's type alone.
     let mut patterns = saved.harness_types.clone();
     if !patterns.contains(&test.type_path) {
         patterns.push(test.type_path.clone());
     }
-    let selection = select::select(&model, &workspace, &patterns);
-    if !selection.types.iter().any(|t| t.path == test.type_path) {
-        return Err(usage_error(format_args!(
-            "type {} of the saved test is not a testable type of the selected packages (use --manifest-path or -p)",
-            test.type_path
-        )));
-    }
-    let mut config = OracleConfig::new(&workspace.root);
     // The harness of the run that saved the file: `<out>/violations/N.json`.
-    config.out_dir = file
+    let out_dir = file
         .canonicalize()
         .ok()
         .and_then(|f| {
@@ -643,30 +602,36 @@ pub fn replay(
             (dir.file_name()? == "violations").then(|| dir.parent().map(Path::to_path_buf))?
         })
         .unwrap_or_else(|| workspace.target_dir.join("covcon"));
-    config.cargo_args = workspace_options.cargo_args();
-    config.confirm_runs = runs.max(1);
-    config.jobs = 1;
     // A wrong result replays as one under the results oracle that found it.
-    if saved.oracle == Some(SavedOracle::Results) {
-        config.results = Some(oracle::results::ResultsConfig::default());
-    }
-    let selected = Model {
-        types: selection
-            .types
-            .iter()
-            // Patterns match path suffixes too: only the types named.
-            .filter(|s| patterns.contains(&s.path))
-            .cloned()
-            .collect(),
-        ..model.clone()
+    let found_under = if saved.oracle == Some(SavedOracle::Results) {
+        OracleKind::Results
+    } else {
+        OracleKind::Panic
     };
-    let instantiations = instantiations(&selection);
+    let config = workspace.run_config();
+    let options = OracleOptions::replay(args, console, &config, out_dir, found_under)?;
+    let mut session = Session::new(workspace, &patterns, &options);
+    if !session
+        .selection
+        .types
+        .iter()
+        .any(|t| t.path == test.type_path)
+    {
+        return Err(usage_error(format_args!(
+            "type {} of the saved test is not a testable type of the selected packages (use --manifest-path or -p)",
+            test.type_path
+        )));
+    }
+    // Patterns match path suffixes too: only the types named.
+    session
+        .selection
+        .types
+        .retain(|s| patterns.contains(&s.path));
     console.note("covcon: preparing the harness");
-    let harness =
-        oracle::prepare_with(&selected, &config, &instantiations).map_err(harness_error)?;
-    let program = harness.binary;
-    let result =
-        oracle::replay_with_worker(&program, &config, &selected, test).map_err(harness_error)?;
+    let prepared = session.prepare()?;
+    let program = &prepared.harness.binary;
+    let result = oracle::replay_with_worker(program, &session.oracle, &prepared.selected, test)
+        .map_err(harness_error)?;
     stdout(&format!(
         "{}: {} of {} concurrent runs failed\n",
         test.type_path, result.failures, result.runs

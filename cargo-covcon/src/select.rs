@@ -46,18 +46,28 @@ pub fn select(model: &Model, workspace: &Workspace, cli_types: &[String]) -> Sel
         }
         let (t, settings, warnings) = configure(t, &config);
         selection.warnings.extend(warnings);
-        if let Some(why) = t.untested_reason() {
+        if let Some(why) = why_not_runnable(&t) {
             selection.untested.push((t, why));
-            continue;
-        }
-        if !t.methods.iter().any(|m| m.supported) {
-            selection.untested.push((t, Reason::NoCallableMethod));
             continue;
         }
         selection.settings.insert(t.path.clone(), settings);
         selection.types.push(t);
     }
     selection
+}
+
+/// Why a campaign cannot run a type: the reason it is not supported (`unknown` when it has
+/// none), or that none of its methods can be called; `None` when a campaign can run it. The
+/// one test of a runnable type, for the analysis's model (here) and the harness's
+/// (`session::Prepared`).
+pub fn why_not_runnable(t: &TypeModel) -> Option<Reason> {
+    if let Some(why) = t.untested_reason() {
+        return Some(why);
+    }
+    if !t.methods.iter().any(|m| m.supported) {
+        return Some(Reason::NoCallableMethod);
+    }
+    None
 }
 
 /// Whether a type is selected by the command line (when it gives patterns) and the
@@ -318,8 +328,7 @@ mod selection_tests {
             ..TypeModel::default()
         };
         let mut unsupported = ty("b::Odd", "b");
-        unsupported.supported = false;
-        unsupported.reason = Some(Reason::NoConstructor);
+        unsupported.untest(Some(Reason::NoConstructor));
         Model {
             types: vec![ty("a::Cache", "a"), ty("a::Legacy", "a"), unsupported],
             ..Model::default()

@@ -77,7 +77,14 @@ fn every_command_that_runs_tests_reads_the_configured_oracle_settings() {
     text.push_str("schedule = \"sometimes\"\n");
     std::fs::write(&manifest, text).unwrap();
     let manifest = sandbox.manifest();
-    for command in [&[][..], &["bench"][..], &["mutants"][..]] {
+    // A saved test of the crate's type, as a run writes one.
+    sandbox.write(
+        "saved.json",
+        r#"{"id": 1, "type_path": "counter::Counter", "pair": ["add_checked", "get"],
+            "instances": [], "prefix": [], "threads": [[], []], "noise_seed": 1}"#,
+    );
+    let replay = ["replay", "saved.json"];
+    for command in [&[][..], &["bench"][..], &["mutants"][..], &replay[..]] {
         let mut args = command.to_vec();
         args.extend(["--manifest-path", &manifest]);
         let run = sandbox.covcon(&args);

@@ -2,7 +2,7 @@
 //! the crate's own tests (`CMD`, as `--test-cmd` runs it), and the table a maintainer reads:
 //! caught by covcon only, by the tests only, by both, by neither.
 
-use super::{Baseline, Outcome, Status};
+use super::model::{Baseline, Outcome, Status};
 use crate::report::html::esc;
 use serde::Serialize;
 use std::fmt::Write as _;

@@ -1,0 +1,666 @@
+//! Judging the mutants: which types' campaigns judge a mutant ([`judged_through`]), the
+//! unmutated baseline, a covcon campaign per mutant ([`Judge::by_campaign`]) or the user's
+//! command per mutant ([`Judge::by_command`]).
+
+use super::model::{Baseline, Caught, Outcome, Status};
+use super::report::{first_line, Progress};
+use crate::exit_code::{ExitCode, Failure};
+use crate::options::Console;
+use crate::session::{harness_error, Prepared, Session};
+use analysis::TypeModel;
+use anyhow::{Context, Result};
+use generator::{CampaignConfig, StopFlag};
+use oracle::results::ResultsConfig;
+use oracle::{CommandEnd, Mutant, MUTANT_ENV};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// What `--list` says of a mutant's judge: nothing when its own type runs it, the types it is
+/// judged through when they are others (a private helper's code, run by its holders), or that
+/// no type can run it (it will be skipped).
+pub(super) fn through_mark(path: &str, through: &[&TypeModel]) -> String {
+    match through {
+        [] => " (skipped: covcon cannot test the type)".to_string(),
+        [own] if own.path == path => String::new(),
+        holders => format!(
+            " (judged through {})",
+            holders
+                .iter()
+                .map(|t| t.path.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+/// The types a mutant in `method` of the type `path` is judged through, one after the other
+/// until one catches it: the type itself when it is runnable and covcon calls that method; the
+/// types that hold it, whose calls run its code, when covcon cannot test it (a private type
+/// inside a public one, a helper) — when none does, those that hold a type that holds it
+/// (concurrent-queue's `Block` is held by its private `Unbounded`), up to three types up. A
+/// runnable type's public method covcon cannot call (crossbeam-skiplist's `SkipList::insert`,
+/// whose `&Guard` it cannot make) goes to the holders first (`SkipMap::insert` calls it), the
+/// type itself last; one not among its public methods (a private helper, reached from which
+/// public methods the model does not say) to the type first, then the holders. `all` is every
+/// type of the model, runnable or not.
+pub(super) fn judged_through<'a>(
+    path: &str,
+    method: &str,
+    runnable: &'a [TypeModel],
+    all: &[TypeModel],
+) -> Vec<&'a TypeModel> {
+    let Some(own) = runnable.iter().find(|t| t.path == path) else {
+        return holders(path, runnable, all);
+    };
+    match own.methods.iter().find(|m| m.name == method) {
+        Some(m) if m.supported => vec![own],
+        Some(_) => {
+            let mut through = holders(path, runnable, all);
+            through.push(own);
+            through
+        }
+        None => std::iter::once(own)
+            .chain(holders(path, runnable, all))
+            .collect(),
+    }
+}
+
+/// The runnable types that hold the type `path` in their fields, or when none does, those
+/// that hold a type that holds it, up to three types up.
+fn holders<'a>(path: &str, runnable: &'a [TypeModel], all: &[TypeModel]) -> Vec<&'a TypeModel> {
+    let mut level = vec![path];
+    let mut seen = BTreeSet::from([path]);
+    for _ in 0..3 {
+        let holds =
+            |t: &&TypeModel| t.path != path && t.holds.iter().any(|h| level.contains(&h.as_str()));
+        let found: Vec<&TypeModel> = runnable.iter().filter(holds).collect();
+        if !found.is_empty() {
+            return found;
+        }
+        level = all
+            .iter()
+            .filter(holds)
+            .map(|t| t.path.as_str())
+            .filter(|p| seen.insert(*p))
+            .collect();
+    }
+    Vec::new()
+}
+
+/// Leaves the places of a wrong result out of `cfg`'s comparison (a method's answers, or the
+/// final state); what was not left out already, as the report names it.
+fn leave_out(cfg: &mut ResultsConfig, differences: &[oracle::results::Difference]) -> Vec<String> {
+    let mut more = Vec::new();
+    for d in differences {
+        match &d.place {
+            oracle::results::Place::Call { method, .. } => {
+                if cfg.ignored_methods.insert(method.clone()) {
+                    more.push(method.clone());
+                }
+            }
+            oracle::results::Place::FinalState => {
+                if std::mem::replace(&mut cfg.compare_final_state, false) {
+                    more.push("final state".to_string());
+                }
+            }
+        }
+    }
+    more
+}
+
+/// What judging every mutant shares.
+pub(super) struct Judge<'a> {
+    pub session: &'a Session,
+    pub prepared: &'a Prepared,
+    pub chosen: &'a [&'a Mutant],
+    pub stop: &'a StopFlag,
+    pub console: &'a Console,
+    pub out: &'a Path,
+}
+
+/// The baselines of the unmutated types a campaign judges mutants through.
+#[derive(Default)]
+struct Baselines {
+    of_types: Vec<Baseline>,
+    /// The results oracle each type's mutants are judged under, by path.
+    results: BTreeMap<String, Option<ResultsConfig>>,
+}
+
+impl Baselines {
+    /// Why the type `path` cannot judge a mutant: it already fails unmutated.
+    fn failing(&self, path: &str) -> Option<String> {
+        self.of_types
+            .iter()
+            .find(|b| b.of == path && !b.passed)
+            .map(|b| {
+                format!(
+                    "the unmutated type already shows a violation ({}); fix it or leave the type out",
+                    b.failure.as_deref().unwrap_or_default()
+                )
+            })
+    }
+}
+
+/// The first violation a campaign found, as a baseline's failure names it.
+fn failure_of(r: &generator::TypeResult<oracle::Violation>) -> Option<String> {
+    r.violations.first().map(|v| {
+        let [a, b] = &v.violation.methods;
+        format!(
+            "{} in {a} ∥ {b}: {}",
+            v.violation.kind,
+            first_line(&v.violation.message)
+        )
+    })
+}
+
+impl Judge<'_> {
+    /// The outcome of a mutant that is not run: unviable, equivalent, or skipped for `why`.
+    fn not_run(&self, m: &Mutant, why: Option<String>) -> Option<Outcome> {
+        let unviable = self.prepared.harness.unviable.get(&m.id);
+        let (outcome, reason) = match (unviable, &m.equivalent, why) {
+            (Some(error), _, _) => (Status::Unviable, Some(error.clone())),
+            (None, Some(because), _) => (Status::Equivalent, Some(because.clone())),
+            (None, None, Some(why)) => (Status::Skipped, Some(why)),
+            (None, None, None) => return None,
+        };
+        Some(Outcome {
+            mutant: m.clone(),
+            outcome,
+            seconds: 0.0,
+            tests: None,
+            caught_by: None,
+            reason,
+            regrouped: None,
+            log: None,
+            oracle: None,
+            through: None,
+        })
+    }
+
+    /// A covcon campaign per mutant, on the type whose code it changes, after one on each such
+    /// type unmutated.
+    pub(super) fn by_campaign(
+        &self,
+        campaign: CampaignConfig,
+    ) -> Result<(Vec<Baseline>, Vec<Outcome>)> {
+        // The unmutated types first.
+        let wanted: BTreeSet<&str> = self
+            .chosen
+            .iter()
+            .filter(|m| {
+                !self.prepared.harness.unviable.contains_key(&m.id) && m.equivalent.is_none()
+            })
+            .flat_map(|m| self.targets(m))
+            .map(|t| t.path.as_str())
+            .collect();
+        let mut baselines = Baselines::default();
+        let runnable = &self.prepared.runnable;
+        for t in runnable.iter().filter(|t| wanted.contains(t.path.as_str())) {
+            if self.stop.raised() {
+                break;
+            }
+            let (baseline, results) = self.baseline(t, &campaign)?;
+            baselines.results.insert(t.path.clone(), results);
+            baselines.of_types.push(baseline);
+        }
+        let progress = Progress::new(self.console, self.chosen.len());
+        let mut outcomes = Vec::new();
+        for m in self.chosen {
+            if self.stop.raised() {
+                break;
+            }
+            let o = self.by_campaign_one(m, &baselines, &campaign, &progress)?;
+            progress.done(&o);
+            outcomes.push(o);
+        }
+        progress.finish();
+        Ok((baselines.of_types, outcomes))
+    }
+
+    /// The types whose campaigns judge `m` ([`judged_through`]).
+    fn targets(&self, m: &Mutant) -> Vec<&TypeModel> {
+        let (runnable, drivable) = (&self.prepared.runnable, &self.prepared.drivable);
+        judged_through(&m.type_path, &m.method, runnable, &drivable.types)
+    }
+
+    /// Why no campaign can judge `m`: no type covcon runs runs its code.
+    fn why_not(&self, m: &Mutant) -> Option<String> {
+        if !self.targets(m).is_empty() {
+            return None;
+        }
+        let path = m.type_path.as_str();
+        let reason = self
+            .prepared
+            .drivable
+            .types
+            .iter()
+            .find(|t| t.path == path)
+            .and_then(|t| t.reason.as_ref().map(ToString::to_string))
+            .unwrap_or_else(|| "no method covcon can call".to_string());
+        Some(format!("covcon cannot test the type: {reason}"))
+    }
+
+    /// A campaign of `t` alone on `mutant` (the code as written with `None`), under the
+    /// `results` oracle with `results`, under `panic` without.
+    fn run(
+        &self,
+        t: &TypeModel,
+        mutant: Option<u32>,
+        results: Option<ResultsConfig>,
+        campaign: &CampaignConfig,
+    ) -> Result<generator::TypeResult<oracle::Violation>> {
+        let mut config = self.session.oracle.clone();
+        config.mutant = mutant;
+        config.results = results;
+        let mut executor = self.prepared.executor(&config)?;
+        let campaign = CampaignConfig {
+            types: self.prepared.campaign_types(t),
+            scopes: config.results.is_none(),
+            ..campaign.clone()
+        };
+        let result = generator::run_campaign(
+            std::slice::from_ref(t),
+            &campaign,
+            &mut executor,
+            &mut |_| {},
+        );
+        result
+            .types
+            .into_iter()
+            .next()
+            .context("a campaign of one type answered no type")
+    }
+
+    /// The unmutated `t`'s baseline, and the results oracle its mutants are judged under:
+    /// the run's, with the methods left out whose answers differed in the baseline, or none
+    /// (the panic oracle) when the type fails under it as written.
+    fn baseline(
+        &self,
+        t: &TypeModel,
+        campaign: &CampaignConfig,
+    ) -> Result<(Baseline, Option<ResultsConfig>)> {
+        let config = &self.session.oracle;
+        self.console.note(format_args!(
+            "mutants: baseline: {} unmutated for {:.0}s",
+            t.path,
+            campaign.time_budget.as_secs_f64()
+        ));
+        let started = Instant::now();
+        // Under the results oracle, a wrong result whose only differences are answers of
+        // methods not yet left out (or the final state) leaves those out and runs again,
+        // at most three times.
+        let mut results = config.results.clone();
+        let (mut left_out, mut left_out_because) = (Vec::new(), None);
+        let mut failure;
+        let mut rounds = 0;
+        loop {
+            let r = self.run(t, None, results.clone(), campaign)?;
+            failure = failure_of(&r);
+            let differences = r
+                .violations
+                .first()
+                .and_then(|v| v.violation.results.as_ref())
+                .map(|v| &v.differences);
+            let (Some(differences), Some(cfg)) = (differences, results.as_mut()) else {
+                break;
+            };
+            if rounds == 3 || self.stop.raised() {
+                break;
+            }
+            let more = leave_out(cfg, differences);
+            if more.is_empty() {
+                break;
+            }
+            self.console.note(format_args!(
+                "mutants: baseline: {} fails under the results oracle ({}); leaving out {} and running it again",
+                t.path,
+                failure.as_deref().unwrap_or_default(),
+                more.join(", ")
+            ));
+            left_out_because.get_or_insert_with(|| failure.clone().unwrap_or_default());
+            left_out.extend(more);
+            rounds += 1;
+        }
+        if failure.is_some() {
+            // What was left out did not make it pass: the whole results oracle goes.
+            left_out.clear();
+            left_out_because = None;
+            results = config.results.clone();
+        }
+        let mut fallback = None;
+        // A wrong result of the code as written may be the type's contract (a clock, a
+        // read that is approximate by design): its mutants can still be judged by what
+        // the panic oracle sees, rather than not at all.
+        if let (Some(shown), Some(_)) = (&failure, &config.results) {
+            if !self.stop.raised() {
+                self.console.note(format_args!(
+                    "mutants: baseline: {} fails under the results oracle ({shown}); trying the panic oracle",
+                    t.path
+                ));
+                let under_panic = failure_of(&self.run(t, None, None, campaign)?);
+                if under_panic.is_none() && !self.stop.raised() {
+                    fallback = failure.take();
+                    results = None;
+                } else {
+                    failure = under_panic.or(failure);
+                }
+            }
+        }
+        let baseline = Baseline {
+            of: t.path.clone(),
+            passed: failure.is_none(),
+            seconds: started.elapsed().as_secs_f64(),
+            failure,
+            fallback,
+            left_out,
+            left_out_because,
+        };
+        Ok((baseline, results))
+    }
+
+    /// `m` judged by the campaigns of the types that run its code and passed their baselines,
+    /// one after the other until one catches it; or why it is not run.
+    fn by_campaign_one(
+        &self,
+        m: &Mutant,
+        baselines: &Baselines,
+        campaign: &CampaignConfig,
+        progress: &Progress,
+    ) -> Result<Outcome> {
+        let config = &self.session.oracle;
+        // Judged through the targets whose code as written passed its baseline.
+        let targets: Vec<&TypeModel> = self
+            .targets(m)
+            .into_iter()
+            .filter(|t| baselines.failing(&t.path).is_none())
+            .collect();
+        let why = self.why_not(m).or_else(|| {
+            targets.is_empty().then(|| {
+                baselines.failing(&m.type_path).unwrap_or_else(|| {
+                    "every type that holds it already shows a violation unmutated".to_string()
+                })
+            })
+        });
+        if let Some(o) = self.not_run(m, why) {
+            return Ok(o);
+        }
+        progress.start(m);
+        let started = Instant::now();
+        let (mut tests, mut regrouped, mut caught_by, mut oracle) = (0, 0, None, None);
+        let mut through = Vec::new();
+        for t in &targets {
+            let (t, changed) = self.as_mutated(t, m);
+            // The results oracle a type's mutants are judged under: as its baseline passed.
+            let results = baselines
+                .results
+                .get(&t.path)
+                .cloned()
+                .unwrap_or_else(|| config.results.clone());
+            let panic_only = results.is_none() && config.results.is_some();
+            let r = self.run(&t, Some(m.id), results, campaign)?;
+            tests += r.tests_run;
+            regrouped += changed;
+            through.push(t.path.clone());
+            oracle = panic_only.then(|| "panic".to_string());
+            caught_by = r.violations.first().map(|v| Caught {
+                kind: v.violation.kind.to_string(),
+                methods: v.violation.methods.clone(),
+                message: first_line(&v.violation.message),
+                tests_until_found: v.tests_until_found,
+                seconds_until_found: v.seconds_until_found,
+                confirmed: v.violation.confirmed,
+            });
+            if caught_by.is_some() || self.stop.raised() {
+                break;
+            }
+        }
+        Ok(Outcome {
+            mutant: m.clone(),
+            outcome: if caught_by.is_some() {
+                Status::Caught
+            } else {
+                Status::Missed
+            },
+            seconds: started.elapsed().as_secs_f64(),
+            tests: Some(tests),
+            caught_by,
+            reason: None,
+            regrouped: Some(regrouped),
+            log: None,
+            oracle,
+            through: (through != [m.type_path.as_str()]).then_some(through),
+        })
+    }
+
+    /// The type as the analysis has it in the mutated code: the same methods and pairs, each
+    /// pair in the group the mutant's code puts it in (a split critical section no longer
+    /// protects what it protected; the campaign must not skip the pairs it opens). Also how
+    /// many pairs changed group. The type unchanged when its code cannot be analysed.
+    fn as_mutated(&self, t: &TypeModel, m: &Mutant) -> (TypeModel, usize) {
+        let mut t = t.clone();
+        let mutated = std::fs::read_to_string(&m.file)
+            .ok()
+            .and_then(|source| m.apply(&source))
+            .and_then(|text| {
+                let sources = analysis::Sources::from([(m.file.clone(), text)]);
+                self.session
+                    .workspace
+                    .analyze_type(&t.package, &t.path, sources)
+            });
+        let Some(mutated) = mutated else {
+            return (t, 0);
+        };
+        let regrouped = t.regroup(&mutated.pairs);
+        (t, regrouped)
+    }
+
+    /// The user's command per mutant, run in the instrumented copy, after once unmutated.
+    pub(super) fn by_command(
+        &self,
+        cmd: &str,
+        timeout: Option<Duration>,
+        covcon_dir: &Path,
+    ) -> Result<(Vec<Baseline>, Vec<Outcome>)> {
+        let logs = self.out.join("log");
+        std::fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))?;
+        let target = covcon_dir.join("mutants-target");
+        let run = |mutant: Option<u32>, log: &Path, limit: Option<Duration>| {
+            let mut env = vec![("CARGO_TARGET_DIR", target.display().to_string())];
+            env.extend(mutant.map(|id| (MUTANT_ENV, id.to_string())));
+            oracle::run_command(
+                cmd,
+                &self.prepared.harness.copy_root,
+                &env,
+                log,
+                limit,
+                &|| self.stop.raised(),
+            )
+            .map_err(harness_error)
+        };
+        self.console.note(format_args!(
+            "mutants: baseline: `{cmd}` in {} unmutated",
+            self.prepared.harness.copy_root.display()
+        ));
+        let base_log = logs.join("baseline.log");
+        let started = Instant::now();
+        let ran = run(None, &base_log, None)?;
+        let base_secs = started.elapsed().as_secs_f64();
+        let baseline = vec![Baseline {
+            of: "--test-cmd".to_string(),
+            passed: ran == CommandEnd::Passed,
+            seconds: base_secs,
+            failure: (ran != CommandEnd::Passed)
+                .then(|| format!("{ran:?}; see {}", base_log.display())),
+            fallback: None,
+            left_out: Vec::new(),
+            left_out_because: None,
+        }];
+        if ran == CommandEnd::Stopped {
+            return Ok((baseline, Vec::new()));
+        }
+        if ran != CommandEnd::Passed {
+            return Err(Failure {
+                code: ExitCode::BaselineFailed,
+                error: anyhow::anyhow!(
+                    "`{cmd}` fails on the unmutated code ({ran:?}), so it cannot judge mutants; its output is in {}",
+                    base_log.display()
+                ),
+            }
+            .into());
+        }
+        // A `--timeout` shorter than the unmutated run times out every mutant, unless the
+        // build was what took the time: run it once more, built, within that limit.
+        if let Some(limit) = timeout.filter(|t| t.as_secs_f64() < base_secs) {
+            self.console.note(format_args!(
+                "mutants: baseline: {base_secs:.0}s, over --timeout {}s: again, built",
+                limit.as_secs_f64()
+            ));
+            let log = logs.join("baseline-built.log");
+            let again = run(None, &log, Some(limit))?;
+            if again == CommandEnd::Stopped {
+                return Ok((baseline, Vec::new()));
+            }
+            if again != CommandEnd::Passed {
+                let why = match again {
+                    CommandEnd::TimedOut => format!(
+                        "takes longer than --timeout {}s on the unmutated code, built ({base_secs:.0}s the first time), so every mutant would time out: give a longer --timeout, or none (five times the unmutated run, at least 30s)",
+                        limit.as_secs_f64()
+                    ),
+                    _ => format!("fails on the unmutated code the second time ({again:?}), so it cannot judge mutants"),
+                };
+                return Err(Failure {
+                    code: ExitCode::BaselineFailed,
+                    error: anyhow::anyhow!("`{cmd}` {why}; its output is in {}", log.display()),
+                }
+                .into());
+            }
+        }
+        // The first run built the tests; later runs reuse the build (a mutant is chosen at
+        // run time), so the baseline's time is a fair measure of one run.
+        let limit = timeout.unwrap_or_else(|| Duration::from_secs_f64((base_secs * 5.0).max(30.0)));
+        let progress = Progress::new(self.console, self.chosen.len());
+        let mut outcomes = Vec::new();
+        for m in self.chosen {
+            if self.stop.raised() {
+                break;
+            }
+            if let Some(o) = self.not_run(m, None) {
+                progress.done(&o);
+                outcomes.push(o);
+                continue;
+            }
+            progress.start(m);
+            let log = logs.join(format!("{}.log", m.id));
+            let started = Instant::now();
+            let ran = run(Some(m.id), &log, Some(limit))?;
+            if ran == CommandEnd::Stopped {
+                break;
+            }
+            let o = Outcome {
+                mutant: (*m).clone(),
+                outcome: match ran {
+                    CommandEnd::Passed => Status::Missed,
+                    CommandEnd::Failed(_) => Status::Caught,
+                    CommandEnd::TimedOut | CommandEnd::Stopped => Status::Timeout,
+                },
+                seconds: started.elapsed().as_secs_f64(),
+                tests: None,
+                caught_by: None,
+                reason: None,
+                regrouped: None,
+                log: Some(log),
+                oracle: None,
+                through: None,
+            };
+            progress.done(&o);
+            outcomes.push(o);
+        }
+        progress.finish();
+        Ok((baseline, outcomes))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A mutant of a type covcon cannot run goes to the runnable types that hold it, or to
+    /// those that hold its holders; a runnable type judges its own, through its holders first
+    /// when covcon cannot call the mutated method, and then its holders when the method is a
+    /// private helper.
+    #[test]
+    fn a_mutant_is_judged_through_the_runnable_types_that_hold_its_code() {
+        let method = |name: &str, supported: bool| analysis::Method {
+            name: name.into(),
+            supported,
+            ..analysis::Method::default()
+        };
+        let ty = |path: &str, holds: &[&str]| TypeModel {
+            path: path.into(),
+            holds: holds.iter().map(|h| h.to_string()).collect(),
+            methods: vec![method("len", true), method("insert", false)],
+            ..TypeModel::default()
+        };
+        let queue = ty("k::Queue", &["k::Inner", "k::Unbounded", "k::List"]);
+        let unbounded = ty("k::Unbounded", &["k::Block"]);
+        let other = ty("k::Other", &[]);
+        let list = ty("k::List", &["k::Node"]);
+        let all = [queue.clone(), unbounded, other.clone(), list.clone()];
+        let runnable = [queue, other, list];
+        let through = |path: &str, method: &str| -> Vec<String> {
+            judged_through(path, method, &runnable, &all)
+                .into_iter()
+                .map(|t| t.path.clone())
+                .collect()
+        };
+        assert_eq!(through("k::Other", "len"), ["k::Other"]);
+        assert_eq!(through("k::Inner", "len"), ["k::Queue"]);
+        assert_eq!(through("k::Block", "len"), ["k::Queue"]);
+        assert!(through("k::Stray", "len").is_empty());
+        // `List::insert` takes what covcon cannot make: `Queue`'s calls run it first.
+        assert_eq!(through("k::List", "len"), ["k::List"]);
+        assert_eq!(through("k::List", "insert"), ["k::Queue", "k::List"]);
+        assert_eq!(through("k::List", "insert_at"), ["k::List", "k::Queue"]);
+        assert_eq!(through("k::Other", "insert"), ["k::Other"]);
+        // What `--list` says of each.
+        let mark = |path: &str, method: &str| {
+            through_mark(path, &judged_through(path, method, &runnable, &all))
+        };
+        assert_eq!(mark("k::Other", "len"), "");
+        assert_eq!(mark("k::Block", "len"), " (judged through k::Queue)");
+        assert_eq!(
+            mark("k::List", "insert"),
+            " (judged through k::Queue, k::List)"
+        );
+        assert_eq!(
+            mark("k::Stray", "len"),
+            " (skipped: covcon cannot test the type)"
+        );
+    }
+
+    #[test]
+    fn a_wrong_results_places_are_left_out_once_each() {
+        use oracle::results::{Difference, Place};
+        let at = |place| Difference {
+            place,
+            observed: String::new(),
+            expected: String::new(),
+        };
+        let call = |method: &str| {
+            at(Place::Call {
+                thread: 0,
+                index: 0,
+                method: method.to_string(),
+            })
+        };
+        let mut cfg = ResultsConfig::default();
+        let first = [call("is_full"), call("is_full"), at(Place::FinalState)];
+        assert_eq!(leave_out(&mut cfg, &first), ["is_full", "final state"]);
+        assert!(!cfg.compare_final_state);
+        assert!(cfg.ignored_methods.contains("is_full"));
+        // Nothing new: the baseline stops leaving out and keeps its failure.
+        assert!(leave_out(&mut cfg, &first).is_empty());
+        assert_eq!(leave_out(&mut cfg, &[call("len")]), ["len"]);
+    }
+}
