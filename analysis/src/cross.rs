@@ -141,151 +141,14 @@ pub(crate) fn add_handles(types: &mut [TypeModel], facts: &[HashMap<String, Lock
             continue;
         }
         let mut seen_handles = BTreeSet::new();
-        let mut added: Vec<(usize, Method)> = Vec::new();
-        for from in owner
-            .methods
-            .iter()
-            .filter(|m| m.supported && m.via.is_none())
-        {
-            let Some(returns) = from.returns.as_deref() else {
-                continue;
-            };
-            let plain = returned_name(returns).and_then(|(name, shape)| {
-                let name = instantiated_name(&owner.generics, name);
-                Some((handle_type(&before, i, &name)?, shape, None))
-            });
-            let Some((h, shape, generic)) = plain.or_else(|| {
-                let (h, generic) = generic_handle(&before, i, &owner.generics, returns)?;
-                Some((h, ReturnShape::SelfValue, Some(generic)))
-            }) else {
-                continue;
-            };
-            if !seen_handles.insert(h) {
-                continue;
-            }
-            let handle = &before[h];
-            for m in handle
-                .methods
-                .iter()
-                .filter(|m| m.supported && m.via.is_none())
-            {
-                let renaming = generic.as_ref().map(|g| (type_params(handle), &g.args[..]));
-                let Some(mut method) = handle_method(
-                    handle,
-                    m,
-                    Via {
-                        ty: handle.path.clone(),
-                        from: from.name.clone(),
-                        shape,
-                        kept: generic.as_ref().map(|g| g.kept.clone()),
-                    },
-                    renaming,
-                ) else {
-                    continue;
-                };
-                // The handle's own handle (`Db::open_tree` answering a `Tree`), by the rule
-                // that made `handle` one of the owner's.
-                method.hands_out = m
-                    .returns
-                    .as_deref()
-                    .and_then(returned_name)
-                    .filter(|(_, shape)| *shape != ReturnShape::Guard)
-                    .and_then(|(name, shape)| {
-                        let name = instantiated_name(&handle.generics, name);
-                        Some(HandedOut {
-                            ty: before[handle_type(&before, h, &name)?].path.clone(),
-                            shape,
-                        })
-                    });
-                added.push((h, method));
-            }
-        }
+        let mut added = method_handles(&before, i, &mut seen_handles);
         added.extend(tuple_handles(&before, i, &mut seen_handles));
         if added.is_empty() {
             continue;
         }
-        // The owner and its handles share state (`Worker` and `Stealer` one `Inner`): the
-        // writes of one type's code are not all there are.
-        for site in &mut owner.sync_sites {
-            site.writes_under = None;
-        }
-        for &h in &seen_handles {
-            let handle = &before[h];
-            for value in &handle.values {
-                if !owner.values.iter().any(|v| v.path == value.path) {
-                    owner.values.push(value.clone());
-                }
-            }
-            for point in &handle.split_points {
-                owner.split_points.push(SplitPoint {
-                    method: refs::handle_method(&handle.name, &point.method),
-                    ..point.clone()
-                });
-            }
-            for site in &handle.sync_sites {
-                if !owner.sync_sites.iter().any(|s| s.receiver == site.receiver) {
-                    owner.sync_sites.push(SyncSite {
-                        method: refs::handle_method(&handle.name, &site.method),
-                        writes_under: None,
-                        ..site.clone()
-                    });
-                }
-            }
-        }
-        let own: Vec<String> = owner
-            .methods
-            .iter()
-            .filter(|m| m.supported && m.via.is_none())
-            .map(|m| m.name.clone())
-            .collect();
-        for a in &own {
-            for (h, b) in &added {
-                let (handle_name, method) = b.handle_parts().unwrap_or_default();
-                // Each side's calls into the other type, followed for the locks they take.
-                let fa = followed(facts[i].get(a.as_str()), &facts[*h], handle_name);
-                let fb = followed(facts[*h].get(method), &facts[i], &owner.name);
-                let (group, reasons) = classify(
-                    (a, Some(&fa)),
-                    (&b.name, Some(&fb)),
-                    handle_name,
-                    &b.via.as_ref().map(|v| v.from.clone()).unwrap_or_default(),
-                    owner.confined,
-                );
-                owner.pairs.push(Pair {
-                    methods: [a.clone(), b.name.clone()],
-                    group,
-                    reasons,
-                });
-            }
-        }
-        for (x, (h, a)) in added.iter().enumerate() {
-            for (_, b) in &added[x..] {
-                let own_name = |m: &Method| MethodRef::parse(&m.name).method().to_string();
-                let (na, nb) = (own_name(a), own_name(b));
-                let in_handle = before[*h].pairs.iter().find(|p| {
-                    p.methods == [na.clone(), nb.clone()] || p.methods == [nb.clone(), na.clone()]
-                });
-                let (group, reasons) = match in_handle {
-                    // Two calls on one handle conflict as the handle type's own pair does,
-                    // but a removal there trusted the handle's lock alone: keep it low here.
-                    Some(p) if p.group == Group::Removed => (
-                        Group::Low,
-                        vec![format!(
-                            "on handles from one owner; alone, `{}` would remove it: {}",
-                            before[*h].name,
-                            p.reasons.join("; ")
-                        )],
-                    ),
-                    Some(p) => (p.group, p.reasons.clone()),
-                    None => (Group::Low, vec!["two handle methods".to_string()]),
-                };
-                owner.pairs.push(Pair {
-                    methods: [a.name.clone(), b.name.clone()],
-                    group,
-                    reasons,
-                });
-            }
-        }
+        share_handles_code(owner, &before, &seen_handles);
+        add_cross_pairs(owner, &added, &facts[i], facts);
+        add_handle_pairs(owner, &before, &added);
         for &h in &seen_handles {
             let from = added
                 .iter()
@@ -310,6 +173,179 @@ pub(crate) fn add_handles(types: &mut [TypeModel], facts: &[HashMap<String, Lock
                 })
             }
             Some(_) => {}
+        }
+    }
+}
+
+/// The methods of the handles the methods of `types[owner]` return (by the handle type's
+/// index), each named `Handle::m`; `seen` gets each handle type.
+fn method_handles(
+    types: &[TypeModel],
+    owner: usize,
+    seen: &mut BTreeSet<usize>,
+) -> Vec<(usize, Method)> {
+    let generics = &types[owner].generics;
+    let mut added: Vec<(usize, Method)> = Vec::new();
+    for from in types[owner]
+        .methods
+        .iter()
+        .filter(|m| m.supported && m.via.is_none())
+    {
+        let Some(returns) = from.returns.as_deref() else {
+            continue;
+        };
+        let plain = returned_name(returns).and_then(|(name, shape)| {
+            let name = instantiated_name(generics, name);
+            Some((handle_type(types, owner, &name)?, shape, None))
+        });
+        let Some((h, shape, generic)) = plain.or_else(|| {
+            let (h, generic) = generic_handle(types, owner, generics, returns)?;
+            Some((h, ReturnShape::SelfValue, Some(generic)))
+        }) else {
+            continue;
+        };
+        if !seen.insert(h) {
+            continue;
+        }
+        let handle = &types[h];
+        for m in handle
+            .methods
+            .iter()
+            .filter(|m| m.supported && m.via.is_none())
+        {
+            let renaming = generic.as_ref().map(|g| (type_params(handle), &g.args[..]));
+            let Some(mut method) = handle_method(
+                handle,
+                m,
+                Via {
+                    ty: handle.path.clone(),
+                    from: from.name.clone(),
+                    shape,
+                    kept: generic.as_ref().map(|g| g.kept.clone()),
+                },
+                renaming,
+            ) else {
+                continue;
+            };
+            // The handle's own handle (`Db::open_tree` answering a `Tree`), by the rule
+            // that made `handle` one of the owner's.
+            method.hands_out = m
+                .returns
+                .as_deref()
+                .and_then(returned_name)
+                .filter(|(_, shape)| *shape != ReturnShape::Guard)
+                .and_then(|(name, shape)| {
+                    let name = instantiated_name(&handle.generics, name);
+                    Some(HandedOut {
+                        ty: types[handle_type(types, h, &name)?].path.clone(),
+                        shape,
+                    })
+                });
+            added.push((h, method));
+        }
+    }
+    added
+}
+
+/// Gives `owner` what the code of its handles (`handles`, indices into `types`) has that its
+/// tests meet: their value types, their split points and synchronisation sites (named
+/// `Handle::m`).
+fn share_handles_code(owner: &mut TypeModel, types: &[TypeModel], handles: &BTreeSet<usize>) {
+    // The owner and its handles share state (`Worker` and `Stealer` one `Inner`): the
+    // writes of one type's code are not all there are.
+    for site in &mut owner.sync_sites {
+        site.writes_under = None;
+    }
+    for &h in handles {
+        let handle = &types[h];
+        for value in &handle.values {
+            if !owner.values.iter().any(|v| v.path == value.path) {
+                owner.values.push(value.clone());
+            }
+        }
+        for point in &handle.split_points {
+            owner.split_points.push(SplitPoint {
+                method: refs::handle_method(&handle.name, &point.method),
+                ..point.clone()
+            });
+        }
+        for site in &handle.sync_sites {
+            if !owner.sync_sites.iter().any(|s| s.receiver == site.receiver) {
+                owner.sync_sites.push(SyncSite {
+                    method: refs::handle_method(&handle.name, &site.method),
+                    writes_under: None,
+                    ..site.clone()
+                });
+            }
+        }
+    }
+}
+
+/// Pairs each of `owner`'s own methods with each handle method `added`, grouped by the locks
+/// the two take. `own_facts` are the owner's lock facts, `facts[h]` handle type `h`'s.
+fn add_cross_pairs(
+    owner: &mut TypeModel,
+    added: &[(usize, Method)],
+    own_facts: &HashMap<String, LockFacts>,
+    facts: &[HashMap<String, LockFacts>],
+) {
+    let own: Vec<String> = owner
+        .methods
+        .iter()
+        .filter(|m| m.supported && m.via.is_none())
+        .map(|m| m.name.clone())
+        .collect();
+    for a in &own {
+        for (h, b) in added {
+            let (handle_name, method) = b.handle_parts().unwrap_or_default();
+            // Each side's calls into the other type, followed for the locks they take.
+            let fa = followed(own_facts.get(a.as_str()), &facts[*h], handle_name);
+            let fb = followed(facts[*h].get(method), own_facts, &owner.name);
+            let (group, reasons) = classify(
+                (a, Some(&fa)),
+                (&b.name, Some(&fb)),
+                handle_name,
+                &b.via.as_ref().map(|v| v.from.clone()).unwrap_or_default(),
+                owner.confined,
+            );
+            owner.pairs.push(Pair {
+                methods: [a.clone(), b.name.clone()],
+                group,
+                reasons,
+            });
+        }
+    }
+}
+
+/// Pairs the handle methods `added` with each other and themselves: as the handle type's own
+/// pair is grouped (`types[h]`), a removed one kept low.
+fn add_handle_pairs(owner: &mut TypeModel, types: &[TypeModel], added: &[(usize, Method)]) {
+    for (x, (h, a)) in added.iter().enumerate() {
+        for (_, b) in &added[x..] {
+            let own_name = |m: &Method| MethodRef::parse(&m.name).method().to_string();
+            let (na, nb) = (own_name(a), own_name(b));
+            let in_handle = types[*h].pairs.iter().find(|p| {
+                p.methods == [na.clone(), nb.clone()] || p.methods == [nb.clone(), na.clone()]
+            });
+            let (group, reasons) = match in_handle {
+                // Two calls on one handle conflict as the handle type's own pair does,
+                // but a removal there trusted the handle's lock alone: keep it low here.
+                Some(p) if p.group == Group::Removed => (
+                    Group::Low,
+                    vec![format!(
+                        "on handles from one owner; alone, `{}` would remove it: {}",
+                        types[*h].name,
+                        p.reasons.join("; ")
+                    )],
+                ),
+                Some(p) => (p.group, p.reasons.clone()),
+                None => (Group::Low, vec!["two handle methods".to_string()]),
+            };
+            owner.pairs.push(Pair {
+                methods: [a.name.clone(), b.name.clone()],
+                group,
+                reasons,
+            });
         }
     }
 }

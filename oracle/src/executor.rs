@@ -725,37 +725,7 @@ impl OracleExecutor {
             recorded.retries += 1;
             again = Some((recorded.json.clone(), recorded.reproducer.clone()));
         }
-        let mut ordered = violation.response.replayable();
-        let as_found = violation.test.clone();
-        if let Some(scheduled) = self.find_schedule(&violation, outcomes) {
-            // Found free: from here on it runs under a schedule that shows it, so the
-            // confirmation, the shrinking, the files and `replay` repeat it exactly.
-            violation.test = scheduled;
-            ordered = true;
-        }
-        violation.confirmed = self.confirm(&violation, outcomes, self.config.confirm_runs);
-        if violation.confirmed.0 == 0 && !violation.test.control.is_free() && !self.recording_late()
-        {
-            // A schedule that showed a panic once and never again: its window is where the
-            // schedule does not reach, inside a dependency the copy does not instrument
-            // (parking_lot 0.8.1's `ReentrantMutex`, whose count is lock_api's: 0 of 20, then
-            // 11 of 20). Free runs of the test, one batch, may show it again; then the test is
-            // kept free, and shrunk and replayed as free panics are.
-            let free = TestCase {
-                control: Control::Free,
-                ..as_found
-            };
-            let failure = Failure::of(&violation.response.outcome);
-            if let Some(failure @ Failure::Panic { .. }) = &failure {
-                let (repeated, made) =
-                    self.confirm_by_batch(&free, failure, violation.response.elapsed_us);
-                violation.confirmed = (repeated, violation.confirmed.1.saturating_add(made));
-                if repeated > 0 {
-                    violation.test = free;
-                    ordered = false;
-                }
-            }
-        }
+        let ordered = self.schedule_and_confirm(&mut violation, outcomes);
         // A timeout is only evidence of a deadlock when it happens again: a run starved of CPU
         // on a loaded machine also times out once. A panic is evidence by itself.
         // With confirmation turned off (`confirm_runs = 0`) the timeout is all there is.
@@ -780,72 +750,7 @@ impl OracleExecutor {
             return None;
         }
         if let Some(config) = &self.config.shrink {
-            let config = self.shrink_config(config);
-            // The last candidate kept, as judged: what the report says of the shrunk test.
-            let mut kept: Option<Violation> = None;
-            // A free panic only a batch of runs repeated (`confirm`) is judged the same way in
-            // each candidate: one run of a smaller test would almost never show it again.
-            let rare = !ordered && repeats == 1 && reruns > self.config.confirm_runs;
-            let elapsed_us = violation.response.elapsed_us;
-            let shrunk =
-                generator::shrink(&violation.test, &config, &mut |candidate: &TestCase| {
-                    let request = if rare {
-                        self.confirm_batch_request(candidate, elapsed_us)
-                    } else {
-                        self.concurrent_request(candidate)
-                    };
-                    let response = self.pool.request(&request);
-                    self.count_runs(&self.stats.shrink_runs, candidate, response.runs.max(1));
-                    if ordered && !response.replayable() {
-                        // A smaller test kept under a schedule must replay as exactly.
-                        return false;
-                    }
-                    let mut outcomes = SequentialOutcomes::new();
-                    // A wrong result found here already had every linearization topped up
-                    // (the results oracle's evidence runs), so what varies between runs of the
-                    // same calls is left out; one more check, as a confirmation makes, adds
-                    // runs of the closest order before the candidate is kept.
-                    let found = self
-                        .violation_in(candidate, response, &mut outcomes, &mut Vec::new())
-                        .filter(|found| {
-                            self.violation_key(found) == key
-                                && (found.kind != ViolationKind::WrongResult
-                                    || self.still_wrong(found, &mut outcomes))
-                        });
-                    let still = found.is_some();
-                    if still {
-                        kept = found;
-                    }
-                    still
-                });
-            let judged = kept.filter(|k| k.test == shrunk.shrunk);
-            if shrunk.shrunk != violation.test
-                && !self.shrunk_repeats(judged.as_ref(), violation.confirmed)
-            {
-                // Kept on one run, the smaller test does not show the violation as the test
-                // it came from does: the files keep that one, which replays.
-                self.stats.shrunk_dropped.fetch_add(1, Ordering::Relaxed);
-            } else if shrunk.shrunk != violation.test {
-                if let Some(judged) = judged {
-                    violation.original_message =
-                        Some(std::mem::replace(&mut violation.message, judged.message));
-                    violation.location = judged.location;
-                    violation.results = judged.results;
-                }
-                let mut shrunk = shrunk.shrunk;
-                if matches!(
-                    violation.kind,
-                    ViolationKind::WrongResult | ViolationKind::Crash
-                ) {
-                    // Named by the pair the test was built for, which shrinking may have taken
-                    // out of it (`get_with_if ∥ invalidate_entries_if` shrunk to two
-                    // `get_with_if`s): the report and the reproducer name the calls it keeps.
-                    shrunk.pair = pair_kept(&shrunk);
-                    violation.methods = shrunk.pair.clone();
-                    violation.methods.sort();
-                }
-                violation.shrunk = Some(shrunk);
-            }
+            self.shrink_violation(&mut violation, config, &key, ordered);
         }
         let allowed = self.allowed_for(&violation, outcomes);
         let mut known = lock(&self.known);
@@ -861,6 +766,126 @@ impl OracleExecutor {
         recorded.fill(&mut violation);
         known.insert(key, recorded);
         Some(violation)
+    }
+
+    /// Puts a violation found free under a schedule that shows it ([`Self::find_schedule`]),
+    /// then confirms it (`violation.confirmed`); a scheduled panic no re-run repeated is tried
+    /// free again. Answers whether its test now runs ordered, replaying exactly.
+    fn schedule_and_confirm(
+        &self,
+        violation: &mut Violation,
+        outcomes: &mut SequentialOutcomes,
+    ) -> bool {
+        let mut ordered = violation.response.replayable();
+        let as_found = violation.test.clone();
+        if let Some(scheduled) = self.find_schedule(violation, outcomes) {
+            // Found free: from here on it runs under a schedule that shows it, so the
+            // confirmation, the shrinking, the files and `replay` repeat it exactly.
+            violation.test = scheduled;
+            ordered = true;
+        }
+        violation.confirmed = self.confirm(violation, outcomes, self.config.confirm_runs);
+        if violation.confirmed.0 == 0 && !violation.test.control.is_free() && !self.recording_late()
+        {
+            // A schedule that showed a panic once and never again: its window is where the
+            // schedule does not reach, inside a dependency the copy does not instrument
+            // (parking_lot 0.8.1's `ReentrantMutex`, whose count is lock_api's: 0 of 20, then
+            // 11 of 20). Free runs of the test, one batch, may show it again; then the test is
+            // kept free, and shrunk and replayed as free panics are.
+            let free = TestCase {
+                control: Control::Free,
+                ..as_found
+            };
+            let failure = Failure::of(&violation.response.outcome);
+            if let Some(failure @ Failure::Panic { .. }) = &failure {
+                let (repeated, made) =
+                    self.confirm_by_batch(&free, failure, violation.response.elapsed_us);
+                violation.confirmed = (repeated, violation.confirmed.1.saturating_add(made));
+                if repeated > 0 {
+                    violation.test = free;
+                    ordered = false;
+                }
+            }
+        }
+        ordered
+    }
+
+    /// Shrinks the violation's test (the one under `key`; `ordered`: it runs under a schedule,
+    /// and a candidate must replay as exactly) and keeps the smaller test, with what its run
+    /// showed, when it repeats as the original did ([`Self::shrunk_repeats`]).
+    fn shrink_violation(
+        &self,
+        violation: &mut Violation,
+        config: &generator::ShrinkConfig,
+        key: &str,
+        ordered: bool,
+    ) {
+        let (repeats, reruns) = violation.confirmed;
+        let config = self.shrink_config(config);
+        // The last candidate kept, as judged: what the report says of the shrunk test.
+        let mut kept: Option<Violation> = None;
+        // A free panic only a batch of runs repeated (`confirm`) is judged the same way in
+        // each candidate: one run of a smaller test would almost never show it again.
+        let rare = !ordered && repeats == 1 && reruns > self.config.confirm_runs;
+        let elapsed_us = violation.response.elapsed_us;
+        let shrunk = generator::shrink(&violation.test, &config, &mut |candidate: &TestCase| {
+            let request = if rare {
+                self.confirm_batch_request(candidate, elapsed_us)
+            } else {
+                self.concurrent_request(candidate)
+            };
+            let response = self.pool.request(&request);
+            self.count_runs(&self.stats.shrink_runs, candidate, response.runs.max(1));
+            if ordered && !response.replayable() {
+                // A smaller test kept under a schedule must replay as exactly.
+                return false;
+            }
+            let mut outcomes = SequentialOutcomes::new();
+            // A wrong result found here already had every linearization topped up
+            // (the results oracle's evidence runs), so what varies between runs of the
+            // same calls is left out; one more check, as a confirmation makes, adds
+            // runs of the closest order before the candidate is kept.
+            let found = self
+                .violation_in(candidate, response, &mut outcomes, &mut Vec::new())
+                .filter(|found| {
+                    self.violation_key(found) == key
+                        && (found.kind != ViolationKind::WrongResult
+                            || self.still_wrong(found, &mut outcomes))
+                });
+            let still = found.is_some();
+            if still {
+                kept = found;
+            }
+            still
+        });
+        let judged = kept.filter(|k| k.test == shrunk.shrunk);
+        if shrunk.shrunk != violation.test
+            && !self.shrunk_repeats(judged.as_ref(), violation.confirmed)
+        {
+            // Kept on one run, the smaller test does not show the violation as the test
+            // it came from does: the files keep that one, which replays.
+            self.stats.shrunk_dropped.fetch_add(1, Ordering::Relaxed);
+        } else if shrunk.shrunk != violation.test {
+            if let Some(judged) = judged {
+                violation.original_message =
+                    Some(std::mem::replace(&mut violation.message, judged.message));
+                violation.location = judged.location;
+                violation.results = judged.results;
+            }
+            let mut shrunk = shrunk.shrunk;
+            if matches!(
+                violation.kind,
+                ViolationKind::WrongResult | ViolationKind::Crash
+            ) {
+                // Named by the pair the test was built for, which shrinking may have taken
+                // out of it (`get_with_if ∥ invalidate_entries_if` shrunk to two
+                // `get_with_if`s): the report and the reproducer name the calls it keeps.
+                shrunk.pair = pair_kept(&shrunk);
+                violation.methods = shrunk.pair.clone();
+                violation.methods.sort();
+            }
+            violation.shrunk = Some(shrunk);
+        }
     }
 
     /// For a wrong result, the outcomes every linearization of the test written to the files

@@ -225,63 +225,16 @@ fn prepare_inner(
     instantiations: &BTreeMap<String, Vec<String>>,
     with_mutants: bool,
 ) -> Result<Harness, OracleError> {
-    let out_dir = absolute_dir(&config.out_dir)?;
-    let workspace_root = config.workspace_root.canonicalize().map_err(|e| {
-        OracleError::io(
-            format!("reading the workspace {}", config.workspace_root.display()),
-            e,
-        )
-    })?;
-    let harness_dir = out_dir.join("harness");
-    let runtime_dir = out_dir.join("covcon-rt");
-    let target_dir = out_dir.join("target");
-    write_runtime(&runtime_dir)?;
-
-    let types: Vec<&TypeModel> = model.types.iter().filter(|t| t.supported).collect();
-    let manifests = manifests(model, &types, &workspace_root);
-    let package_dirs: Vec<PathBuf> = types
-        .iter()
-        .map(|ty| {
-            manifest_of(model, ty, &workspace_root)
-                .and_then(|m| m.parent().map(Path::to_path_buf))
-                .unwrap_or_else(|| workspace_root.clone())
-        })
-        .collect();
-    let crate_items = crate_items(model, &types);
-    let argv = build::cargo_argv(
-        &harness_dir.join("Cargo.toml"),
-        &target_dir,
-        &config.cargo_args,
-    );
-    let mut key_hasher = DefaultHasher::new();
-    PLAN_SOURCES.hash(&mut key_hasher);
-    serde_json::to_string(&model.types)
-        .unwrap_or_default()
-        .hash(&mut key_hasher);
-    serde_json::to_string(&model.packages)
-        .unwrap_or_default()
-        .hash(&mut key_hasher);
-    argv.hash(&mut key_hasher);
-    instantiations.hash(&mut key_hasher);
-    RUNTIME_FILES.hash(&mut key_hasher);
-
+    let prep = Preparation::new(model, config)?;
     let mutants = if with_mutants {
-        crate::mutants::generate(
-            &types,
-            |i, file| resolve_file(file, &package_dirs[i], &workspace_root),
-            &workspace_root,
-        )
+        prep.mutants()
     } else {
         Vec::new()
     };
-    // Every mutant's schema, also of those a saved plan leaves out as unviable: the copy's
-    // fingerprint does not see a left-out schema, and a schema written differently (by a newer
-    // covcon) must be compiled again rather than stay out.
-    for i in mutants.iter().flat_map(|m| &m.schema) {
-        (&i.file, i.line, i.column, &i.text).hash(&mut key_hasher);
-    }
-    let mut state = State::new(&types, instantiations);
-    let saved = load_plan(&harness_dir);
+    let key_hasher = prep.key_hasher(instantiations, &mutants);
+    let types = &prep.types;
+    let mut state = State::new(types, instantiations);
+    let saved = load_plan(&prep.harness_dir);
     if let Some(saved) = &saved {
         state.disabled = saved.disabled.iter().cloned().collect();
     }
@@ -289,18 +242,13 @@ fn prepare_inner(
     let mut retried_fresh = false;
     let mut build_secs = 0.0;
     loop {
-        let mut insertions = clock_first(
-            clock_insertions(model, &manifests, &workspace_root, &state.disabled),
-            insertions(&types, &package_dirs, &workspace_root, &state.disabled),
-        );
-        insertions.extend(crate_items.iter().cloned());
-        with_schema(&mut insertions, &mutants, &state.disabled);
+        let insertions = prep.insertions(&mutants, &state.disabled);
         let copy = copy::sync(
-            &workspace_root,
-            &out_dir,
+            &prep.workspace_root,
+            &prep.out_dir,
             &insertions,
-            &manifests,
-            &runtime_dir,
+            &prep.manifests,
+            &prep.runtime_dir,
         )?;
         state.note_misplaced(&copy.misplaced);
         let mut key = key_hasher.clone();
@@ -318,45 +266,32 @@ fn prepare_inner(
                 _ => {}
             }
         }
-        let unguarded = unguarded_methods(&types, &package_dirs, &workspace_root, &state.disabled);
-        let plans = state.plans(&types, &unguarded);
-        let generated = codegen::harness(&plans);
-        write_harness(
-            &harness_dir,
-            model,
-            &types,
-            &manifests,
-            &workspace_root,
-            &copy.root,
-            &runtime_dir,
-            &generated,
-            config,
-        )?;
-        let binary = target_dir.join("release").join(binary_name());
+        let generated = prep.generate(&mut state, &copy.root)?;
+        let binary = prep.target_dir.join("release").join(binary_name());
         if round == 0 && binary.exists() && saved.as_ref().is_some_and(|s| s.key == key && s.built)
         {
             return Ok(state
-                .finish(binary, 0.0, true, copy.root, &types)
+                .finish(binary, 0.0, true, copy.root, types)
                 .with_mutants(mutants, &state));
         }
         let build_started = Instant::now();
-        let outcome = build::run(&argv, config.verbose)?;
+        let outcome = build::run(&prep.argv, config.verbose)?;
         build_secs += build_started.elapsed().as_secs_f64();
         if outcome.success {
-            state.save(&harness_dir, key)?;
+            state.save(&prep.harness_dir, key)?;
             return Ok(state
-                .finish(binary, build_secs, false, copy.root, &types)
+                .finish(binary, build_secs, false, copy.root, types)
                 .with_mutants(mutants, &state));
         }
         round += 1;
         let mut progress = state.absorb(
             &outcome.errors,
             &generated,
-            &harness_dir,
+            &prep.harness_dir,
             &copy.root,
-            &workspace_root,
+            &prep.workspace_root,
             &insertions,
-            &types,
+            types,
         );
         let max_rounds = if mutants.is_empty() {
             MAX_ROUNDS
@@ -371,18 +306,177 @@ fn prepare_inner(
             round = round.min(max_rounds - 1);
         }
         if !progress || round >= max_rounds {
-            let mut message: String = outcome
-                .errors
-                .iter()
-                .map(|e| e.rendered.as_str())
-                .collect::<Vec<_>>()
-                .join("");
-            if message.trim().is_empty() {
-                message = outcome.stderr.clone();
-            }
-            return Err(OracleError::Build { message });
+            return Err(build_error(&outcome));
         }
     }
+}
+
+/// What every build round of one preparation works from: the types to drive and their
+/// files, and where the copy, the runtime, the harness and its build go.
+struct Preparation<'m> {
+    model: &'m Model,
+    config: &'m OracleConfig,
+    /// The supported types of the model.
+    types: Vec<&'m TypeModel>,
+    /// The directory of each type's package, by index into `types`.
+    package_dirs: Vec<PathBuf>,
+    manifests: BTreeSet<PathBuf>,
+    crate_items: Vec<Insertion>,
+    workspace_root: PathBuf,
+    out_dir: PathBuf,
+    harness_dir: PathBuf,
+    runtime_dir: PathBuf,
+    target_dir: PathBuf,
+    /// The command that builds the harness.
+    argv: Vec<String>,
+}
+
+impl<'m> Preparation<'m> {
+    /// Finds the workspace and the types' packages, and writes the runtime.
+    fn new(model: &'m Model, config: &'m OracleConfig) -> Result<Preparation<'m>, OracleError> {
+        let out_dir = absolute_dir(&config.out_dir)?;
+        let workspace_root = config.workspace_root.canonicalize().map_err(|e| {
+            OracleError::io(
+                format!("reading the workspace {}", config.workspace_root.display()),
+                e,
+            )
+        })?;
+        let harness_dir = out_dir.join("harness");
+        let runtime_dir = out_dir.join("covcon-rt");
+        let target_dir = out_dir.join("target");
+        write_runtime(&runtime_dir)?;
+
+        let types: Vec<&TypeModel> = model.types.iter().filter(|t| t.supported).collect();
+        let manifests = manifests(model, &types, &workspace_root);
+        let package_dirs: Vec<PathBuf> = types
+            .iter()
+            .map(|ty| {
+                manifest_of(model, ty, &workspace_root)
+                    .and_then(|m| m.parent().map(Path::to_path_buf))
+                    .unwrap_or_else(|| workspace_root.clone())
+            })
+            .collect();
+        let crate_items = crate_items(model, &types);
+        let argv = build::cargo_argv(
+            &harness_dir.join("Cargo.toml"),
+            &target_dir,
+            &config.cargo_args,
+        );
+        Ok(Preparation {
+            model,
+            config,
+            types,
+            package_dirs,
+            manifests,
+            crate_items,
+            workspace_root,
+            out_dir,
+            harness_dir,
+            runtime_dir,
+            target_dir,
+            argv,
+        })
+    }
+
+    /// Every mutant of the types (`mutants.rs`).
+    fn mutants(&self) -> Vec<crate::Mutant> {
+        crate::mutants::generate(
+            &self.types,
+            |i, file| resolve_file(file, &self.package_dirs[i], &self.workspace_root),
+            &self.workspace_root,
+        )
+    }
+
+    /// The plan's cache key before the copy's fingerprint goes in: covcon's code, the model,
+    /// the build command, the fixed instantiations, the runtime and `mutants`' schemas.
+    fn key_hasher(
+        &self,
+        instantiations: &BTreeMap<String, Vec<String>>,
+        mutants: &[crate::Mutant],
+    ) -> DefaultHasher {
+        let mut key_hasher = DefaultHasher::new();
+        PLAN_SOURCES.hash(&mut key_hasher);
+        serde_json::to_string(&self.model.types)
+            .unwrap_or_default()
+            .hash(&mut key_hasher);
+        serde_json::to_string(&self.model.packages)
+            .unwrap_or_default()
+            .hash(&mut key_hasher);
+        self.argv.hash(&mut key_hasher);
+        instantiations.hash(&mut key_hasher);
+        RUNTIME_FILES.hash(&mut key_hasher);
+        // Every mutant's schema, also of those a saved plan leaves out as unviable: the copy's
+        // fingerprint does not see a left-out schema, and a schema written differently (by a
+        // newer covcon) must be compiled again rather than stay out.
+        for i in mutants.iter().flat_map(|m| &m.schema) {
+            (&i.file, i.line, i.column, &i.text).hash(&mut key_hasher);
+        }
+        key_hasher
+    }
+
+    /// What the copy inserts, but the insertions `disabled` leaves out: the clock's, the
+    /// synchronisation sites', the crate items and the schema of `mutants`.
+    fn insertions(
+        &self,
+        mutants: &[crate::Mutant],
+        disabled: &BTreeSet<(PathBuf, u32, u32)>,
+    ) -> Vec<Insertion> {
+        let mut insertions = clock_first(
+            clock_insertions(self.model, &self.manifests, &self.workspace_root, disabled),
+            insertions(
+                &self.types,
+                &self.package_dirs,
+                &self.workspace_root,
+                disabled,
+            ),
+        );
+        insertions.extend(self.crate_items.iter().cloned());
+        with_schema(&mut insertions, mutants, disabled);
+        insertions
+    }
+
+    /// Generates the harness of `state`'s plans and writes it, using the copy at `copy_root`.
+    fn generate(
+        &self,
+        state: &mut State<'_>,
+        copy_root: &Path,
+    ) -> Result<codegen::Generated, OracleError> {
+        let unguarded = unguarded_methods(
+            &self.types,
+            &self.package_dirs,
+            &self.workspace_root,
+            &state.disabled,
+        );
+        let plans = state.plans(&self.types, &unguarded);
+        let generated = codegen::harness(&plans);
+        write_harness(
+            &self.harness_dir,
+            self.model,
+            &self.types,
+            &self.manifests,
+            &self.workspace_root,
+            copy_root,
+            &self.runtime_dir,
+            &generated,
+            self.config,
+        )?;
+        Ok(generated)
+    }
+}
+
+/// The error of a build that failed for good: rustc's errors, or cargo's output when there
+/// are none.
+fn build_error(outcome: &build::BuildOutcome) -> OracleError {
+    let mut message: String = outcome
+        .errors
+        .iter()
+        .map(|e| e.rendered.as_str())
+        .collect::<Vec<_>>()
+        .join("");
+    if message.trim().is_empty() {
+        message = outcome.stderr.clone();
+    }
+    OracleError::Build { message }
 }
 
 /// Adds the schema of every mutant not left out, and leaves out the synchronisation sites a
@@ -1307,92 +1401,146 @@ impl<'o> State<'o> {
         let mut type_errors: BTreeMap<usize, String> = BTreeMap::new();
         for error in errors {
             if let Some(target) = harness_target(error, generated, harness_dir) {
-                let target = match target {
-                    // A private module in the path breaks every arm's import too.
-                    Target::Constructor(plan, _) | Target::Method(plan, _)
-                        if error.message.contains("is private")
-                            && !matches!(&target, Target::Method(_, m) if MethodRef::parse(m).is_handle()) =>
-                    {
-                        Target::Type(plan)
-                    }
-                    target => target,
-                };
-                match target {
-                    Target::Type(plan) => {
-                        type_errors
-                            .entry(self.planned[plan])
-                            .or_insert_with(|| error.message.clone());
-                    }
-                    Target::Constructor(plan, name) => {
-                        let index = self.planned[plan];
-                        progress |= self.skip_constructors[index]
-                            .insert(name, error.message.clone())
-                            .is_none();
-                    }
-                    Target::Method(plan, name) => {
-                        let index = self.planned[plan];
-                        // A method passed a value another call returned, where it can be
-                        // built too, is tried again with built values before it is left out.
-                        let flows: Vec<String> = types[index]
-                            .methods
-                            .iter()
-                            .filter(|m| m.name == name)
-                            .flat_map(|m| &m.params)
-                            .filter_map(|p| match &p.kind {
-                                ParamKind::Returned {
-                                    from, or: Some(_), ..
-                                } if !self.plain_flows[index].contains_key(from) => {
-                                    Some(from.clone())
-                                }
-                                _ => None,
-                            })
-                            .collect();
-                        if flows.is_empty() {
-                            progress |= self.skip_methods[index]
-                                .insert(name, error.message.clone())
-                                .is_none();
-                        }
-                        for from in flows {
-                            self.plain_flows[index].insert(from, error.message.clone());
-                            progress = true;
-                        }
-                    }
-                    Target::Handle(plan, from) => {
-                        let index = self.planned[plan];
-                        for m in types[index].methods.iter() {
-                            let kept_from_it = |built: bool| {
-                                m.params.iter().any(|p| {
-                                    matches!(&p.kind, ParamKind::Returned { from: f, or, .. }
-                                        if *f == from && or.is_some() == built)
-                                })
-                            };
-                            if kept_from_it(true) {
-                                progress |= self.plain_flows[index]
-                                    .insert(from.clone(), error.message.clone())
-                                    .is_none();
-                            }
-                            if kept_from_it(false) || m.via.as_ref().is_some_and(|v| v.from == from)
-                            {
-                                progress |= self.skip_methods[index]
-                                    .insert(m.name.clone(), error.message.clone())
-                                    .is_none();
-                            }
-                        }
-                    }
-                    Target::Value(plan, path, name) => {
-                        let index = self.planned[plan];
-                        progress |= self.skip_values[index]
-                            .insert(format!("{path}::{name}"), error.message.clone())
-                            .is_none();
-                    }
-                }
+                progress |= self.absorb_harness_error(target, error, types, &mut type_errors);
             } else {
                 for insertion in copy_insertions(error, copy_root, workspace_root, insertions) {
                     progress |= self.disable(insertion, &error.message);
                 }
             }
         }
-        // A type none of whose constructors compiles is as broken as a type-level error.
+        self.note_no_constructor_compiles(types, &mut type_errors);
+        for (index, reason) in type_errors {
+            progress = true;
+            self.absorb_type_error(index, types[index], reason);
+        }
+        progress
+    }
+
+    /// Takes in an error in the generated harness, in the entry of `target`: the constructor,
+    /// method, kept handle or value constructor is left out (a method first tried again with
+    /// built values); an error of the type's own code goes to `type_errors`, by index into
+    /// `types`. Answers whether anything changed.
+    fn absorb_harness_error(
+        &mut self,
+        target: Target,
+        error: &CompileError,
+        types: &[&TypeModel],
+        type_errors: &mut BTreeMap<usize, String>,
+    ) -> bool {
+        let target = match target {
+            // A private module in the path breaks every arm's import too.
+            Target::Constructor(plan, _) | Target::Method(plan, _)
+                if error.message.contains("is private")
+                    && !matches!(&target, Target::Method(_, m) if MethodRef::parse(m).is_handle()) =>
+            {
+                Target::Type(plan)
+            }
+            target => target,
+        };
+        match target {
+            Target::Type(plan) => {
+                type_errors
+                    .entry(self.planned[plan])
+                    .or_insert_with(|| error.message.clone());
+                false
+            }
+            Target::Constructor(plan, name) => {
+                let index = self.planned[plan];
+                self.skip_constructors[index]
+                    .insert(name, error.message.clone())
+                    .is_none()
+            }
+            Target::Method(plan, name) => {
+                let index = self.planned[plan];
+                self.absorb_method_error(types[index], index, name, &error.message)
+            }
+            Target::Handle(plan, from) => {
+                let index = self.planned[plan];
+                self.absorb_handle_error(types[index], index, &from, &error.message)
+            }
+            Target::Value(plan, path, name) => {
+                let index = self.planned[plan];
+                self.skip_values[index]
+                    .insert(format!("{path}::{name}"), error.message.clone())
+                    .is_none()
+            }
+        }
+    }
+
+    /// Takes in rustc's `message` about method `name` of `ty` (`types[index]`): a method
+    /// passed a value another call returned, where it can be built too, is tried again with
+    /// built values before it is left out. Answers whether anything changed.
+    fn absorb_method_error(
+        &mut self,
+        ty: &TypeModel,
+        index: usize,
+        name: String,
+        message: &str,
+    ) -> bool {
+        let mut progress = false;
+        let flows: Vec<String> = ty
+            .methods
+            .iter()
+            .filter(|m| m.name == name)
+            .flat_map(|m| &m.params)
+            .filter_map(|p| match &p.kind {
+                ParamKind::Returned {
+                    from, or: Some(_), ..
+                } if !self.plain_flows[index].contains_key(from) => Some(from.clone()),
+                _ => None,
+            })
+            .collect();
+        if flows.is_empty() {
+            progress |= self.skip_methods[index]
+                .insert(name, message.to_string())
+                .is_none();
+        }
+        for from in flows {
+            self.plain_flows[index].insert(from, message.to_string());
+            progress = true;
+        }
+        progress
+    }
+
+    /// Takes in rustc's `message` about keeping what method `from` of `ty` (`types[index]`)
+    /// returns: the methods passed it get built values where they can, the others and the
+    /// handle's methods are left out. Answers whether anything changed.
+    fn absorb_handle_error(
+        &mut self,
+        ty: &TypeModel,
+        index: usize,
+        from: &str,
+        message: &str,
+    ) -> bool {
+        let mut progress = false;
+        for m in ty.methods.iter() {
+            let kept_from_it = |built: bool| {
+                m.params.iter().any(|p| {
+                    matches!(&p.kind, ParamKind::Returned { from: f, or, .. }
+                        if *f == from && or.is_some() == built)
+                })
+            };
+            if kept_from_it(true) {
+                progress |= self.plain_flows[index]
+                    .insert(from.to_string(), message.to_string())
+                    .is_none();
+            }
+            if kept_from_it(false) || m.via.as_ref().is_some_and(|v| v.from == from) {
+                progress |= self.skip_methods[index]
+                    .insert(m.name.clone(), message.to_string())
+                    .is_none();
+            }
+        }
+        progress
+    }
+
+    /// Adds to `type_errors` each type none of whose constructors compiles, as broken as a
+    /// type-level error.
+    fn note_no_constructor_compiles(
+        &self,
+        types: &[&TypeModel],
+        type_errors: &mut BTreeMap<usize, String>,
+    ) {
         for (index, ty) in types.iter().enumerate() {
             if self.dropped_types.contains_key(&ty.path) || type_errors.contains_key(&index) {
                 continue;
@@ -1411,50 +1559,50 @@ impl<'o> State<'o> {
                 type_errors.insert(index, format!("no constructor compiles: {reason}"));
             }
         }
-        for (index, reason) in type_errors {
-            let ty = types[index];
-            progress = true;
-            let private = reason.contains("is private");
-            if private && !self.root_path.contains(&index) && ty.path.matches("::").count() >= 2 {
-                // `k::private::Type` may be re-exported as `k::Type`.
-                self.root_path.insert(index);
-                self.skip_constructors[index].clear();
-                self.skip_methods[index].clear();
-                self.skip_values[index].clear();
-                self.plain_flows[index].clear();
-            } else if self.can_try_next(index, ty) {
-                self.candidate[index] += 1;
-                self.skip_constructors[index].clear();
-                self.skip_methods[index].clear();
-                self.skip_values[index].clear();
-                self.plain_flows[index].clear();
+    }
+
+    /// Takes in an error of type `ty` (`types[index]`) as a whole: it is named by its
+    /// crate-root path, or tried with its next instantiation, or else dropped.
+    fn absorb_type_error(&mut self, index: usize, ty: &TypeModel, reason: String) {
+        let private = reason.contains("is private");
+        if private && !self.root_path.contains(&index) && ty.path.matches("::").count() >= 2 {
+            // `k::private::Type` may be re-exported as `k::Type`.
+            self.root_path.insert(index);
+            self.skip_constructors[index].clear();
+            self.skip_methods[index].clear();
+            self.skip_values[index].clear();
+            self.plain_flows[index].clear();
+        } else if self.can_try_next(index, ty) {
+            self.candidate[index] += 1;
+            self.skip_constructors[index].clear();
+            self.skip_methods[index].clear();
+            self.skip_values[index].clear();
+            self.plain_flows[index].clear();
+        } else {
+            let args = self.generic_args(index, ty);
+            let with = if args.is_empty() {
+                String::new()
             } else {
-                let args = self.generic_args(index, ty);
-                let with = if args.is_empty() {
-                    String::new()
-                } else {
-                    format!(" as `{}<{}>`", ty.name, args.join(", "))
-                };
-                // Its module is private (the root path was tried) and it is private or
-                // unknown at the crate root too: only its own crate can name it.
-                let unreachable = private
-                    || (self.root_path.contains(&index)
-                        && ["cannot find", "could not find", "unresolved"]
-                            .iter()
-                            .any(|w| reason.contains(w)));
-                let why = if unreachable {
-                    Reason::PrivateModule {
-                        also: Some(Box::new(Reason::DoesNotCompile { error: reason })),
-                    }
-                } else {
-                    Reason::DoesNotCompile {
-                        error: format!("the harness cannot use it{with}: {reason}"),
-                    }
-                };
-                self.dropped_types.insert(ty.path.clone(), why);
-            }
+                format!(" as `{}<{}>`", ty.name, args.join(", "))
+            };
+            // Its module is private (the root path was tried) and it is private or
+            // unknown at the crate root too: only its own crate can name it.
+            let unreachable = private
+                || (self.root_path.contains(&index)
+                    && ["cannot find", "could not find", "unresolved"]
+                        .iter()
+                        .any(|w| reason.contains(w)));
+            let why = if unreachable {
+                Reason::PrivateModule {
+                    also: Some(Box::new(Reason::DoesNotCompile { error: reason })),
+                }
+            } else {
+                Reason::DoesNotCompile {
+                    error: format!("the harness cannot use it{with}: {reason}"),
+                }
+            };
+            self.dropped_types.insert(ty.path.clone(), why);
         }
-        progress
     }
 
     fn finish(
@@ -1468,160 +1616,7 @@ impl<'o> State<'o> {
         let mut prepared = Vec::new();
         let mut diagnostics = self.notes.clone();
         for (index, ty) in types.iter().enumerate() {
-            let args = self.generic_args(index, ty);
-            let names = codegen::generic_names(&ty.generics);
-            let instantiation = names
-                .into_iter()
-                .zip(args.iter().cloned())
-                .filter(|(n, _)| !n.starts_with('\''))
-                .collect();
-            let plan = TypePlan {
-                model: ty,
-                generic_args: args.clone(),
-                path: self.path_of(index, ty),
-                skip_constructors: BTreeSet::new(),
-                skip_methods: BTreeSet::new(),
-                skip_values: BTreeSet::new(),
-                plain_flows: BTreeSet::new(),
-                stamp_methods: BTreeSet::new(),
-            };
-            let mut dropped = Vec::new();
-            let type_reason = self.dropped_types.get(&ty.path).cloned().or_else(|| {
-                (!ty.constructors.iter().any(|c| c.supported))
-                    .then_some(Reason::NoUsableConstructor)
-            });
-            if let Some(reason) = &type_reason {
-                dropped.push(Dropped {
-                    kind: DroppedKind::Type,
-                    name: ty.path.clone(),
-                    reason: reason.clone(),
-                });
-                diagnostics.push(Diagnostic {
-                    severity: Severity::Warning,
-                    message: format!("covcon cannot drive `{}`: {reason}", ty.path),
-                    span: Some(ty.span.clone()),
-                });
-            }
-            let mut constructors = Vec::new();
-            for c in &ty.constructors {
-                let reason = if !c.supported {
-                    Some(c.reason.clone().unwrap_or(Reason::Other {
-                        text: "not supported by the analysis".into(),
-                    }))
-                } else {
-                    self.skip_constructors[index]
-                        .get(&c.name)
-                        .map(|r| not_compiling(r))
-                };
-                match reason {
-                    Some(reason) => {
-                        if c.supported {
-                            diagnostics.push(Diagnostic {
-                                severity: Severity::Warning,
-                                message: format!(
-                                    "constructor `{}::{}` is left out: {reason}",
-                                    ty.path, c.name
-                                ),
-                                span: Some(ty.span.clone()),
-                            });
-                        }
-                        dropped.push(Dropped {
-                            kind: DroppedKind::Constructor,
-                            name: c.name.clone(),
-                            reason,
-                        });
-                    }
-                    None if type_reason.is_none() => constructors.push(c.name.clone()),
-                    None => {}
-                }
-            }
-            let mut methods = Vec::new();
-            for m in &ty.methods {
-                let reason = if !m.supported {
-                    Some(m.reason.clone().unwrap_or(Reason::Other {
-                        text: "not supported by the analysis".into(),
-                    }))
-                } else {
-                    self.skip_methods[index]
-                        .get(&m.name)
-                        .map(|r| not_compiling(r))
-                };
-                match reason {
-                    Some(reason) => {
-                        if m.supported {
-                            diagnostics.push(Diagnostic {
-                                severity: Severity::Warning,
-                                message: format!(
-                                    "method `{}::{}` is left out: {reason}",
-                                    ty.path, m.name
-                                ),
-                                span: Some(m.span.clone()),
-                            });
-                        }
-                        dropped.push(Dropped {
-                            kind: DroppedKind::Method,
-                            name: m.name.clone(),
-                            reason,
-                        });
-                    }
-                    None if type_reason.is_none() => methods.push(m.name.clone()),
-                    None => {}
-                }
-            }
-            for scope in &ty.scopes {
-                let Some(message) = self.skip_methods[index].get(&codegen::scope_key(&scope.from))
-                else {
-                    continue;
-                };
-                let reason = not_compiling(message);
-                diagnostics.push(Diagnostic {
-                    severity: Severity::Warning,
-                    message: format!(
-                        "the guard `{}` that `{}::{}` returns is not kept in scopes: {reason}",
-                        scope.guard, ty.path, scope.from
-                    ),
-                    span: Some(ty.span.clone()),
-                });
-                dropped.push(Dropped {
-                    kind: DroppedKind::Scope,
-                    name: scope.from.clone(),
-                    reason,
-                });
-            }
-            for (name, message) in &self.skip_values[index] {
-                let reason = not_compiling(message);
-                diagnostics.push(Diagnostic {
-                    severity: Severity::Warning,
-                    message: format!("value constructor `{name}` is left out: {reason}"),
-                    span: Some(ty.span.clone()),
-                });
-                dropped.push(Dropped {
-                    kind: DroppedKind::ValueConstructor,
-                    name: name.clone(),
-                    reason,
-                });
-            }
-            for (from, message) in &self.plain_flows[index] {
-                diagnostics.push(Diagnostic {
-                    severity: Severity::Note,
-                    message: format!(
-                        "what `{}::{from}` returns is not passed to later calls (they get built values): {}",
-                        ty.path,
-                        not_compiling(message)
-                    ),
-                    span: Some(ty.span.clone()),
-                });
-            }
-            prepared.push(PreparedType {
-                path: ty.path.clone(),
-                driven: type_reason.is_none(),
-                concrete: codegen::concrete_type(&plan),
-                instantiation,
-                constructors,
-                methods,
-                dropped,
-                plain_flows: self.plain_flows[index].keys().cloned().collect(),
-            });
+            prepared.push(self.prepared_type(index, ty, &mut diagnostics));
         }
         Harness {
             binary,
@@ -1633,6 +1628,199 @@ impl<'o> State<'o> {
             mutants: Vec::new(),
             unviable: BTreeMap::new(),
         }
+    }
+
+    /// What the harness drives of `ty` (`types[index]`) and what it left out, each with a
+    /// diagnostic in `diagnostics`.
+    fn prepared_type(
+        &self,
+        index: usize,
+        ty: &TypeModel,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> PreparedType {
+        let args = self.generic_args(index, ty);
+        let names = codegen::generic_names(&ty.generics);
+        let instantiation = names
+            .into_iter()
+            .zip(args.iter().cloned())
+            .filter(|(n, _)| !n.starts_with('\''))
+            .collect();
+        let plan = TypePlan {
+            model: ty,
+            generic_args: args.clone(),
+            path: self.path_of(index, ty),
+            skip_constructors: BTreeSet::new(),
+            skip_methods: BTreeSet::new(),
+            skip_values: BTreeSet::new(),
+            plain_flows: BTreeSet::new(),
+            stamp_methods: BTreeSet::new(),
+        };
+        let mut dropped = Vec::new();
+        let type_reason = self.dropped_types.get(&ty.path).cloned().or_else(|| {
+            (!ty.constructors.iter().any(|c| c.supported)).then_some(Reason::NoUsableConstructor)
+        });
+        if let Some(reason) = &type_reason {
+            dropped.push(Dropped {
+                kind: DroppedKind::Type,
+                name: ty.path.clone(),
+                reason: reason.clone(),
+            });
+            diagnostics.push(Diagnostic {
+                severity: Severity::Warning,
+                message: format!("covcon cannot drive `{}`: {reason}", ty.path),
+                span: Some(ty.span.clone()),
+            });
+        }
+        let driven = type_reason.is_none();
+        let constructors = self.driven_constructors(index, ty, driven, &mut dropped, diagnostics);
+        let methods = self.driven_methods(index, ty, driven, &mut dropped, diagnostics);
+        for scope in &ty.scopes {
+            let Some(message) = self.skip_methods[index].get(&codegen::scope_key(&scope.from))
+            else {
+                continue;
+            };
+            let reason = not_compiling(message);
+            diagnostics.push(Diagnostic {
+                severity: Severity::Warning,
+                message: format!(
+                    "the guard `{}` that `{}::{}` returns is not kept in scopes: {reason}",
+                    scope.guard, ty.path, scope.from
+                ),
+                span: Some(ty.span.clone()),
+            });
+            dropped.push(Dropped {
+                kind: DroppedKind::Scope,
+                name: scope.from.clone(),
+                reason,
+            });
+        }
+        for (name, message) in &self.skip_values[index] {
+            let reason = not_compiling(message);
+            diagnostics.push(Diagnostic {
+                severity: Severity::Warning,
+                message: format!("value constructor `{name}` is left out: {reason}"),
+                span: Some(ty.span.clone()),
+            });
+            dropped.push(Dropped {
+                kind: DroppedKind::ValueConstructor,
+                name: name.clone(),
+                reason,
+            });
+        }
+        for (from, message) in &self.plain_flows[index] {
+            diagnostics.push(Diagnostic {
+                severity: Severity::Note,
+                message: format!(
+                    "what `{}::{from}` returns is not passed to later calls (they get built values): {}",
+                    ty.path,
+                    not_compiling(message)
+                ),
+                span: Some(ty.span.clone()),
+            });
+        }
+        PreparedType {
+            path: ty.path.clone(),
+            driven,
+            concrete: codegen::concrete_type(&plan),
+            instantiation,
+            constructors,
+            methods,
+            dropped,
+            plain_flows: self.plain_flows[index].keys().cloned().collect(),
+        }
+    }
+
+    /// The constructors of `ty` (`types[index]`) the harness calls, none unless the type is
+    /// `driven`; the others go to `dropped`, with a warning in `diagnostics` for those the
+    /// analysis supported.
+    fn driven_constructors(
+        &self,
+        index: usize,
+        ty: &TypeModel,
+        driven: bool,
+        dropped: &mut Vec<Dropped>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Vec<String> {
+        let mut constructors = Vec::new();
+        for c in &ty.constructors {
+            let reason = if !c.supported {
+                Some(c.reason.clone().unwrap_or(Reason::Other {
+                    text: "not supported by the analysis".into(),
+                }))
+            } else {
+                self.skip_constructors[index]
+                    .get(&c.name)
+                    .map(|r| not_compiling(r))
+            };
+            match reason {
+                Some(reason) => {
+                    if c.supported {
+                        diagnostics.push(Diagnostic {
+                            severity: Severity::Warning,
+                            message: format!(
+                                "constructor `{}::{}` is left out: {reason}",
+                                ty.path, c.name
+                            ),
+                            span: Some(ty.span.clone()),
+                        });
+                    }
+                    dropped.push(Dropped {
+                        kind: DroppedKind::Constructor,
+                        name: c.name.clone(),
+                        reason,
+                    });
+                }
+                None if driven => constructors.push(c.name.clone()),
+                None => {}
+            }
+        }
+        constructors
+    }
+
+    /// The methods of `ty` (`types[index]`) the harness calls, as
+    /// [`State::driven_constructors`].
+    fn driven_methods(
+        &self,
+        index: usize,
+        ty: &TypeModel,
+        driven: bool,
+        dropped: &mut Vec<Dropped>,
+        diagnostics: &mut Vec<Diagnostic>,
+    ) -> Vec<String> {
+        let mut methods = Vec::new();
+        for m in &ty.methods {
+            let reason = if !m.supported {
+                Some(m.reason.clone().unwrap_or(Reason::Other {
+                    text: "not supported by the analysis".into(),
+                }))
+            } else {
+                self.skip_methods[index]
+                    .get(&m.name)
+                    .map(|r| not_compiling(r))
+            };
+            match reason {
+                Some(reason) => {
+                    if m.supported {
+                        diagnostics.push(Diagnostic {
+                            severity: Severity::Warning,
+                            message: format!(
+                                "method `{}::{}` is left out: {reason}",
+                                ty.path, m.name
+                            ),
+                            span: Some(m.span.clone()),
+                        });
+                    }
+                    dropped.push(Dropped {
+                        kind: DroppedKind::Method,
+                        name: m.name.clone(),
+                        reason,
+                    });
+                }
+                None if driven => methods.push(m.name.clone()),
+                None => {}
+            }
+        }
+        methods
     }
 }
 

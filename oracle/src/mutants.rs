@@ -26,7 +26,7 @@
 //! does. Schema code is written in the copy only; the user's tree is never touched.
 
 use crate::copy::{Insertion, Lines, Rank};
-use analysis::{GuardLet, MutationSite, SyncOp, SyncSite, TypeModel};
+use analysis::{GuardLet, MutationSite, Span, SyncOp, SyncSite, TypeModel};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -266,19 +266,14 @@ impl Draft {
 const ON: &str = "::covcon_rt::mutant({ID})";
 const SEQ_CST: &str = "::std::sync::atomic::Ordering::SeqCst";
 
+/// The drafts of one mutation site in `file`, whose text is `source`: none where that text
+/// is not what the site says.
 fn from_mutation_site(site: &MutationSite, file: &Path, source: &str) -> Vec<Draft> {
-    let lines = Lines::new(source);
-    let draft = |operator, at: (u32, u32), description: String, user, schema| Draft {
-        method: site.method().to_string(),
-        operator,
-        file: file.to_path_buf(),
-        line: at.0,
-        column: at.1,
-        description,
-        user,
-        schema,
-        equivalent: None,
-        owner: None,
+    let text = SiteText {
+        method: site.method(),
+        file,
+        source,
+        lines: Lines::new(source),
     };
     match site {
         MutationSite::Section {
@@ -286,213 +281,18 @@ fn from_mutation_site(site: &MutationSite, file: &Path, source: &str) -> Vec<Dra
             splits,
             nested,
             ..
-        } => {
-            let (Some(pattern), Some(init), Some(wrapped)) = (
-                one_line(lines.slice(guard.pattern, guard.pattern_end)),
-                one_line(lines.slice(guard.init, guard.init_end)),
-                wrapped_init(guard, &lines),
-            ) else {
-                return Vec::new();
-            };
-            let name = &guard.name;
-            let between = splits
-                .iter()
-                .map(|&at| (at, format!("before line {}", at.0)));
-            let inside = nested
-                .iter()
-                .map(|&at| (at, format!("inside the block at line {}", at.0)));
-            between
-                .chain(inside)
-                .map(|(at, place)| {
-                    draft(
-                        Operator::SplitSection,
-                        at,
-                        format!(
-                            "split the critical section of `{name}` (line {}) {place}",
-                            guard.stmt.line
-                        ),
-                        (at, at, format!("drop({name}); let {pattern} = {init}; ")),
-                        vec![(
-                            at,
-                            None,
-                            format!(
-                                "let {pattern} = if {ON} {{ drop({name}); {wrapped} }} else {{ {name} }}; "
-                            ),
-                            Rank::Statement,
-                        )],
-                    )
-                })
-                .collect()
-        }
-        MutationSite::ReleaseEarly { guard, at, .. } => {
-            let name = &guard.name;
-            vec![draft(
-                Operator::ReleaseEarly,
-                *at,
-                format!(
-                    "release `{name}` (line {}) after its last use, before line {}: what follows runs unlocked",
-                    guard.stmt.line, at.0
-                ),
-                (*at, *at, format!("drop({name}); ")),
-                vec![(
-                    *at,
-                    None,
-                    format!("if {ON} {{ drop({name}); }} "),
-                    Rank::Statement,
-                )],
-            )]
-        }
+        } => text.split_section(guard, splits, nested),
+        MutationSite::ReleaseEarly { guard, at, .. } => text.release_early(guard, *at),
         MutationSite::AcquireLate {
             guard,
             stmt,
             stmt_end,
             init,
             ..
-        } => {
-            let start = (guard.stmt.line, guard.stmt.column);
-            let texts = (
-                lines.slice(start, guard.stmt_end),
-                lines.slice(guard.stmt_end, *stmt),
-                lines.slice(*stmt, *stmt_end),
-            );
-            let (Some(lock), Some(between), Some(next)) = texts else {
-                return Vec::new();
-            };
-            // The statement's text runs before the lock when the mutant is on, and where it
-            // was when it is off; a `let` keeps its place and takes the early value.
-            let schema = match init {
-                None => made_first(
-                    start,
-                    (*stmt, *stmt_end),
-                    one_line(Some(next)).unwrap_or_default(),
-                ),
-                Some((from, to)) => {
-                    let Some(value) = one_line(lines.slice(*from, *to)) else {
-                        return Vec::new();
-                    };
-                    vec![
-                        (
-                            start,
-                            None,
-                            format!("let __covcon_early{{ID}} = if {ON} {{ ::core::option::Option::Some({value}) }} else {{ ::core::option::Option::None }}; "),
-                            Rank::Wrap,
-                        ),
-                        (
-                            *from,
-                            None,
-                            "match __covcon_early{ID} { ::core::option::Option::Some(__covcon_v) => __covcon_v, ::core::option::Option::None => ".to_string(),
-                            Rank::Wrap,
-                        ),
-                        (*to, None, " }".to_string(), Rank::Close),
-                    ]
-                }
-            };
-            vec![draft(
-                Operator::AcquireLate,
-                start,
-                format!(
-                    "`{}` (line {}) taken after the statement on line {}: it runs unlocked",
-                    guard.name, guard.stmt.line, stmt.0
-                ),
-                (start, *stmt_end, format!("{next}{between}{lock}")),
-                schema,
-            )]
-        }
-        MutationSite::LockOrder { first, second, .. } => {
-            let texts = (
-                one_line(lines.slice(first.pattern, first.pattern_end)),
-                one_line(lines.slice(second.pattern, second.pattern_end)),
-                one_line(lines.slice(first.init, first.init_end)),
-                one_line(lines.slice(second.init, second.init_end)),
-                wrapped_init(first, &lines),
-                wrapped_init(second, &lines),
-            );
-            let (Some(p1), Some(p2), Some(i1), Some(i2), Some(w1), Some(w2)) = texts else {
-                return Vec::new();
-            };
-            let (start, end) = ((first.stmt.line, first.stmt.column), second.stmt_end);
-            let (n1, n2) = (&first.name, &second.name);
-            vec![draft(
-                Operator::SwapLockOrder,
-                start,
-                format!("take `{n2}` before `{n1}` (lines {} and {})", first.stmt.line, second.stmt.line),
-                (start, end, format!("let {p2} = {i2}; let {p1} = {i1};")),
-                vec![(
-                    start,
-                    Some(end),
-                    format!(
-                        "let ({p1}, {p2}) = if {ON} {{ let {n2} = {w2}; let {n1} = {w1}; ({n1}, {n2}) }} else {{ let {n1} = {w1}; let {n2} = {w2}; ({n1}, {n2}) }};"
-                    ),
-                    Rank::Open,
-                )],
-            )]
-        }
-        MutationSite::WaitLoop { at, body_end, .. } => {
-            let start = (at.line, at.column);
-            let keyword_end = (at.line, at.column + "while".len() as u32);
-            if lines.slice(start, keyword_end) != Some("while") {
-                return Vec::new();
-            }
-            vec![draft(
-                Operator::WhileToIf,
-                start,
-                format!(
-                    "`while` waiting on a condition variable (line {}) made `if`",
-                    at.line
-                ),
-                (start, keyword_end, "if".to_string()),
-                vec![(
-                    *body_end,
-                    None,
-                    format!("; if {ON} {{ break }} "),
-                    Rank::Middle,
-                )],
-            )]
-        }
-        MutationSite::RetryCas { at, call_end, .. } => {
-            let start = (at.line, at.column);
-            let Some(call) = one_line(lines.slice(start, *call_end)) else {
-                return Vec::new();
-            };
-            let Some(head) = call
-                .split('(')
-                .next()
-                .filter(|h| h.contains(".compare_exchange"))
-            else {
-                return Vec::new();
-            };
-            // std's atomics (and sdd's `AtomicRaw`) fail with the value they found, of the
-            // success's type; crossbeam-epoch's `Atomic::compare_exchange(current, new,
-            // success, failure, guard)` with a `CompareExchangeError` whose `current` is that.
-            let epoch = call
-                .find(".compare_exchange")
-                .and_then(|at| parse_call(&call[at..]))
-                .is_some_and(|(method, args)| {
-                    pointer_guard(&method, &args).is_some() && names_epoch(source)
-                });
-            let found = if epoch { ".current" } else { "" };
-            vec![draft(
-                Operator::RetryOnce,
-                start,
-                format!(
-                    "`{}` in a retry loop: its failure taken for a success",
-                    head.trim().replace(" .", ".")
-                ),
-                (
-                    *call_end,
-                    *call_end,
-                    format!(".or_else(|actual| Ok(actual{found}))"),
-                ),
-                vec![(
-                    *call_end,
-                    None,
-                    format!(
-                        ".or_else(|__covcon_v| if {ON} {{ ::core::result::Result::Ok(__covcon_v{found}) }} else {{ ::core::result::Result::Err(__covcon_v) }})"
-                    ),
-                    Rank::Close,
-                )],
-            )]
-        }
+        } => text.acquire_late(guard, *stmt, *stmt_end, *init),
+        MutationSite::LockOrder { first, second, .. } => text.swap_lock_order(first, second),
+        MutationSite::WaitLoop { at, body_end, .. } => text.while_to_if(at, *body_end),
+        MutationSite::RetryCas { at, call_end, .. } => text.retry_once(at, *call_end),
         MutationSite::Publish {
             write,
             write_end,
@@ -501,45 +301,329 @@ fn from_mutation_site(site: &MutationSite, file: &Path, source: &str) -> Vec<Dra
             call_end,
             publish_end,
             ..
-        } => {
-            let start = (write.line, write.column);
-            let texts = (
-                lines.slice(start, *write_end),
-                lines.slice(*write_end, *publish),
-                lines.slice(*publish, *publish_end),
-                one_line(lines.slice(*publish, *receiver_end)),
-                one_line(lines.slice(*receiver_end, *call_end)),
-            );
-            let (Some(first), Some(between), Some(second), Some(receiver), Some(call)) = texts
-            else {
-                return Vec::new();
-            };
-            let Some(method) = call
-                .trim_start()
-                .strip_prefix('.')
-                .and_then(|c| c.split('(').next())
-            else {
-                return Vec::new();
-            };
-            vec![draft(
-                Operator::PublishEarly,
-                start,
-                format!(
-                    "`{receiver}.{}` (line {}) made before the write on line {}: published before it is written",
-                    method.trim(),
-                    publish.0,
-                    write.line
-                ),
-                (start, *publish_end, format!("{second}{between}{first}")),
-                // A schedule point after the early store too: the window it opens (before
-                // the write it publishes) is one a schedule can stop in.
-                made_first(
-                    start,
-                    (*publish, *publish_end),
-                    format!("::covcon_rt::at(&{receiver}){call}; ::covcon_rt::at(&());"),
-                ),
-            )]
+        } => text.publish_early(
+            write,
+            *write_end,
+            *publish,
+            *receiver_end,
+            *call_end,
+            *publish_end,
+        ),
+    }
+}
+
+/// What a mutation site's drafts are made from: the function it is in, its file and the
+/// file's text.
+struct SiteText<'s> {
+    method: &'s str,
+    file: &'s Path,
+    source: &'s str,
+    lines: Lines<'s>,
+}
+
+impl SiteText<'_> {
+    /// A draft of the site's function, at `at` in its file.
+    fn draft(
+        &self,
+        operator: Operator,
+        at: (u32, u32),
+        description: String,
+        user: ((u32, u32), (u32, u32), String),
+        schema: Vec<SchemaEdit>,
+    ) -> Draft {
+        Draft {
+            method: self.method.to_string(),
+            operator,
+            file: self.file.to_path_buf(),
+            line: at.0,
+            column: at.1,
+            description,
+            user,
+            schema,
+            equivalent: None,
+            owner: None,
         }
+    }
+
+    /// [`Operator::SplitSection`]: `guard` dropped and taken again at each of `splits` (between
+    /// two statements) and `nested` (inside a block).
+    fn split_section(
+        &self,
+        guard: &GuardLet,
+        splits: &[(u32, u32)],
+        nested: &[(u32, u32)],
+    ) -> Vec<Draft> {
+        let lines = &self.lines;
+        let (Some(pattern), Some(init), Some(wrapped)) = (
+            one_line(lines.slice(guard.pattern, guard.pattern_end)),
+            one_line(lines.slice(guard.init, guard.init_end)),
+            wrapped_init(guard, lines),
+        ) else {
+            return Vec::new();
+        };
+        let name = &guard.name;
+        let between = splits
+            .iter()
+            .map(|&at| (at, format!("before line {}", at.0)));
+        let inside = nested
+            .iter()
+            .map(|&at| (at, format!("inside the block at line {}", at.0)));
+        between
+            .chain(inside)
+            .map(|(at, place)| {
+                self.draft(
+                    Operator::SplitSection,
+                    at,
+                    format!(
+                        "split the critical section of `{name}` (line {}) {place}",
+                        guard.stmt.line
+                    ),
+                    (at, at, format!("drop({name}); let {pattern} = {init}; ")),
+                    vec![(
+                        at,
+                        None,
+                        format!(
+                            "let {pattern} = if {ON} {{ drop({name}); {wrapped} }} else {{ {name} }}; "
+                        ),
+                        Rank::Statement,
+                    )],
+                )
+            })
+            .collect()
+    }
+
+    /// [`Operator::ReleaseEarly`]: `guard` dropped at `at`, after its last use.
+    fn release_early(&self, guard: &GuardLet, at: (u32, u32)) -> Vec<Draft> {
+        let name = &guard.name;
+        vec![self.draft(
+            Operator::ReleaseEarly,
+            at,
+            format!(
+                "release `{name}` (line {}) after its last use, before line {}: what follows runs unlocked",
+                guard.stmt.line, at.0
+            ),
+            (at, at, format!("drop({name}); ")),
+            vec![(
+                at,
+                None,
+                format!("if {ON} {{ drop({name}); }} "),
+                Rank::Statement,
+            )],
+        )]
+    }
+
+    /// [`Operator::AcquireLate`]: `guard` taken after the statement from `stmt` to `stmt_end`
+    /// (a `let` whose initialiser is `init`, if it is one).
+    fn acquire_late(
+        &self,
+        guard: &GuardLet,
+        stmt: (u32, u32),
+        stmt_end: (u32, u32),
+        init: Option<((u32, u32), (u32, u32))>,
+    ) -> Vec<Draft> {
+        let lines = &self.lines;
+        let start = (guard.stmt.line, guard.stmt.column);
+        let texts = (
+            lines.slice(start, guard.stmt_end),
+            lines.slice(guard.stmt_end, stmt),
+            lines.slice(stmt, stmt_end),
+        );
+        let (Some(lock), Some(between), Some(next)) = texts else {
+            return Vec::new();
+        };
+        // The statement's text runs before the lock when the mutant is on, and where it
+        // was when it is off; a `let` keeps its place and takes the early value.
+        let schema = match init {
+            None => made_first(
+                start,
+                (stmt, stmt_end),
+                one_line(Some(next)).unwrap_or_default(),
+            ),
+            Some((from, to)) => {
+                let Some(value) = one_line(lines.slice(from, to)) else {
+                    return Vec::new();
+                };
+                vec![
+                    (
+                        start,
+                        None,
+                        format!("let __covcon_early{{ID}} = if {ON} {{ ::core::option::Option::Some({value}) }} else {{ ::core::option::Option::None }}; "),
+                        Rank::Wrap,
+                    ),
+                    (
+                        from,
+                        None,
+                        "match __covcon_early{ID} { ::core::option::Option::Some(__covcon_v) => __covcon_v, ::core::option::Option::None => ".to_string(),
+                        Rank::Wrap,
+                    ),
+                    (to, None, " }".to_string(), Rank::Close),
+                ]
+            }
+        };
+        vec![self.draft(
+            Operator::AcquireLate,
+            start,
+            format!(
+                "`{}` (line {}) taken after the statement on line {}: it runs unlocked",
+                guard.name, guard.stmt.line, stmt.0
+            ),
+            (start, stmt_end, format!("{next}{between}{lock}")),
+            schema,
+        )]
+    }
+
+    /// [`Operator::SwapLockOrder`]: `second` taken before `first`.
+    fn swap_lock_order(&self, first: &GuardLet, second: &GuardLet) -> Vec<Draft> {
+        let lines = &self.lines;
+        let texts = (
+            one_line(lines.slice(first.pattern, first.pattern_end)),
+            one_line(lines.slice(second.pattern, second.pattern_end)),
+            one_line(lines.slice(first.init, first.init_end)),
+            one_line(lines.slice(second.init, second.init_end)),
+            wrapped_init(first, lines),
+            wrapped_init(second, lines),
+        );
+        let (Some(p1), Some(p2), Some(i1), Some(i2), Some(w1), Some(w2)) = texts else {
+            return Vec::new();
+        };
+        let (start, end) = ((first.stmt.line, first.stmt.column), second.stmt_end);
+        let (n1, n2) = (&first.name, &second.name);
+        vec![self.draft(
+            Operator::SwapLockOrder,
+            start,
+            format!("take `{n2}` before `{n1}` (lines {} and {})", first.stmt.line, second.stmt.line),
+            (start, end, format!("let {p2} = {i2}; let {p1} = {i1};")),
+            vec![(
+                start,
+                Some(end),
+                format!(
+                    "let ({p1}, {p2}) = if {ON} {{ let {n2} = {w2}; let {n1} = {w1}; ({n1}, {n2}) }} else {{ let {n1} = {w1}; let {n2} = {w2}; ({n1}, {n2}) }};"
+                ),
+                Rank::Open,
+            )],
+        )]
+    }
+
+    /// [`Operator::WhileToIf`]: the `while` at `at`, whose body ends at `body_end`, made `if`.
+    fn while_to_if(&self, at: &Span, body_end: (u32, u32)) -> Vec<Draft> {
+        let start = (at.line, at.column);
+        let keyword_end = (at.line, at.column + "while".len() as u32);
+        if self.lines.slice(start, keyword_end) != Some("while") {
+            return Vec::new();
+        }
+        vec![self.draft(
+            Operator::WhileToIf,
+            start,
+            format!(
+                "`while` waiting on a condition variable (line {}) made `if`",
+                at.line
+            ),
+            (start, keyword_end, "if".to_string()),
+            vec![(
+                body_end,
+                None,
+                format!("; if {ON} {{ break }} "),
+                Rank::Middle,
+            )],
+        )]
+    }
+
+    /// [`Operator::RetryOnce`]: the failure of the `compare_exchange` from `at` to `call_end`
+    /// taken for a success.
+    fn retry_once(&self, at: &Span, call_end: (u32, u32)) -> Vec<Draft> {
+        let start = (at.line, at.column);
+        let Some(call) = one_line(self.lines.slice(start, call_end)) else {
+            return Vec::new();
+        };
+        let Some(head) = call
+            .split('(')
+            .next()
+            .filter(|h| h.contains(".compare_exchange"))
+        else {
+            return Vec::new();
+        };
+        // std's atomics (and sdd's `AtomicRaw`) fail with the value they found, of the
+        // success's type; crossbeam-epoch's `Atomic::compare_exchange(current, new,
+        // success, failure, guard)` with a `CompareExchangeError` whose `current` is that.
+        let epoch = call
+            .find(".compare_exchange")
+            .and_then(|at| parse_call(&call[at..]))
+            .is_some_and(|(method, args)| {
+                pointer_guard(&method, &args).is_some() && names_epoch(self.source)
+            });
+        let found = if epoch { ".current" } else { "" };
+        vec![self.draft(
+            Operator::RetryOnce,
+            start,
+            format!(
+                "`{}` in a retry loop: its failure taken for a success",
+                head.trim().replace(" .", ".")
+            ),
+            (
+                call_end,
+                call_end,
+                format!(".or_else(|actual| Ok(actual{found}))"),
+            ),
+            vec![(
+                call_end,
+                None,
+                format!(
+                    ".or_else(|__covcon_v| if {ON} {{ ::core::result::Result::Ok(__covcon_v{found}) }} else {{ ::core::result::Result::Err(__covcon_v) }})"
+                ),
+                Rank::Close,
+            )],
+        )]
+    }
+
+    /// [`Operator::PublishEarly`]: the store from `publish` to `publish_end` (its receiver
+    /// ending at `receiver_end`, its call at `call_end`) made before the write from `write` to
+    /// `write_end`.
+    fn publish_early(
+        &self,
+        write: &Span,
+        write_end: (u32, u32),
+        publish: (u32, u32),
+        receiver_end: (u32, u32),
+        call_end: (u32, u32),
+        publish_end: (u32, u32),
+    ) -> Vec<Draft> {
+        let lines = &self.lines;
+        let start = (write.line, write.column);
+        let texts = (
+            lines.slice(start, write_end),
+            lines.slice(write_end, publish),
+            lines.slice(publish, publish_end),
+            one_line(lines.slice(publish, receiver_end)),
+            one_line(lines.slice(receiver_end, call_end)),
+        );
+        let (Some(first), Some(between), Some(second), Some(receiver), Some(call)) = texts else {
+            return Vec::new();
+        };
+        let Some(method) = call
+            .trim_start()
+            .strip_prefix('.')
+            .and_then(|c| c.split('(').next())
+        else {
+            return Vec::new();
+        };
+        vec![self.draft(
+            Operator::PublishEarly,
+            start,
+            format!(
+                "`{receiver}.{}` (line {}) made before the write on line {}: published before it is written",
+                method.trim(),
+                publish.0,
+                write.line
+            ),
+            (start, publish_end, format!("{second}{between}{first}")),
+            // A schedule point after the early store too: the window it opens (before
+            // the write it publishes) is one a schedule can stop in.
+            made_first(
+                start,
+                (publish, publish_end),
+                format!("::covcon_rt::at(&{receiver}){call}; ::covcon_rt::at(&());"),
+            ),
+        )]
     }
 }
 

@@ -83,26 +83,8 @@ fn render(
     headline: &str,
     allowed: Option<&AllowedOutcomes>,
 ) -> String {
-    let instantiation: BTreeMap<String, String> = match prepared {
-        Some(p) => p.instantiation.clone(),
-        None => crate::codegen::generic_names(&ty.generics)
-            .into_iter()
-            .zip(crate::codegen::instantiate(&ty.generics, 0))
-            .filter(|(n, _)| !n.starts_with('\''))
-            .collect(),
-    };
-    let concrete = match prepared {
-        Some(p) if !p.concrete.is_empty() => p.concrete.clone(),
-        _ => {
-            let args = crate::codegen::instantiate(&ty.generics, 0);
-            let path = format!("::{}", test.type_path);
-            if args.is_empty() {
-                path
-            } else {
-                format!("{path}<{}>", args.join(", "))
-            }
-        }
-    };
+    let instantiation = instantiation(ty, prepared);
+    let concrete = concrete_type(ty, test, prepared);
     let cx = Render {
         ty,
         instantiation: &instantiation,
@@ -117,6 +99,79 @@ fn render(
     let m2 = Some(test.pair[1].as_str())
         .filter(|m| !m.is_empty())
         .unwrap_or(first(1));
+    doc_comment(&mut out, test, headline, m1, m2);
+    cx.items(&mut out, test, &concrete, allowed);
+    let _ = writeln!(
+        out,
+        "#[test]\nfn covcon_violation_{}_{}_{}() {{",
+        test.id,
+        ident(m1),
+        ident(m2)
+    );
+    out.push_str(
+        "    let deadline = Instant::now() + Duration::from_secs(60);\n\
+        \x20   // Runs before this batch.\n\
+        \x20   let mut first = 0u64;\n\
+        \x20   while Instant::now() < deadline {\n\
+        \x20       let (shared, stopped) = Shared::new();\n\
+        \x20       let shared = Arc::new(shared);\n",
+    );
+    // What thread 1 builds and hands to thread 2 in each run: not the instances of a type
+    // that cannot be shared, whose thread 2 calls only their handles.
+    let mut state: Vec<String> = if ty.confined {
+        Vec::new()
+    } else {
+        (0..test.instances.len()).map(|i| format!("i{i}")).collect()
+    };
+    state.extend((0..test.handles.len()).map(|k| format!("h{k}")));
+    cx.first_thread(&mut out, test, &state, allowed);
+    cx.second_thread(&mut out, test, &state, allowed);
+    out.push_str(
+        "        let runs = shared.watch(&stopped, first);\n\
+        \x20       let _ = (t0.join(), t1.join());\n\
+        \x20       first += runs;\n\
+        \x20   }\n\
+         }\n",
+    );
+    if out.contains("run_dir(run)") {
+        out.push_str(RUN_DIR);
+    }
+    with_alloc(out)
+}
+
+/// The type's generic parameters by name, each with its argument: the harness's, else
+/// covcon's first instantiation.
+fn instantiation(ty: &TypeModel, prepared: Option<&PreparedType>) -> BTreeMap<String, String> {
+    match prepared {
+        Some(p) => p.instantiation.clone(),
+        None => crate::codegen::generic_names(&ty.generics)
+            .into_iter()
+            .zip(crate::codegen::instantiate(&ty.generics, 0))
+            .filter(|(n, _)| !n.starts_with('\''))
+            .collect(),
+    }
+}
+
+/// The type as the reproducer names it (`T`): the harness's concrete type, else the test's
+/// path with covcon's first instantiation.
+fn concrete_type(ty: &TypeModel, test: &TestCase, prepared: Option<&PreparedType>) -> String {
+    match prepared {
+        Some(p) if !p.concrete.is_empty() => p.concrete.clone(),
+        _ => {
+            let args = crate::codegen::instantiate(&ty.generics, 0);
+            let path = format!("::{}", test.type_path);
+            if args.is_empty() {
+                path
+            } else {
+                format!("{path}<{}>", args.join(", "))
+            }
+        }
+    }
+}
+
+/// The file's `//!` comment: what it reproduces (`m1` and `m2` running concurrently, with
+/// `headline`) and how to run it.
+fn doc_comment(out: &mut String, test: &TestCase, headline: &str, m1: &str, m2: &str) {
     let _ = writeln!(
         out,
         "//! Reproduces a thread-safety violation cargo covcon found in `{}`: `{m1}` and `{m2}`\n\
@@ -146,203 +201,6 @@ fn render(
              //! which repeats the interleaving exactly"
         }
     );
-    out.push_str(
-        "use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};\n\
-         use std::sync::{Arc, Mutex};\n\
-         use std::time::{Duration, Instant};\n",
-    );
-    // The crate's traits, for trait methods; the names above shadow anything it exports.
-    let krate = test.type_path.split("::").next().unwrap_or_default();
-    // `extern crate` too: a crate of edition 2015 (spin 0.9) names its dependencies so in
-    // its tests; in later editions it changes nothing.
-    let _ = writeln!(
-        out,
-        "extern crate {krate};\n#[allow(unused_imports)]\nuse {krate}::*;"
-    );
-    // The traits of trait methods the test calls, wherever they live.
-    let mut traits: Vec<&str> = test
-        .handles
-        .iter()
-        .chain(&test.prefix)
-        .chain(test.threads.iter().flatten())
-        .filter_map(|c| ty.methods.iter().find(|m| m.name == c.method))
-        .filter_map(|m| m.trait_name.as_deref())
-        .collect();
-    traits.sort();
-    traits.dedup();
-    for tr in traits {
-        let _ = writeln!(out, "#[allow(unused_imports)]\nuse {tr} as _;");
-    }
-    out.push('\n');
-    let _ = writeln!(out, "type T = {concrete};\n");
-    out.push_str(SHARED);
-    out.push_str(NOISE);
-    let calls = test
-        .handles
-        .iter()
-        .chain(&test.prefix)
-        .chain(test.threads.iter().flatten());
-    let mut methods = calls.filter_map(|c| ty.methods.iter().find(|m| m.name == c.method));
-    if methods.any(|m| m.is_async) {
-        out.push_str(BLOCK_ON);
-    }
-    if let Some(allowed) = allowed {
-        render_allowed(&mut out, test, allowed);
-        if cx.sees {
-            out.push_str(SAW);
-        }
-    }
-    let _ = writeln!(
-        out,
-        "#[test]\nfn covcon_violation_{}_{}_{}() {{",
-        test.id,
-        ident(m1),
-        ident(m2)
-    );
-    out.push_str(
-        "    let deadline = Instant::now() + Duration::from_secs(60);\n\
-        \x20   // Runs before this batch.\n\
-        \x20   let mut first = 0u64;\n\
-        \x20   while Instant::now() < deadline {\n\
-        \x20       let (shared, stopped) = Shared::new();\n\
-        \x20       let shared = Arc::new(shared);\n",
-    );
-    // What thread 1 builds and hands to thread 2 in each run: not the instances of a type
-    // that cannot be shared, whose thread 2 calls only their handles.
-    let mut state: Vec<String> = if ty.confined {
-        Vec::new()
-    } else {
-        (0..test.instances.len()).map(|i| format!("i{i}")).collect()
-    };
-    state.extend((0..test.handles.len()).map(|k| format!("h{k}")));
-    // Thread 1: builds the run's instances, runs the prefix, hands the instances to thread 2,
-    // calls, and checks the run once thread 2 is done.
-    out.push_str(
-        "        let t0 = {\n\
-        \x20           let shared = Arc::clone(&shared);\n\
-        \x20           std::thread::spawn(move || {\n\
-        \x20               let mut runs = 0u64;\n\
-        \x20               while runs < RUNS_PER_PAIR && Instant::now() < deadline && !shared.stopping() {\n\
-        \x20                   runs += 1;\n\
-        \x20                   let run = first + runs;\n\
-        \x20                   let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {\n",
-    );
-    for (index, call) in test.instances.iter().enumerate() {
-        let _ = writeln!(out, "{CALLS}{}", cx.construct_statement(index, call));
-    }
-    for (k, call) in test.handles.iter().enumerate() {
-        let _ = writeln!(out, "{CALLS}{}", cx.keep_handle(k, call));
-    }
-    for call in &test.prefix {
-        if call.times > 1 {
-            let _ = writeln!(
-                out,
-                "{CALLS}for _ in 0..{} {{\n{CALLS}    let _ = {};\n{CALLS}}}",
-                call.times,
-                cx.invoke(call)
-            );
-        } else {
-            let _ = writeln!(out, "{CALLS}let _ = {};", cx.invoke(call));
-        }
-    }
-    let clones: Vec<String> = state.iter().map(|s| format!("Arc::clone(&{s})")).collect();
-    let _ = writeln!(
-        out,
-        "{CALLS}shared.publish(runs, {});\n\
-         {CALLS}if !shared.start_together(runs) {{\n\
-         {CALLS}    return false;\n\
-         {CALLS}}}\n\
-         {CALLS}let mut noise = Noise::new(run, 0);\n\
-         {CALLS}noise.before_first_call();",
-        tuple(&clones)
-    );
-    cx.thread_calls(&mut out, test, 0, allowed);
-    let _ = writeln!(
-        out,
-        "{CALLS}if !shared.wait(|| shared.finished(runs)) {{\n\
-         {CALLS}    return false;\n\
-         {CALLS}}}"
-    );
-    if let Some(allowed) = allowed {
-        let _ = writeln!(out, "{CALLS}let mut observed = seen;");
-        let _ = writeln!(out, "{CALLS}observed.extend(shared.take_seen());");
-        if allowed.final_state {
-            let _ = writeln!(
-                out,
-                "{CALLS}observed.push(clip(format!(\"{{:?}}\", &*i0)));"
-            );
-        }
-        let _ = writeln!(out, "{CALLS}check_outcome(&observed, run);");
-    }
-    out.push_str(
-        "                        true\n\
-        \x20                   }));\n\
-        \x20                   match result {\n\
-        \x20                       std::result::Result::Ok(true) => {}\n\
-        \x20                       std::result::Result::Ok(false) => break,\n\
-        \x20                       std::result::Result::Err(panic) => {\n\
-        \x20                           eprintln!(\"failed in run {run}\");\n\
-        \x20                           shared.fail(panic);\n\
-        \x20                       }\n\
-        \x20                   }\n\
-        \x20               }\n\
-        \x20               shared.stop();\n\
-        \x20           })\n\
-        \x20       };\n",
-    );
-    // Thread 2: takes each run's instances from thread 1 and calls.
-    let _ = writeln!(
-        out,
-        "        let t1 = {{\n\
-        \x20           let shared = Arc::clone(&shared);\n\
-        \x20           std::thread::spawn(move || {{\n\
-        \x20               let mut runs = 0u64;\n\
-        \x20               while shared.wait(|| shared.published(runs + 1)) {{\n\
-        \x20                   runs += 1;\n\
-        \x20                   let run = first + runs;\n\
-        \x20                   #[allow(unused_variables)]\n\
-        \x20                   let {} = shared.take_state();\n\
-        \x20                   if !shared.start_together(runs) {{\n\
-        \x20                       break;\n\
-        \x20                   }}\n\
-        \x20                   let mut noise = Noise::new(run, 1);\n\
-        \x20                   noise.before_first_call();\n\
-        \x20                   let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {{",
-        tuple(&state)
-    );
-    cx.thread_calls(&mut out, test, 1, allowed);
-    let _ = writeln!(
-        out,
-        "{CALLS}{}\n\
-        \x20                   }}));\n\
-        \x20                   match result {{\n\
-        \x20                       std::result::Result::Ok(seen) => shared.finish(runs, seen),\n\
-        \x20                       std::result::Result::Err(panic) => {{\n\
-        \x20                           eprintln!(\"failed in run {{run}}\");\n\
-        \x20                           shared.fail(panic);\n\
-        \x20                           break;\n\
-        \x20                       }}\n\
-        \x20                   }}\n\
-        \x20               }}\n\
-        \x20           }})\n\
-        \x20       }};",
-        if allowed.is_some() {
-            "seen"
-        } else {
-            "Vec::new()"
-        }
-    );
-    out.push_str(
-        "        let runs = shared.watch(&stopped, first);\n\
-        \x20       let _ = (t0.join(), t1.join());\n\
-        \x20       first += runs;\n\
-        \x20   }\n\
-         }\n",
-    );
-    if out.contains("run_dir(run)") {
-        out.push_str(RUN_DIR);
-    }
-    with_alloc(out)
 }
 
 /// The helper a reproducer whose calls take paths gets: each run's paths are in a directory
@@ -821,6 +679,200 @@ macro_rules! saw_text {\n\
 }\n\n";
 
 impl Render<'_> {
+    /// The file's items before the test: its imports, the type `T` (`concrete`) and the
+    /// helpers the test uses.
+    fn items(
+        &self,
+        out: &mut String,
+        test: &TestCase,
+        concrete: &str,
+        allowed: Option<&AllowedOutcomes>,
+    ) {
+        let ty = self.ty;
+        out.push_str(
+            "use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};\n\
+             use std::sync::{Arc, Mutex};\n\
+             use std::time::{Duration, Instant};\n",
+        );
+        // The crate's traits, for trait methods; the names above shadow anything it exports.
+        let krate = test.type_path.split("::").next().unwrap_or_default();
+        // `extern crate` too: a crate of edition 2015 (spin 0.9) names its dependencies so in
+        // its tests; in later editions it changes nothing.
+        let _ = writeln!(
+            out,
+            "extern crate {krate};\n#[allow(unused_imports)]\nuse {krate}::*;"
+        );
+        // The traits of trait methods the test calls, wherever they live.
+        let mut traits: Vec<&str> = test
+            .handles
+            .iter()
+            .chain(&test.prefix)
+            .chain(test.threads.iter().flatten())
+            .filter_map(|c| ty.methods.iter().find(|m| m.name == c.method))
+            .filter_map(|m| m.trait_name.as_deref())
+            .collect();
+        traits.sort();
+        traits.dedup();
+        for tr in traits {
+            let _ = writeln!(out, "#[allow(unused_imports)]\nuse {tr} as _;");
+        }
+        out.push('\n');
+        let _ = writeln!(out, "type T = {concrete};\n");
+        out.push_str(SHARED);
+        out.push_str(NOISE);
+        let calls = test
+            .handles
+            .iter()
+            .chain(&test.prefix)
+            .chain(test.threads.iter().flatten());
+        let mut methods = calls.filter_map(|c| ty.methods.iter().find(|m| m.name == c.method));
+        if methods.any(|m| m.is_async) {
+            out.push_str(BLOCK_ON);
+        }
+        if let Some(allowed) = allowed {
+            render_allowed(out, test, allowed);
+            if self.sees {
+                out.push_str(SAW);
+            }
+        }
+    }
+
+    /// Thread 1 (`t0`): builds the run's instances, runs the prefix, hands the instances and
+    /// handles (`state`) to thread 2, calls, and checks the run once thread 2 is done.
+    fn first_thread(
+        &self,
+        out: &mut String,
+        test: &TestCase,
+        state: &[String],
+        allowed: Option<&AllowedOutcomes>,
+    ) {
+        out.push_str(
+            "        let t0 = {\n\
+            \x20           let shared = Arc::clone(&shared);\n\
+            \x20           std::thread::spawn(move || {\n\
+            \x20               let mut runs = 0u64;\n\
+            \x20               while runs < RUNS_PER_PAIR && Instant::now() < deadline && !shared.stopping() {\n\
+            \x20                   runs += 1;\n\
+            \x20                   let run = first + runs;\n\
+            \x20                   let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {\n",
+        );
+        for (index, call) in test.instances.iter().enumerate() {
+            let _ = writeln!(out, "{CALLS}{}", self.construct_statement(index, call));
+        }
+        for (k, call) in test.handles.iter().enumerate() {
+            let _ = writeln!(out, "{CALLS}{}", self.keep_handle(k, call));
+        }
+        for call in &test.prefix {
+            if call.times > 1 {
+                let _ = writeln!(
+                    out,
+                    "{CALLS}for _ in 0..{} {{\n{CALLS}    let _ = {};\n{CALLS}}}",
+                    call.times,
+                    self.invoke(call)
+                );
+            } else {
+                let _ = writeln!(out, "{CALLS}let _ = {};", self.invoke(call));
+            }
+        }
+        let clones: Vec<String> = state.iter().map(|s| format!("Arc::clone(&{s})")).collect();
+        let _ = writeln!(
+            out,
+            "{CALLS}shared.publish(runs, {});\n\
+             {CALLS}if !shared.start_together(runs) {{\n\
+             {CALLS}    return false;\n\
+             {CALLS}}}\n\
+             {CALLS}let mut noise = Noise::new(run, 0);\n\
+             {CALLS}noise.before_first_call();",
+            tuple(&clones)
+        );
+        self.thread_calls(out, test, 0, allowed);
+        let _ = writeln!(
+            out,
+            "{CALLS}if !shared.wait(|| shared.finished(runs)) {{\n\
+             {CALLS}    return false;\n\
+             {CALLS}}}"
+        );
+        if let Some(allowed) = allowed {
+            let _ = writeln!(out, "{CALLS}let mut observed = seen;");
+            let _ = writeln!(out, "{CALLS}observed.extend(shared.take_seen());");
+            if allowed.final_state {
+                let _ = writeln!(
+                    out,
+                    "{CALLS}observed.push(clip(format!(\"{{:?}}\", &*i0)));"
+                );
+            }
+            let _ = writeln!(out, "{CALLS}check_outcome(&observed, run);");
+        }
+        out.push_str(
+            "                        true\n\
+            \x20                   }));\n\
+            \x20                   match result {\n\
+            \x20                       std::result::Result::Ok(true) => {}\n\
+            \x20                       std::result::Result::Ok(false) => break,\n\
+            \x20                       std::result::Result::Err(panic) => {\n\
+            \x20                           eprintln!(\"failed in run {run}\");\n\
+            \x20                           shared.fail(panic);\n\
+            \x20                       }\n\
+            \x20                   }\n\
+            \x20               }\n\
+            \x20               shared.stop();\n\
+            \x20           })\n\
+            \x20       };\n",
+        );
+    }
+
+    /// Thread 2 (`t1`): takes each run's instances and handles (`state`) from thread 1 and
+    /// calls.
+    fn second_thread(
+        &self,
+        out: &mut String,
+        test: &TestCase,
+        state: &[String],
+        allowed: Option<&AllowedOutcomes>,
+    ) {
+        let _ = writeln!(
+            out,
+            "        let t1 = {{\n\
+            \x20           let shared = Arc::clone(&shared);\n\
+            \x20           std::thread::spawn(move || {{\n\
+            \x20               let mut runs = 0u64;\n\
+            \x20               while shared.wait(|| shared.published(runs + 1)) {{\n\
+            \x20                   runs += 1;\n\
+            \x20                   let run = first + runs;\n\
+            \x20                   #[allow(unused_variables)]\n\
+            \x20                   let {} = shared.take_state();\n\
+            \x20                   if !shared.start_together(runs) {{\n\
+            \x20                       break;\n\
+            \x20                   }}\n\
+            \x20                   let mut noise = Noise::new(run, 1);\n\
+            \x20                   noise.before_first_call();\n\
+            \x20                   let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {{",
+            tuple(state)
+        );
+        self.thread_calls(out, test, 1, allowed);
+        let _ = writeln!(
+            out,
+            "{CALLS}{}\n\
+            \x20                   }}));\n\
+            \x20                   match result {{\n\
+            \x20                       std::result::Result::Ok(seen) => shared.finish(runs, seen),\n\
+            \x20                       std::result::Result::Err(panic) => {{\n\
+            \x20                           eprintln!(\"failed in run {{run}}\");\n\
+            \x20                           shared.fail(panic);\n\
+            \x20                           break;\n\
+            \x20                       }}\n\
+            \x20                   }}\n\
+            \x20               }}\n\
+            \x20           }})\n\
+            \x20       }};",
+            if allowed.is_some() {
+                "seen"
+            } else {
+                "Vec::new()"
+            }
+        );
+    }
+
     /// The statement building instance `index` (`let i0: Arc<T> = Arc::new(T::new());`); a
     /// constructor returning a tuple binds its other elements too (`i0_e1`), for the handles
     /// the test takes from them.
