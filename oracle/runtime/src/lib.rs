@@ -22,10 +22,8 @@ pub mod time;
 mod value;
 mod worker;
 
-pub use value::{arg_at, closure, closure_at, raw_at, Arg, Call, FromArg, TestData};
-pub use worker::{
-    run_path, worker_main, Answer, CallError, Constructed, Cx, Driver, Handle, Registered, Run,
-};
+pub use value::{arg_at, closure, closure_at, raw_at, Arg, Call, CallError, FromArg, TestData};
+pub use worker::{run_path, worker_main, Answer, Constructed, Cx, Driver, Handle, Registered, Run};
 
 use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

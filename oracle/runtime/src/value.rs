@@ -1,14 +1,25 @@
-//! Test cases as the worker reads them, and the decoding of argument values into the Rust
-//! types the generated harness asks for ([`FromArg`]).
+//! Test cases as the worker reads them, the decoding of argument values into the Rust types
+//! the generated harness asks for ([`FromArg`]), and what a call that cannot be made answers
+//! ([`CallError`]).
 //!
 //! The JSON shapes are those of `generator::TestCase`/`Call`/`Value` (externally tagged,
 //! snake_case). Decoding is lenient on purpose: a type parameter instantiated as `String` may
 //! receive an integer from the generator, and gets its decimal text.
 
-use crate::worker::CallError;
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 use std::fmt;
 use std::time::Duration;
+
+/// A call that could not be made: unknown method, an argument that does not decode, a
+/// constructor that returned `Err` or `None`. Answered as `setup_failed`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallError(pub String);
+
+impl CallError {
+    pub fn new(message: impl Into<String>) -> CallError {
+        CallError(message.into())
+    }
+}
 
 /// A concrete argument value (`generator::Value`).
 #[derive(Debug, Clone, PartialEq)]

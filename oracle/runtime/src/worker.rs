@@ -11,7 +11,7 @@ use crate::request::{BatchRun, Line, Noise, Op};
 use crate::sched::{self, Control, Record};
 use crate::stuck::{self, Snapshot};
 use crate::time;
-use crate::value::{Arg, Call, FromArg, TestData};
+use crate::value::{Arg, Call, CallError, FromArg, TestData};
 use crate::{set_role, RawEvent, BUFFERS, CAPTURE, LAST_PANIC, NOISE, NO_ROLE, PACE_CALLS};
 use serde::Deserialize;
 use serde_json::{json, Value as Json};
@@ -133,17 +133,6 @@ pub type Handle = Box<dyn std::any::Any + Send + Sync>;
 /// two halves), the other elements (`None` at the instance's own place), which the test takes
 /// as handles `#k` ([`Cx::take_element`]).
 pub type Constructed<T> = (Arc<T>, Vec<Option<Handle>>);
-
-/// A call that could not be made: unknown method, an argument that does not decode, a
-/// constructor that returned `Err` or `None`. Answered as `setup_failed`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CallError(pub String);
-
-impl CallError {
-    pub fn new(message: impl Into<String>) -> CallError {
-        CallError(message.into())
-    }
-}
 
 /// An instance with its type erased: an `Arc<dyn Any>` around the driver's `Arc<Instance>`,
 /// so that the worker's code exists once, not once per type of the harness ([`Erased`]).
