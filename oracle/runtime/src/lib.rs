@@ -5,9 +5,9 @@
 //!   type under test (an RAII guard stamps its start and its end, even when it unwinds) and
 //!   [`schedule_point`] at the analysis's split points, where ConTest-style noise is applied;
 //! - the generated harness implements [`Driver`] once per type and hands the drivers to
-//!   [`worker_main`], which speaks covcon's JSON-lines protocol on stdin/stdout
-//!   (`oracle/src/protocol.rs` is the contract; this crate mirrors its shapes by hand so that it
-//!   depends on `serde_json` only).
+//!   [`worker_main`], which speaks covcon's JSON-lines protocol on stdin/stdout (the
+//!   `covcon-protocol` crate's messages, which covcon writes and reads too; the test cases
+//!   they carry are read as this crate's [`TestData`]).
 //!
 //! Inside a worker, the suffix of thread 0 runs on the worker's main thread and the suffix of
 //! thread 1 on one persistent helper thread; both start by spinning on an atomic (briefly, then
@@ -15,14 +15,15 @@
 //! timeout into a `deadlocked` answer, after which the worker exits.
 
 pub mod hash;
-mod request;
 mod sched;
 mod stuck;
 pub mod time;
 mod value;
 mod worker;
 
-pub use value::{arg_at, closure, closure_at, raw_at, Arg, Call, CallError, FromArg, TestData};
+pub use value::{
+    arg_at, closure, closure_at, raw_at, Arg, Call, CallError, FromArg, Scope, TestData,
+};
 pub use worker::{run_path, worker_main, Answer, Constructed, Cx, Driver, Handle, Registered, Run};
 
 use std::cell::{Cell, RefCell};
