@@ -452,12 +452,14 @@ fn absolute_dir(path: &Path) -> Result<PathBuf, OracleError> {
 }
 
 /// The runtime crate's sources, embedded so the harness can be built anywhere.
-const RUNTIME_FILES: [(&str, &str); 8] = [
+const RUNTIME_FILES: [(&str, &str); 10] = [
     ("Cargo.toml", include_str!("../runtime/Cargo.toml")),
     ("src/lib.rs", include_str!("../runtime/src/lib.rs")),
     ("src/hash.rs", include_str!("../runtime/src/hash.rs")),
+    ("src/points.rs", include_str!("../runtime/src/points.rs")),
     ("src/sched.rs", include_str!("../runtime/src/sched.rs")),
     ("src/stuck.rs", include_str!("../runtime/src/stuck.rs")),
+    ("src/sync.rs", include_str!("../runtime/src/sync.rs")),
     ("src/time.rs", include_str!("../runtime/src/time.rs")),
     ("src/value.rs", include_str!("../runtime/src/value.rs")),
     ("src/worker.rs", include_str!("../runtime/src/worker.rs")),

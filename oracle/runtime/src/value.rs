@@ -732,7 +732,7 @@ tuples!((A 0), (A 0, B 1), (A 0, B 1, C 2), (A 0, B 1, C 2, D 3), (A 0, B 1, C 2
 /// the cell says "running"), and the other thread may run then.
 pub fn closure<T: Clone>(value: T) -> impl Fn() -> T + Clone {
     move || {
-        crate::schedule_point();
+        crate::points::schedule_point();
         value.clone()
     }
 }

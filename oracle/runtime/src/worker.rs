@@ -7,11 +7,15 @@
 //! A watchdog thread polls the running test's start time and answers `deadlocked` itself, then
 //! ends the process: a thread cannot be cancelled, a process can.
 
+use crate::points::{
+    self, set_role, RawEvent, ABANDON, BUFFERS, CAPTURE, LAST_PANIC, NOISE, NO_ROLE, PACE_CALLS,
+    STARTED_US,
+};
 use crate::sched;
 use crate::stuck::{self, Snapshot};
+use crate::sync;
 use crate::time;
 use crate::value::{Arg, Call, CallError, FromArg, TestData};
-use crate::{set_role, RawEvent, BUFFERS, CAPTURE, LAST_PANIC, NOISE, NO_ROLE, PACE_CALLS};
 use covcon_protocol::{BatchRun, Control, Event, Noise, Outcome, Request, Response};
 use serde::Deserialize;
 use serde_json::Value as Json;
@@ -411,10 +415,10 @@ pub type Answer = Response<&'static str>;
 pub fn worker_main(drivers: Vec<&'static dyn Registered>) {
     let out = take_stdout();
     stuck::MAIN.register();
-    crate::mark_setup_thread();
+    sync::mark_setup_thread();
     crate::time::make_virtual();
     crate::hash::make_keyed();
-    crate::precise_sleeps();
+    points::precise_sleeps();
     install_panic_hook();
     start_helper();
     start_watchdog();
@@ -688,7 +692,7 @@ fn guarded<R>(f: impl FnOnce() -> Result<R, CallError>) -> Result<R, Failure> {
         Err(payload) => {
             let (message, location, clock) = LAST_PANIC
                 .with(|p| p.borrow_mut().take())
-                .unwrap_or_else(|| (payload_text(payload.as_ref()), None, crate::now()));
+                .unwrap_or_else(|| (payload_text(payload.as_ref()), None, points::now()));
             // The payload may itself panic on drop; forget it rather than risk that.
             std::mem::forget(payload);
             Err(Failure::Panic {
@@ -969,7 +973,7 @@ fn run_concurrent(
         })
     };
     set_noise(noise);
-    crate::take_timed_out();
+    sync::take_timed_out();
     sched::begin_run(control, seed);
     set_role(0, seed);
     let generation = launch(job);
@@ -979,7 +983,7 @@ fn run_concurrent(
     set_role(NO_ROLE, 0);
     wait_done(generation);
     let schedule = sched::end_run();
-    let timed_out = crate::take_timed_out();
+    let timed_out = sync::take_timed_out();
     set_noise([0.0; 3]);
     let theirs = slot
         .lock()
@@ -1335,7 +1339,7 @@ fn start_helper() {
 
 fn helper_loop() {
     stuck::HELPER.register();
-    crate::precise_sleeps();
+    points::precise_sleeps();
     let mut seen = 0;
     loop {
         seen = wait_for_go(seen);
@@ -1399,7 +1403,6 @@ fn wait_until(flag: &AtomicU64, generation: u64) {
 
 /// Test id being run, plus one (0: idle).
 static RUNNING: AtomicU64 = AtomicU64::new(0);
-static STARTED_US: AtomicU64 = AtomicU64::new(0);
 static TIMEOUT_MS: AtomicU64 = AtomicU64::new(10_000);
 static EPOCH: OnceLock<Instant> = OnceLock::new();
 static OUT: OnceLock<Mutex<Box<dyn Write + Send>>> = OnceLock::new();
@@ -1435,7 +1438,7 @@ fn watchdog_loop() {
         // A test thread waiting for real on a condition variable of the copy is a run that is
         // likely blocked for good, and one the watchdog can end without losing the worker
         // ([`abandon`]): looked at every millisecond, from its second on.
-        let waiting = crate::registered_waiters() > 0;
+        let waiting = sync::registered_waiters() > 0;
         // A look that found every thread asleep is checked a millisecond later, not a tick:
         // the second look that agrees is the proof, and each run blocked for good (a
         // sequential order that waits for what only the other thread would do, a lock-order
@@ -1519,30 +1522,16 @@ fn watchdog_loop() {
     }
 }
 
-/// The payload a test thread unwinds with when the watchdog ends its blocked run
-/// ([`abandon`]).
-pub(crate) struct Abandoned;
-
-/// `STARTED_US + 1` of the run the watchdog is ending ([`abandon`]); 0 for none.
-static ABANDON: AtomicU64 = AtomicU64::new(0);
-
 /// The deadlock the ended run answers, with its `STARTED_US` and its events when it was
 /// found blocked (the unwinding then ends its calls, which the answer must not show: the
 /// oracle reads which call blocked from the calls that did not end).
 type AbandonedRun = (u64, Outcome, Vec<Event<&'static str>>);
 static ABANDONED: Mutex<Option<AbandonedRun>> = Mutex::new(None);
 
-/// Whether the running run is one the watchdog is ending: a test thread's wait on a
-/// condition variable of the copy then unwinds out of its call instead of returning.
-pub(crate) fn abandoning() -> bool {
-    let abandon = ABANDON.load(Ordering::SeqCst);
-    abandon != 0 && abandon == STARTED_US.load(Ordering::SeqCst) + 1
-}
-
 /// Ends run `started` (blocked for good, after the wake-up probe) without giving up the
 /// worker, when what blocks it can be undone: every thread of the snapshot is a test thread
 /// of the worker and each waits, untimed, on a condition variable of the copy
-/// ([`crate::registered_waiters`]) or spins for good in the copy's busy wait (a spin lock that
+/// ([`sync::registered_waiters`]) or spins for good in the copy's busy wait (a spin lock that
 /// nothing releases, [`crate::spin_loop`]). Nothing else could ever release them, so the
 /// deadlock is certain; the waiters are woken once more and unwind out of their calls
 /// (`waiting_for_real`), the spinners unwind at their next pause, and the main thread answers
@@ -1556,7 +1545,7 @@ fn abandon(running: u64, started: u64, snapshot: Option<&stuck::Snapshot>) -> bo
     };
     let spinners = snapshot.map_or(0, stuck::Snapshot::spinners);
     if threads == 0
-        || crate::registered_waiters() + spinners != threads
+        || sync::registered_waiters() + spinners != threads
         || ABANDON.load(Ordering::SeqCst) == started + 1
     {
         return false;
@@ -1575,7 +1564,7 @@ fn abandon(running: u64, started: u64, snapshot: Option<&stuck::Snapshot>) -> bo
     ABANDON.store(started + 1, Ordering::SeqCst);
     // Only the same run's waiters: a new run's would be woken for nothing.
     if RUNNING.load(Ordering::SeqCst) == running && STARTED_US.load(Ordering::SeqCst) == started {
-        crate::wake_all_waiters();
+        sync::wake_all_waiters();
     }
     true
 }
@@ -1607,7 +1596,7 @@ static PROBE: Mutex<Option<Probe>> = Mutex::new(None);
 static WOKEN_RUN: AtomicU64 = AtomicU64::new(0);
 
 /// Wakes the threads of run `started` that wait for real on a condition variable of the copy
-/// (a spurious wake-up, which correct code survives: [`crate::wake_waiters`]), the first time
+/// (a spurious wake-up, which correct code survives: [`sync::wake_waiters`]), the first time
 /// the run is blocked for good. Answers whether it woke any.
 fn probe(started: u64) -> bool {
     let mut probe = PROBE.lock().unwrap_or_else(|p| p.into_inner());
@@ -1619,7 +1608,7 @@ fn probe(started: u64) -> bool {
     // Marked before the wake-up, under the lock: a woken thread's run can end, and the main
     // thread look, before this function returns; it then waits for the lock and the probe.
     WOKEN_RUN.store(started, Ordering::SeqCst);
-    let woken = crate::wake_waiters();
+    let woken = sync::wake_waiters();
     *probe = Some(Probe {
         started,
         woken,
@@ -1766,8 +1755,8 @@ fn install_panic_hook() {
         let location = info
             .location()
             .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
-        if crate::role() != NO_ROLE {
-            let clock = crate::now();
+        if points::role() != NO_ROLE {
+            let clock = points::now();
             LAST_PANIC.with(|p| *p.borrow_mut() = Some((message, location, clock)));
         } else if verbose {
             eprintln!("covcon worker: panic outside a test thread: {message} at {location:?}");
