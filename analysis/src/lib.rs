@@ -26,13 +26,15 @@ mod known;
 pub mod model;
 mod mutation;
 mod reason;
-pub mod refs;
 mod source;
 mod split;
 mod summary;
 mod workspace;
 
 pub use api::cfg::CfgSet;
+/// How the model names a handle's method, a tuple element and a value constructor: the
+/// protocol crate's, since those names travel to the harness too.
+pub use covcon_protocol::refs;
 pub use model::*;
 pub use summary::summary;
 pub use workspace::{packages_from_metadata, PackageSelection, SelectionError};

@@ -5,6 +5,9 @@
 //! can be replayed, printed as Rust and saved as JSON.
 
 use analysis::refs::{HandleFrom, MethodRef};
+/// How a test's concurrent runs are scheduled: the protocol's, which the oracle sends in each
+/// run's noise.
+pub use covcon_protocol::Control;
 use serde::{Deserialize, Serialize};
 
 /// One concurrent test: build instances, run a sequential prefix, then two threads.
@@ -36,39 +39,6 @@ pub struct TestCase {
     /// `noise_seed` replays exactly.
     #[serde(default, skip_serializing_if = "Control::is_free")]
     pub control: Control,
-}
-
-/// How a test's concurrent runs are scheduled (`oracle/runtime/src/sched.rs` runs them).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(tag = "strategy", rename_all = "snake_case")]
-pub enum Control {
-    /// Both threads run at once; noise at the schedule points.
-    #[default]
-    Free,
-    /// PCT (Burckhardt et al., ASPLOS 2010): random thread priorities and `depth - 1`
-    /// priority change points over about `steps` schedule points.
-    Pct { depth: u8, steps: u32 },
-    /// At every schedule point, either thread with even odds.
-    Random,
-    /// Thread `first` runs first and the running thread is switched out at the schedule
-    /// points numbered in `at` (0 for none): bounded exhaustive exploration.
-    Preempt { first: u8, at: [u32; 2] },
-}
-
-impl Control {
-    pub fn is_free(&self) -> bool {
-        *self == Control::Free
-    }
-
-    /// A short name for reports: `free`, `pct-2`, `random`, `preempt`.
-    pub fn name(&self) -> String {
-        match self {
-            Control::Free => "free".into(),
-            Control::Pct { depth, .. } => format!("pct-{depth}"),
-            Control::Random => "random".into(),
-            Control::Preempt { .. } => "preempt".into(),
-        }
-    }
 }
 
 impl TestCase {

@@ -405,6 +405,7 @@ impl<'m> Preparation<'m> {
         self.argv.hash(&mut key_hasher);
         instantiations.hash(&mut key_hasher);
         RUNTIME_FILES.hash(&mut key_hasher);
+        PROTOCOL_FILES.hash(&mut key_hasher);
         // Every mutant's schema, also of those a saved plan leaves out as unviable: the copy's
         // fingerprint does not see a left-out schema, and a schema written differently (by a
         // newer covcon) must be compiled again rather than stay out.
@@ -543,31 +544,75 @@ fn absolute_dir(path: &Path) -> Result<PathBuf, OracleError> {
 }
 
 /// The runtime crate's sources, embedded so the harness can be built anywhere.
-const RUNTIME_FILES: [(&str, &str); 9] = [
+const RUNTIME_FILES: [(&str, &str); 10] = [
     ("Cargo.toml", include_str!("../runtime/Cargo.toml")),
     ("src/lib.rs", include_str!("../runtime/src/lib.rs")),
     ("src/hash.rs", include_str!("../runtime/src/hash.rs")),
-    ("src/request.rs", include_str!("../runtime/src/request.rs")),
+    ("src/points.rs", include_str!("../runtime/src/points.rs")),
     ("src/sched.rs", include_str!("../runtime/src/sched.rs")),
     ("src/stuck.rs", include_str!("../runtime/src/stuck.rs")),
+    ("src/sync.rs", include_str!("../runtime/src/sync.rs")),
     ("src/time.rs", include_str!("../runtime/src/time.rs")),
     ("src/value.rs", include_str!("../runtime/src/value.rs")),
     ("src/worker.rs", include_str!("../runtime/src/worker.rs")),
 ];
 
-/// Writes the runtime crate out. Its manifest gets an empty `[workspace]`: it lives under the
-/// user's target directory, and without one cargo takes the user's workspace for the
-/// runtime's and then fails to resolve the copy's `workspace = true` dependencies.
+/// The sources of the protocol crate the runtime depends on, embedded the same way.
+const PROTOCOL_FILES: [(&str, &str); 6] = [
+    ("Cargo.toml", include_str!("../../protocol/Cargo.toml")),
+    ("src/lib.rs", include_str!("../../protocol/src/lib.rs")),
+    ("src/field.rs", include_str!("../../protocol/src/field.rs")),
+    ("src/refs.rs", include_str!("../../protocol/src/refs.rs")),
+    (
+        "src/request.rs",
+        include_str!("../../protocol/src/request.rs"),
+    ),
+    (
+        "src/response.rs",
+        include_str!("../../protocol/src/response.rs"),
+    ),
+];
+
+/// The protocol crate's directory, beside the runtime's (`<out>/covcon-rt`).
+const PROTOCOL_DIR: &str = "covcon-protocol";
+
+/// Writes the runtime crate out, and beside it the protocol crate it depends on.
 fn write_runtime(dir: &Path) -> Result<(), OracleError> {
-    for (path, text) in RUNTIME_FILES {
-        let text = if path == "Cargo.toml" {
-            format!("{text}\n# Written by cargo covcon.\n[workspace]\n")
-        } else {
-            text.to_string()
-        };
-        copy::write_if_changed(&dir.join(path), text.as_bytes())?;
+    let protocol_dir = dir.with_file_name(PROTOCOL_DIR);
+    for (dir, files) in [
+        (&*protocol_dir, &PROTOCOL_FILES[..]),
+        (dir, &RUNTIME_FILES[..]),
+    ] {
+        for (path, text) in files {
+            let text = if *path == "Cargo.toml" {
+                written_manifest(text)
+            } else {
+                text.to_string()
+            };
+            copy::write_if_changed(&dir.join(path), text.as_bytes())?;
+        }
     }
     Ok(())
+}
+
+/// The manifest of a crate [`write_runtime`] writes out. It gets an empty `[workspace]`: it
+/// lives under the user's target directory, and without one cargo takes the user's workspace
+/// for the crate's and then fails to resolve the copy's `workspace = true` dependencies. The
+/// runtime's dependency on the protocol crate names it where it is written, beside it.
+fn written_manifest(text: &str) -> String {
+    let mut manifest = match text.parse::<toml_edit::DocumentMut>() {
+        Ok(doc) => doc,
+        // An embedded manifest always parses (the tests write them out).
+        Err(_) => return text.to_string(),
+    };
+    let protocol = manifest
+        .get_mut("dependencies")
+        .and_then(|deps| deps.get_mut("covcon-protocol"))
+        .and_then(toml_edit::Item::as_inline_table_mut);
+    if let Some(protocol) = protocol {
+        protocol.insert("path", format!("../{PROTOCOL_DIR}").into());
+    }
+    format!("{manifest}\n# Written by cargo covcon.\n[workspace]\n")
 }
 
 /// The manifests (absolute, in the user's tree) of the packages defining `types`.
@@ -1942,6 +1987,46 @@ fn copy_insertions<'i>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Each crate written out is every file of its sources: a module left out of the list
+    /// would fail only the harness's build.
+    #[test]
+    fn the_embedded_runtime_and_protocol_are_all_their_files() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        for (dir, files) in [
+            (root.join("runtime"), &RUNTIME_FILES[..]),
+            (root.join("../protocol"), &PROTOCOL_FILES[..]),
+        ] {
+            let mut on_disk: Vec<String> = std::fs::read_dir(dir.join("src"))
+                .unwrap()
+                .map(|entry| format!("src/{}", entry.unwrap().file_name().to_string_lossy()))
+                .chain(["Cargo.toml".to_string()])
+                .collect();
+            on_disk.sort();
+            let mut embedded: Vec<String> = files.iter().map(|(p, _)| p.to_string()).collect();
+            embedded.sort();
+            assert_eq!(embedded, on_disk, "{}", dir.display());
+        }
+    }
+
+    /// Written out, the runtime names the protocol crate beside it, and each is a workspace
+    /// of its own.
+    #[test]
+    fn the_written_runtime_depends_on_the_protocol_written_beside_it() {
+        let runtime = written_manifest(RUNTIME_FILES[0].1);
+        assert!(
+            runtime.contains(r#"covcon-protocol = { path = "../covcon-protocol" }"#),
+            "{runtime}"
+        );
+        let protocol = written_manifest(PROTOCOL_FILES[0].1);
+        assert!(
+            protocol.contains(r#"name = "covcon-protocol""#),
+            "{protocol}"
+        );
+        for manifest in [runtime, protocol] {
+            assert!(manifest.ends_with("\n[workspace]\n"), "{manifest}");
+        }
+    }
 
     /// The copy's text of `source` with its clock sites pointed at covcon's clock and its
     /// types' sync sites wrapped, in the build's order ([`clock_first`]); every insertion

@@ -357,7 +357,7 @@ impl<'r> Pending<'r> {
         let mut line = serde_json::to_string(request.as_ref()).expect("requests always serialise");
         line.push('\n');
         Pending {
-            ids: request.answer_ids(),
+            ids: request.answer_ids(|test| test.id),
             request,
             line,
         }

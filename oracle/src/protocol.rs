@@ -2,315 +2,334 @@
 //! line on the worker's stdin, one JSON [`Response`] per line on its stdout for each test the
 //! request holds (one, or every test of a [`Request::Batch`], in order).
 //!
-//! The runtime crate (`oracle/runtime`, compiled into the harness) speaks the same shapes
-//! without depending on this crate; the two are kept in step by the round-trip tests.
+//! The messages are the `covcon-protocol` crate's (`protocol/`), which the runtime compiled
+//! into the harness (`oracle/runtime`) reads and writes too; covcon's requests carry the
+//! generator's [`TestCase`], which the runtime reads as its own `TestData` (the tests below
+//! hold the two to the same shapes).
 
-pub use generator::Control;
+pub use covcon_protocol::{Control, Event, Noise, Outcome, Response, Schedule};
 use generator::TestCase;
-use serde::{Deserialize, Serialize};
 
-/// A request to a worker.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "op", rename_all = "snake_case")]
-pub enum Request {
-    /// Build the instances, run the prefix on one thread, then the two suffixes on two threads
-    /// started together (spinning on an atomic).
-    Concurrent {
-        test: TestCase,
-        noise: Noise,
-        timeout_ms: u64,
-        /// Whether the response carries what only the results oracle reads: the `Debug` texts
-        /// of the results and final state, and a passing run's events (without them a
-        /// passing run answers only the pairs it covered, and a trivial run is cheaper).
-        #[serde(default = "yes")]
-        capture: bool,
-        /// Runs of the test back to back, each on a fresh instance with the next noise seed
-        /// (`seed`, `seed + 1`, …), answered once: the first run that did not pass, or the
-        /// last. Amortises the protocol's cost over several runs of the same test.
-        #[serde(default = "one", skip_serializing_if = "is_one")]
-        repeat: u64,
-        /// No new run of the `repeat` once this many milliseconds passed since the worker
-        /// took the request: a batch meant to be about a second of runs stays one when its
-        /// runs turn out slower than the one its count was drawn from.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        repeat_for_ms: Option<u64>,
-    },
-    /// Build the instances, run the prefix, then the suffix calls one after another on one
-    /// thread in the given order: each entry is (thread, index into that thread's calls).
-    /// With `noise`, the calls are paced by it as a concurrent run's are (each call's points
-    /// draw from a seed of its own) — only the calls in `paced`, or every call when it is
-    /// empty: a failure that waiting alone brings on shows here too.
-    Sequential {
-        test: TestCase,
-        order: Vec<(u8, u32)>,
-        timeout_ms: u64,
-        #[serde(default = "Noise::none", skip_serializing_if = "Noise::is_none")]
-        noise: Noise,
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        paced: Vec<(u8, u32)>,
-        /// Each call on the thread it ran on concurrently (thread 1's on the worker's helper
-        /// thread), else every call on one thread.
-        #[serde(default, skip_serializing_if = "is_false")]
-        own_threads: bool,
-        /// As in `Concurrent`: the panic oracle's verdicts read only how the order ended.
-        #[serde(default = "yes")]
-        capture: bool,
-    },
-    /// Answered with a `Passed` response with test id 0; used to check a worker is alive.
-    Ping,
-    /// Several concurrent runs back to back on the worker's two persistent threads, each as
-    /// a `Concurrent` request with its own noise and the shared timeout, answered with one
-    /// response line per run, in order, each written as soon as its run ends. A deadlock in
-    /// one run is answered for that run and ends the worker: the runs after it are not
-    /// answered, and the pool sends them again to a fresh worker.
-    Batch {
-        tests: Vec<BatchRun>,
-        timeout_ms: u64,
-        /// As in `Concurrent`, for every run.
-        #[serde(default = "yes")]
-        capture: bool,
-        /// As in `Concurrent`, for every run: each is answered once.
-        #[serde(default = "one", skip_serializing_if = "is_one")]
-        repeat: u64,
-    },
-}
-
-fn yes() -> bool {
-    true
-}
-
-fn one() -> u64 {
-    1
-}
-
-fn is_one(n: &u64) -> bool {
-    *n == 1
-}
-
-fn is_false(b: &bool) -> bool {
-    !b
-}
+/// A request to a worker, about a test case of the generator.
+pub type Request = covcon_protocol::Request<TestCase>;
 
 /// One concurrent run of a [`Request::Batch`].
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct BatchRun {
-    pub test: TestCase,
-    pub noise: Noise,
-}
+pub type BatchRun = covcon_protocol::BatchRun<TestCase>;
 
-impl Request {
-    /// The test ids of the responses this request is answered with, in order.
-    pub fn answer_ids(&self) -> Vec<u64> {
-        match self {
-            Request::Concurrent { test, .. } | Request::Sequential { test, .. } => vec![test.id],
-            Request::Ping => vec![0],
-            Request::Batch { tests, .. } => tests.iter().map(|run| run.test.id).collect(),
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use covcon_rt::{Arg, Call as RtCall, TestData};
+    use generator::{Built, BuiltForm, Call, Chain, Scope, Value};
+
+    /// What the runtime reads of a value: the generator's own shape, a built value without
+    /// its type and form.
+    fn arg(value: &Value) -> Arg {
+        let all = |values: &[Value]| values.iter().map(arg).collect();
+        match value {
+            Value::Int(n) => Arg::Int(*n),
+            Value::Bool(b) => Arg::Bool(*b),
+            Value::Char(c) => Arg::Char(*c),
+            Value::Float(f) => Arg::Float(*f),
+            Value::Str(s) => Arg::Str(s.clone()),
+            Value::List(items) => Arg::List(all(items)),
+            Value::Option(inner) => Arg::Option(inner.as_deref().map(|v| Box::new(arg(v)))),
+            Value::Tuple(items) => Arg::Tuple(all(items)),
+            Value::Duration(us) => Arg::Duration(*us),
+            Value::Instance(k) => Arg::Instance(*k),
+            Value::Closure(inner) => Arg::Closure(Box::new(arg(inner))),
+            Value::Err(inner) => Arg::Err(Box::new(arg(inner))),
+            Value::Built(built) => Arg::Built {
+                ctor: built.ctor.clone(),
+                args: all(&built.args),
+            },
+            Value::FromReceiver(method) => Arg::FromReceiver(method.clone()),
+            Value::Handle(k) => Arg::Handle(*k),
         }
     }
-}
 
-/// Schedule perturbation at the schedule points of the instrumented copy (ConTest-style
-/// noise): at each point, with these probabilities, yield, spin briefly or sleep briefly.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Noise {
-    pub seed: u64,
-    pub yield_p: f64,
-    pub spin_p: f64,
-    pub sleep_p: f64,
-    /// How a concurrent run is scheduled: free (the OS and the noise above decide) or
-    /// controlled (one thread at a time, switching at schedule points as `seed` and the
-    /// strategy choose; the noise is then unused). Sequential runs ignore it.
-    #[serde(default, skip_serializing_if = "Control::is_free")]
-    pub control: Control,
-    /// A sequential run's real pause before each paced call, in microseconds: time passing
-    /// between a thread's calls, as it did in a slow concurrent run.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub pause_us: u64,
-}
+    /// What the runtime reads of a call: a kept result's slot among its thread's locals, and
+    /// whether it is chained, not on what.
+    fn call(written: &Call, local: Option<usize>) -> RtCall {
+        RtCall {
+            method: written.method.clone(),
+            receiver: written.receiver,
+            args: written.args.iter().map(arg).collect(),
+            times: written.times,
+            local,
+            chained: written.chained.is_some(),
+            scope: written.scope.as_ref().map(|scope| {
+                Box::new(covcon_rt::Scope {
+                    then: scope.then.iter().map(|c| call(c, None)).collect(),
+                    finish: scope.finish.as_ref().map(|c| call(c, None)),
+                })
+            }),
+        }
+    }
 
-fn is_zero(n: &u64) -> bool {
-    *n == 0
-}
+    /// What the runtime reads of a test case: no pair, noise seed or control (the request's
+    /// noise carries the control), each thread's locals numbered from 0.
+    fn test_data(test: &TestCase) -> TestData {
+        let calls = |calls: &[Call]| calls.iter().map(|c| call(c, None)).collect();
+        let thread = |t: usize| {
+            let mut slots = 0..;
+            test.threads[t]
+                .iter()
+                .map(|c| call(c, c.keep.then(|| slots.next().unwrap_or_default())))
+                .collect()
+        };
+        TestData {
+            id: test.id,
+            type_path: test.type_path.clone(),
+            instances: calls(&test.instances),
+            handles: calls(&test.handles),
+            prefix: calls(&test.prefix),
+            threads: [thread(0), thread(1)],
+        }
+    }
 
-impl Noise {
-    /// No perturbation at all.
-    pub fn none() -> Noise {
-        Noise {
-            seed: 0,
-            yield_p: 0.0,
-            spin_p: 0.0,
-            sleep_p: 0.0,
+    /// A test case with every kind of value and call the generator writes.
+    fn every_kind_of_test() -> TestCase {
+        let built = Value::Built(Box::new(Built {
+            ty: "k::Opts".into(),
+            ctor: "new".into(),
+            args: vec![Value::Str("a\"b\n".into()), Value::Handle(0)],
+            form: BuiltForm::Call {
+                chain: vec![("cap".into(), 1)],
+                owner: None,
+            },
+        }));
+        let values = vec![
+            Value::Int(-3),
+            Value::Int(i128::from(u64::MAX)),
+            Value::Bool(true),
+            Value::Char('é'),
+            Value::Float(0.5),
+            Value::List(vec![Value::Int(1), Value::Option(None)]),
+            Value::Option(Some(Box::new(Value::Tuple(vec![Value::Int(2)])))),
+            Value::Duration(1_500),
+            Value::Instance(1),
+            Value::Closure(Box::new(Value::Err(Box::new(Value::Str("no".into()))))),
+            built,
+            Value::FromReceiver("guard".into()),
+        ];
+        let kept = |method: &str| Call {
+            keep: true,
+            ..Call::new(method, 0, vec![Value::Int(1)])
+        };
+        let scoped = Call {
+            scope: Some(Box::new(Scope {
+                then: vec![Call::new("book", 0, vec![Value::Int(3)])],
+                finish: Some(Call::new("confirm", 0, vec![Value::Int(2)])),
+            })),
+            ..Call::new("reserve", 0, vec![])
+        };
+        let chained = Call {
+            chained: Some(Chain {
+                from: "get".into(),
+                args: 1,
+            }),
+            ..Call::new("Gauge::add", 0, vec![Value::Str("a".into()), Value::Int(1)])
+        };
+        TestCase {
+            id: 41,
+            type_path: "k::Store".into(),
+            pair: ["put".into(), "Gauge::add".into()],
+            instances: vec![
+                Call::new("new", 0, vec![]),
+                Call::new("with_capacity", 0, vec![Value::Int(4)]),
+            ],
+            handles: vec![Call::new("gauge", 0, vec![Value::Str("g".into())])],
+            prefix: vec![Call {
+                times: 3,
+                ..Call::new("put", 0, values)
+            }],
+            threads: [
+                vec![kept("intern"), scoped, kept("intern")],
+                vec![
+                    kept("intern"),
+                    Call::new("Key::len", 2, vec![]),
+                    chained,
+                    Call::new("put", 1, vec![Value::Handle(2)]),
+                ],
+            ],
+            noise_seed: 9,
+            control: Control::Pct {
+                depth: 2,
+                steps: 40,
+            },
+        }
+    }
+
+    /// Every request covcon writes, with the test above.
+    fn every_request() -> Vec<Request> {
+        let test = every_kind_of_test();
+        let noise = Noise {
+            seed: 5,
+            yield_p: 0.5,
+            spin_p: 0.25,
+            sleep_p: 0.125,
             control: Control::Free,
             pause_us: 0,
+        };
+        let controlled = Noise {
+            control: Control::Preempt {
+                first: 1,
+                at: [3, 0],
+            },
+            pause_us: 40,
+            ..noise
+        };
+        vec![
+            Request::Ping,
+            Request::Concurrent {
+                test: test.clone(),
+                noise,
+                timeout_ms: 100,
+                capture: true,
+                repeat: 1,
+                repeat_for_ms: None,
+            },
+            Request::Concurrent {
+                test: test.clone(),
+                noise: controlled,
+                timeout_ms: 100,
+                capture: false,
+                repeat: 5_000,
+                repeat_for_ms: Some(1_000),
+            },
+            Request::Sequential {
+                test: test.clone(),
+                order: vec![(1, 0), (0, 2), (1, 3)],
+                timeout_ms: 9,
+                noise: Noise::none(),
+                paced: Vec::new(),
+                own_threads: false,
+                capture: true,
+            },
+            Request::Sequential {
+                test: test.clone(),
+                order: vec![(0, 0)],
+                timeout_ms: 9,
+                noise: Noise {
+                    control: Control::Random,
+                    ..noise
+                },
+                paced: vec![(0, 0)],
+                own_threads: true,
+                capture: false,
+            },
+            Request::Batch {
+                tests: vec![
+                    BatchRun {
+                        test: test.clone(),
+                        noise,
+                    },
+                    BatchRun {
+                        test,
+                        noise: controlled,
+                    },
+                ],
+                timeout_ms: 50,
+                capture: false,
+                repeat: 3,
+            },
+        ]
+    }
+
+    /// Each request as covcon writes it decodes in the runtime to the same request about the
+    /// runtime's view of its test case.
+    #[test]
+    fn every_request_covcon_writes_reads_in_the_runtime_as_written() {
+        for request in every_request() {
+            let line = serde_json::to_string(&request).unwrap();
+            let read: covcon_protocol::Request<TestData> =
+                serde_json::from_str(&line).unwrap_or_else(|e| panic!("{e}: {line}"));
+            let expected = match request {
+                Request::Ping => covcon_protocol::Request::Ping,
+                Request::Concurrent {
+                    test,
+                    noise,
+                    timeout_ms,
+                    capture,
+                    repeat,
+                    repeat_for_ms,
+                } => covcon_protocol::Request::Concurrent {
+                    test: test_data(&test),
+                    noise,
+                    timeout_ms,
+                    capture,
+                    repeat,
+                    repeat_for_ms,
+                },
+                Request::Sequential {
+                    test,
+                    order,
+                    timeout_ms,
+                    noise,
+                    paced,
+                    own_threads,
+                    capture,
+                } => covcon_protocol::Request::Sequential {
+                    test: test_data(&test),
+                    order,
+                    timeout_ms,
+                    noise,
+                    paced,
+                    own_threads,
+                    capture,
+                },
+                Request::Batch {
+                    tests,
+                    timeout_ms,
+                    capture,
+                    repeat,
+                } => covcon_protocol::Request::Batch {
+                    tests: tests
+                        .into_iter()
+                        .map(|run| covcon_protocol::BatchRun {
+                            test: test_data(&run.test),
+                            noise: run.noise,
+                        })
+                        .collect(),
+                    timeout_ms,
+                    capture,
+                    repeat,
+                },
+            };
+            assert_eq!(read, expected, "{line}");
         }
     }
 
-    /// Whether it perturbs nothing.
-    pub fn is_none(&self) -> bool {
-        self.yield_p + self.spin_p + self.sleep_p <= 0.0
-            && self.control.is_free()
-            && self.pause_us == 0
+    /// Each request reads back in covcon (the fake worker's way) as it was written.
+    #[test]
+    fn every_request_covcon_writes_reads_back_as_written() {
+        for request in every_request() {
+            let line = serde_json::to_string(&request).unwrap();
+            let read: Request = serde_json::from_str(&line).unwrap();
+            assert_eq!(read, request, "{line}");
+        }
     }
-}
 
-/// A worker's answer to one request.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Response {
-    pub test_id: u64,
-    pub outcome: Outcome,
-    /// Start and end of every instrumented method call, in clock order. Left out of a
-    /// passing concurrent run's answer when the request did not ask to `capture`.
-    #[serde(default)]
-    pub events: Vec<Event>,
-    /// The concurrent method pairs of the test's type the run covered (CovCon Algorithm 1,
-    /// as [`crate::covered_pairs`] computes them from `events`), computed by the worker for a
-    /// concurrent run; `None` when the answer does not say (then `events` do).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub covered: Option<Vec<[String; 2]>>,
-    /// `Debug` text of each prefix call's return value (`None` when the return type has no
-    /// `Debug` or the call panicked).
-    #[serde(default)]
-    pub prefix_results: Vec<Option<String>>,
-    /// The same for each suffix call, per thread (for a sequential run, indexed as in the
-    /// test's threads, not in execution order).
-    #[serde(default)]
-    pub results: [Vec<Option<String>>; 2],
-    /// `Debug` text of instance 0 after the run, when the type implements `Debug`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub final_state: Option<String>,
-    pub elapsed_us: u64,
-    /// How many runs of a repeated test were made (the answer is the last one's).
-    #[serde(default = "one", skip_serializing_if = "is_one")]
-    pub runs: u64,
-    /// A controlled run's schedule: what replays it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub schedule: Option<Schedule>,
-    /// The run ended with more threads in the worker than its setup began with: the type
-    /// runs threads of its own (a housekeeper, a timer). Told only when results are captured.
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub own_threads: bool,
-    /// A timed acquisition (`try_lock_for`, …) of a suffix call timed out in this concurrent
-    /// run, or an attempt (`try_lock()`) found its lock held: what that call answered is one
-    /// no sequential order gives (one thread alone never finds the lock held), by design of
-    /// the method, so the results oracle does not judge the run. The panic and deadlock
-    /// oracles still do.
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub timed_out: bool,
-    /// The run was blocked for good on condition variables of the copy alone, and the
-    /// worker's watchdog ended it by unwinding the waiting calls: the outcome is that
-    /// deadlock, and the worker lives on (without this, a deadlock answer ends the worker).
-    #[serde(default, skip_serializing_if = "is_false")]
-    pub recovered: bool,
-}
-
-/// What a controlled run reports about its schedule.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Schedule {
-    /// The seed the run's choices were drawn from (a repeated test's `seed + runs - 1`).
-    pub seed: u64,
-    /// Schedule points the two threads passed together.
-    pub steps: u64,
-    /// The steps at which the strategy switched threads (the first 32).
-    #[serde(default)]
-    pub switches: Vec<u64>,
-    /// Control ended early: a thread ran too long without a point while awake (a spin loop,
-    /// code outside the copy), or the run handed the turn over as often as a run may (each
-    /// hand-over can cost a time slice on a loaded machine); the rest of the run was free.
-    #[serde(default)]
-    pub free: bool,
-    /// Times a thread blocked on a lock was woken by the other's release and ran alongside
-    /// it up to its next point: stretches the schedule does not order.
-    #[serde(default)]
-    pub wakes: u64,
-    /// Times the turn passed from one thread to the other (the strategy's switches, and a
-    /// thread that found a lock held or waits on a condition variable handing over).
-    #[serde(default)]
-    pub handoffs: u64,
-}
-
-impl Schedule {
-    /// Whether the schedule ordered the whole run (control never ended, no thread ran
-    /// alongside the other after a wake): the same schedule replays it exactly.
-    pub fn ordered_all(&self) -> bool {
-        !self.free && self.wakes == 0
+    /// A saved test case (a violation file's, `cargo covcon replay`'s) keeps its schedule
+    /// control in the shape it always had.
+    #[test]
+    fn a_saved_test_case_writes_its_control_as_before() {
+        let test = every_kind_of_test();
+        let saved = serde_json::to_value(&test).unwrap();
+        assert_eq!(
+            saved["control"],
+            serde_json::json!({"strategy": "pct", "depth": 2, "steps": 40})
+        );
+        let free = TestCase {
+            control: Control::Free,
+            ..test.clone()
+        };
+        assert!(serde_json::to_value(&free)
+            .unwrap()
+            .get("control")
+            .is_none());
+        let read: TestCase = serde_json::from_value(saved).unwrap();
+        assert_eq!(read, test);
     }
-}
-
-impl Response {
-    /// Whether the run was controlled from start to end ([`Schedule::ordered_all`]).
-    pub fn replayable(&self) -> bool {
-        self.schedule.as_ref().is_some_and(Schedule::ordered_all)
-    }
-}
-
-/// How a run ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Outcome {
-    Passed,
-    /// A call panicked. `thread` is `None` for a constructor or prefix call (then `call` indexes
-    /// instances followed by prefix calls), else the suffix thread.
-    Panicked {
-        thread: Option<u8>,
-        call: u32,
-        method: String,
-        message: String,
-        location: Option<String>,
-        /// In a concurrent run, the other thread's panic when it panicked too (later by clock).
-        #[serde(default, skip_serializing_if = "Vec::is_empty")]
-        also: Vec<Outcome>,
-    },
-    /// The run did not finish: `inside` names the instrumented method each suffix thread was
-    /// in (innermost), if any. `blocked_for_good` says how the watchdog knew: every thread
-    /// that could run user code was asleep in an untimed wait (a lock or condition no thread
-    /// can release), or else (`false`) the run outlived its timeout: a deadlock, an endless
-    /// loop or a very slow run. The worker exits after sending this.
-    ///
-    /// `lost_wakeup`: the run was blocked for good, the watchdog woke the threads waiting on
-    /// a condition variable of the copy (a spurious wake-up, which correct code survives), and
-    /// this one then finished its call: it waited for a notify that never came although what
-    /// it waited for already held. Sent by the main thread when the run then passed.
-    Deadlocked {
-        inside: [Option<String>; 2],
-        #[serde(default, skip_serializing_if = "is_false")]
-        blocked_for_good: bool,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        lost_wakeup: Option<u8>,
-    },
-    /// A constructor returned `Err` or `None`: the test could not be set up.
-    SetupFailed {
-        message: String,
-    },
-    /// The worker died (abort, signal, `process::exit`) or stopped answering. Produced by the
-    /// parent, never sent by a worker.
-    Crashed {
-        message: String,
-    },
-}
-
-impl Outcome {
-    /// A run that outlived its timeout without being blocked for good: a deadlock, an endless
-    /// loop, or only a run starved of CPU.
-    pub fn over_time(&self) -> bool {
-        matches!(
-            self,
-            Outcome::Deadlocked {
-                blocked_for_good: false,
-                ..
-            }
-        )
-    }
-}
-
-/// One start or end of an instrumented method call.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Event {
-    /// Global logical clock value.
-    pub clock: u64,
-    /// 0 and 1 for the suffix threads, 2 for the prefix.
-    pub thread: u8,
-    /// `krate::module::Type` of the method (a type under test may call another's methods).
-    pub type_path: String,
-    pub method: String,
-    pub start: bool,
 }

@@ -52,43 +52,10 @@
 //! priority change points over the run's expected number of steps; the highest-priority
 //! runnable thread runs) and a random walk (at every point, either thread with even odds).
 
+use covcon_protocol::{Control, Schedule};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
-
-/// How a concurrent run is scheduled (`protocol::Control`).
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub(crate) enum Control {
-    /// Both threads run free (with the run's noise at the points).
-    #[default]
-    Free,
-    /// PCT with bug depth `depth` (1 to 3) over about `steps` schedule points.
-    Pct { depth: u8, steps: u32 },
-    /// At every point, either thread with even odds.
-    Random,
-    /// Thread `first` runs first; the running thread is switched out at the points numbered in
-    /// `at` (0 for none): bounded exhaustive exploration enumerates these.
-    Preempt { first: u8, at: [u32; 2] },
-}
-
-/// What a controlled run reports about its schedule.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Record {
-    /// The seed the strategy drew its choices from.
-    pub(crate) seed: u64,
-    /// Schedule points passed by the two threads together.
-    pub(crate) steps: u64,
-    /// The steps at which the running thread changed by the strategy's choice (first 32).
-    pub(crate) switches: Vec<u64>,
-    /// Whether control ended early (a holder that neither reached a point nor slept).
-    pub(crate) free: bool,
-    /// Times a blocked thread was woken by a release while the other held the turn: it ran
-    /// alongside the holder from the release to its next point, which the schedule does not
-    /// order (a replay may differ there).
-    pub(crate) wakes: u64,
-    /// Times the turn was handed to the other thread ([`MAX_HANDOFFS`]).
-    pub(crate) handoffs: u64,
-}
 
 /// How long the waiting thread lets the holder run without a point before looking whether
 /// it is asleep.
@@ -284,21 +251,22 @@ pub(crate) fn begin_run(control: Control, seed: u64) {
     ON.store(true, Ordering::SeqCst);
 }
 
-/// Ends the run's control and answers its record (`None` for a free run).
-pub(crate) fn end_run() -> Option<Record> {
+/// Ends the run's control and answers its schedule (`None` for a free run).
+pub(crate) fn end_run() -> Option<Schedule> {
     ON.store(false, Ordering::SeqCst);
     state().take().as_ref().map(Strategy::record)
 }
 
-/// The record of the controlled run under way, for the watchdog's answer when the run never
+/// The schedule of the controlled run under way, for the watchdog's answer when the run never
 /// ends (its threads are blocked, not in the scheduler; `None` for a free run).
-pub(crate) fn snapshot() -> Option<Record> {
+pub(crate) fn snapshot() -> Option<Schedule> {
     STATE.try_lock().ok()?.as_ref().map(Strategy::record)
 }
 
 impl Strategy {
-    fn record(&self) -> Record {
-        Record {
+    /// The run's schedule so far, as the answer reports it.
+    fn record(&self) -> Schedule {
+        Schedule {
             seed: self.seed,
             steps: self.step,
             switches: self.switches.clone(),
@@ -306,20 +274,6 @@ impl Strategy {
             wakes: WAKES.load(Ordering::SeqCst),
             handoffs: HANDOFFS.load(Ordering::SeqCst),
         }
-    }
-}
-
-impl Record {
-    /// The schedule as the protocol answers it (`protocol::Schedule`).
-    pub(crate) fn json(&self) -> serde_json::Value {
-        serde_json::json!({
-            "seed": self.seed,
-            "steps": self.steps,
-            "switches": self.switches,
-            "free": self.free,
-            "wakes": self.wakes,
-            "handoffs": self.handoffs,
-        })
     }
 }
 

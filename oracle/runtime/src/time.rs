@@ -18,6 +18,7 @@
 //! Threads that are not running a test's call (a thread the type started itself) read the
 //! latest time any call has read, moved on a little at each read, so their own loops end.
 
+use crate::points;
 use std::cell::Cell;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::OnceLock;
@@ -27,6 +28,12 @@ use std::time::{Duration, Instant, SystemTime, SystemTimeError};
 /// own reads add ([`offset`]) for any call that reads the clock fewer than a thousand times,
 /// so a thread's clock runs forward from call to call.
 pub(crate) const CALL_GAP: Duration = Duration::from_millis(1);
+
+/// The longest a timed wait of a test's call waits for real under the virtual clock: a
+/// notify that would have come later could have been that late anyway (the notifying thread
+/// delayed), so waking then is an answer the program can give, and a sequential order, where
+/// no test thread can notify, does not wait out every timeout.
+pub(crate) const REAL_WAIT_CAP: Duration = Duration::from_millis(1);
 
 /// What one read of the clock moves a call's clock on by, before [`offset`]'s growth.
 const STEP_NS: u64 = 100;
@@ -119,7 +126,7 @@ fn is_virtual() -> bool {
 
 /// `Instant::now()` of the copy.
 pub fn now() -> Instant {
-    crate::clock_read();
+    points::clock_read();
     if !is_virtual() {
         return Instant::now();
     }
@@ -128,7 +135,7 @@ pub fn now() -> Instant {
 
 /// `SystemTime::now()` of the copy.
 pub fn system_now() -> SystemTime {
-    crate::clock_read();
+    points::clock_read();
     if !is_virtual() {
         return SystemTime::now();
     }
@@ -149,7 +156,7 @@ pub fn system_elapsed(time: &SystemTime) -> Result<Duration, SystemTimeError> {
 /// `duration` and the thread only passes a schedule point and yields; elsewhere a real sleep.
 pub fn sleep(duration: Duration) {
     if is_virtual() && advance(duration) {
-        crate::schedule_point();
+        points::schedule_point();
         std::thread::yield_now();
     } else {
         std::thread::sleep(duration);
@@ -162,8 +169,8 @@ pub fn sleep(duration: Duration) {
 /// delays to the timeout is one a real run can see); elsewhere std's.
 pub fn park_timeout(duration: Duration) {
     if in_virtual_call() {
-        crate::schedule_point();
-        std::thread::park_timeout(duration.min(crate::REAL_WAIT_CAP));
+        points::schedule_point();
+        std::thread::park_timeout(duration.min(REAL_WAIT_CAP));
         advance(duration);
     } else {
         std::thread::park_timeout(duration);
@@ -183,8 +190,8 @@ pub fn recv_timeout<R: ?Sized, T, E>(
     if !in_virtual_call() {
         return recv(receiver, timeout);
     }
-    crate::schedule_point();
-    let got = recv(receiver, timeout.min(crate::REAL_WAIT_CAP));
+    points::schedule_point();
+    let got = recv(receiver, timeout.min(REAL_WAIT_CAP));
     if got.is_err() {
         advance(timeout);
     }
@@ -195,7 +202,7 @@ pub fn recv_timeout<R: ?Sized, T, E>(
 /// `cv.wait_until(&mut g, deadline)`, crossbeam's `rx.recv_deadline(deadline)`): the virtual
 /// `deadline` made a real instant as far ahead of the real clock as it is ahead of the
 /// calling thread's virtual one. Inside a test's call, a schedule point, a real wait of at
-/// most [`crate::REAL_WAIT_CAP`], and the call's clock moved on to the deadline, as if the
+/// most [`REAL_WAIT_CAP`], and the call's clock moved on to the deadline, as if the
 /// wait had lasted it (as [`park_timeout`]); elsewhere (a thread the type started) the whole
 /// wait is real. Outside a worker, `deadline` itself.
 pub fn deadline(deadline: Instant) -> Instant {
@@ -206,7 +213,7 @@ pub fn deadline(deadline: Instant) -> Instant {
     let now = origin().0 + Duration::from_nanos(peek());
     let (wait, moved) = deadline_wait(deadline, now, in_call);
     if in_call {
-        crate::schedule_point();
+        points::schedule_point();
         advance(moved);
     }
     Instant::now().checked_add(wait).unwrap_or(deadline)
@@ -217,7 +224,7 @@ pub fn deadline(deadline: Instant) -> Instant {
 fn deadline_wait(deadline: Instant, now: Instant, in_call: bool) -> (Duration, Duration) {
     let remaining = deadline.saturating_duration_since(now);
     if in_call {
-        (remaining.min(crate::REAL_WAIT_CAP), remaining)
+        (remaining.min(REAL_WAIT_CAP), remaining)
     } else {
         (remaining.min(BACKGROUND_WAIT_CAP), Duration::ZERO)
     }
@@ -321,7 +328,7 @@ mod tests {
         let real = deadline(before + Duration::from_secs(1));
         let after = now();
         end_call();
-        assert!(real <= Instant::now() + crate::REAL_WAIT_CAP, "{real:?}");
+        assert!(real <= Instant::now() + REAL_WAIT_CAP, "{real:?}");
         assert!(after.duration_since(before) >= Duration::from_secs(1));
         // A thread the type started waits the whole second; one past its deadline, not at all.
         let at = origin().0 + Duration::from_secs(50);
@@ -337,7 +344,7 @@ mod tests {
         );
         assert_eq!(
             deadline_wait(at + second, at, true),
-            (crate::REAL_WAIT_CAP, second)
+            (REAL_WAIT_CAP, second)
         );
         assert_eq!(
             deadline_wait(at, at + second, false),

@@ -1,14 +1,26 @@
-//! Test cases as the worker reads them, and the decoding of argument values into the Rust
-//! types the generated harness asks for ([`FromArg`]).
+//! Test cases as the worker reads them, the decoding of argument values into the Rust types
+//! the generated harness asks for ([`FromArg`]), and what a call that cannot be made answers
+//! ([`CallError`]).
 //!
 //! The JSON shapes are those of `generator::TestCase`/`Call`/`Value` (externally tagged,
-//! snake_case). Decoding is lenient on purpose: a type parameter instantiated as `String` may
-//! receive an integer from the generator, and gets its decimal text.
+//! snake_case), which a request of the protocol carries (`oracle/src/protocol.rs` holds the
+//! two to the same shapes). Decoding is lenient on purpose: a type parameter instantiated as
+//! `String` may receive an integer from the generator, and gets its decimal text.
 
-use crate::worker::CallError;
 use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
 use std::fmt;
 use std::time::Duration;
+
+/// A call that could not be made: unknown method, an argument that does not decode, a
+/// constructor that returned `Err` or `None`. Answered as `setup_failed`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CallError(pub String);
+
+impl CallError {
+    pub fn new(message: impl Into<String>) -> CallError {
+        CallError(message.into())
+    }
+}
 
 /// A concrete argument value (`generator::Value`).
 #[derive(Debug, Clone, PartialEq)]
@@ -106,10 +118,11 @@ pub struct TestData {
     pub threads: [Vec<Call>; 2],
 }
 
-// Decoding, written against serde's data model by hand (the runtime depends on `serde_json`
-// and `serde` only, no derive): the worker decodes each request line straight into these types
-// without building a `serde_json::Value` tree first, and the same impls decode from a `Value`
-// when a malformed line has to be taken apart test by test.
+// Decoding, written against serde's data model by hand (the runtime, like the protocol crate,
+// uses no derive, whose proc-macro would join every harness's build): the worker decodes each
+// request line (`covcon_protocol::Request<TestData>`) straight into these types without
+// building a `serde_json::Value` tree first, and the same impls decode from a `Value` when a
+// malformed line has to be taken apart test by test.
 
 impl<'de> Deserialize<'de> for TestData {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<TestData, D::Error> {
@@ -364,9 +377,10 @@ impl<'de> Deserialize<'de> for Int {
     }
 }
 
-/// The field names of the protocol's requests and test cases, decoded without allocating.
+/// The field names of test cases, calls and values, decoded without allocating (the names of
+/// the requests that carry them are the protocol crate's).
 #[derive(Debug)]
-pub(crate) enum Key {
+enum Key {
     // Test cases and calls.
     Id,
     TypePath,
@@ -376,12 +390,16 @@ pub(crate) enum Key {
     Threads,
     Pair,
     NoiseSeed,
+    Control,
     Method,
     Receiver,
     Args,
     Times,
     Keep,
     Chained,
+    Scope,
+    Then,
+    Finish,
     // Value kinds.
     Int,
     Bool,
@@ -399,32 +417,6 @@ pub(crate) enum Key {
     FromReceiver,
     Handle,
     Ctor,
-    // Requests.
-    Op,
-    Test,
-    Tests,
-    Noise,
-    Order,
-    Paced,
-    OwnThreads,
-    TimeoutMs,
-    Repeat,
-    RepeatForMs,
-    Capture,
-    Seed,
-    YieldP,
-    SpinP,
-    SleepP,
-    PauseUs,
-    Control,
-    Strategy,
-    Depth,
-    Steps,
-    First,
-    At,
-    Scope,
-    Then,
-    Finish,
     Other(String),
 }
 
@@ -446,6 +438,7 @@ impl<'de> Deserialize<'de> for Key {
                     "threads" => Key::Threads,
                     "pair" => Key::Pair,
                     "noise_seed" => Key::NoiseSeed,
+                    "control" => Key::Control,
                     "method" => Key::Method,
                     "receiver" => Key::Receiver,
                     "args" => Key::Args,
@@ -471,28 +464,6 @@ impl<'de> Deserialize<'de> for Key {
                     "from_receiver" => Key::FromReceiver,
                     "handle" => Key::Handle,
                     "ctor" => Key::Ctor,
-                    "op" => Key::Op,
-                    "test" => Key::Test,
-                    "tests" => Key::Tests,
-                    "noise" => Key::Noise,
-                    "order" => Key::Order,
-                    "paced" => Key::Paced,
-                    "own_threads" => Key::OwnThreads,
-                    "timeout_ms" => Key::TimeoutMs,
-                    "repeat" => Key::Repeat,
-                    "repeat_for_ms" => Key::RepeatForMs,
-                    "capture" => Key::Capture,
-                    "seed" => Key::Seed,
-                    "yield_p" => Key::YieldP,
-                    "spin_p" => Key::SpinP,
-                    "sleep_p" => Key::SleepP,
-                    "pause_us" => Key::PauseUs,
-                    "control" => Key::Control,
-                    "strategy" => Key::Strategy,
-                    "depth" => Key::Depth,
-                    "steps" => Key::Steps,
-                    "first" => Key::First,
-                    "at" => Key::At,
                     other => Key::Other(other.to_string()),
                 })
             }
@@ -761,7 +732,7 @@ tuples!((A 0), (A 0, B 1), (A 0, B 1, C 2), (A 0, B 1, C 2, D 3), (A 0, B 1, C 2
 /// the cell says "running"), and the other thread may run then.
 pub fn closure<T: Clone>(value: T) -> impl Fn() -> T + Clone {
     move || {
-        crate::schedule_point();
+        crate::points::schedule_point();
         value.clone()
     }
 }
@@ -896,5 +867,36 @@ mod tests {
         assert_eq!(locals(1), [None, Some(0), None]);
         assert!(test.threads[1][2].chained && !test.threads[1][1].chained);
         assert_eq!(test.instances[0].local, None);
+    }
+
+    /// A request whose test case does not decode is an error saying what is wrong, where, not
+    /// a panic; one that decodes names its test.
+    #[test]
+    fn a_request_reads_its_test_case_or_says_what_is_wrong_with_it() {
+        let read = |line: &str| {
+            serde_json::from_str::<covcon_protocol::Request<TestData>>(line)
+                .map(|request| request.answer_ids(|test| test.id))
+                .map_err(|e| e.to_string())
+        };
+        assert_eq!(
+            read(
+                r#"{"op":"concurrent","test":{"id":7,"type_path":"c::T","pair":["a","b"],"instances":[{"method":"new","args":[]}],"prefix":[],"threads":[[{"method":"a","receiver":0,"args":[{"int":1}]}],[]],"noise_seed":3}}"#
+            ),
+            Ok(vec![7])
+        );
+        assert_eq!(
+            read(r#"{"op":"concurrent","test":{"id":1,"type_path":"c::T","threads":[[]]}}"#),
+            Err("`threads` must be a list of two lists of calls at line 1 column 68".into())
+        );
+        assert_eq!(
+            read(
+                r#"{"op":"concurrent","test":{"id":1,"type_path":"c::T","threads":[[{"args":[]}],[]]}}"#
+            ),
+            Err("call without `method` at line 1 column 76".into())
+        );
+        assert_eq!(
+            read(r#"{"op": "launch", "test": {"id": 9}}"#),
+            Err("test case without `type_path` at line 1 column 34".into())
+        );
     }
 }

@@ -7,14 +7,19 @@
 //! A watchdog thread polls the running test's start time and answers `deadlocked` itself, then
 //! ends the process: a thread cannot be cancelled, a process can.
 
-use crate::request::{BatchRun, Line, Noise, Op};
-use crate::sched::{self, Control, Record};
+use crate::points::{
+    self, set_role, RawEvent, ABANDON, BUFFERS, CAPTURE, LAST_PANIC, NOISE, NO_ROLE, PACE_CALLS,
+    STARTED_US,
+};
+use crate::sched;
 use crate::stuck::{self, Snapshot};
+use crate::sync;
 use crate::time;
-use crate::value::{Arg, Call, FromArg, TestData};
-use crate::{set_role, RawEvent, BUFFERS, CAPTURE, LAST_PANIC, NOISE, NO_ROLE, PACE_CALLS};
+use crate::value::{Arg, Call, CallError, FromArg, TestData};
+use covcon_protocol::refs::MethodRef;
+use covcon_protocol::{BatchRun, Control, Event, Noise, Outcome, Request, Response};
 use serde::Deserialize;
-use serde_json::{json, Value as Json};
+use serde_json::Value as Json;
 use std::io::{BufRead, Write};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -133,17 +138,6 @@ pub type Handle = Box<dyn std::any::Any + Send + Sync>;
 /// two halves), the other elements (`None` at the instance's own place), which the test takes
 /// as handles `#k` ([`Cx::take_element`]).
 pub type Constructed<T> = (Arc<T>, Vec<Option<Handle>>);
-
-/// A call that could not be made: unknown method, an argument that does not decode, a
-/// constructor that returned `Err` or `None`. Answered as `setup_failed`.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CallError(pub String);
-
-impl CallError {
-    pub fn new(message: impl Into<String>) -> CallError {
-        CallError(message.into())
-    }
-}
 
 /// An instance with its type erased: an `Arc<dyn Any>` around the driver's `Arc<Instance>`,
 /// so that the worker's code exists once, not once per type of the harness ([`Erased`]).
@@ -407,43 +401,25 @@ impl Mode {
     fn concurrent(noise: Noise) -> Mode {
         Mode::Concurrent {
             seed: noise.seed,
-            noise: noise.p,
+            noise: noise.probabilities(),
             control: noise.control,
         }
     }
 }
 
+/// The answer to one run: its events name what the copy records, `&'static str`s. Its time
+/// is set when it is written ([`finish`]).
 #[doc(hidden)]
-pub struct Answer {
-    outcome: Json,
-    events: Vec<(u8, RawEvent)>,
-    /// The concurrent method pairs the run covered (concurrent runs only).
-    covered: Option<Vec<[&'static str; 2]>>,
-    prefix_results: Vec<Option<String>>,
-    results: [Vec<Option<String>>; 2],
-    final_state: Option<String>,
-    /// How many times the test ran (see `repeat`).
-    runs: u64,
-    /// A controlled run's schedule.
-    schedule: Option<Record>,
-    /// Whether the process ran more threads at the end of the run than before its setup: the
-    /// type started threads of its own (asked only when results are captured).
-    own_threads: bool,
-    /// Whether a timed acquisition of a suffix call timed out (concurrent runs only).
-    timed_out: bool,
-    /// The run was blocked for good and the watchdog ended it by unwinding its waits
-    /// ([`abandon`]): the outcome is that deadlock, and the worker lives on.
-    recovered: bool,
-}
+pub type Answer = Response<&'static str>;
 
 /// Runs the worker until stdin closes: the harness's `main` is one call of this.
 pub fn worker_main(drivers: Vec<&'static dyn Registered>) {
     let out = take_stdout();
     stuck::MAIN.register();
-    crate::mark_setup_thread();
+    sync::mark_setup_thread();
     crate::time::make_virtual();
     crate::hash::make_keyed();
-    crate::precise_sleeps();
+    points::precise_sleeps();
     install_panic_hook();
     start_helper();
     start_watchdog();
@@ -467,22 +443,20 @@ pub fn worker_main(drivers: Vec<&'static dyn Registered>) {
 /// soon as its run ends (so that when run k aborts the process, runs before k are answered).
 fn serve(drivers: &[&'static dyn Registered], line: &str, out: &Mutex<Box<dyn Write + Send>>) {
     let started = Instant::now();
-    let request = match serde_json::from_str::<Line>(line) {
+    let request = match serde_json::from_str::<Request<TestData>>(line) {
         Ok(request) => request,
         Err(e) => return serve_malformed(drivers, line, e, out),
     };
-    CAPTURE.store(request.capture, Ordering::Relaxed);
-    let timeout_ms = request.timeout_ms;
-    match request.op {
-        Op::Ping => write_line(
-            out,
-            &finish((0, empty_answer(json!({"kind": "passed"}))), started),
-        ),
-        Op::Concurrent {
+    CAPTURE.store(captures(&request), Ordering::Relaxed);
+    match request {
+        Request::Ping => write_line(out, &finish(empty_answer(Outcome::Passed), started)),
+        Request::Concurrent {
             test,
             noise,
+            timeout_ms,
             repeat,
             repeat_for_ms,
+            ..
         } => {
             let repeat = Repeat {
                 runs: repeat,
@@ -491,12 +465,14 @@ fn serve(drivers: &[&'static dyn Registered], line: &str, out: &Mutex<Box<dyn Wr
             let answer = answer(drivers, test, Mode::concurrent(noise), repeat, timeout_ms);
             write_line(out, &finish(answer, started));
         }
-        Op::Sequential {
+        Request::Sequential {
             test,
             order,
+            timeout_ms,
             noise,
             paced,
             own_threads,
+            ..
         } => {
             let mode = Mode::Sequential {
                 order,
@@ -507,14 +483,29 @@ fn serve(drivers: &[&'static dyn Registered], line: &str, out: &Mutex<Box<dyn Wr
             let answer = answer(drivers, test, mode, Repeat::once(), timeout_ms);
             write_line(out, &finish(answer, started));
         }
-        Op::Batch { runs, repeat } => {
-            for BatchRun { test, noise } in runs {
+        Request::Batch {
+            tests,
+            timeout_ms,
+            repeat,
+            ..
+        } => {
+            for BatchRun { test, noise } in tests {
                 let started = Instant::now();
                 let repeat = Repeat::times(repeat);
                 let answer = answer(drivers, test, Mode::concurrent(noise), repeat, timeout_ms);
                 write_line(out, &finish(answer, started));
             }
         }
+    }
+}
+
+/// Whether `request` wants the `Debug` texts of results and final state.
+fn captures(request: &Request<TestData>) -> bool {
+    match request {
+        Request::Concurrent { capture, .. }
+        | Request::Sequential { capture, .. }
+        | Request::Batch { capture, .. } => *capture,
+        Request::Ping => true,
     }
 }
 
@@ -533,7 +524,7 @@ fn serve_malformed(
         Ok(json) => json,
         Err(e) => {
             let answer = setup_failed(format!("unreadable request: {e}"));
-            return write_line(out, &finish((0, answer), started));
+            return write_line(out, &finish(answer, started));
         }
     };
     let id_of = |test: Option<&Json>| {
@@ -544,19 +535,22 @@ fn serve_malformed(
     let batch = json.get("op").and_then(Json::as_str) == Some("batch");
     let Some(runs) = json.get("tests").and_then(Json::as_array).filter(|_| batch) else {
         let answer = setup_failed(error.to_string());
-        return write_line(out, &finish((id_of(json.get("test")), answer), started));
+        return write_line(
+            out,
+            &finish(with_id(id_of(json.get("test")), answer), started),
+        );
     };
     let timeout_ms = json
         .get("timeout_ms")
         .and_then(Json::as_u64)
-        .unwrap_or(10_000);
+        .unwrap_or(covcon_protocol::DEFAULT_TIMEOUT_MS);
     CAPTURE.store(
         json.get("capture").and_then(Json::as_bool).unwrap_or(true),
         Ordering::Relaxed,
     );
     for run in runs {
         let started = Instant::now();
-        let answer = match BatchRun::deserialize(run) {
+        let answer = match BatchRun::<TestData>::deserialize(run) {
             Ok(BatchRun { test, noise }) => answer(
                 drivers,
                 test,
@@ -564,15 +558,15 @@ fn serve_malformed(
                 Repeat::once(),
                 timeout_ms,
             ),
-            Err(e) => (id_of(run.get("test")), setup_failed(e.to_string())),
+            Err(e) => with_id(id_of(run.get("test")), setup_failed(e.to_string())),
         };
         write_line(out, &finish(answer, started));
     }
 }
 
 /// Whether a run's outcome is a pass.
-fn passed(outcome: &Json) -> bool {
-    outcome.get("kind").and_then(Json::as_str) == Some("passed")
+fn passed(outcome: &Outcome) -> bool {
+    matches!(outcome, Outcome::Passed)
 }
 
 /// How many times [`answer`] runs a test at most.
@@ -596,7 +590,7 @@ impl Repeat {
 }
 
 /// Runs one test `repeat` times at most (seeds `seed, seed + 1, …`), up to the first run that
-/// does not pass, and answers its test id and that run's outcome (or the last run's), with
+/// does not pass, and answers that run's outcome (or the last run's) under the test's id, with
 /// `runs` saying how many ran: repeating in the worker amortises the protocol's cost when the
 /// same test is run again and again.
 fn answer(
@@ -605,13 +599,11 @@ fn answer(
     mode: Mode,
     repeat: Repeat,
     timeout_ms: u64,
-) -> (u64, Answer) {
+) -> Answer {
     let id = test.id;
     let Some(driver) = drivers.iter().find(|d| d.type_path() == test.type_path) else {
-        return (
-            id,
-            setup_failed(format!("type `{}` is not in the harness", test.type_path)),
-        );
+        let missing = format!("type `{}` is not in the harness", test.type_path);
+        return with_id(id, setup_failed(missing));
     };
     let mut run = Run {
         test: Arc::new(test),
@@ -626,17 +618,17 @@ fn answer(
             answer.events = events;
             answer.final_state = None;
             answer.recovered = true;
-        } else if answer.passed() || answer.panicked() {
-            if let Some(blocked) = woken_by_probe(answer.passed()) {
+        } else if passed(&answer.outcome) || matches!(answer.outcome, Outcome::Panicked { .. }) {
+            if let Some(blocked) = woken_by_probe(passed(&answer.outcome)) {
                 answer.outcome = blocked;
             }
         }
         unwatch();
         runs += 1;
         let late = repeat.until.is_some_and(|until| Instant::now() >= until);
-        if !answer.passed() || runs >= repeat.runs || late {
+        if !passed(&answer.outcome) || runs >= repeat.runs || late {
             answer.runs = runs;
-            return (id, answer);
+            return with_id(id, answer);
         }
         if let Mode::Concurrent { seed, .. } = &mut run.mode {
             *seed = seed.wrapping_add(1);
@@ -644,158 +636,33 @@ fn answer(
     }
 }
 
-impl Answer {
-    fn passed(&self) -> bool {
-        passed(&self.outcome)
-    }
-
-    fn panicked(&self) -> bool {
-        self.outcome.get("kind").and_then(Json::as_str) == Some("panicked")
-    }
-}
-
-fn empty_answer(outcome: Json) -> Answer {
-    Answer {
-        outcome,
-        events: Vec::new(),
-        covered: None,
-        prefix_results: Vec::new(),
-        results: [Vec::new(), Vec::new()],
-        final_state: None,
-        runs: 1,
-        schedule: None,
-        own_threads: false,
-        timed_out: false,
-        recovered: false,
-    }
+fn empty_answer(outcome: Outcome) -> Answer {
+    Response::new(0, outcome)
 }
 
 fn setup_failed(message: String) -> Answer {
-    empty_answer(json!({"kind": "setup_failed", "message": message}))
+    empty_answer(Outcome::SetupFailed { message })
+}
+
+/// `answer` under test id `id`.
+fn with_id(id: u64, answer: Answer) -> Answer {
+    Answer {
+        test_id: id,
+        ..answer
+    }
 }
 
 /// The answer as one JSON line (without its newline), written straight into a string: the
-/// worker answers every run, so this avoids building a `serde_json::Value` tree each time.
-fn finish((test_id, answer): (u64, Answer), started: Instant) -> String {
-    use std::fmt::Write as _;
-    let mut line = String::with_capacity(256 + 96 * answer.events.len());
-    let _ = write!(
-        line,
-        r#"{{"test_id":{test_id},"outcome":{},"events":["#,
-        answer.outcome
-    );
+/// worker answers every run, so this builds no `serde_json::Value` tree.
+fn finish(mut answer: Answer, started: Instant) -> String {
     // A passing run's events serve only the results oracle (`capture`); the pairs it covered
     // are all the panic oracle needs, and far cheaper to send and read.
-    let events = if answer.passed() && !CAPTURE.load(Ordering::Relaxed) && answer.covered.is_some()
-    {
-        &[][..]
-    } else {
-        &answer.events[..]
-    };
-    for (i, (thread, e)) in events.iter().enumerate() {
-        if i > 0 {
-            line.push(',');
-        }
-        let _ = write!(
-            line,
-            r#"{{"clock":{},"thread":{thread},"type_path":"#,
-            e.clock
-        );
-        push_json_str(&mut line, e.type_path);
-        line.push_str(r#","method":"#);
-        push_json_str(&mut line, e.method);
-        let _ = write!(line, r#","start":{}}}"#, e.start);
+    if passed(&answer.outcome) && !CAPTURE.load(Ordering::Relaxed) && answer.covered.is_some() {
+        answer.events.clear();
     }
-    line.push(']');
-    if let Some(covered) = &answer.covered {
-        line.push_str(r#","covered":["#);
-        for (i, [a, b]) in covered.iter().enumerate() {
-            if i > 0 {
-                line.push(',');
-            }
-            line.push('[');
-            push_json_str(&mut line, a);
-            line.push(',');
-            push_json_str(&mut line, b);
-            line.push(']');
-        }
-        line.push(']');
-    }
-    line.push_str(r#","prefix_results":"#);
-    push_texts(&mut line, &answer.prefix_results);
-    line.push_str(r#","results":["#);
-    push_texts(&mut line, &answer.results[0]);
-    line.push(',');
-    push_texts(&mut line, &answer.results[1]);
-    line.push(']');
-    if let Some(state) = &answer.final_state {
-        line.push_str(r#","final_state":"#);
-        push_json_str(&mut line, state);
-    }
-    if answer.runs > 1 {
-        let _ = write!(line, r#","runs":{}"#, answer.runs);
-    }
-    if let Some(record) = &answer.schedule {
-        let _ = write!(line, r#","schedule":{}"#, record.json());
-    }
-    if answer.own_threads {
-        line.push_str(r#","own_threads":true"#);
-    }
-    if answer.timed_out {
-        line.push_str(r#","timed_out":true"#);
-    }
-    if answer.recovered {
-        line.push_str(r#","recovered":true"#);
-    }
-    let _ = write!(
-        line,
-        r#","elapsed_us":{}}}"#,
-        started.elapsed().as_micros() as u64
-    );
-    line
-}
-
-/// Appends `text` as a JSON string.
-fn push_json_str(line: &mut String, text: &str) {
-    if text.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
-        line.push('"');
-        line.push_str(text);
-        line.push('"');
-    } else {
-        line.push_str(&Json::from(text).to_string());
-    }
-}
-
-/// Appends a list of optional texts as a JSON array of strings and nulls.
-fn push_texts(line: &mut String, texts: &[Option<String>]) {
-    line.push('[');
-    for (i, text) in texts.iter().enumerate() {
-        if i > 0 {
-            line.push(',');
-        }
-        match text {
-            Some(text) => push_json_str(line, text),
-            None => line.push_str("null"),
-        }
-    }
-    line.push(']');
-}
-
-fn events_json(events: &[(u8, RawEvent)]) -> Json {
-    Json::Array(
-        events
-            .iter()
-            .map(|(thread, e)| {
-                json!({
-                    "clock": e.clock,
-                    "thread": thread,
-                    "type_path": e.type_path,
-                    "method": e.method,
-                    "start": e.start,
-                })
-            })
-            .collect(),
-    )
+    answer.elapsed_us = started.elapsed().as_micros() as u64;
+    // Text, numbers and booleans only: nothing in an answer fails to serialise.
+    serde_json::to_string(&answer).expect("answers always serialise")
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -826,7 +693,7 @@ fn guarded<R>(f: impl FnOnce() -> Result<R, CallError>) -> Result<R, Failure> {
         Err(payload) => {
             let (message, location, clock) = LAST_PANIC
                 .with(|p| p.borrow_mut().take())
-                .unwrap_or_else(|| (payload_text(payload.as_ref()), None, crate::now()));
+                .unwrap_or_else(|| (payload_text(payload.as_ref()), None, points::now()));
             // The payload may itself panic on drop; forget it rather than risk that.
             std::mem::forget(payload);
             Err(Failure::Panic {
@@ -922,7 +789,7 @@ fn uses_missing_local(call: &Call, cx: &Cx<'_, Untyped>) -> bool {
         }
     }
     let mut used = Vec::new();
-    if call.method.contains("::") && !call.chained {
+    if MethodRef::parse(&call.method).is_handle() && !call.chained {
         used.push(call.receiver);
     }
     call.args.iter().for_each(|a| handles_in(a, &mut used));
@@ -1028,24 +895,27 @@ fn invoke_times(
 }
 
 fn setup_failure(thread: Option<u8>, call: u32, method: &str, failure: Failure) -> Answer {
-    let mut answer = empty_answer(outcome_json(thread, call, method, &failure));
+    let mut answer = empty_answer(failed(thread, call, method, &failure));
     answer.events = drain_events();
     answer
 }
 
-fn outcome_json(thread: Option<u8>, call: u32, method: &str, failure: &Failure) -> Json {
+/// The outcome of a run whose call `call` (of `thread`, or of the setup) failed.
+fn failed(thread: Option<u8>, call: u32, method: &str, failure: &Failure) -> Outcome {
     match failure {
         Failure::Panic {
             message, location, ..
-        } => json!({
-            "kind": "panicked",
-            "thread": thread,
-            "call": call,
-            "method": method,
-            "message": message,
-            "location": location,
-        }),
-        Failure::Setup(message) => json!({"kind": "setup_failed", "message": message}),
+        } => Outcome::Panicked {
+            thread,
+            call,
+            method: method.to_string(),
+            message: message.clone(),
+            location: location.clone(),
+            also: Vec::new(),
+        },
+        Failure::Setup(message) => Outcome::SetupFailed {
+            message: message.clone(),
+        },
     }
 }
 
@@ -1104,7 +974,7 @@ fn run_concurrent(
         })
     };
     set_noise(noise);
-    crate::take_timed_out();
+    sync::take_timed_out();
     sched::begin_run(control, seed);
     set_role(0, seed);
     let generation = launch(job);
@@ -1114,7 +984,7 @@ fn run_concurrent(
     set_role(NO_ROLE, 0);
     wait_done(generation);
     let schedule = sched::end_run();
-    let timed_out = crate::take_timed_out();
+    let timed_out = sync::take_timed_out();
     set_noise([0.0; 3]);
     let theirs = slot
         .lock()
@@ -1132,17 +1002,15 @@ fn run_concurrent(
     quietly(move || drop(built));
     let events = drain_events();
     Answer {
-        outcome,
         covered: Some(covered_pairs(&events, &test.type_path)),
         events,
         prefix_results,
         results: [mine.results, theirs.results],
         final_state,
-        runs: 1,
         schedule,
         own_threads,
         timed_out,
-        recovered: false,
+        ..empty_answer(outcome)
     }
 }
 
@@ -1150,7 +1018,7 @@ fn run_concurrent(
 /// other thread panicked too, its panic goes along as `also`: the first panic by clock may
 /// follow from state the other thread's panicking call left half changed (an atomic counted
 /// before the panic), and a sequential order that runs that call first explains the run.
-fn concurrent_outcome(runs: &[ThreadRun; 2]) -> Json {
+fn concurrent_outcome(runs: &[ThreadRun; 2]) -> Outcome {
     let mut first: Option<(u8, &(u32, String, Failure))> = None;
     for (thread, run) in runs.iter().enumerate() {
         let Some(failure) = &run.failure else {
@@ -1170,18 +1038,17 @@ fn concurrent_outcome(runs: &[ThreadRun; 2]) -> Json {
         }
     }
     match first {
-        None => json!({"kind": "passed"}),
+        None => Outcome::Passed,
         Some((thread, (call, method, failure))) => {
-            let mut outcome = outcome_json(Some(thread), *call, method, failure);
+            let mut outcome = failed(Some(thread), *call, method, failure);
             let other_thread = 1 - thread;
             let other = &runs[usize::from(other_thread)];
-            if let (Some((call, method, other @ Failure::Panic { .. })), Json::Object(map)) =
-                (&other.failure, &mut outcome)
+            if let (
+                Some((call, method, other @ Failure::Panic { .. })),
+                Outcome::Panicked { also, .. },
+            ) = (&other.failure, &mut outcome)
             {
-                if matches!(failure, Failure::Panic { .. }) {
-                    let also = outcome_json(Some(other_thread), *call, method, other);
-                    map.insert("also".into(), Json::Array(vec![also]));
-                }
+                also.push(failed(Some(other_thread), *call, method, other));
             }
             outcome
         }
@@ -1210,11 +1077,12 @@ fn run_sequential(
         vec![None; test.threads[0].len()],
         vec![None; test.threads[1].len()],
     ];
-    let mut outcome = json!({"kind": "passed"});
+    let mut outcome = Outcome::Passed;
     for &(thread, index) in order {
         let Some(call) = test.threads[thread as usize].get(index as usize) else {
-            outcome = json!({"kind": "setup_failed",
-                "message": format!("thread {thread} has no call {index}")});
+            outcome = Outcome::SetupFailed {
+                message: format!("thread {thread} has no call {index}"),
+            };
             break;
         };
         let seed = noise.seed ^ u64::from(index).wrapping_mul(0xD1B5_4A32_D192_ED03);
@@ -1224,13 +1092,11 @@ fn run_sequential(
             // `oracle/src/verdict.rs`, the pass of a thread alone).
             std::thread::sleep(Duration::from_micros(noise.pause_us));
         }
-        set_noise(if pace { noise.p } else { [0.0; 3] });
+        let p = noise.probabilities();
+        set_noise(if pace { p } else { [0.0; 3] });
         // A controlled run also waits at the starts and ends of calls (where it hands the
         // turn over): a paced order waits there too, so what waiting alone brings on shows.
-        PACE_CALLS.store(
-            pace && !noise.p.iter().all(|&p| p <= 0.0),
-            Ordering::Relaxed,
-        );
+        PACE_CALLS.store(pace && !p.iter().all(|&p| p <= 0.0), Ordering::Relaxed);
         // With `own_threads`, each call on the thread it ran on concurrently: a type that
         // behaves by thread (a per-thread shard, a thread-local cache, an owner check) does the
         // same here, so only the interleaving differs from the concurrent run.
@@ -1248,7 +1114,7 @@ fn run_sequential(
         match result {
             Ok(result) => results[thread as usize][index as usize] = result.map(clip),
             Err(failure) => {
-                outcome = outcome_json(Some(thread), index, &call.method, &failure);
+                outcome = failed(Some(thread), index, &call.method, &failure);
                 break;
             }
         }
@@ -1268,17 +1134,11 @@ fn run_sequential(
     let final_state = state_of(driver, &built.instances);
     quietly(move || drop(built));
     Answer {
-        outcome,
-        covered: None,
         events: drain_events(),
         prefix_results,
         results,
         final_state,
-        runs: 1,
-        schedule: None,
-        own_threads: false,
-        timed_out: false,
-        recovered: false,
+        ..empty_answer(outcome)
     }
 }
 
@@ -1371,25 +1231,36 @@ fn clear_events() {
     }
 }
 
-fn drain_events() -> Vec<(u8, RawEvent)> {
+fn drain_events() -> Vec<Event<&'static str>> {
     let mut all = Vec::new();
     for (role, buffer) in BUFFERS.iter().enumerate() {
         let mut buffer = buffer.lock().unwrap_or_else(|p| p.into_inner());
-        all.extend(buffer.drain(..).map(|e| (role as u8, e)));
+        all.extend(buffer.drain(..).map(|e| event(role, e)));
     }
-    all.sort_by_key(|(_, e)| e.clock);
+    all.sort_by_key(|e| e.clock);
     all
+}
+
+/// Event `e` of role `role`'s buffer, as answers carry it.
+fn event(role: usize, e: RawEvent) -> Event<&'static str> {
+    Event {
+        clock: e.clock,
+        thread: role as u8,
+        type_path: e.type_path,
+        method: e.method,
+        start: e.start,
+    }
 }
 
 /// The concurrent method pairs a run's events (in clock order) show, counting only methods of
 /// `type_path`: CovCon Algorithm 1, as `oracle/src/trace.rs` `covered_pairs` computes it from
 /// the same events (a test of the oracle holds the two to the same answers). One entry each
 /// time a method starts while a method of another thread runs, the smaller name first, sorted.
-fn covered_pairs(events: &[(u8, RawEvent)], type_path: &str) -> Vec<[&'static str; 2]> {
+fn covered_pairs(events: &[Event<&'static str>], type_path: &str) -> Vec<[&'static str; 2]> {
     let mut running: [Vec<&'static str>; 3] = Default::default();
     let mut pairs = Vec::new();
-    for (thread, event) in events.iter().filter(|(_, e)| e.type_path == type_path) {
-        let thread = usize::from(*thread).min(2);
+    for event in events.iter().filter(|e| e.type_path == type_path) {
+        let thread = usize::from(event.thread).min(2);
         if event.start {
             for (other, stack) in running.iter().enumerate() {
                 if other != thread {
@@ -1469,7 +1340,7 @@ fn start_helper() {
 
 fn helper_loop() {
     stuck::HELPER.register();
-    crate::precise_sleeps();
+    points::precise_sleeps();
     let mut seen = 0;
     loop {
         seen = wait_for_go(seen);
@@ -1533,7 +1404,6 @@ fn wait_until(flag: &AtomicU64, generation: u64) {
 
 /// Test id being run, plus one (0: idle).
 static RUNNING: AtomicU64 = AtomicU64::new(0);
-static STARTED_US: AtomicU64 = AtomicU64::new(0);
 static TIMEOUT_MS: AtomicU64 = AtomicU64::new(10_000);
 static EPOCH: OnceLock<Instant> = OnceLock::new();
 static OUT: OnceLock<Mutex<Box<dyn Write + Send>>> = OnceLock::new();
@@ -1569,7 +1439,7 @@ fn watchdog_loop() {
         // A test thread waiting for real on a condition variable of the copy is a run that is
         // likely blocked for good, and one the watchdog can end without losing the worker
         // ([`abandon`]): looked at every millisecond, from its second on.
-        let waiting = crate::registered_waiters() > 0;
+        let waiting = sync::registered_waiters() > 0;
         // A look that found every thread asleep is checked a millisecond later, not a tick:
         // the second look that agrees is the proof, and each run blocked for good (a
         // sequential order that waits for what only the other thread would do, a lock-order
@@ -1635,46 +1505,34 @@ fn watchdog_loop() {
         }
         let events = peek_events();
         let inside = [innermost(&events, 0), innermost(&events, 1)];
-        let mut answer = json!({
-            "test_id": running - 1,
-            "outcome": {"kind": "deadlocked", "inside": inside, "blocked_for_good": stuck},
-            "events": events_json(&events),
-            "elapsed_us": epoch_us().saturating_sub(started),
-        });
-        if let (Some(record), Json::Object(map)) = (sched::snapshot(), &mut answer) {
-            map.insert("schedule".into(), record.json());
-        }
-        let text = answer.to_string();
+        let deadlock = Outcome::Deadlocked {
+            inside,
+            blocked_for_good: stuck,
+            lost_wakeup: None,
+        };
+        let answer = Answer {
+            events,
+            elapsed_us: epoch_us().saturating_sub(started),
+            schedule: sched::snapshot(),
+            ..Response::new(running - 1, deadlock)
+        };
+        let text = serde_json::to_string(&answer).expect("answers always serialise");
         let _ = writeln!(out, "{text}");
         let _ = out.flush();
         hard_exit(3);
     }
 }
 
-/// The payload a test thread unwinds with when the watchdog ends its blocked run
-/// ([`abandon`]).
-pub(crate) struct Abandoned;
-
-/// `STARTED_US + 1` of the run the watchdog is ending ([`abandon`]); 0 for none.
-static ABANDON: AtomicU64 = AtomicU64::new(0);
-
 /// The deadlock the ended run answers, with its `STARTED_US` and its events when it was
 /// found blocked (the unwinding then ends its calls, which the answer must not show: the
 /// oracle reads which call blocked from the calls that did not end).
-type AbandonedRun = (u64, Json, Vec<(u8, RawEvent)>);
+type AbandonedRun = (u64, Outcome, Vec<Event<&'static str>>);
 static ABANDONED: Mutex<Option<AbandonedRun>> = Mutex::new(None);
-
-/// Whether the running run is one the watchdog is ending: a test thread's wait on a
-/// condition variable of the copy then unwinds out of its call instead of returning.
-pub(crate) fn abandoning() -> bool {
-    let abandon = ABANDON.load(Ordering::SeqCst);
-    abandon != 0 && abandon == STARTED_US.load(Ordering::SeqCst) + 1
-}
 
 /// Ends run `started` (blocked for good, after the wake-up probe) without giving up the
 /// worker, when what blocks it can be undone: every thread of the snapshot is a test thread
 /// of the worker and each waits, untimed, on a condition variable of the copy
-/// ([`crate::registered_waiters`]) or spins for good in the copy's busy wait (a spin lock that
+/// ([`sync::registered_waiters`]) or spins for good in the copy's busy wait (a spin lock that
 /// nothing releases, [`crate::spin_loop`]). Nothing else could ever release them, so the
 /// deadlock is certain; the waiters are woken once more and unwind out of their calls
 /// (`waiting_for_real`), the spinners unwind at their next pause, and the main thread answers
@@ -1688,7 +1546,7 @@ fn abandon(running: u64, started: u64, snapshot: Option<&stuck::Snapshot>) -> bo
     };
     let spinners = snapshot.map_or(0, stuck::Snapshot::spinners);
     if threads == 0
-        || crate::registered_waiters() + spinners != threads
+        || sync::registered_waiters() + spinners != threads
         || ABANDON.load(Ordering::SeqCst) == started + 1
     {
         return false;
@@ -1697,20 +1555,24 @@ fn abandon(running: u64, started: u64, snapshot: Option<&stuck::Snapshot>) -> bo
     let inside = [innermost(&events, 0), innermost(&events, 1)];
     *ABANDONED.lock().unwrap_or_else(|p| p.into_inner()) = Some((
         started,
-        json!({"kind": "deadlocked", "inside": inside, "blocked_for_good": true}),
+        Outcome::Deadlocked {
+            inside,
+            blocked_for_good: true,
+            lost_wakeup: None,
+        },
         events,
     ));
     ABANDON.store(started + 1, Ordering::SeqCst);
     // Only the same run's waiters: a new run's would be woken for nothing.
     if RUNNING.load(Ordering::SeqCst) == running && STARTED_US.load(Ordering::SeqCst) == started {
-        crate::wake_all_waiters();
+        sync::wake_all_waiters();
     }
     true
 }
 
 /// The deadlock of the run that just returned, when the watchdog ended it ([`abandon`]), and
 /// its events as they were when it was found blocked.
-fn take_abandoned() -> Option<(Json, Vec<(u8, RawEvent)>)> {
+fn take_abandoned() -> Option<(Outcome, Vec<Event<&'static str>>)> {
     let started = STARTED_US.load(Ordering::SeqCst);
     let mut abandoned = ABANDONED.lock().unwrap_or_else(|p| p.into_inner());
     abandoned
@@ -1735,7 +1597,7 @@ static PROBE: Mutex<Option<Probe>> = Mutex::new(None);
 static WOKEN_RUN: AtomicU64 = AtomicU64::new(0);
 
 /// Wakes the threads of run `started` that wait for real on a condition variable of the copy
-/// (a spurious wake-up, which correct code survives: [`crate::wake_waiters`]), the first time
+/// (a spurious wake-up, which correct code survives: [`sync::wake_waiters`]), the first time
 /// the run is blocked for good. Answers whether it woke any.
 fn probe(started: u64) -> bool {
     let mut probe = PROBE.lock().unwrap_or_else(|p| p.into_inner());
@@ -1747,7 +1609,7 @@ fn probe(started: u64) -> bool {
     // Marked before the wake-up, under the lock: a woken thread's run can end, and the main
     // thread look, before this function returns; it then waits for the lock and the probe.
     WOKEN_RUN.store(started, Ordering::SeqCst);
-    let woken = crate::wake_waiters();
+    let woken = sync::wake_waiters();
     *probe = Some(Probe {
         started,
         woken,
@@ -1765,7 +1627,7 @@ fn probe(started: u64) -> bool {
 /// A run that panicked after the probe woke it (code that waits under `if` popping an empty
 /// queue) did so because of that wake-up: it is the deadlock too, but not a lost wake-up
 /// (`passed` false), since what the thread waited for did not hold.
-fn woken_by_probe(passed: bool) -> Option<Json> {
+fn woken_by_probe(passed: bool) -> Option<Outcome> {
     if WOKEN_RUN.load(Ordering::SeqCst) != STARTED_US.load(Ordering::SeqCst) {
         return None;
     }
@@ -1773,15 +1635,11 @@ fn woken_by_probe(passed: bool) -> Option<Json> {
     let probe = probe
         .as_ref()
         .filter(|p| p.started == STARTED_US.load(Ordering::SeqCst) && p.woken != 0)?;
-    let mut blocked = json!({
-        "kind": "deadlocked",
-        "inside": probe.inside,
-        "blocked_for_good": true,
-    });
-    if let (true, Json::Object(map)) = (passed, &mut blocked) {
-        map.insert("lost_wakeup".into(), probe.woken.trailing_zeros().into());
-    }
-    Some(blocked)
+    Some(Outcome::Deadlocked {
+        inside: probe.inside.clone(),
+        blocked_for_good: true,
+        lost_wakeup: passed.then(|| probe.woken.trailing_zeros() as u8),
+    })
 }
 
 /// The watchdog's longest sleep between two looks at the running test.
@@ -1793,22 +1651,22 @@ const TICK_MS: u64 = 5;
 const STUCK_AFTER_MS: u64 = 2;
 
 /// The events recorded so far, without waiting on a buffer a stuck thread might hold.
-fn peek_events() -> Vec<(u8, RawEvent)> {
+fn peek_events() -> Vec<Event<&'static str>> {
     let mut all = Vec::new();
     for (role, buffer) in BUFFERS.iter().enumerate() {
         if let Ok(buffer) = buffer.try_lock() {
-            all.extend(buffer.iter().map(|e| (role as u8, *e)));
+            all.extend(buffer.iter().map(|e| event(role, *e)));
         }
     }
-    all.sort_by_key(|(_, e)| e.clock);
+    all.sort_by_key(|e| e.clock);
     all
 }
 
 /// The method `role` was in at the end of `events`, innermost first.
-fn innermost(events: &[(u8, RawEvent)], role: u8) -> Option<String> {
+fn innermost(events: &[Event<&'static str>], role: u8) -> Option<String> {
     let mut stack = Vec::new();
-    for (r, e) in events {
-        if *r != role {
+    for e in events {
+        if e.thread != role {
             continue;
         }
         if e.start {
@@ -1898,8 +1756,8 @@ fn install_panic_hook() {
         let location = info
             .location()
             .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
-        if crate::role() != NO_ROLE {
-            let clock = crate::now();
+        if points::role() != NO_ROLE {
+            let clock = points::now();
             LAST_PANIC.with(|p| *p.borrow_mut() = Some((message, location, clock)));
         } else if verbose {
             eprintln!("covcon worker: panic outside a test thread: {message} at {location:?}");
@@ -1985,7 +1843,7 @@ mod tests {
         assert!(a.is_absolute() && a.starts_with(&first.dir) && first.dir.is_dir());
         // A path the type makes up itself (`default.sled`) lands there too.
         assert_eq!(std::env::current_dir().unwrap(), first.dir);
-        let mut answer = empty_answer(json!({"kind": "passed"}));
+        let mut answer = empty_answer(Outcome::Passed);
         answer.results[0].push(Some(format!("Ok({a:?})")));
         answer.final_state = Some(format!("Store {{ dir: {:?} }}", first.dir));
         let answer = first.tidy(answer);
@@ -1998,5 +1856,52 @@ mod tests {
         assert_eq!(run_path("a".into()), std::path::PathBuf::from("a"));
         let second = RunDir::enter().unwrap();
         assert_ne!(second.dir, dir);
+    }
+
+    /// An answer as the worker writes it reads in covcon as it was made, its events and
+    /// covered pairs named by `String`s.
+    #[test]
+    fn an_answer_reads_in_covcon_as_the_worker_wrote_it() {
+        let raw = |clock, method, start| RawEvent {
+            clock,
+            type_path: "k::T",
+            method,
+            start,
+        };
+        let events = vec![event(0, raw(1, "a", true)), event(1, raw(2, "b\"", true))];
+        let answer = Answer {
+            covered: Some(covered_pairs(&events, "k::T")),
+            events,
+            results: [vec![Some("()".into())], vec![None]],
+            schedule: Some(covcon_protocol::Schedule {
+                seed: 3,
+                steps: 2,
+                ..Default::default()
+            }),
+            ..empty_answer(Outcome::Panicked {
+                thread: Some(1),
+                call: 0,
+                method: "b".into(),
+                message: "m".into(),
+                location: None,
+                also: Vec::new(),
+            })
+        };
+        let line = finish(with_id(7, answer.clone()), Instant::now());
+        let read: Response = serde_json::from_str(&line).unwrap();
+        assert_eq!(
+            read.covered,
+            Some(vec![["a".to_string(), "b\"".to_string()]])
+        );
+        assert_eq!(
+            format!("{read:?}"),
+            format!(
+                "{:?}",
+                Answer {
+                    elapsed_us: read.elapsed_us,
+                    ..with_id(7, answer)
+                }
+            )
+        );
     }
 }

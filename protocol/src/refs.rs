@@ -1,5 +1,6 @@
 //! The names by which the model, a test case and a saved violation refer to what a test
-//! calls, and the one place they are written and read.
+//! calls, and the one place they are written and read (analysis re-exports it as
+//! `analysis::refs`; the runtime reads a call's method with it).
 //!
 //! They travel as text (in the model's JSON, a test case's JSON, the wire to the harness and
 //! a saved violation, which old files must still read), so their spelling is fixed:
@@ -7,7 +8,7 @@
 //! - a method of the type under test by its own name (`push`); a method of a *handle* type
 //!   (another thread-safe type of the crate the type hands out) as `Handle::method`, the
 //!   handle type's bare name first (`Bar::tick`) — Rust method names never hold `::`;
-//! - where a handle comes from ([`crate::Via::from`], a handle call of a test): the method
+//! - where a handle comes from (the model's `Via::from`, a handle call of a test): the method
 //!   of the owner that returns it (`add`), or `#k` for element `k` of the tuple the
 //!   instance's constructor returns;
 //! - a value type's constructor, in the harness's list of what it dropped, as
