@@ -13,7 +13,7 @@
 //! The crate is compiled into every harness, beside the user's crate, so it depends on serde
 //! alone: no `derive`, whose proc-macro and syn would join every harness's build. Its serde
 //! impls are written by hand against serde's data model (`request.rs`, `response.rs`), over
-//! the field names of [`field`]. Decoding is lenient where a worker has always been: unknown
+//! the field names of `field.rs`. Decoding is lenient where a worker has always been: unknown
 //! fields are skipped, and most fields have a default (a request without `timeout_ms` waits
 //! [`DEFAULT_TIMEOUT_MS`]).
 
