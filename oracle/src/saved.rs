@@ -2,13 +2,15 @@
 //! `cargo covcon replay`: the test case, and what a replay needs to build the same harness.
 
 use generator::TestCase;
-use serde::{Deserialize, Serialize};
+use serde::de::Error as _;
+use serde::{Deserialize, Deserializer, Serialize};
 use std::path::PathBuf;
 
 /// A saved violation's test. Files written before a field existed still read: each is
 /// optional, and the test case's own fields sit at the top level (`flatten`), as they always
-/// have.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// have. Read through a `serde_json::Value` ([`SavedTest::deserialize`]): serde's `flatten`
+/// cannot read an integer argument (`Value::Int` is an `i128`) back.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct SavedTest {
     #[serde(flatten)]
     pub test: TestCase,
@@ -28,6 +30,34 @@ pub struct SavedTest {
     /// only under the same.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub oracle: Option<SavedOracle>,
+}
+
+/// The fields of a [`SavedTest`] beside its test case's, read on their own.
+#[derive(Deserialize)]
+struct Beside {
+    #[serde(default)]
+    workspace_root: Option<PathBuf>,
+    #[serde(default)]
+    harness_types: Vec<String>,
+    #[serde(default)]
+    features: Vec<String>,
+    #[serde(default)]
+    oracle: Option<SavedOracle>,
+}
+
+impl<'de> Deserialize<'de> for SavedTest {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<SavedTest, D::Error> {
+        let value = serde_json::Value::deserialize(deserializer)?;
+        let test = TestCase::deserialize(&value).map_err(D::Error::custom)?;
+        let beside = Beside::deserialize(&value).map_err(D::Error::custom)?;
+        Ok(SavedTest {
+            test,
+            workspace_root: beside.workspace_root,
+            harness_types: beside.harness_types,
+            features: beside.features,
+            oracle: beside.oracle,
+        })
+    }
 }
 
 /// The oracle a saved test was judged by, when it is not the panic oracle.
@@ -71,12 +101,14 @@ mod tests {
     /// `harness_types`, `features` or `oracle`), and one with all of them.
     #[test]
     fn old_and_new_files_read() {
+        // An integer argument among them: `flatten` alone could not read it back.
         let old = r#"{"id": 3, "type_path": "k::Counter", "pair": ["inc", "get"],
             "instances": [{"method": "new", "args": []}], "prefix": [],
-            "threads": [[{"method": "inc", "args": []}], [{"method": "get", "args": []}]],
+            "threads": [[{"method": "inc", "args": [{"int": 5}]}], [{"method": "get", "args": []}]],
             "noise_seed": 7}"#;
         let saved = SavedTest::from_json(old).unwrap();
         assert_eq!(saved.test.type_path, "k::Counter");
+        assert_eq!(saved.test.threads[0][0].args, [generator::Value::Int(5)]);
         assert_eq!(saved.workspace_root, None);
         assert!(saved.harness_types.is_empty() && saved.features.is_empty());
         assert_eq!(saved.oracle, None);
