@@ -130,29 +130,18 @@ impl Harness {
                     .find(|d| d.kind == DroppedKind::Type);
                 ty.untest(reason.map(|d| d.reason.clone()));
             }
-            // By name (an edit changes the members it walks): a member's first drop says why.
-            let constructors: BTreeSet<String> =
-                ty.constructors.iter().map(|c| c.name.clone()).collect();
-            for name in constructors {
-                if let Some(d) = prepared.find(DroppedKind::Constructor, &name) {
-                    ty.untest_constructor(&name, d.reason.clone());
-                }
-            }
-            let methods: BTreeSet<String> = ty.methods.iter().map(|m| m.name.clone()).collect();
-            for name in methods {
-                if let Some(d) = prepared.find(DroppedKind::Method, &name) {
-                    ty.untest_method(&name, d.reason.clone());
-                }
-            }
-            let value_constructors = ty.values.iter().flat_map(|v| {
-                v.constructors
-                    .iter()
-                    .map(|c| (v.path.clone(), c.name.clone()))
-            });
-            for (path, name) in value_constructors.collect::<BTreeSet<_>>() {
-                let key = refs::value_constructor(&path, &name);
-                if let Some(d) = prepared.find(DroppedKind::ValueConstructor, &key) {
-                    ty.untest_value_constructor(&path, &name, d.reason.clone());
+            // Last to first: where a member was dropped twice, the first drop says why.
+            for d in prepared.dropped.iter().rev() {
+                let reason = d.reason.clone();
+                match d.kind {
+                    DroppedKind::Constructor => ty.untest_constructor(&d.name, reason),
+                    DroppedKind::Method => ty.untest_method(&d.name, reason),
+                    DroppedKind::ValueConstructor => {
+                        if let Some((path, name)) = refs::value_constructor_parts(&d.name) {
+                            ty.untest_value_constructor(path, name, reason);
+                        }
+                    }
+                    DroppedKind::Type | DroppedKind::Scope => {}
                 }
             }
             ty.replace_param_kinds(|kind| codegen::plain_flow(kind, &prepared.plain_flows));
@@ -1775,9 +1764,7 @@ impl<'o> State<'o> {
         }
     }
 
-    /// The constructors of `ty` (`types[index]`) the harness calls, none unless the type is
-    /// `driven`; the others go to `dropped`, with a warning in `diagnostics` for those the
-    /// analysis supported.
+    /// The constructors of `ty` (`types[index]`) the harness calls, as [`driven_members`].
     fn driven_constructors(
         &self,
         index: usize,
@@ -1786,44 +1773,18 @@ impl<'o> State<'o> {
         dropped: &mut Vec<Dropped>,
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Vec<String> {
-        let mut constructors = Vec::new();
-        for c in &ty.constructors {
-            let reason = if !c.supported {
-                Some(c.reason.clone().unwrap_or(Reason::Other {
-                    text: "not supported by the analysis".into(),
-                }))
-            } else {
-                self.skip_constructors[index]
-                    .get(&c.name)
-                    .map(|r| not_compiling(r))
-            };
-            match reason {
-                Some(reason) => {
-                    if c.supported {
-                        diagnostics.push(Diagnostic {
-                            severity: Severity::Warning,
-                            message: format!(
-                                "constructor `{}::{}` is left out: {reason}",
-                                ty.path, c.name
-                            ),
-                            span: Some(ty.span.clone()),
-                        });
-                    }
-                    dropped.push(Dropped {
-                        kind: DroppedKind::Constructor,
-                        name: c.name.clone(),
-                        reason,
-                    });
-                }
-                None if driven => constructors.push(c.name.clone()),
-                None => {}
-            }
-        }
-        constructors
+        let members = ty.constructors.iter().map(|c| Member {
+            name: &c.name,
+            supported: c.supported,
+            reason: c.reason.as_ref(),
+            span: &ty.span,
+        });
+        let skip = &self.skip_constructors[index];
+        let left_out = (DroppedKind::Constructor, "constructor");
+        driven_members(members, skip, left_out, ty, driven, dropped, diagnostics)
     }
 
-    /// The methods of `ty` (`types[index]`) the harness calls, as
-    /// [`State::driven_constructors`].
+    /// The methods of `ty` (`types[index]`) the harness calls, as [`driven_members`].
     fn driven_methods(
         &self,
         index: usize,
@@ -1832,41 +1793,69 @@ impl<'o> State<'o> {
         dropped: &mut Vec<Dropped>,
         diagnostics: &mut Vec<Diagnostic>,
     ) -> Vec<String> {
-        let mut methods = Vec::new();
-        for m in &ty.methods {
-            let reason = if !m.supported {
-                Some(m.reason.clone().unwrap_or(Reason::Other {
-                    text: "not supported by the analysis".into(),
-                }))
-            } else {
-                self.skip_methods[index]
-                    .get(&m.name)
-                    .map(|r| not_compiling(r))
-            };
-            match reason {
-                Some(reason) => {
-                    if m.supported {
-                        diagnostics.push(Diagnostic {
-                            severity: Severity::Warning,
-                            message: format!(
-                                "method `{}::{}` is left out: {reason}",
-                                ty.path, m.name
-                            ),
-                            span: Some(m.span.clone()),
-                        });
-                    }
-                    dropped.push(Dropped {
-                        kind: DroppedKind::Method,
-                        name: m.name.clone(),
-                        reason,
+        let members = ty.methods.iter().map(|m| Member {
+            name: &m.name,
+            supported: m.supported,
+            reason: m.reason.as_ref(),
+            span: &m.span,
+        });
+        let skip = &self.skip_methods[index];
+        let left_out = (DroppedKind::Method, "method");
+        driven_members(members, skip, left_out, ty, driven, dropped, diagnostics)
+    }
+}
+
+/// A constructor or method of a type, as [`driven_members`] reads it.
+struct Member<'m> {
+    name: &'m str,
+    supported: bool,
+    reason: Option<&'m Reason>,
+    span: &'m analysis::Span,
+}
+
+/// The members of `ty` the harness calls, none unless the type is `driven`; the others (not
+/// supported by the analysis, or in `skip`, the ones that did not compile, by name) go to
+/// `dropped` as `left_out.0`, with a warning in `diagnostics` naming them as `left_out.1` for
+/// those the analysis supported.
+fn driven_members<'m>(
+    members: impl Iterator<Item = Member<'m>>,
+    skip: &BTreeMap<String, String>,
+    left_out: (DroppedKind, &str),
+    ty: &TypeModel,
+    driven: bool,
+    dropped: &mut Vec<Dropped>,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Vec<String> {
+    let (kind, word) = left_out;
+    let mut called = Vec::new();
+    for m in members {
+        let reason = if !m.supported {
+            Some(m.reason.cloned().unwrap_or(Reason::Other {
+                text: "not supported by the analysis".into(),
+            }))
+        } else {
+            skip.get(m.name).map(|r| not_compiling(r))
+        };
+        match reason {
+            Some(reason) => {
+                if m.supported {
+                    diagnostics.push(Diagnostic {
+                        severity: Severity::Warning,
+                        message: format!("{word} `{}::{}` is left out: {reason}", ty.path, m.name),
+                        span: Some(m.span.clone()),
                     });
                 }
-                None if driven => methods.push(m.name.clone()),
-                None => {}
+                dropped.push(Dropped {
+                    kind,
+                    name: m.name.to_string(),
+                    reason,
+                });
             }
+            None if driven => called.push(m.name.to_string()),
+            None => {}
         }
-        methods
     }
+    called
 }
 
 /// The generic arguments when the user fixed some: one per type parameter (lifetimes and
