@@ -32,6 +32,7 @@ mod summary;
 mod workspace;
 
 pub use api::cfg::CfgSet;
+pub use api::type_arg::type_argument_kind;
 /// How the model names a handle's method, a tuple element and a value constructor: the
 /// protocol crate's, since those names travel to the harness too.
 pub use covcon_protocol::refs;

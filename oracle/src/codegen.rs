@@ -8,7 +8,7 @@
 
 use analysis::{
     Constructor, ConstructorKind, GenericKind, GenericParam, GuardHolder, InstancePassing, Param,
-    ParamKind, Pointer, ReturnShape, ScopeGuard, TypeModel, Via, PATH_BUF,
+    ParamKind, ReturnShape, ScopeGuard, TypeModel, Via, PATH_BUF,
 };
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
@@ -1584,88 +1584,6 @@ fn strip_reference(ty: &str) -> (&'static str, &str) {
     }
 }
 
-/// The kind of a concrete type a generic parameter is instantiated with (`u32`,
-/// `::std::string::String`, `::std::sync::Arc<u64>`); `None` for one covcon does not generate
-/// by itself (a value type of the crate, say).
-pub(crate) fn kind_of_type(ty: &str) -> Option<ParamKind> {
-    let int = |signed, bits| Some(ParamKind::Int { signed, bits });
-    let ty = ty.trim();
-    for pointer in [Pointer::Box, Pointer::Arc] {
-        if let Some(inner) = type_argument(ty, pointer.path()) {
-            return Some(ParamKind::Pointer {
-                pointer,
-                inner: Box::new(kind_of_type(inner)?),
-            });
-        }
-    }
-    // A tuple (`(String, String)`) and std's containers of kinds (`Vec<(String, u64)>`, what
-    // a crate's docs instantiate a label set with): element by element.
-    if let Some(inner) = ty.strip_prefix('(').and_then(|t| t.strip_suffix(')')) {
-        if inner.trim().is_empty() {
-            return None;
-        }
-        let elems = split_top_level(inner)
-            .into_iter()
-            .filter(|e| !e.trim().is_empty())
-            .map(kind_of_type)
-            .collect::<Option<Vec<_>>>()?;
-        return Some(ParamKind::Tuple { elems });
-    }
-    if let Some(inner) = type_argument(ty, "::std::vec::Vec") {
-        return Some(ParamKind::Vec {
-            elem: Box::new(kind_of_type(inner)?),
-        });
-    }
-    if let Some(inner) = type_argument(ty, "::std::option::Option") {
-        return Some(ParamKind::Option {
-            inner: Box::new(kind_of_type(inner)?),
-        });
-    }
-    match ty {
-        "u8" => int(false, 8),
-        "u16" => int(false, 16),
-        "u32" => int(false, 32),
-        "u64" | "usize" => int(false, 64),
-        "i8" => int(true, 8),
-        "i16" => int(true, 16),
-        "i32" => int(true, 32),
-        "i64" | "isize" => int(true, 64),
-        "bool" => Some(ParamKind::Bool),
-        "char" => Some(ParamKind::Char),
-        "String" | "::std::string::String" | "std::string::String" => Some(ParamKind::String),
-        _ => None,
-    }
-}
-
-/// The argument of `ty` when it is the one-parameter type at `path` (`::std::vec::Vec`),
-/// written from the root, without the leading `::`, or by its last segment: `u8` of
-/// `Vec<u8>`.
-fn type_argument<'t>(ty: &'t str, path: &str) -> Option<&'t str> {
-    let short = path.rsplit("::").next().unwrap_or(path);
-    [path, path.trim_start_matches("::"), short]
-        .iter()
-        .find_map(|p| ty.strip_prefix(p)?.strip_prefix('<')?.strip_suffix('>'))
-}
-
-/// `text` split at its commas outside brackets and parentheses.
-fn split_top_level(text: &str) -> Vec<&str> {
-    let mut parts = Vec::new();
-    let (mut depth, mut start) = (0i32, 0);
-    for (i, c) in text.char_indices() {
-        match c {
-            '<' | '(' | '[' => depth += 1,
-            '>' | ')' | ']' => depth -= 1,
-            ',' if depth == 0 => {
-                parts.push(&text[start..i]);
-                start = i + 1;
-            }
-            _ => {}
-        }
-    }
-    parts.push(&text[start..]);
-    parts
-}
-
 /// The owned Rust type covcon generates for a kind.
 fn owned_type(kind: &ParamKind, substitutions: &BTreeMap<String, String>) -> String {
     match kind {
@@ -1735,50 +1653,6 @@ mod tests {
         };
         let (decode, pass) = argument(&param, 0, &args_cx);
         assert_eq!(format!("{} => {pass}", decode.unwrap_or_default()), expect);
-    }
-
-    #[test]
-    fn an_instantiation_written_as_std_types_reads_as_the_kinds_covcon_generates() {
-        let string = || ParamKind::String;
-        let u = |bits| ParamKind::Int {
-            signed: false,
-            bits,
-        };
-        for (ty, kind) in [
-            ("u32", Some(u(32))),
-            (
-                "::std::vec::Vec<u8>",
-                Some(ParamKind::Vec {
-                    elem: Box::new(u(8)),
-                }),
-            ),
-            (
-                "::std::vec::Vec<(::std::string::String, ::std::string::String)>",
-                Some(ParamKind::Vec {
-                    elem: Box::new(ParamKind::Tuple {
-                        elems: vec![string(), string()],
-                    }),
-                }),
-            ),
-            (
-                "Option<(u64, Vec<String>)>",
-                Some(ParamKind::Option {
-                    inner: Box::new(ParamKind::Tuple {
-                        elems: vec![
-                            u(64),
-                            ParamKind::Vec {
-                                elem: Box::new(string()),
-                            },
-                        ],
-                    }),
-                }),
-            ),
-            ("()", None),
-            ("::k::Labels", None),
-            ("Vec<::k::Labels>", None),
-        ] {
-            assert_eq!(kind_of_type(ty), kind, "{ty}");
-        }
     }
 
     /// sled's `open_tree` hands out a `Tree`: an uncaught call answers its variant, not the

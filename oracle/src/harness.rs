@@ -98,16 +98,7 @@ impl PreparedType {
         self.instantiation
             .iter()
             .filter_map(|(name, ty)| {
-                let kind = codegen::kind_of_type(ty).or_else(|| {
-                    let path = ty.trim_start_matches("::");
-                    values
-                        .iter()
-                        .any(|v| v.path == path)
-                        .then(|| ParamKind::Value {
-                            path: path.to_string(),
-                        })
-                })?;
-                Some((name.clone(), kind))
+                Some((name.clone(), analysis::type_argument_kind(ty, values)?))
             })
             .collect()
     }

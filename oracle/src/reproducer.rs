@@ -1326,10 +1326,11 @@ impl Render<'_> {
     fn value(&self, value: &Value, kind: &ParamKind) -> String {
         if let ParamKind::Generic { name } = kind {
             let concrete = self.instantiation.get(name).map_or("u32", String::as_str);
-            let kind = crate::codegen::kind_of_type(concrete).unwrap_or(ParamKind::Int {
-                signed: false,
-                bits: 32,
-            });
+            let kind =
+                analysis::type_argument_kind(concrete, &self.ty.values).unwrap_or(ParamKind::Int {
+                    signed: false,
+                    bits: 32,
+                });
             return self.value(value, &kind);
         }
         match (value, kind) {

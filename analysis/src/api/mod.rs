@@ -15,6 +15,7 @@ pub(crate) mod index;
 pub(crate) mod macros;
 pub(crate) mod render;
 pub(crate) mod syntax;
+pub(crate) mod type_arg;
 pub(crate) mod types;
 pub(crate) mod usage;
 
