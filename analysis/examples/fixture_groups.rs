@@ -43,7 +43,7 @@ fn main() {
             println!("MISSING {ty}");
             continue;
         };
-        let status = if t.supported {
+        let status = if t.supported() {
             String::new()
         } else {
             format!(
@@ -89,7 +89,7 @@ fn main() {
             println!(
                 "correct {ty}: {high}/{} pairs high{}",
                 t.pairs.len(),
-                if t.supported { "" } else { " (unsupported)" }
+                if t.supported() { "" } else { " (unsupported)" }
             );
         } else {
             println!("correct {ty}: not found");

@@ -137,7 +137,7 @@ pub(crate) fn add_handles(types: &mut [TypeModel], facts: &[HashMap<String, Lock
     let before: Vec<TypeModel> = types.to_vec();
     let mut handed_out: Vec<(usize, String)> = Vec::new();
     for (i, owner) in types.iter_mut().enumerate() {
-        if !owner.supported {
+        if !owner.supported() {
             continue;
         }
         let mut seen_handles = BTreeSet::new();
@@ -162,7 +162,7 @@ pub(crate) fn add_handles(types: &mut [TypeModel], facts: &[HashMap<String, Lock
     // A handle nothing outside the crate builds is tested through its owners.
     for (h, owner) in handed_out {
         let handle = &mut types[h];
-        if handle.supported {
+        if handle.supported() {
             continue;
         }
         match &mut handle.reason {
@@ -189,7 +189,7 @@ fn method_handles(
     for from in types[owner]
         .methods
         .iter()
-        .filter(|m| m.supported && m.via.is_none())
+        .filter(|m| m.supported() && m.via.is_none())
     {
         let Some(returns) = from.returns.as_deref() else {
             continue;
@@ -211,7 +211,7 @@ fn method_handles(
         for m in handle
             .methods
             .iter()
-            .filter(|m| m.supported && m.via.is_none())
+            .filter(|m| m.supported() && m.via.is_none())
         {
             let renaming = generic.as_ref().map(|g| (type_params(handle), &g.args[..]));
             let Some(mut method) = handle_method(
@@ -292,7 +292,7 @@ fn add_cross_pairs(
     let own: Vec<String> = owner
         .methods
         .iter()
-        .filter(|m| m.supported && m.via.is_none())
+        .filter(|m| m.supported() && m.via.is_none())
         .map(|m| m.name.clone())
         .collect();
     for a in &own {
@@ -419,14 +419,14 @@ pub(crate) fn judge_scope_pairs(types: &mut [TypeModel], facts: &[HashMap<String
 pub(crate) fn take_handles(types: &mut [TypeModel]) {
     let before: Vec<TypeModel> = types.to_vec();
     for (i, owner) in types.iter_mut().enumerate() {
-        if !owner.supported {
+        if !owner.supported() {
             continue;
         }
         let mut handles: Vec<(String, String, ReturnShape)> = Vec::new();
         for from in owner
             .methods
             .iter()
-            .filter(|m| m.supported && m.via.is_none())
+            .filter(|m| m.supported() && m.via.is_none())
         {
             let Some((name, shape)) = from.returns.as_deref().and_then(returned_name) else {
                 continue;
@@ -449,7 +449,7 @@ pub(crate) fn take_handles(types: &mut [TypeModel]) {
         let mut sources: Vec<&Method> = owner
             .methods
             .iter()
-            .filter(|m| m.supported && m.via.is_none())
+            .filter(|m| m.supported() && m.via.is_none())
             .collect();
         sources.sort_by_key(|m| m.params.is_empty());
         for from in sources {
@@ -466,7 +466,7 @@ pub(crate) fn take_handles(types: &mut [TypeModel]) {
         for m in owner.methods.iter_mut().filter(|m| m.via.is_none()) {
             let mut problems = match &m.reason {
                 Some(Reason::Signature { problems }) => problems.clone(),
-                _ if m.supported => Vec::new(),
+                _ if m.supported() => Vec::new(),
                 _ => continue,
             };
             for p in m.params.iter_mut() {
@@ -521,7 +521,6 @@ pub(crate) fn take_handles(types: &mut [TypeModel]) {
                 }
             }
             if problems.is_empty() {
-                m.supported = true;
                 m.reason = None;
             } else {
                 m.reason = Reason::signature(problems);
@@ -574,12 +573,12 @@ fn kept_value(
 /// no sequential order gives: a report on lasso 0.7.2 and 0.7.3, whose callers only resolve
 /// keys it returned (`resolve` documents the panic for a key it did not make).
 pub(crate) fn take_keys(types: &mut [TypeModel]) {
-    for owner in types.iter_mut().filter(|t| t.supported) {
+    for owner in types.iter_mut().filter(|t| t.supported()) {
         let own_generics: Vec<String> = owner.generics.iter().map(|g| g.name.clone()).collect();
         let makers: Vec<(String, String, ReturnShape)> = owner
             .methods
             .iter()
-            .filter(|m| m.supported && m.via.is_none() && !m.params.is_empty())
+            .filter(|m| m.supported() && m.via.is_none() && !m.params.is_empty())
             // One that takes a key looks an entry up (`get(key) -> Option<usize>` answers a
             // value, or `None`): it makes no key.
             .filter(|m| !m.params.iter().any(|p| is_key_name(&p.name)))
@@ -600,7 +599,7 @@ pub(crate) fn take_keys(types: &mut [TypeModel]) {
         for m in owner
             .methods
             .iter_mut()
-            .filter(|m| m.supported && m.via.is_none())
+            .filter(|m| m.supported() && m.via.is_none())
         {
             for p in m.params.iter_mut() {
                 let Some((by_ref, written)) = passed_as(&p.ty) else {
@@ -963,7 +962,7 @@ fn tuple_handles(
     seen: &mut BTreeSet<usize>,
 ) -> Vec<(usize, Method)> {
     let mut added = Vec::new();
-    for c in types[owner].constructors.iter().filter(|c| c.supported) {
+    for c in types[owner].constructors.iter().filter(|c| c.supported()) {
         let Some(tuple) = &c.tuple else { continue };
         for (k, element) in tuple.elements.iter().enumerate() {
             if k == tuple.index {
@@ -997,7 +996,7 @@ fn tuple_handles(
             for m in handle
                 .methods
                 .iter()
-                .filter(|m| m.supported && m.via.is_none())
+                .filter(|m| m.supported() && m.via.is_none())
             {
                 let via = Via {
                     ty: handle.path.clone(),

@@ -432,11 +432,9 @@ fn build_type<'a>(
         durations: api::constants::duration_constants(decl, decls, index),
         scopes: api.scopes,
         confined: false,
-        supported: true,
         reason: None,
     };
     if let Some(why) = unsupported(&model, decl.is_pub) {
-        model.supported = false;
         // A type the harness could try is left to it (rustc has the last word on what is
         // reachable); one it cannot try anyway is called internal here if no re-export of
         // its private module was seen.
@@ -450,7 +448,6 @@ fn build_type<'a>(
     } else if decl.is_pub && !reachable && root_name_taken(decl, index) {
         // The harness would retry it at the crate root, where the name is another type's
         // (papaya's private `raw::HashMap` under the public `papaya::HashMap`).
-        model.supported = false;
         model.reason = Some(Reason::PrivateModule { also: None });
     }
     let (mut fns, expanded) = own_fns(decl, decls);
@@ -581,13 +578,13 @@ fn root_name_taken(decl: &TypeDecl, index: &CrateIndex) -> bool {
 fn unsupported(model: &TypeModel, is_pub: bool) -> Option<Reason> {
     if !is_pub {
         Some(Reason::NotPublic)
-    } else if !model.constructors.iter().any(|c| c.supported) {
+    } else if !model.constructors.iter().any(|c| c.supported()) {
         Some(if model.constructors.is_empty() {
             Reason::NoConstructor
         } else {
             Reason::NoUsableConstructor
         })
-    } else if !model.methods.iter().any(|m| m.supported) {
+    } else if !model.methods.iter().any(|m| m.supported()) {
         Some(Reason::NoCallableMethod)
     } else {
         None

@@ -7,26 +7,22 @@
 use crate::model::{Approximation, Pair, ParamKind, Reason, TypeModel};
 
 impl TypeModel {
-    /// Why covcon does not test the type, when it does not: its reason, or a generic one for
-    /// a type an edit left without (the harness could not drive it and said no more).
+    /// Why covcon does not test the type, when it does not.
     pub fn untested_reason(&self) -> Option<Reason> {
-        (!self.supported).then(|| {
-            self.reason.clone().unwrap_or(Reason::Other {
-                text: "covcon cannot drive this type".into(),
-            })
-        })
+        self.reason.clone()
     }
 
-    /// Takes the whole type out of the tests, for `reason`, or the reason it already has.
+    /// Takes the whole type out of the tests, for `reason`, or the reason it already has, or
+    /// a generic one (the harness could not drive it and said no more).
     pub fn untest(&mut self, reason: Option<Reason>) {
-        self.supported = false;
-        self.reason = reason.or(self.reason.take());
+        self.reason = reason.or(self.reason.take()).or(Some(Reason::Other {
+            text: "covcon cannot drive this type".into(),
+        }));
     }
 
     /// Takes the method named `name` out of the tests, for `reason`, and the pairs it is in.
     pub fn untest_method(&mut self, name: &str, reason: Reason) {
         for method in self.methods.iter_mut().filter(|m| m.name == name) {
-            method.supported = false;
             method.reason = Some(reason.clone());
         }
         self.pairs.retain(|p| !p.methods.iter().any(|m| m == name));
@@ -37,7 +33,6 @@ impl TypeModel {
     pub fn test_method_with(&mut self, name: &str, generic_args: Vec<String>) {
         if let Some(method) = self.methods.iter_mut().find(|m| m.name == name) {
             method.generic_args = generic_args;
-            method.supported = true;
             method.reason = None;
         }
     }
@@ -45,7 +40,6 @@ impl TypeModel {
     /// Takes the constructor named `name` out of the tests, for `reason`.
     pub fn untest_constructor(&mut self, name: &str, reason: Reason) {
         for c in self.constructors.iter_mut().filter(|c| c.name == name) {
-            c.supported = false;
             c.reason = Some(reason.clone());
         }
     }
@@ -55,7 +49,6 @@ impl TypeModel {
         let values = self.values.iter_mut().filter(|v| v.path == path);
         for c in values.flat_map(|v| &mut v.constructors) {
             if c.name == name {
-                c.supported = false;
                 c.reason = Some(reason.clone());
             }
         }
@@ -112,7 +105,6 @@ mod tests {
     fn method(name: &str) -> Method {
         Method {
             name: name.into(),
-            supported: true,
             ..Method::default()
         }
     }
@@ -128,7 +120,6 @@ mod tests {
     #[test]
     fn a_method_taken_out_says_why_and_takes_its_pairs_along() {
         let mut t = TypeModel {
-            supported: true,
             methods: vec![method("get"), method("put")],
             pairs: vec![pair("get", "put"), pair("get", "get"), pair("put", "put")],
             ..TypeModel::default()
@@ -136,10 +127,10 @@ mod tests {
         t.untest_method("put", Reason::Configured);
         t.untest_method("nope", Reason::Configured);
         assert_eq!(t.methods[1].reason, Some(Reason::Configured));
-        assert!(!t.methods[1].supported);
+        assert!(!t.methods[1].supported());
         assert_eq!(t.pairs, [pair("get", "get")]);
         t.test_method_with("put", vec!["u32".into()]);
-        assert!(t.methods[1].supported && t.methods[1].reason.is_none());
+        assert!(t.methods[1].supported() && t.methods[1].reason.is_none());
         assert_eq!(t.untested_reason(), None);
         t.untest(None);
         assert!(matches!(t.untested_reason(), Some(Reason::Other { .. })));

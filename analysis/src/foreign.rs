@@ -375,7 +375,7 @@ fn apply_alias(model: &mut TypeModel, args: &[AliasArg]) {
         )
     };
     let alias = model.path.clone();
-    let fix = |params: &mut Vec<Param>, supported: &mut bool, reason: &mut Option<Reason>| {
+    let fix = |params: &mut Vec<Param>, reason: &mut Option<Reason>| {
         let mut problems = Vec::new();
         for p in params.iter_mut() {
             let names_fixed = |f: &String| {
@@ -392,16 +392,15 @@ fn apply_alias(model: &mut TypeModel, args: &[AliasArg]) {
             p.kind.rename_generics(&to);
             p.ty = rename_words(&p.ty, &renames);
         }
-        if !problems.is_empty() && *supported {
-            *supported = false;
+        if !problems.is_empty() && reason.is_none() {
             *reason = Reason::signature(problems);
         }
     };
     for c in &mut model.constructors {
-        fix(&mut c.params, &mut c.supported, &mut c.reason);
+        fix(&mut c.params, &mut c.reason);
     }
     for m in &mut model.methods {
-        fix(&mut m.params, &mut m.supported, &mut m.reason);
+        fix(&mut m.params, &mut m.reason);
         if let Some(r) = &mut m.returns {
             *r = rename_words(r, &renames);
         }

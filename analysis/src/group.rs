@@ -19,7 +19,7 @@ pub(crate) fn group_pairs(
     model: &TypeModel,
     summaries: &HashMap<String, MethodSummary>,
 ) -> Vec<Pair> {
-    let methods: Vec<&Method> = model.methods.iter().filter(|m| m.supported).collect();
+    let methods: Vec<&Method> = model.methods.iter().filter(|m| m.supported()).collect();
     let empty = MethodSummary::default();
     let mut pairs = Vec::new();
     for i in 0..methods.len() {

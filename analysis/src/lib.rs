@@ -302,7 +302,7 @@ fn foreign_types(
             // One the package's users cannot build either (a guard the dependency hands
             // out) is no type of the package's to report.
             match models.iter().find(|m| m.path == path) {
-                Some(model) if model.supported => {
+                Some(model) if model.supported() => {
                     out.push(foreign::graft(model.clone(), f, &pkg.name, dep))
                 }
                 _ => {}
@@ -405,7 +405,7 @@ fn adopt_untested_sites(types: &mut Vec<TypeModel>) {
     let helper = |t: &TypeModel| t.methods.is_empty() && t.reason == Some(Reason::NotPublic);
     // A handle's sites go to the types that hand it out (`cross::add_handles`).
     let untested = |t: &TypeModel| {
-        !t.supported && !helper(t) && !matches!(t.reason, Some(Reason::Handle { .. }))
+        !t.supported() && !helper(t) && !matches!(t.reason, Some(Reason::Handle { .. }))
     };
     let sites: Vec<SyncSite> = types
         .iter()
@@ -422,7 +422,7 @@ fn adopt_untested_sites(types: &mut Vec<TypeModel>) {
         })
         .collect();
     types.retain(|t| !helper(t));
-    for t in types.iter_mut().filter(|t| t.supported) {
+    for t in types.iter_mut().filter(|t| t.supported()) {
         for site in &sites {
             if !t.sync_sites.iter().any(|s| s.receiver == site.receiver) {
                 t.sync_sites.push(site.clone());

@@ -208,10 +208,9 @@ pub struct TypeModel {
     /// handles' methods. Its pairs are those with a handle's method on one side.
     #[serde(default, skip_serializing_if = "is_false")]
     pub confined: bool,
-    /// False when covcon cannot drive the type at all (no usable constructor, ...).
-    pub supported: bool,
-    /// Why the type is not supported, when it is not.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Why covcon cannot drive the type at all (no usable constructor, ...); `None` when it
+    /// can ([`TypeModel::supported`]). Written as `supported` and `reason`.
+    #[serde(flatten, with = "crate::reason::support")]
     pub reason: Option<Reason>,
 }
 
@@ -307,9 +306,16 @@ pub struct Constructor {
     /// argument's type to inference, which the blanket `From<X> for X` makes ambiguous.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub converts: Option<String>,
-    pub supported: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Why covcon cannot call it, when it cannot ([`Constructor::supported`]).
+    #[serde(flatten, with = "crate::reason::support")]
     pub reason: Option<Reason>,
+}
+
+impl Constructor {
+    /// Whether a test can build an instance (or a value) with it: it has no [`Reason`] not to.
+    pub fn supported(&self) -> bool {
+        self.reason.is_none()
+    }
 }
 
 /// Which element of a constructor's tuple is the instance.
@@ -492,9 +498,9 @@ pub struct Method {
     /// crate's type) is not: where an attempt finds that lock held the copy says so instead.
     #[serde(default, skip_serializing_if = "is_false")]
     pub holds: bool,
-    /// Whether covcon can call it from a generated test.
-    pub supported: bool,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Why covcon cannot call it from a generated test, when it cannot
+    /// ([`Method::supported`]).
+    #[serde(flatten, with = "crate::reason::support")]
     pub reason: Option<Reason>,
 }
 
@@ -593,6 +599,11 @@ impl Via {
 }
 
 impl TypeModel {
+    /// Whether covcon can drive the type: it has no [`Reason`] not to.
+    pub fn supported(&self) -> bool {
+        self.reason.is_none()
+    }
+
     /// The type's own method named `name`, not a handle's (the `from` of a [`Via`]).
     pub fn own_method(&self, name: &str) -> Option<&Method> {
         self.methods
@@ -630,6 +641,11 @@ impl TypeModel {
 }
 
 impl Method {
+    /// Whether a test can call the method: it has no [`Reason`] not to.
+    pub fn supported(&self) -> bool {
+        self.reason.is_none()
+    }
+
     /// Whether a call of the method answers what a closure it passes was handed: one of its
     /// parameters is an `FnOnce` closure that shows an argument (`ParamKind::Closure::shown`),
     /// and its answer is no iterator the test drives instead.
@@ -646,7 +662,7 @@ impl Method {
     /// start (not one behind a guard, reached through a fresh call on the instance), taking no
     /// instance and no value made on the receiver in the thread.
     pub fn reaches_without_instance(&self) -> bool {
-        self.supported
+        self.supported()
             && self
                 .via
                 .as_ref()

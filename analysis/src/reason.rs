@@ -264,4 +264,82 @@ mod tests {
             assert_eq!(&back, r);
         }
     }
+
+    /// A member's reason is written as `supported` and `reason` beside it, where the field
+    /// was (the JSON `analyze --format json` had when `supported` was stored); read back, a
+    /// `"supported": false` without a reason gets a generic one.
+    #[test]
+    fn support_is_written_as_supported_and_reason_and_read_back() {
+        use crate::model::Constructor;
+        let tested = Constructor {
+            name: "new".into(),
+            ..Constructor::default()
+        };
+        let untested = Constructor {
+            name: "new".into(),
+            reason: Some(Reason::Configured),
+            ..Constructor::default()
+        };
+        let text = |c: &Constructor| serde_json::to_string(c).unwrap();
+        assert!(
+            text(&tested).ends_with(r#""supported":true}"#),
+            "{}",
+            text(&tested)
+        );
+        assert!(
+            text(&untested)
+                .ends_with(r#""supported":false,"reason":{"kind":"configured","text":"skipped by configuration"}}"#),
+            "{}",
+            text(&untested)
+        );
+        for c in [&tested, &untested] {
+            assert_eq!(&serde_json::from_str::<Constructor>(&text(c)).unwrap(), c);
+        }
+        let bare = text(&tested).replace(r#""supported":true"#, r#""supported":false"#);
+        let read: Constructor = serde_json::from_str(&bare).unwrap();
+        assert!(!read.supported());
+        let missing = text(&tested).replace(r#","supported":true"#, "");
+        assert!(serde_json::from_str::<Constructor>(&missing).is_err());
+    }
+}
+
+/// How a type's, constructor's or method's [`Reason`] is written in the model's JSON: as
+/// `"supported": bool` and, when it is not, `"reason"` beside it (the form `analyze --format
+/// json` has always had). Read back, `"supported": false` with no reason (which the model no
+/// longer has) gets a generic one, and a reason beside `"supported": true` is dropped.
+pub(crate) mod support {
+    use super::Reason;
+    use serde::ser::SerializeMap;
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub(crate) fn serialize<S: Serializer>(
+        reason: &Option<Reason>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("supported", &reason.is_none())?;
+        if let Some(reason) = reason {
+            map.serialize_entry("reason", reason)?;
+        }
+        map.end()
+    }
+
+    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<Reason>, D::Error> {
+        #[derive(Deserialize)]
+        struct Support {
+            supported: bool,
+            #[serde(default)]
+            reason: Option<Reason>,
+        }
+        let support = Support::deserialize(deserializer)?;
+        Ok(match (support.supported, support.reason) {
+            (true, _) => None,
+            (false, Some(reason)) => Some(reason),
+            (false, None) => Some(Reason::Other {
+                text: "covcon cannot drive it".into(),
+            }),
+        })
+    }
 }

@@ -50,7 +50,7 @@ pub(crate) fn split_points(
         .map(|a| a.field.as_str())
         .collect();
     let mut points: Vec<(SplitPoint, bool)> = Vec::new();
-    for m in ty.model.methods.iter().filter(|m| m.supported) {
+    for m in ty.model.methods.iter().filter(|m| m.supported()) {
         let Some(decl) = ty
             .fns
             .iter()
@@ -78,7 +78,7 @@ pub(crate) fn split_points(
         .model
         .methods
         .iter()
-        .filter(|m| m.supported)
+        .filter(|m| m.supported())
         .filter_map(|m| summaries.get(&m.name))
         .collect();
     for f in ty

@@ -36,10 +36,9 @@ pub fn summary(model: &Model) -> String {
 }
 
 fn type_summary(out: &mut String, ty: &TypeModel) {
-    let status = match (&ty.supported, &ty.reason) {
-        (true, _) => String::new(),
-        (false, Some(r)) => format!(" [not supported: {r}]"),
-        (false, None) => " [not supported]".into(),
+    let status = match &ty.reason {
+        None => String::new(),
+        Some(r) => format!(" [not supported: {r}]"),
     };
     let _ = writeln!(
         out,
@@ -64,7 +63,7 @@ fn type_summary(out: &mut String, ty: &TypeModel) {
             "    {}({}){chain}{}",
             c.name,
             param_list(&c.params),
-            support(c.supported, &c.reason)
+            support(&c.reason)
         );
     }
     let _ = writeln!(out, "  methods:");
@@ -79,7 +78,7 @@ fn type_summary(out: &mut String, ty: &TypeModel) {
             "    {}({}){ret}{}",
             m.name,
             param_list(&m.params),
-            support(m.supported, &m.reason)
+            support(&m.reason)
         );
         if let Some(approximation) = &m.approximate {
             let _ = writeln!(
@@ -135,10 +134,9 @@ fn param_list(params: &[Param]) -> String {
         .join(", ")
 }
 
-fn support(supported: bool, reason: &Option<Reason>) -> String {
-    match (supported, reason) {
-        (true, _) => String::new(),
-        (false, Some(r)) => format!("  [unsupported: {r}]"),
-        (false, None) => "  [unsupported]".into(),
+fn support(reason: &Option<Reason>) -> String {
+    match reason {
+        None => String::new(),
+        Some(r) => format!("  [unsupported: {r}]"),
     }
 }

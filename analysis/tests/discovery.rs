@@ -44,7 +44,7 @@ fn kind(k: &ParamKind) -> String {
 fn render(model: &Model) -> String {
     let mut out = String::new();
     for t in &model.types {
-        let status = if t.supported {
+        let status = if t.supported() {
             "supported".to_string()
         } else {
             format!(
@@ -1108,7 +1108,7 @@ fn a_type_that_cannot_be_shared_is_tested_through_the_handles_it_hands_out() {
     let names: Vec<&str> = model.types.iter().map(|t| t.path.as_str()).collect();
     assert_eq!(names, ["demo::Stealer", "demo::Worker"]);
     let worker = &model.types[1];
-    assert!(worker.confined && worker.supported, "{worker:?}");
+    assert!(worker.confined && worker.supported(), "{worker:?}");
     assert!(!model.types[0].confined);
     let steal = worker
         .methods

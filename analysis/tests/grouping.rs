@@ -542,7 +542,7 @@ fn a_parameter_of_a_handle_type_takes_a_kept_handle() {
     let model = analyze_source("fixture", "2021", &source);
     let display = model.types.iter().find(|t| t.name == "Display").unwrap();
     let remove = display.methods.iter().find(|m| m.name == "remove").unwrap();
-    assert!(remove.supported, "{:?}", remove.reason);
+    assert!(remove.supported(), "{:?}", remove.reason);
     assert_eq!(
         remove.params[0].kind,
         analysis::ParamKind::Handle {
@@ -819,7 +819,7 @@ fn an_opaque_key_parameter_takes_a_value_kept_from_the_method_that_returns_it() 
     let map = model.types.iter().find(|t| t.name == "Map").unwrap();
     let kind = |method: &str| {
         let m = map.methods.iter().find(|m| m.name == method).unwrap();
-        assert!(m.supported, "{method}: {:?}", m.reason);
+        assert!(m.supported(), "{method}: {:?}", m.reason);
         m.params[0].kind.clone()
     };
     let returned = |by_ref| analysis::ParamKind::Returned {
@@ -858,7 +858,7 @@ fn a_built_value_parameter_takes_what_a_method_returned_or_a_built_one() {
     let table = model.types.iter().find(|t| t.name == "Table").unwrap();
     let kind = |method: &str| {
         let m = table.methods.iter().find(|m| m.name == method).unwrap();
-        assert!(m.supported, "{method}: {:?}", m.reason);
+        assert!(m.supported(), "{method}: {:?}", m.reason);
         m.params[0].kind.clone()
     };
     let built = |name: &str| analysis::ParamKind::Value {
@@ -935,7 +935,7 @@ fn an_integer_key_parameter_takes_what_the_maker_returned_or_a_generated_one() {
     let slab = model.types.iter().find(|t| t.name == "Slab").unwrap();
     let kind = |method: &str| {
         let m = slab.methods.iter().find(|m| m.name == method).unwrap();
-        assert!(m.supported, "{method}: {:?}", m.reason);
+        assert!(m.supported(), "{method}: {:?}", m.reason);
         m.params[0].kind.clone()
     };
     let usize_kind = analysis::ParamKind::Int {
@@ -981,7 +981,7 @@ fn a_parameter_of_a_type_parameter_takes_what_a_maker_returned() {
     let rodeo = model.types.iter().find(|t| t.name == "Rodeo").unwrap();
     let kind = |method: &str| {
         let m = rodeo.methods.iter().find(|m| m.name == method).unwrap();
-        assert!(m.supported, "{method}: {:?}", m.reason);
+        assert!(m.supported(), "{method}: {:?}", m.reason);
         m.params[0].kind.clone()
     };
     assert_eq!(

@@ -301,7 +301,7 @@ fn coverage_types<'a>(types: &'a [TypeModel], patterns: &[String]) -> Vec<&'a Ty
             .collect();
     }
     let mut by_size: Vec<&TypeModel> = types.iter().collect();
-    by_size.sort_by_key(|t| std::cmp::Reverse(t.methods.iter().filter(|m| m.supported).count()));
+    by_size.sort_by_key(|t| std::cmp::Reverse(t.methods.iter().filter(|m| m.supported()).count()));
     by_size.truncate(2);
     by_size
 }

@@ -73,7 +73,7 @@ fn list(args: &ListArgs) -> Result<ExitCode> {
     if let Some(text) = args.change.diff(&args.workspace)? {
         let changed = crate::diff::touched_lines(&text);
         let types: Vec<&analysis::TypeModel> = model.types.iter().collect();
-        let testable: Vec<bool> = types.iter().map(|t| t.supported).collect();
+        let testable: Vec<bool> = types.iter().map(|t| t.supported()).collect();
         let touched = crate::diff::touched_types(&changed, &types, &testable, &workspace.root);
         let mut touched = touched.into_iter();
         model.types.retain(|_| touched.next().unwrap_or(false));
@@ -88,7 +88,7 @@ pub fn list_text(model: &analysis::Model) -> String {
     let mut out = String::new();
     for t in &model.types {
         out.push_str(&t.path);
-        if !t.supported {
+        if !t.supported() {
             out.push_str(&format!(
                 "  (not testable: {})",
                 t.reason
@@ -111,7 +111,7 @@ pub fn list_text(model: &analysis::Model) -> String {
             if let Some(r) = &m.returns {
                 line.push_str(&format!(" -> {r}"));
             }
-            if !m.supported {
+            if !m.supported() {
                 line.push_str(&format!(
                     "  (skipped: {})",
                     m.reason

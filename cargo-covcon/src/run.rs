@@ -314,7 +314,7 @@ fn untested_kind(why: &Reason) -> UntestedKind {
 fn unsupported_methods(t: &TypeModel) -> Vec<String> {
     t.methods
         .iter()
-        .filter(|m| !m.supported)
+        .filter(|m| !m.supported())
         .map(|m| {
             format!(
                 "method `{}`: {}",
@@ -472,7 +472,7 @@ pub fn type_report(
 fn approximate_methods(t: &TypeModel) -> Vec<ApproximateMethod> {
     t.methods
         .iter()
-        .filter(|m| m.supported)
+        .filter(|m| m.supported())
         .filter_map(|m| {
             Some(ApproximateMethod {
                 method: m.name.clone(),
@@ -487,7 +487,7 @@ fn approximate_methods(t: &TypeModel) -> Vec<ApproximateMethod> {
 fn contended_methods(t: &TypeModel) -> Vec<crate::report::ContendedMethod> {
     t.methods
         .iter()
-        .filter(|m| m.supported)
+        .filter(|m| m.supported())
         .filter_map(|m| {
             Some(crate::report::ContendedMethod {
                 method: m.name.clone(),

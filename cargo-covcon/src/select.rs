@@ -64,7 +64,7 @@ pub fn why_not_runnable(t: &TypeModel) -> Option<Reason> {
     if let Some(why) = t.untested_reason() {
         return Some(why);
     }
-    if !t.methods.iter().any(|m| m.supported) {
+    if !t.methods.iter().any(|m| m.supported()) {
         return Some(Reason::NoCallableMethod);
     }
     None
@@ -116,7 +116,7 @@ fn configure(t: &TypeModel, config: &Config) -> (TypeModel, TypeSettings, Vec<St
     let callable: Vec<String> = t
         .methods
         .iter()
-        .filter(|m| m.supported)
+        .filter(|m| m.supported())
         .map(|m| m.name.clone())
         .collect();
     for name in callable {
@@ -162,7 +162,7 @@ fn configure(t: &TypeModel, config: &Config) -> (TypeModel, TypeSettings, Vec<St
             .filter(|m| {
                 let only_generics_missing = matches!(&m.reason,
                     Some(Reason::Signature { problems }) if problems.iter().all(|p| matches!(p, analysis::Problem::Generic { .. })));
-                m.supported || only_generics_missing
+                m.supported() || only_generics_missing
             })
             .map(|m| m.name.clone())
             .collect();
@@ -281,7 +281,6 @@ mod selection_tests {
     fn method(name: &str) -> Method {
         Method {
             name: name.into(),
-            supported: true,
             ..Method::default()
         }
     }
@@ -301,10 +300,8 @@ mod selection_tests {
             path: path.into(),
             package: package.into(),
             name: path.rsplit("::").next().unwrap().into(),
-            supported: true,
             constructors: vec![Constructor {
                 name: "new".into(),
-                supported: true,
                 ..Constructor::default()
             }],
             methods: vec![
@@ -360,7 +357,7 @@ mod selection_tests {
             let methods: Vec<String> = t
                 .methods
                 .iter()
-                .filter(|m| m.supported)
+                .filter(|m| m.supported())
                 .map(|m| match &m.approximate {
                     None => m.name.clone(),
                     Some(

@@ -122,7 +122,6 @@ mod tests {
     fn method(name: &str) -> Method {
         Method {
             name: name.to_string(),
-            supported: true,
             ..Method::default()
         }
     }

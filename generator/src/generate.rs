@@ -1012,7 +1012,7 @@ fn choose_constructor(
 ) -> Result<Constructor, Reason> {
     // A constructor that takes an instance cannot build the first one.
     let usable = |c: &&Constructor| {
-        c.supported
+        c.supported()
             && constructor_params(c).all(|kind| values.check(kind).is_ok() && !takes_instance(kind))
     };
     let candidates: Vec<&Constructor> = model.constructors.iter().filter(usable).collect();
@@ -1050,7 +1050,7 @@ fn usable_methods(
     diagnostics: &mut Vec<Diagnostic>,
 ) -> Vec<Method> {
     let mut usable = Vec::new();
-    for method in model.methods.iter().filter(|m| m.supported) {
+    for method in model.methods.iter().filter(|m| m.supported()) {
         match method
             .params
             .iter()
@@ -1153,7 +1153,6 @@ mod tests {
         Method {
             name: name.into(),
             params: params.into_iter().map(param).collect(),
-            supported: true,
             ..Method::default()
         }
     }
@@ -1163,10 +1162,8 @@ mod tests {
         TypeModel {
             path: "m::T".into(),
             name: "T".into(),
-            supported: true,
             constructors: vec![Constructor {
                 name: "new".into(),
-                supported: true,
                 ..Constructor::default()
             }],
             methods,
@@ -1459,7 +1456,7 @@ mod tests {
                 method("ok", vec![]),
                 method("bad", vec![ParamKind::Unsupported]),
                 Method {
-                    supported: false,
+                    reason: Some(Reason::Configured),
                     ..method("off", vec![])
                 },
             ],
@@ -1469,7 +1466,9 @@ mod tests {
             0,
             Constructor {
                 name: "broken".into(),
-                supported: false,
+                reason: Some(Reason::Other {
+                    text: "does not build".into(),
+                }),
                 ..Constructor::default()
             },
         );
@@ -1492,13 +1491,11 @@ mod tests {
         model.constructors = vec![
             Constructor {
                 name: "with".into(),
-                supported: true,
                 params: vec![param(ParamKind::Bool)],
                 ..Constructor::default()
             },
             Constructor {
                 name: "new".into(),
-                supported: true,
                 ..Constructor::default()
             },
         ];
@@ -1516,7 +1513,6 @@ mod tests {
         // A constructor that needs an instance cannot build the first one.
         let copy_of = Constructor {
             name: "copy_of".into(),
-            supported: true,
             params: vec![param(ParamKind::Instance {
                 passing: InstancePassing::Ref,
             })],
@@ -1525,7 +1521,6 @@ mod tests {
         let cases = [
             (
                 TypeModel {
-                    supported: false,
                     reason: Some(Reason::NoConstructor),
                     ..only_a_b()
                 },
@@ -1781,7 +1776,6 @@ mod tests {
                 index: 0,
                 elements: vec!["::m::T".into(), "::m::Rx<T>".into()],
             }),
-            supported: true,
             ..Constructor::default()
         });
         let tests = generator(&with_tuple, Strategy::Bc, 5).next_batch(200);

@@ -286,7 +286,7 @@ impl ValueGen<'_> {
         value
             .constructors
             .iter()
-            .filter(|c| c.supported)
+            .filter(|c| c.supported())
             .filter(|c| {
                 c.params
                     .iter()
@@ -496,7 +496,6 @@ mod tests {
                     ty: "String".into(),
                     kind: ParamKind::String,
                 }],
-                supported: true,
                 ..Default::default()
             }],
         };

@@ -155,10 +155,8 @@ fn bank(path: &str) -> TypeModel {
     TypeModel {
         path: path.into(),
         name: path.rsplit("::").next().unwrap().into(),
-        supported: true,
         constructors: vec![Constructor {
             name: "new".into(),
-            supported: true,
             ..Constructor::default()
         }],
         methods: methods
@@ -170,7 +168,6 @@ fn bank(path: &str) -> TypeModel {
                 } else {
                     vec![]
                 },
-                supported: true,
                 ..Method::default()
             })
             .collect(),
@@ -360,7 +357,6 @@ fn a_coverage_goal_stops_a_type_once_every_pair_worth_covering_is_covered_often_
 #[test]
 fn skipped_types_say_why_and_test_ids_stay_unique_across_types() {
     let unsupported = TypeModel {
-        supported: false,
         reason: Some(analysis::Reason::NoConstructor),
         ..bank("bank::Vault")
     };

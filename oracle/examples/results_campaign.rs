@@ -47,7 +47,7 @@ fn main() {
     let types: Vec<_> = model
         .types
         .iter()
-        .filter(|t| t.supported)
+        .filter(|t| t.supported())
         .cloned()
         .collect();
     let mut executor = OracleExecutor::new(&harness, &config, &model).expect("workers start");

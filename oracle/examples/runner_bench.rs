@@ -163,7 +163,6 @@ fn model() -> Model {
         name: name.into(),
         returns: Some("u64".into()),
         body_start: Some(body_start(name)),
-        supported: true,
         ..Method::default()
     };
     Model {
@@ -181,11 +180,9 @@ fn model() -> Model {
             constructors: vec![Constructor {
                 name: "new".into(),
                 returns: ReturnShape::SelfValue,
-                supported: true,
                 ..Constructor::default()
             }],
             methods: vec![method("incr"), method("get")],
-            supported: true,
             ..TypeModel::default()
         }],
         ..Model::default()

@@ -413,7 +413,7 @@ fn driver(w: &mut Writer, index: usize, plan: &TypePlan<'_>) {
         plain_flows: &plan.plain_flows,
     };
     for constructor in &ty.constructors {
-        if !constructor.supported || plan.skip_constructors.contains(&constructor.name) {
+        if !constructor.supported() || plan.skip_constructors.contains(&constructor.name) {
             continue;
         }
         constructor_arm(w, index, plan, &globs, &args_cx, constructor);
@@ -429,7 +429,7 @@ fn driver(w: &mut Writer, index: usize, plan: &TypePlan<'_>) {
     w.entries.push(((middle, w.line), Target::Type(index)));
     let mut seen = BTreeSet::new();
     for method in &ty.methods {
-        if !method.supported
+        if !method.supported()
             || plan.skip_methods.contains(&method.name)
             || !seen.insert(method.name.clone())
         {
@@ -873,7 +873,7 @@ fn handle_fn(w: &mut Writer, index: usize, plan: &TypePlan<'_>, globs: &str, arg
     for m in ty
         .methods
         .iter()
-        .filter(|m| m.supported && !plan.skip_methods.contains(&m.name))
+        .filter(|m| m.supported() && !plan.skip_methods.contains(&m.name))
     {
         let mut wanted: Vec<(&str, String, ReturnShape)> = Vec::new();
         // A guard is never kept: its handle's methods are called through it.
@@ -911,7 +911,7 @@ fn handle_fn(w: &mut Writer, index: usize, plan: &TypePlan<'_>, globs: &str, arg
     let mut elements: Vec<usize> = ty
         .methods
         .iter()
-        .filter(|m| m.supported && !plan.skip_methods.contains(&m.name))
+        .filter(|m| m.supported() && !plan.skip_methods.contains(&m.name))
         .filter_map(|m| m.via.as_ref()?.tuple_element())
         .collect();
     elements.sort();
@@ -1020,7 +1020,7 @@ fn value_builders(
         w.line("    match ctor {");
         w.entries.push(((head, w.line), Target::Type(index)));
         for c in &value.constructors {
-            if !c.supported
+            if !c.supported()
                 || plan
                     .skip_values
                     .contains(&(value.path.clone(), c.name.clone()))

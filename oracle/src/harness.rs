@@ -326,7 +326,7 @@ impl<'m> Preparation<'m> {
         let target_dir = out_dir.join("target");
         write_runtime(&runtime_dir)?;
 
-        let types: Vec<&TypeModel> = model.types.iter().filter(|t| t.supported).collect();
+        let types: Vec<&TypeModel> = model.types.iter().filter(|t| t.supported()).collect();
         let manifests = manifests(model, &types, &workspace_root);
         let package_dirs: Vec<PathBuf> = types
             .iter()
@@ -1570,7 +1570,7 @@ impl<'o> State<'o> {
             if self.dropped_types.contains_key(&ty.path) || type_errors.contains_key(&index) {
                 continue;
             }
-            let supported = ty.constructors.iter().filter(|c| c.supported);
+            let supported = ty.constructors.iter().filter(|c| c.supported());
             let all_failed = supported.clone().count() > 0
                 && supported
                     .clone()
@@ -1682,7 +1682,7 @@ impl<'o> State<'o> {
         };
         let mut dropped = Vec::new();
         let type_reason = self.dropped_types.get(&ty.path).cloned().or_else(|| {
-            (!ty.constructors.iter().any(|c| c.supported)).then_some(Reason::NoUsableConstructor)
+            (!ty.constructors.iter().any(|c| c.supported())).then_some(Reason::NoUsableConstructor)
         });
         if let Some(reason) = &type_reason {
             dropped.push(Dropped {
@@ -1766,7 +1766,7 @@ impl<'o> State<'o> {
     ) -> Vec<String> {
         let members = ty.constructors.iter().map(|c| Member {
             name: &c.name,
-            supported: c.supported,
+            supported: c.supported(),
             reason: c.reason.as_ref(),
             span: &ty.span,
         });
@@ -1786,7 +1786,7 @@ impl<'o> State<'o> {
     ) -> Vec<String> {
         let members = ty.methods.iter().map(|m| Member {
             name: &m.name,
-            supported: m.supported,
+            supported: m.supported(),
             reason: m.reason.as_ref(),
             span: &m.span,
         });
@@ -2225,7 +2225,6 @@ mod tests {
     fn the_drivable_model_marks_what_was_dropped_and_keeps_only_callable_pairs() {
         let method = |name: &str| analysis::Method {
             name: name.into(),
-            supported: true,
             ..Default::default()
         };
         let pair = |a: &str, b: &str| analysis::Pair {
@@ -2234,7 +2233,6 @@ mod tests {
         };
         let ty = TypeModel {
             path: "k::Pool".into(),
-            supported: true,
             methods: vec![method("get"), method("resize")],
             pairs: vec![
                 pair("get", "get"),
@@ -2270,7 +2268,7 @@ mod tests {
             .iter()
             .map(|m| {
                 let reason = m.reason.as_ref().map(|r| r.to_string());
-                format!("{} {} {reason:?}", m.name, m.supported)
+                format!("{} {} {reason:?}", m.name, m.supported())
             })
             .collect();
         let pairs: Vec<String> = ty.pairs.iter().map(|p| p.methods.join("+")).collect();
@@ -2293,7 +2291,6 @@ mod tests {
         };
         let method = |name: &str, kind: ParamKind| analysis::Method {
             name: name.into(),
-            supported: true,
             params: vec![analysis::Param {
                 name: "grant".into(),
                 ty: "Grant".into(),
@@ -2304,7 +2301,6 @@ mod tests {
         let model = Model {
             types: vec![TypeModel {
                 path: "k::Table".into(),
-                supported: true,
                 methods: vec![
                     method("revoke", returned("grant", false)),
                     method("is_current", returned("grant", true)),

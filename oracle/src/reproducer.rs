@@ -1439,7 +1439,6 @@ mod tests {
             name: "Counter".into(),
             constructors: vec![Constructor {
                 name: "new".into(),
-                supported: true,
                 ..Constructor::default()
             }],
             methods: ["add", "get", "later", "put", "iter"]
@@ -1480,11 +1479,9 @@ mod tests {
                         ],
                         _ => vec![],
                     },
-                    supported: true,
                     ..Method::default()
                 })
                 .collect(),
-            supported: true,
             ..TypeModel::default()
         };
         let source = match allowed {
@@ -1699,7 +1696,6 @@ mod tests {
                     index: 0,
                     elements: vec!["::k::Tx<T>".into(), "::k::Rx<T>".into()],
                 }),
-                supported: true,
                 ..Constructor::default()
             }],
             methods: vec![Method {
@@ -1710,10 +1706,8 @@ mod tests {
                     kept: Some("::k::Rx<T>".into()),
                     ..analysis::Via::default()
                 }),
-                supported: true,
                 ..Method::default()
             }],
-            supported: true,
             ..TypeModel::default()
         };
         let test = TestCase {
@@ -1774,7 +1768,6 @@ mod tests {
         let method = |name: &str, params: Vec<Param>| Method {
             name: name.into(),
             params,
-            supported: true,
             ..Method::default()
         };
         let ty = TypeModel {
@@ -1783,7 +1776,6 @@ mod tests {
             name: "Pool".into(),
             constructors: vec![Constructor {
                 name: "new".into(),
-                supported: true,
                 ..Constructor::default()
             }],
             methods: vec![
@@ -1792,7 +1784,6 @@ mod tests {
                 method("give", vec![key(ReturnShape::OptionSelf)]),
                 method("show", vec![key(ReturnShape::SelfValue)]),
             ],
-            supported: true,
             ..TypeModel::default()
         };
         let keep = |name: &str| Call {
@@ -1848,14 +1839,12 @@ mod tests {
             name: "Family".into(),
             constructors: vec![Constructor {
                 name: "new".into(),
-                supported: true,
                 ..Constructor::default()
             }],
             methods: vec![
                 Method {
                     name: "get_or_create".into(),
                     params: vec![param("label", "&str", ParamKind::Str)],
-                    supported: true,
                     ..Method::default()
                 },
                 Method {
@@ -1874,11 +1863,9 @@ mod tests {
                         shape: ReturnShape::Guard,
                         kept: None,
                     }),
-                    supported: true,
                     ..Method::default()
                 },
             ],
-            supported: true,
             ..TypeModel::default()
         };
         let add = Call {
@@ -1921,7 +1908,6 @@ mod tests {
         let method = |name: &str| Method {
             name: name.into(),
             params: vec![param.clone()],
-            supported: true,
             ..Method::default()
         };
         let ty = TypeModel {
@@ -1930,7 +1916,6 @@ mod tests {
             name: "Cache".into(),
             constructors: vec![Constructor {
                 name: "new".into(),
-                supported: true,
                 ..Constructor::default()
             }],
             methods: vec![method("get_or_guard"), method("remove")],
@@ -1943,7 +1928,6 @@ mod tests {
                     takes: GuardTaking::Value,
                 }],
             }],
-            supported: true,
             ..TypeModel::default()
         };
         let scoped = |finish: Option<Call>| Call {

@@ -51,7 +51,6 @@ fn ctor(name: &str, params: Vec<Param>, returns: ReturnShape) -> Constructor {
         kind,
         params,
         returns,
-        supported: true,
         ..Default::default()
     }
 }
@@ -143,7 +142,6 @@ fn ty(
                 params,
                 body_start: Some(body_start),
                 is_async: source.contains(&format!("pub async fn {m}(")),
-                supported: true,
                 ..Default::default()
             }
         })
@@ -161,7 +159,6 @@ fn ty(
         constructors,
         methods,
         split_points,
-        supported: true,
         ..Default::default()
     }
 }
@@ -181,7 +178,6 @@ fn model() -> Model {
                 params: vec![],
             },
         ],
-        supported: true,
         ..Default::default()
     };
     let generic = |name: &str| ParamKind::Generic { name: name.into() };
@@ -411,10 +407,8 @@ fn model() -> Model {
                 constructors: vec![ctor("new", vec![], ReturnShape::SelfValue)],
                 methods: vec![Method {
                     name: "gone".into(),
-                    supported: true,
                     ..Default::default()
                 }],
-                supported: true,
                 ..Default::default()
             },
         ],

@@ -132,7 +132,6 @@ fn ty(name: &str, methods: Vec<(&str, Vec<Param>)>) -> TypeModel {
                 name: method.into(),
                 params,
                 body_start: Some(span(fn_line, brace + 1)),
-                supported: true,
                 ..Method::default()
             }
         })
@@ -147,12 +146,10 @@ fn ty(name: &str, methods: Vec<(&str, Vec<Param>)>) -> TypeModel {
             name: "new".into(),
             kind: ConstructorKind::Function,
             returns: ReturnShape::SelfValue,
-            supported: true,
             ..Constructor::default()
         }],
         methods,
         split_points,
-        supported: true,
         ..TypeModel::default()
     }
 }

@@ -349,7 +349,7 @@ fn scope_guards(
     let mut scopes = Vec::new();
     // An `async fn`'s guard lives in its future's output: the harness's arm for it blocks on
     // the future in one expression, so it has no scope.
-    for m in methods.iter().filter(|m| m.supported && !m.is_async) {
+    for m in methods.iter().filter(|m| m.supported() && !m.is_async) {
         let Some(returns) = m.returns.as_deref() else {
             continue;
         };
@@ -510,7 +510,7 @@ fn finishers(
                     )
                 })
             });
-            if method.supported
+            if method.supported()
                 && method.generic_args.is_empty()
                 && !generic
                 && !out.iter().any(|f| f.method.name == method.name)
@@ -537,7 +537,7 @@ fn mentions(ty: &syn::Type, names: &[String]) -> bool {
 fn receiver_arguments(methods: &mut [Method]) {
     let providers: Vec<(String, String)> = methods
         .iter()
-        .filter(|m| m.supported && m.params.is_empty() && m.generic_args.is_empty())
+        .filter(|m| m.supported() && m.params.is_empty() && m.generic_args.is_empty())
         .filter_map(|m| Some((without_lifetimes(m.returns.as_ref()?), m.name.clone())))
         .collect();
     for m in methods.iter_mut() {
@@ -587,7 +587,6 @@ fn receiver_arguments(methods: &mut [Method]) {
             }
         }
         if problems.is_empty() {
-            m.supported = true;
             m.reason = None;
         }
     }
@@ -656,7 +655,6 @@ fn default_constructor() -> Constructor {
         params: vec![],
         returns: ReturnShape::SelfValue,
         chain: vec![],
-        supported: true,
         ..Constructor::default()
     }
 }
@@ -1054,7 +1052,6 @@ fn method(
             syn::ReturnType::Type(_, t) => holds_receiver(t, cx),
             syn::ReturnType::Default => false,
         },
-        supported: problems.is_empty(),
         reason: Reason::signature(problems),
     }
 }
@@ -1348,7 +1345,6 @@ fn constructor(sig: &syn::Signature, cx: &TyCx, decls: &Decls) -> Option<Constru
         returns,
         chain,
         generic_args,
-        supported: problems.is_empty(),
         reason: Reason::signature(problems),
         ..Constructor::default()
     })
@@ -1433,7 +1429,6 @@ fn free_constructor(
         generic_args: type_generics.to_vec(),
         function: Some(function),
         tuple,
-        supported: problems.is_empty(),
         reason: Reason::signature(problems),
         ..Constructor::default()
     })
@@ -1602,7 +1597,6 @@ fn std_value_type(path: &str) -> ValueType {
         constructors: vec![Constructor {
             name: name.into(),
             params,
-            supported: true,
             ..Constructor::default()
         }],
     }
@@ -1682,7 +1676,7 @@ fn value_type(
     if !value
         .constructors
         .iter()
-        .any(|c| c.supported || c.name == "from")
+        .any(|c| c.supported() || c.name == "from")
     {
         value
             .constructors
@@ -1731,7 +1725,6 @@ fn from_constructor(
                 kind,
             }],
             converts: Some(qualified),
-            supported: true,
             ..Constructor::default()
         });
     }
@@ -1824,7 +1817,6 @@ fn variant(v: &syn::Variant, cx: &TyCx) -> Constructor {
         name: v.ident.to_string(),
         kind,
         params,
-        supported: problems.is_empty(),
         reason: Reason::signature(problems),
         ..Constructor::default()
     }
@@ -1855,7 +1847,6 @@ fn literal(s: &syn::ItemStruct, cx: &TyCx) -> Constructor {
         name: s.ident.to_string(),
         kind: ConstructorKind::Literal,
         params,
-        supported: problems.is_empty(),
         reason: Reason::signature(problems),
         ..Constructor::default()
     }
@@ -1868,13 +1859,13 @@ fn drop_unbuildable(api: &mut TypeApi) {
         let buildable: HashSet<String> = api
             .values
             .iter()
-            .filter(|v| v.constructors.iter().any(|c| c.supported))
+            .filter(|v| v.constructors.iter().any(|c| c.supported()))
             .map(|v| v.path.clone())
             .collect();
         let mut changed = false;
         for v in &mut api.values {
             for c in &mut v.constructors {
-                changed |= check_buildable(&c.params, &buildable, &mut c.supported, &mut c.reason);
+                changed |= check_buildable(&c.params, &buildable, &mut c.reason);
             }
         }
         if !changed {
@@ -1884,7 +1875,7 @@ fn drop_unbuildable(api: &mut TypeApi) {
     let buildable: HashSet<String> = api
         .values
         .iter()
-        .filter(|v| v.constructors.iter().any(|c| c.supported))
+        .filter(|v| v.constructors.iter().any(|c| c.supported()))
         .map(|v| v.path.clone())
         .collect();
     for c in &mut api.constructors {
@@ -1892,10 +1883,10 @@ fn drop_unbuildable(api: &mut TypeApi) {
         for link in &c.chain {
             params.extend(link.params.iter().cloned());
         }
-        check_buildable(&params, &buildable, &mut c.supported, &mut c.reason);
+        check_buildable(&params, &buildable, &mut c.reason);
     }
     for m in &mut api.methods {
-        check_buildable(&m.params, &buildable, &mut m.supported, &mut m.reason);
+        check_buildable(&m.params, &buildable, &mut m.reason);
     }
 }
 
@@ -1904,10 +1895,9 @@ fn drop_unbuildable(api: &mut TypeApi) {
 fn check_buildable(
     params: &[Param],
     buildable: &HashSet<String>,
-    supported: &mut bool,
     reason: &mut Option<Reason>,
 ) -> bool {
-    if !*supported {
+    if reason.is_some() {
         return false;
     }
     let mut problems = Vec::new();
@@ -1924,7 +1914,6 @@ fn check_buildable(
     if problems.is_empty() {
         return false;
     }
-    *supported = false;
     *reason = Reason::signature(problems);
     true
 }

@@ -54,7 +54,7 @@ pub(super) fn judged_through<'a>(
         return holders(path, runnable, all);
     };
     match own.methods.iter().find(|m| m.name == method) {
-        Some(m) if m.supported => vec![own],
+        Some(m) if m.supported() => vec![own],
         Some(_) => {
             let mut through = holders(path, runnable, all);
             through.push(own);
@@ -593,7 +593,7 @@ mod tests {
     fn a_mutant_is_judged_through_the_runnable_types_that_hold_its_code() {
         let method = |name: &str, supported: bool| analysis::Method {
             name: name.into(),
-            supported,
+            reason: (!supported).then_some(analysis::Reason::NothingToTest),
             ..analysis::Method::default()
         };
         let ty = |path: &str, holds: &[&str]| TypeModel {
