@@ -1766,7 +1766,6 @@ impl<'o> State<'o> {
     ) -> Vec<String> {
         let members = ty.constructors.iter().map(|c| Member {
             name: &c.name,
-            supported: c.supported(),
             reason: c.reason.as_ref(),
             span: &ty.span,
         });
@@ -1786,7 +1785,6 @@ impl<'o> State<'o> {
     ) -> Vec<String> {
         let members = ty.methods.iter().map(|m| Member {
             name: &m.name,
-            supported: m.supported(),
             reason: m.reason.as_ref(),
             span: &m.span,
         });
@@ -1799,7 +1797,7 @@ impl<'o> State<'o> {
 /// A constructor or method of a type, as [`driven_members`] reads it.
 struct Member<'m> {
     name: &'m str,
-    supported: bool,
+    /// Why the analysis does not test it, when it does not.
     reason: Option<&'m Reason>,
     span: &'m analysis::Span,
 }
@@ -1820,16 +1818,14 @@ fn driven_members<'m>(
     let (kind, word) = left_out;
     let mut called = Vec::new();
     for m in members {
-        let reason = if !m.supported {
-            Some(m.reason.cloned().unwrap_or(Reason::Other {
-                text: "not supported by the analysis".into(),
-            }))
-        } else {
-            skip.get(m.name).map(|r| not_compiling(r))
+        let analysed = m.reason.is_none();
+        let reason = match m.reason {
+            Some(reason) => Some(reason.clone()),
+            None => skip.get(m.name).map(|r| not_compiling(r)),
         };
         match reason {
             Some(reason) => {
-                if m.supported {
+                if analysed {
                     diagnostics.push(Diagnostic {
                         severity: Severity::Warning,
                         message: format!("{word} `{}::{}` is left out: {reason}", ty.path, m.name),
