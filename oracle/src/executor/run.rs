@@ -1,8 +1,9 @@
 //! Running: the requests that send a test to the workers (a campaign's batches, one
 //! concurrent run or a batch of them, a sequential order, paced or slow), the control a
 //! campaign test runs under, and the exploration of a pair's smallest test under every
-//! schedule with at most two preemptions (`crate::explore`'s tree). What a run shows is
-//! judged by the caller: an exploration is handed its judge.
+//! schedule with at most two preemptions (`crate::explore`'s tree); and the counts of the
+//! runs made, per type. What a run shows is judged by the caller: an exploration is handed
+//! its judge.
 
 use super::{lock, OracleExecutor, TypeRunStats, Violation};
 use crate::config::{mix, NoiseLevel, OracleConfig, Scheduling};
@@ -11,7 +12,7 @@ use crate::protocol::{BatchRun, Control, Noise, Request, Response};
 use crate::results::Speed;
 use crate::verdict::{Failure, Pace};
 use generator::TestCase;
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 impl OracleExecutor {
@@ -164,6 +165,22 @@ impl OracleExecutor {
             own_threads: *pace == Pace::OwnThreads,
             capture: self.config.results.is_some(),
         })
+    }
+
+    /// Adds `n` concurrent runs of `test` to `counter` and to its type's
+    /// [`TypeRunStats::runs`].
+    pub(super) fn count_runs(&self, counter: &AtomicU64, test: &TestCase, n: u64) {
+        counter.fetch_add(n, Ordering::Relaxed);
+        self.type_stats_of(test, |stats| stats.runs += n);
+    }
+
+    /// Changes the run stats of `test`'s type.
+    pub(super) fn type_stats_of(&self, test: &TestCase, change: impl FnOnce(&mut TypeRunStats)) {
+        let mut per_type = self
+            .per_type
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        change(per_type.entry(test.type_path.clone()).or_default());
     }
 
     /// Explores the smallest test of `test`'s pair under every schedule with at most two
