@@ -11,16 +11,19 @@
 //! execution order; a worker answers `Ping` with test id 0, answers requests in the order it
 //! reads them, and exits at end of input.
 
+mod confirm;
 mod judge;
 mod run;
+mod shrink;
 
-use judge::{describe, kind_of, RECORD_GRACE};
+use confirm::{rerun, unconfirmed};
+use judge::{describe, kind_of};
 
-use crate::config::{controlled, mix, OracleConfig, OracleError, Scheduling};
+use crate::config::{OracleConfig, OracleError};
 use crate::explore::Exploration;
 use crate::harness::{Harness, PreparedType};
 use crate::pool::{Pool, WorkerCommand};
-use crate::protocol::{Control, Outcome, Request, Response};
+use crate::protocol::{Outcome, Request, Response};
 use crate::reproducer::{render_reproducer, render_results_reproducer};
 use crate::results::{allowed_outcomes, AllowedOutcomes, ResultsViolation, SequentialOutcomes};
 use crate::saved::{SavedOracle, SavedTest};
@@ -33,7 +36,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
 use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// A thread-safety violation: a concurrent failure no linearization repeats, or (with the
 /// results oracle on) a passing run whose results no linearization gives.
@@ -484,126 +487,6 @@ impl OracleExecutor {
         Some(violation)
     }
 
-    /// Puts a violation found free under a schedule that shows it ([`Self::find_schedule`]),
-    /// then confirms it (`violation.confirmed`); a scheduled panic no re-run repeated is tried
-    /// free again. Answers whether its test now runs ordered, replaying exactly.
-    fn schedule_and_confirm(
-        &self,
-        violation: &mut Violation,
-        outcomes: &mut SequentialOutcomes,
-    ) -> bool {
-        let mut ordered = violation.response.replayable();
-        let as_found = violation.test.clone();
-        if let Some(scheduled) = self.find_schedule(violation, outcomes) {
-            // Found free: from here on it runs under a schedule that shows it, so the
-            // confirmation, the shrinking, the files and `replay` repeat it exactly.
-            violation.test = scheduled;
-            ordered = true;
-        }
-        violation.confirmed = self.confirm(violation, outcomes, self.config.confirm_runs);
-        if violation.confirmed.0 == 0 && !violation.test.control.is_free() && !self.recording_late()
-        {
-            // A schedule that showed a panic once and never again: its window is where the
-            // schedule does not reach, inside a dependency the copy does not instrument
-            // (parking_lot 0.8.1's `ReentrantMutex`, whose count is lock_api's: 0 of 20, then
-            // 11 of 20). Free runs of the test, one batch, may show it again; then the test is
-            // kept free, and shrunk and replayed as free panics are.
-            let free = TestCase {
-                control: Control::Free,
-                ..as_found
-            };
-            let failure = Failure::of(&violation.response.outcome);
-            if let Some(failure @ Failure::Panic { .. }) = &failure {
-                let (repeated, made) =
-                    self.confirm_by_batch(&free, failure, violation.response.elapsed_us);
-                violation.confirmed = (repeated, violation.confirmed.1.saturating_add(made));
-                if repeated > 0 {
-                    violation.test = free;
-                    ordered = false;
-                }
-            }
-        }
-        ordered
-    }
-
-    /// Shrinks the violation's test (the one under `key`; `ordered`: it runs under a schedule,
-    /// and a candidate must replay as exactly) and keeps the smaller test, with what its run
-    /// showed, when it repeats as the original did ([`Self::shrunk_repeats`]).
-    fn shrink_violation(
-        &self,
-        violation: &mut Violation,
-        config: &generator::ShrinkConfig,
-        key: &str,
-        ordered: bool,
-    ) {
-        let (repeats, reruns) = violation.confirmed;
-        let config = self.shrink_config(config);
-        // The last candidate kept, as judged: what the report says of the shrunk test.
-        let mut kept: Option<Violation> = None;
-        // A free panic only a batch of runs repeated (`confirm`) is judged the same way in
-        // each candidate: one run of a smaller test would almost never show it again.
-        let rare = !ordered && repeats == 1 && reruns > self.config.confirm_runs;
-        let elapsed_us = violation.response.elapsed_us;
-        let shrunk = generator::shrink(&violation.test, &config, &mut |candidate: &TestCase| {
-            let request = if rare {
-                self.confirm_batch_request(candidate, elapsed_us)
-            } else {
-                self.concurrent_request(candidate)
-            };
-            let response = self.pool.request(&request);
-            self.count_runs(&self.stats.shrink_runs, candidate, response.runs.max(1));
-            if ordered && !response.replayable() {
-                // A smaller test kept under a schedule must replay as exactly.
-                return false;
-            }
-            let mut outcomes = SequentialOutcomes::new();
-            // A wrong result found here already had every linearization topped up
-            // (the results oracle's evidence runs), so what varies between runs of the
-            // same calls is left out; one more check, as a confirmation makes, adds
-            // runs of the closest order before the candidate is kept.
-            let found = self
-                .violation_in(candidate, response, &mut outcomes, &mut Vec::new())
-                .filter(|found| {
-                    self.violation_key(found) == key
-                        && (found.kind != ViolationKind::WrongResult
-                            || self.still_wrong(found, &mut outcomes))
-                });
-            let still = found.is_some();
-            if still {
-                kept = found;
-            }
-            still
-        });
-        let judged = kept.filter(|k| k.test == shrunk.shrunk);
-        if shrunk.shrunk != violation.test
-            && !self.shrunk_repeats(judged.as_ref(), violation.confirmed)
-        {
-            // Kept on one run, the smaller test does not show the violation as the test
-            // it came from does: the files keep that one, which replays.
-            self.stats.shrunk_dropped.fetch_add(1, Ordering::Relaxed);
-        } else if shrunk.shrunk != violation.test {
-            if let Some(judged) = judged {
-                violation.original_message =
-                    Some(std::mem::replace(&mut violation.message, judged.message));
-                violation.location = judged.location;
-                violation.results = judged.results;
-            }
-            let mut shrunk = shrunk.shrunk;
-            if matches!(
-                violation.kind,
-                ViolationKind::WrongResult | ViolationKind::Crash
-            ) {
-                // Named by the pair the test was built for, which shrinking may have taken
-                // out of it (`get_with_if ∥ invalidate_entries_if` shrunk to two
-                // `get_with_if`s): the report and the reproducer name the calls it keeps.
-                shrunk.pair = pair_kept(&shrunk);
-                violation.methods = shrunk.pair.clone();
-                violation.methods.sort();
-            }
-            violation.shrunk = Some(shrunk);
-        }
-    }
-
     /// For a wrong result, the outcomes every linearization of the test written to the files
     /// (the shrunk one, if any) gives, which its reproducer compares runs with; `outcomes`
     /// holds the runs of the original test, reused when it was not shrunk.
@@ -618,182 +501,6 @@ impl OracleExecutor {
         }
         let test = violation.shrunk.as_ref().unwrap_or(&violation.test);
         allowed_outcomes(test, outcomes, config, |order| self.sequential(test, order))
-    }
-
-    /// `config` with its time bound cut to what is left of the current type's time, but never
-    /// below [`MIN_SHRINK`]: a violation found late in a type's share is still shrunk a little,
-    /// and shrinking (a deadlock's candidates cost a timeout each) no longer eats the time of
-    /// the types after it.
-    /// Whether a violation's schedule search and confirmation are past their time:
-    /// [`RECORD_GRACE`] after the type's deadline.
-    fn recording_late(&self) -> bool {
-        self.deadline
-            .is_some_and(|d| Instant::now() >= d + RECORD_GRACE)
-    }
-
-    fn shrink_config(&self, config: &generator::ShrinkConfig) -> generator::ShrinkConfig {
-        let mut config = config.clone();
-        if let Some(deadline) = self.deadline {
-            let left = deadline.saturating_duration_since(Instant::now());
-            config.time_budget = config.time_budget.min(left.max(MIN_SHRINK));
-        }
-        config
-    }
-
-    /// For a panic, deadlock or wrong result found in a run its schedule did not fully order
-    /// (a free run, or a controlled one where control ended or a woken thread ran alongside
-    /// the other), a schedule of the same test that shows it again and orders the whole run,
-    /// so it replays exactly: first PCT and random-walk seeds, then every schedule with at
-    /// most two preemptions (CHESS's bound) over the steps a controlled run of the test
-    /// passes, in batches, until one fails the same way (for a wrong result: passes with
-    /// results no linearization gives, judged with the sequential runs in `outcomes`) or
-    /// [`SCHEDULE_SEARCH`] runs are spent. `None` when the run was fully ordered already,
-    /// scheduling is off, or no schedule showed it.
-    fn find_schedule(
-        &self,
-        violation: &Violation,
-        outcomes: &mut SequentialOutcomes,
-    ) -> Option<TestCase> {
-        let test = &violation.test;
-        if violation.response.replayable() || self.config.scheduling == Scheduling::Free {
-            return None;
-        }
-        let failure = Failure::of(&violation.response.outcome);
-        match &failure {
-            Some(Failure::Crash { .. }) => return None,
-            // A wrong result (the run passed) is judged as the campaign judged it.
-            None if violation.kind != ViolationKind::WrongResult
-                || self.config.results.is_none() =>
-            {
-                return None
-            }
-            _ => {}
-        }
-        let with = |control: Control, seed: u64| TestCase {
-            control,
-            noise_seed: seed,
-            ..test.clone()
-        };
-        let steps = self.steps_of(&test.type_path);
-        let mut candidates: Vec<TestCase> = (0..SAMPLED_SCHEDULES as u64)
-            .map(|i| with(controlled(i, steps), mix(test.noise_seed ^ mix(i))))
-            .collect();
-        let (mut tried, mut enumerated, mut seen_steps) = (0, false, 0);
-        while tried < SCHEDULE_SEARCH && !candidates.is_empty() && !self.recording_late() {
-            let take = candidates.len().min(self.config.batch.max(1));
-            let batch: Vec<TestCase> = candidates.drain(..take).collect();
-            let request = self.batch_of(&batch, 1);
-            let responses = self.pool.request_all(std::slice::from_ref(&request));
-            self.count_runs(&self.stats.confirm_runs, test, batch.len() as u64);
-            for (candidate, response) in batch.into_iter().zip(responses) {
-                tried += 1;
-                // Only a run the schedule ordered from start to end: it replays exactly.
-                if response.replayable()
-                    && self.shows_again(&candidate, failure.as_ref(), &response, outcomes)
-                {
-                    return Some(candidate);
-                }
-                if let Some(schedule) = &response.schedule {
-                    seen_steps = seen_steps.max(schedule.steps);
-                }
-            }
-            if candidates.is_empty() && !enumerated && seen_steps > 0 {
-                enumerated = true;
-                candidates = preemptions(u32::try_from(seen_steps).unwrap_or(u32::MAX))
-                    .map(|control| with(control, test.noise_seed))
-                    .take(SCHEDULE_SEARCH.saturating_sub(tried))
-                    .collect();
-            }
-        }
-        None
-    }
-
-    /// Whether the shrunk test `judged` (the last candidate kept, as judged) shows its violation
-    /// again in [`SHRUNK_RUNS`] re-runs as the original did in its confirmation (`confirmed`):
-    /// in at least half of them when the original repeated in at least half of its re-runs,
-    /// at least once otherwise. A candidate is kept on one run, and a window that only
-    /// sometimes opens passes that by chance: sled 0.32.1's `pop_min` race, repeated 20 of 20
-    /// times under its schedule, was saved shrunk to a test no replay repeated (0 of 20,
-    /// the original 20 of 20). `None` (no judged candidate) keeps the shrunk test.
-    fn shrunk_repeats(&self, judged: Option<&Violation>, confirmed: (u32, u32)) -> bool {
-        let Some(judged) = judged else {
-            return true;
-        };
-        let mut outcomes = SequentialOutcomes::new();
-        let (repeats, made) = self.confirm(judged, &mut outcomes, SHRUNK_RUNS);
-        let (original, reruns) = confirmed;
-        if original * 2 >= reruns.max(1) {
-            repeats * 2 >= made.max(1)
-        } else {
-            repeats > 0
-        }
-    }
-
-    /// Re-runs the violation's test concurrently up to `runs` times and counts the runs that
-    /// show it again: the same failure, or for a wrong result, results no linearization gives
-    /// (judged with the sequential runs already made). Stops at the first repeated deadlock or
-    /// crash, which cost a worker each. Answers (repeats, runs made).
-    fn confirm(
-        &self,
-        violation: &Violation,
-        outcomes: &mut SequentialOutcomes,
-        runs: u32,
-    ) -> (u32, u32) {
-        let test = &violation.test;
-        let failure = Failure::of(&violation.response.outcome);
-        // A deadlock the watchdog only saw over its time, never blocked for good, may be a
-        // run starved of CPU on a loaded machine (two such in a row are not rare there:
-        // crossbeam-channel 0.3.6's parked receivers, 1 of 8): its re-runs get
-        // `OVER_TIME_RERUN` times the time, in which a starved run finishes and a deadlock
-        // does not.
-        let over_time_only = violation.response.outcome.over_time();
-        let mut repeats = 0;
-        for run in 1..=runs {
-            if run > 1 && self.recording_late() {
-                // Out of time: what the runs made so far showed.
-                return (repeats, run - 1);
-            }
-            self.count_runs(&self.stats.confirm_runs, test, 1);
-            let mut request = self.concurrent_request(&rerun(test, run));
-            if over_time_only {
-                if let Request::Concurrent { timeout_ms, .. } = &mut request {
-                    *timeout_ms = timeout_ms.saturating_mul(OVER_TIME_RERUN);
-                }
-            }
-            let response = self.pool.request(&request);
-            if self.shows_again(test, failure.as_ref(), &response, outcomes) {
-                repeats += 1;
-                if matches!(
-                    failure,
-                    Some(Failure::Deadlock { .. } | Failure::Crash { .. })
-                ) {
-                    return (repeats, run);
-                }
-            }
-        }
-        if repeats == 0 && runs > 0 && matches!(test.control, Control::Free) {
-            if let Some(failure @ Failure::Panic { .. }) = &failure {
-                // A window no schedule point of the copy reaches (between two calls into a
-                // dependency: lasso 0.7.1) shows once in thousands of free runs, as it did
-                // in the campaign: one batch of runs in the worker, as many as fit in about
-                // a second of the test's running time, gives it that chance again.
-                let again = rerun(test, runs + 1);
-                let (repeated, made) =
-                    self.confirm_by_batch(&again, failure, violation.response.elapsed_us);
-                return (repeated, runs.saturating_add(made));
-            }
-        }
-        (repeats, runs)
-    }
-
-    /// One batch of free runs of `test` ([`Self::confirm_batch_request`]): whether it showed
-    /// `failure` again (0 or 1), and how many runs it made.
-    fn confirm_by_batch(&self, test: &TestCase, failure: &Failure, elapsed_us: u64) -> (u32, u32) {
-        let request = self.confirm_batch_request(test, elapsed_us);
-        let response = self.pool.request(&request);
-        self.count_runs(&self.stats.confirm_runs, test, response.runs.max(1));
-        let made = u32::try_from(response.runs.max(1)).unwrap_or(u32::MAX);
-        (u32::from(failure.is_repeated_by(&response.outcome)), made)
     }
 
     /// Writes a violation's test (as JSON) and reproducer: to `N.json` and `N.rs` at the next
@@ -927,22 +634,6 @@ pub struct ReplayResult {
     pub linearizations: u32,
 }
 
-/// How many times a run's timeout a re-run of a deadlock seen only over its time gets.
-const OVER_TIME_RERUN: u64 = 4;
-
-/// Re-run `run` of `test` (a confirmation's, a replay's): a free run's noise seed does not
-/// fix its interleaving, so each re-run draws other noise, as a user's reruns would; a
-/// schedule is replayed as it is.
-fn rerun(test: &TestCase, run: u32) -> TestCase {
-    TestCase {
-        noise_seed: match test.control {
-            Control::Free => mix(test.noise_seed ^ u64::from(run)),
-            _ => test.noise_seed,
-        },
-        ..test.clone()
-    }
-}
-
 /// Runs a saved test case again: concurrently up to `config.confirm_runs` times (at least
 /// once) until it fails, then the remaining runs count how often the failure repeats, and the
 /// failure is judged against its linearizations.
@@ -1071,57 +762,9 @@ fn chunk_size(tests: usize, jobs: usize, batch: usize) -> usize {
         .clamp(1, (2 * batch).max(64))
 }
 
-/// Whether a violation's confirmation (re-runs that repeated it, re-runs made) made re-runs
-/// and none repeated it.
-fn unconfirmed(confirmed: (u32, u32)) -> bool {
-    matches!(confirmed, (0, runs) if runs > 0)
-}
-
 /// Times a violation no re-run repeated is judged again when the campaign meets it again
 /// ([`OracleExecutor::record`]).
 const RECONFIRMATIONS: u32 = 3;
-
-/// Schedules a violation found free is tried under, at most ([`OracleExecutor::find_schedule`]).
-const SCHEDULE_SEARCH: usize = 1_000;
-/// Of those, PCT and random-walk seeds tried before the preemptions are enumerated.
-const SAMPLED_SCHEDULES: usize = 64;
-
-/// Every schedule of a run of `steps` points with at most two preemptions, fewest first:
-/// either thread first, then switched out at step `a`, then at step `b > a`.
-fn preemptions(steps: u32) -> impl Iterator<Item = Control> {
-    let steps = steps.max(1);
-    let none = (0..2).map(|first| Control::Preempt { first, at: [0, 0] });
-    let one =
-        (1..=steps).flat_map(|a| (0..2).map(move |first| Control::Preempt { first, at: [a, 0] }));
-    let two = (1..=steps).flat_map(move |a| {
-        (a + 1..=steps)
-            .flat_map(move |b| (0..2).map(move |first| Control::Preempt { first, at: [a, b] }))
-    });
-    none.chain(one).chain(two)
-}
-
-/// Shrinking time a new violation gets even when its type's time is up.
-const MIN_SHRINK: Duration = Duration::from_secs(1);
-
-/// Re-runs of a shrunk test before it replaces the test it came from in the files
-/// ([`OracleExecutor::shrunk_repeats`]).
-const SHRUNK_RUNS: u32 = 4;
-
-/// The pair a shrunk test still calls: each thread's method of the pair it was built for
-/// when the thread still calls it, its first call's method otherwise.
-fn pair_kept(test: &TestCase) -> [String; 2] {
-    let kept = |t: usize| {
-        let calls = &test.threads[t];
-        if calls.iter().any(|c| c.method == test.pair[t]) {
-            test.pair[t].clone()
-        } else {
-            calls
-                .first()
-                .map_or_else(|| test.pair[t].clone(), |c| c.method.clone())
-        }
-    };
-    [kept(0), kept(1)]
-}
 
 /// Files and confirmation of a violation already written.
 #[derive(Debug, Clone)]
@@ -1231,28 +874,5 @@ fn two_threads(type_path: &str, pair: [&str; 2], threads: [Vec<Call>; 2]) -> Tes
         threads,
         noise_seed: 0,
         control: Default::default(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use generator::Value;
-
-    /// moka 0.9.5's `get_with_if ∥ invalidate_entries_if` shrunk to two `get_with_if`s is
-    /// named by them; a thread that still calls its method of the pair keeps it.
-    #[test]
-    fn a_shrunk_test_is_named_by_the_calls_it_keeps() {
-        let call = |m: &str| Call::new(m, 0, vec![Value::Int(3)]);
-        let mut test = two_threads(
-            "k::Cache",
-            ["get_with_if", "invalidate_entries_if"],
-            [vec![call("get_with_if")], vec![call("get_with_if")]],
-        );
-        assert_eq!(pair_kept(&test), ["get_with_if", "get_with_if"]);
-        test.threads[1] = vec![call("get"), call("invalidate_entries_if")];
-        assert_eq!(pair_kept(&test), ["get_with_if", "invalidate_entries_if"]);
-        test.threads[1].clear();
-        assert_eq!(pair_kept(&test), ["get_with_if", "invalidate_entries_if"]);
     }
 }
