@@ -13,28 +13,28 @@
 
 mod confirm;
 mod judge;
+mod record;
 mod run;
 mod shrink;
 
 use confirm::{rerun, unconfirmed};
 use judge::{describe, kind_of};
+use record::ViolationFiles;
 
 use crate::config::{OracleConfig, OracleError};
 use crate::explore::Exploration;
-use crate::harness::{Harness, PreparedType};
+use crate::harness::Harness;
 use crate::pool::{Pool, WorkerCommand};
 use crate::protocol::{Outcome, Request, Response};
-use crate::reproducer::{render_reproducer, render_results_reproducer};
-use crate::results::{allowed_outcomes, AllowedOutcomes, ResultsViolation, SequentialOutcomes};
-use crate::saved::{SavedOracle, SavedTest};
+use crate::results::{ResultsViolation, SequentialOutcomes};
 use crate::trace;
 use crate::verdict::{self, Failure, Order};
-use analysis::{Model, TypeModel};
+use analysis::Model;
 use generator::{Call, Execution, Executor, TestCase};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -196,15 +196,9 @@ impl RunStats {
 pub struct OracleExecutor {
     pool: Pool,
     config: OracleConfig,
-    types: HashMap<String, TypeModel>,
-    /// How the harness instantiated each type (empty for a stand-in worker).
-    prepared: Vec<PreparedType>,
     /// Where the instrumented copy is, to turn panic locations into the user's paths.
     copy_root: PathBuf,
-    violations_dir: PathBuf,
-    /// Violations already confirmed and written, by key.
-    known: Mutex<HashMap<String, Recorded>>,
-    next_number: AtomicU32,
+    files: ViolationFiles,
     stats: Stats,
     per_type: Mutex<BTreeMap<String, TypeRunStats>>,
     /// When the campaign's current type is out of time (see `Executor::set_deadline`).
@@ -225,7 +219,7 @@ impl OracleExecutor {
         model: &Model,
     ) -> Result<OracleExecutor, OracleError> {
         let mut executor = OracleExecutor::with_worker(&harness.binary, config, model)?;
-        executor.prepared = harness.types.clone();
+        executor.files.prepared = harness.types.clone();
         executor.copy_root = harness.copy_root.clone();
         Ok(executor)
     }
@@ -246,10 +240,7 @@ impl OracleExecutor {
         model: &Model,
     ) -> Result<OracleExecutor, OracleError> {
         let pool = Pool::start(command, config.jobs)?;
-        let violations_dir = config.out_dir.join("violations");
-        std::fs::create_dir_all(&violations_dir)
-            .map_err(|e| OracleError::io(format!("creating {}", violations_dir.display()), e))?;
-        let next_number = AtomicU32::new(highest_number(&violations_dir) + 1);
+        let files = ViolationFiles::open(config.out_dir.join("violations"), model)?;
         let copy_root = config.out_dir.join("copy");
         let mut config = config.clone();
         if let Some(results) = &mut config.results {
@@ -260,16 +251,8 @@ impl OracleExecutor {
         Ok(OracleExecutor {
             pool,
             config,
-            types: model
-                .types
-                .iter()
-                .map(|t| (t.path.clone(), t.clone()))
-                .collect(),
-            prepared: Vec::new(),
             copy_root,
-            violations_dir,
-            known: Mutex::new(HashMap::new()),
-            next_number,
+            files,
             stats: Stats::default(),
             per_type: Mutex::new(BTreeMap::new()),
             deadline: None,
@@ -421,160 +404,6 @@ impl OracleExecutor {
                 }
             }
         });
-    }
-
-    /// Confirms, shrinks and writes a violation not seen before; one already known gets the
-    /// files and confirmation of the first. A wrong result the confirmation runs explain away
-    /// is dropped. A known violation no re-run repeated is tried again when it shows again
-    /// (up to [`RECONFIRMATIONS`] times): this sighting's test, under a schedule of its own,
-    /// may repeat where the first did not; then it takes the first's files.
-    fn record(
-        &self,
-        mut violation: Violation,
-        outcomes: &mut SequentialOutcomes,
-    ) -> Option<Violation> {
-        let key = self.violation_key(&violation);
-        // The files of an unconfirmed violation this sighting tries to confirm.
-        let mut again = None;
-        if let Some(recorded) = lock(&self.known).get_mut(&key) {
-            if !unconfirmed(recorded.confirmed) || recorded.retries >= RECONFIRMATIONS {
-                recorded.fill(&mut violation);
-                return Some(violation);
-            }
-            recorded.retries += 1;
-            again = Some((recorded.json.clone(), recorded.reproducer.clone()));
-        }
-        let ordered = self.schedule_and_confirm(&mut violation, outcomes);
-        // A timeout is only evidence of a deadlock when it happens again: a run starved of CPU
-        // on a loaded machine also times out once. A panic is evidence by itself.
-        // With confirmation turned off (`confirm_runs = 0`) the timeout is all there is.
-        let (repeats, reruns) = violation.confirmed;
-        if again.is_some() && repeats == 0 {
-            // Not repeated this time either: reported as first recorded, its re-runs counted.
-            if let Some(recorded) = lock(&self.known).get_mut(&key) {
-                if unconfirmed(recorded.confirmed) {
-                    recorded.confirmed.1 = recorded.confirmed.1.saturating_add(reruns);
-                }
-                recorded.fill(&mut violation);
-            }
-            return Some(violation);
-        }
-        if violation.kind == ViolationKind::Deadlock && reruns > 0 && repeats == 0 {
-            self.stats
-                .unconfirmed_deadlocks
-                .fetch_add(1, Ordering::Relaxed);
-            return None;
-        }
-        if violation.kind == ViolationKind::WrongResult && !self.still_wrong(&violation, outcomes) {
-            return None;
-        }
-        if let Some(config) = &self.config.shrink {
-            self.shrink_violation(&mut violation, config, &key, ordered);
-        }
-        let allowed = self.allowed_for(&violation, outcomes);
-        let mut known = lock(&self.known);
-        if let Some(recorded) = known.get(&key) {
-            // Another pool thread recorded the same bug meanwhile (or confirmed it, when
-            // this sighting was to confirm it).
-            if again.is_none() || !unconfirmed(recorded.confirmed) {
-                recorded.fill(&mut violation);
-                return Some(violation);
-            }
-        }
-        let recorded = self.write(&violation, allowed.as_ref(), again);
-        recorded.fill(&mut violation);
-        known.insert(key, recorded);
-        Some(violation)
-    }
-
-    /// For a wrong result, the outcomes every linearization of the test written to the files
-    /// (the shrunk one, if any) gives, which its reproducer compares runs with; `outcomes`
-    /// holds the runs of the original test, reused when it was not shrunk.
-    fn allowed_for(
-        &self,
-        violation: &Violation,
-        outcomes: &mut SequentialOutcomes,
-    ) -> Option<AllowedOutcomes> {
-        let config = self.config.results.as_ref()?;
-        if violation.kind != ViolationKind::WrongResult {
-            return None;
-        }
-        let test = violation.shrunk.as_ref().unwrap_or(&violation.test);
-        allowed_outcomes(test, outcomes, config, |order| self.sequential(test, order))
-    }
-
-    /// Writes a violation's test (as JSON) and reproducer: to `N.json` and `N.rs` at the next
-    /// free number, or to `paths` (an earlier, unconfirmed sighting's files, replaced). A write
-    /// failure is reported in the paths' place (the campaign goes on; the violation is still
-    /// returned).
-    fn write(
-        &self,
-        violation: &Violation,
-        allowed: Option<&AllowedOutcomes>,
-        paths: Option<(PathBuf, PathBuf)>,
-    ) -> Recorded {
-        let (json, reproducer) = paths.unwrap_or_else(|| {
-            let number = self.next_number.fetch_add(1, Ordering::Relaxed);
-            (
-                self.violations_dir.join(format!("{number}.json")),
-                self.violations_dir.join(format!("{number}.rs")),
-            )
-        });
-        let test = violation.shrunk.as_ref().unwrap_or(&violation.test);
-        let mut harness_types: Vec<String> = self.types.keys().cloned().collect();
-        harness_types.sort();
-        let saved = SavedTest {
-            test: test.clone(),
-            workspace_root: Some(self.config.workspace_root.clone()),
-            harness_types,
-            features: SavedTest::feature_args(&self.config.cargo_args),
-            oracle: self
-                .config
-                .results
-                .is_some()
-                .then_some(SavedOracle::Results),
-        };
-        let test_json = saved.to_json();
-        let source = self.reproducer_source(violation, allowed);
-        for (path, text) in [(&json, test_json), (&reproducer, source)] {
-            if let Err(e) = std::fs::write(path, text) {
-                eprintln!("covcon: cannot write {}: {e}", path.display());
-            }
-        }
-        Recorded {
-            json,
-            reproducer,
-            confirmed: violation.confirmed,
-            test: violation.test.clone(),
-            shrunk: violation.shrunk.clone(),
-            retries: 0,
-        }
-    }
-
-    /// The reproducer of the test written to the files; a wrong result's compares each run
-    /// with `allowed` (without them, it can only fail on a panic or a deadlock).
-    fn reproducer_source(
-        &self,
-        violation: &Violation,
-        allowed: Option<&AllowedOutcomes>,
-    ) -> String {
-        match self.types.get(&violation.type_path) {
-            Some(ty) => {
-                let prepared = self.prepared.iter().find(|p| p.path == ty.path);
-                let test = violation.shrunk.as_ref().unwrap_or(&violation.test);
-                let headline = headline(violation);
-                match allowed {
-                    Some(allowed) => {
-                        render_results_reproducer(ty, test, prepared, &headline, allowed)
-                    }
-                    None => render_reproducer(ty, test, prepared, &headline),
-                }
-            }
-            None => format!(
-                "// covcon: type `{}` is not in the model; the test case is in the .json file.\n",
-                violation.type_path
-            ),
-        }
     }
 }
 
@@ -762,35 +591,6 @@ fn chunk_size(tests: usize, jobs: usize, batch: usize) -> usize {
         .clamp(1, (2 * batch).max(64))
 }
 
-/// Times a violation no re-run repeated is judged again when the campaign meets it again
-/// ([`OracleExecutor::record`]).
-const RECONFIRMATIONS: u32 = 3;
-
-/// Files and confirmation of a violation already written.
-#[derive(Debug, Clone)]
-struct Recorded {
-    json: PathBuf,
-    reproducer: PathBuf,
-    confirmed: (u32, u32),
-    /// The test confirmed (with the schedule it ran under) and its shrunk version: a later
-    /// violation of the same key is reported with them, so the test shown is the one the
-    /// confirmation counts and the files hold.
-    test: TestCase,
-    shrunk: Option<TestCase>,
-    /// Later sightings judged again because no re-run repeated this one.
-    retries: u32,
-}
-
-impl Recorded {
-    fn fill(&self, violation: &mut Violation) {
-        violation.json = self.json.clone();
-        violation.reproducer = self.reproducer.clone();
-        violation.confirmed = self.confirmed;
-        violation.test = self.test.clone();
-        violation.shrunk = self.shrunk.clone();
-    }
-}
-
 #[derive(Default)]
 struct Stats {
     tests: AtomicU64,
@@ -808,57 +608,10 @@ struct Stats {
     explore_runs: AtomicU64,
 }
 
-/// The highest N of an `N.json` already in `dir` (0 if none), so numbering carries on
-/// across campaigns instead of overwriting earlier findings.
-fn highest_number(dir: &Path) -> u32 {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return 0;
-    };
-    entries
-        .filter_map(Result::ok)
-        .filter_map(|e| {
-            let name = e.file_name().into_string().ok()?;
-            name.strip_suffix(".json")?.parse::<u32>().ok()
-        })
-        .max()
-        .unwrap_or(0)
-}
-
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     mutex
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
-}
-
-/// What went wrong, in one line, for the reproducer's doc comment.
-fn headline(violation: &Violation) -> String {
-    let at = violation
-        .location
-        .as_deref()
-        .map(|l| format!(" at {l}"))
-        .unwrap_or_default();
-    match violation.kind {
-        ViolationKind::Panic => format!("panic {:?}{at}", violation.message),
-        ViolationKind::Deadlock | ViolationKind::Crash => violation.message.clone(),
-        ViolationKind::WrongResult => {
-            // The difference is the original test's: a shrunk test numbers its calls anew.
-            let first = violation
-                .results
-                .as_ref()
-                .and_then(|r| r.differences.first());
-            match (first, &violation.shrunk) {
-                (Some(d), None) => format!(
-                    "wrong result: {}: observed {}, expected {}",
-                    d.place, d.observed, d.expected
-                ),
-                (Some(d), Some(_)) => format!(
-                    "wrong result (before shrinking: {}: observed {}, expected {})",
-                    d.place, d.observed, d.expected
-                ),
-                (None, _) => "wrong result".to_string(),
-            }
-        }
-    }
 }
 
 #[cfg(test)]
