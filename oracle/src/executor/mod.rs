@@ -6,14 +6,14 @@
 //! which `cargo covcon replay` runs again) and `N.rs` (a standalone reproducer). [`replay()`]
 //! runs one saved test case again.
 //!
-//! A file per job, each calling only the files before it: `run.rs` (the requests that send a
-//! test to the workers, a campaign test's control, exploring a pair's smallest test),
-//! `judge.rs` (the verdict on a run and the violation it shows), `confirm.rs` (a schedule
-//! that shows a violation found free, re-runs), `shrink.rs`, `record.rs` (a new violation
-//! confirmed, shrunk and written; [`record::ViolationFiles`]) and `replay.rs`. This file
-//! holds the executor's state and the types the files share, and the campaign's glue above
-//! them: [`Executor::execute`] runs chunks, each run's coverage and violation
-//! (`conclude`, `judge`).
+//! A file per job, each calling only the files named before it and what this file holds:
+//! `run.rs` (the requests that send a test to the workers, a campaign test's control,
+//! exploring a pair's smallest test), `judge.rs` (the verdict on a run and the violation it
+//! shows), `confirm.rs` (a schedule that shows a violation found free, re-runs), `shrink.rs`,
+//! `record.rs` (a new violation confirmed, shrunk and written; [`record::ViolationFiles`])
+//! and `replay.rs`. This file holds the executor's state and the types the files share, and
+//! the campaign's glue above them: [`Executor::execute`] runs chunks, each run's coverage and
+//! violation (`conclude`, `judge`).
 //!
 //! Protocol expectations (for the runtime): a sequential run reports a panic with the
 //! `thread` and `call` of the failing call as numbered in the test's threads, not in
@@ -208,6 +208,7 @@ pub struct OracleExecutor {
     config: OracleConfig,
     /// Where the instrumented copy is, to turn panic locations into the user's paths.
     copy_root: PathBuf,
+    /// The violations written so far, and where the next one's files go.
     files: ViolationFiles,
     stats: Stats,
     per_type: Mutex<BTreeMap<String, TypeRunStats>>,
