@@ -1234,7 +1234,7 @@ impl Render<'_> {
                 .collect(),
             None => Vec::new(),
         };
-        let code = generator::built_code(b, true, &|i, v| match params.get(i) {
+        let code = generator::display::built_code(b, true, &|i, v| match params.get(i) {
             Some(p) => self.arg(v, &p.kind, &p.ty),
             None => self.value(v, &ParamKind::Unsupported),
         });
