@@ -16,11 +16,13 @@
 //! of a tuple a constructor returns `c0_e1`, the handles a test keeps and then each thread's
 //! locals `h0`, `h1`, …, a scope's guard `g`; what a call is made on is its [`Target`].
 //!
-//! What a form writes its own way goes through a [`Spelling`]: how an instance is built, and
-//! how an argument, a method's name, a call and a kept value are written. [`Reading`] is the
-//! reports' (values as they read, a constructor as the type's builder or free function writes
-//! it); a form that must compile brings its own, and writes a test's setup ([`setup`]) and
-//! calls ([`call_code`], [`finish_code`]) with it.
+//! What a reading and code that compiles write differently goes through a [`Spelling`]: how
+//! an instance is built, and how an argument, a method's name, a call and a kept value are
+//! written. [`Reading`] is the reports' (values as they read, a constructor as the type's
+//! builder or free function writes it); the oracle's reproducer has its own (values converted
+//! as the harness decodes them, instances and handles in `Arc`s, `block_on`, turbofish), with
+//! which it writes its setup ([`setup`]) and its threads' calls ([`call_code`],
+//! [`finish_code`]).
 
 use crate::testcase::{Built, BuiltForm, Call, Scope, Target, TestCase, Value};
 use serde::{Deserialize, Serialize};
