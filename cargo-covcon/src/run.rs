@@ -16,9 +16,10 @@ use crate::session::{harness_error, interrupt_flag, Session};
 use crate::workspace::{self, Workspace, WorkspaceOptions};
 use analysis::{ConstructorKind, Reason, Severity, TypeModel};
 use anyhow::{Context, Result};
+use generator::display::FreeFunction;
 use generator::{CampaignConfig, Strategy, TypeResult};
 use oracle::{SavedOracle, SavedTest, ViolationKind};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -499,19 +500,19 @@ fn contended_methods(t: &TypeModel) -> Vec<crate::report::ContendedMethod> {
 
 /// The type's free-function constructors as the report renders them
 /// (`TypeReport::functions`).
-fn functions(t: &TypeModel) -> BTreeMap<String, crate::report::FreeFunction> {
+fn functions(t: &TypeModel) -> generator::display::Functions {
     t.constructors
         .iter()
         .filter_map(|c| {
             let path = c.function.clone()?;
             let tuple = c.tuple.as_ref().map(|t| [t.index, t.elements.len()]);
-            Some((c.name.clone(), crate::report::FreeFunction { path, tuple }))
+            Some((c.name.clone(), FreeFunction { path, tuple }))
         })
         .collect()
 }
 
 /// The type's builder constructors as the report renders them (`TypeReport::builders`).
-fn builders(t: &TypeModel) -> BTreeMap<String, Vec<(String, usize)>> {
+fn builders(t: &TypeModel) -> generator::display::Builders {
     t.constructors
         .iter()
         .filter(|c| c.kind == ConstructorKind::Builder)

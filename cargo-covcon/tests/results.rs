@@ -385,7 +385,7 @@ fn a_lost_update_on_a_returned_handle_is_found_through_bindings_and_chained_call
     let tests = copy.root().join("shapes/tests");
     std::fs::create_dir_all(&tests).unwrap();
     for (path, shown) in [
-        ("family::Family", "= Arc::new(i0.get_or_create("),
+        ("family::Family", "= Arc::new(c0.get_or_create("),
         ("family::GuardedFamily", ").add("),
         ("metric_family::MetricFamily", ").add("),
         // The instantiation the crate's doc example writes (`LabeledFamily::<String, Hits>`),

@@ -1877,7 +1877,7 @@ mod tests {
             .map(ToString::to_string)
             .find(|t| t.contains(".add("))
             .unwrap();
-        assert!(shown.contains("a.get_or_create(\""), "{shown}");
+        assert!(shown.contains("c0.get_or_create(\""), "{shown}");
     }
 
     /// `bc` mixes the users of what a pair's method returns into its tests: `resolve` takes

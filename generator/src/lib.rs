@@ -4,13 +4,14 @@
 //!
 //! The entry point is [`run_campaign`]. A [`TestGenerator`] (one type's state) can also be
 //! driven directly with [`TestGenerator::next_batch`] and [`TestGenerator::record`]. A failing
-//! test is made minimal with [`shrink`].
+//! test is made minimal with [`shrink`]. A test reads as [`display`] lays it out, the one
+//! rendering the reports and the oracle's reproducer share.
 
+pub mod display;
 pub mod testcase;
 
 mod campaign;
 mod coverage;
-mod display;
 mod generate;
 mod pools;
 mod shrink;
@@ -21,7 +22,6 @@ pub use campaign::{
     HistoryPoint, Progress, StopFlag, StopReason, TypeConfig, TypeResult,
 };
 pub use coverage::PairCoverage;
-pub use display::{built_code, handle_name, receiver_and_method};
 pub use generate::{
     GeneratorConfig, TestGenerator, LONG_SUFFIX, MAX_PREFIX_CALLS, SHORT_SUFFIX, SHORT_TESTS,
 };

@@ -752,7 +752,7 @@ mod tests {
             counter_test(),
             ShrinkConfig::default(),
             both_threads_hit,
-            "a = Counter::new(0); thread 1: a.hit() | thread 2: a.hit() / steps=9 checks=9 stop=Minimal",
+            "let c0 = Counter::new(0); thread 0: c0.hit() | thread 1: c0.hit() / steps=9 checks=9 stop=Minimal",
         );
         assert_minimal(&shrunk.shrunk, both_threads_hit);
         assert_eq!(method_calls(&shrunk.original), 10);
@@ -804,7 +804,7 @@ mod tests {
             original,
             ShrinkConfig::default(),
             fails,
-            "a = Booking::new(); thread 1: { g = a.reserve(0); g.confirm(0) } | thread 2: a.book(0, 0) / steps=7 checks=19 stop=Minimal",
+            "let c0 = Booking::new(); thread 0: { let g = c0.reserve(0); g.confirm(0) } | thread 1: c0.book(0, 0) / steps=7 checks=19 stop=Minimal",
         );
         assert_minimal(&shrunk.shrunk, fails);
         assert_eq!(method_calls(&shrunk.original), 7);
@@ -840,7 +840,7 @@ mod tests {
             original,
             ShrinkConfig::default(),
             fails,
-            "a = MultiBar::new(); h0 = a.add(0); thread 1: a.render() | thread 2: h0.tick() / steps=6 checks=9 stop=Minimal",
+            "let c0 = MultiBar::new(); let h0 = c0.add(0); thread 0: c0.render() | thread 1: h0.tick() / steps=6 checks=9 stop=Minimal",
         );
     }
 
@@ -879,7 +879,7 @@ mod tests {
         let without_first = without(&original, &[(Some(0), 0)]);
         assert_eq!(
             without_first.to_string(),
-            "a = Interner::new(); h0 = a.intern(\"b\"); thread 1: a.len() | thread 2: h1 = a.intern(\"a\"); a.resolve(&h1); a.resolve(&h0)"
+            "let c0 = Interner::new(); let h0 = c0.intern(\"b\"); thread 0: c0.len() | thread 1: let h1 = c0.intern(\"a\"); c0.resolve(&h1); c0.resolve(&h0)"
         );
         assert!(move_first_calls_to_prefix(&original).is_empty());
         let fails = |t: &TestCase| {
@@ -892,7 +892,7 @@ mod tests {
             original,
             ShrinkConfig::default(),
             fails,
-            "a = Interner::new(); thread 1: h0 = a.intern(\"\") | thread 2: h1 = a.intern(\"\"); a.resolve(&h1) / steps=7 checks=19 stop=Minimal",
+            "let c0 = Interner::new(); thread 0: let h0 = c0.intern(\"\") | thread 1: let h1 = c0.intern(\"\"); c0.resolve(&h1) / steps=7 checks=19 stop=Minimal",
         );
     }
 
@@ -924,7 +924,7 @@ mod tests {
                 ..ShrinkConfig::default()
             },
             fails,
-            "a = Counter::new(0); thread 1: a.put(3, \"\") | thread 2: a.put_all([3], None, (false, 'a'), 1µs, 0.0) / steps=18 checks=54 stop=Minimal",
+            "let c0 = Counter::new(0); thread 0: c0.put(3, \"\") | thread 1: c0.put_all(vec![3], None, (false, 'a'), Duration::from_micros(1), 0.0) / steps=18 checks=54 stop=Minimal",
         );
         assert_minimal(&shrunk.shrunk, fails);
     }
@@ -951,7 +951,7 @@ mod tests {
                 ..ShrinkConfig::default()
             },
             crossed,
-            "a = Counter::new(0); prefix: for _ in 0..31 { a.put(0, \"\") }; thread 1: a.hit() | thread 2: a.hit() / steps=17 checks=50 stop=Minimal",
+            "let c0 = Counter::new(0); for _ in 0..31 { c0.put(0, \"\"); } thread 0: c0.hit() | thread 1: c0.hit() / steps=17 checks=50 stop=Minimal",
         );
         assert_minimal(&shrunk.shrunk, crossed);
     }
@@ -972,7 +972,7 @@ mod tests {
             original.clone(),
             ShrinkConfig::default(),
             crossed,
-            "a = Counter::new(0); b = Counter::new(0); thread 1: a.transfer(b, 0) | thread 2: b.transfer(a, 0) / steps=5 checks=5 stop=Minimal",
+            "let c0 = Counter::new(0); let c1 = Counter::new(0); thread 0: c0.transfer(&c1, 0) | thread 1: c1.transfer(&c0, 0) / steps=5 checks=5 stop=Minimal",
         );
         assert_minimal(&shrunk.shrunk, crossed);
     }
@@ -991,7 +991,7 @@ mod tests {
                 checks += 1;
                 both_threads_hit(t)
             },
-            "a = Counter::new(3); b = Counter::new(2); thread 1: a.hit() | thread 2: a.hit(); a.len(); a.hit() / steps=4 checks=4 stop=MaxChecks",
+            "let c0 = Counter::new(3); let c1 = Counter::new(2); thread 0: c0.hit() | thread 1: c0.hit(); c0.len(); c0.hit() / steps=4 checks=4 stop=MaxChecks",
         );
         assert_eq!(checks, 4);
         assert!(both_threads_hit(&shrunk.shrunk));
@@ -1032,14 +1032,14 @@ mod tests {
         let (patient, seeds) = flaky(3);
         assert_eq!(
             patient.shrunk.to_string(),
-            "a = Counter::new(0); thread 1: a.hit() | thread 2: a.hit()"
+            "let c0 = Counter::new(0); thread 0: c0.hit() | thread 1: c0.hit()"
         );
         assert_eq!(patient.stop, ShrinkStop::Minimal);
         assert_eq!(&seeds[..3], &[11, attempt_seed(11, 1), attempt_seed(11, 2)]);
         let (impatient, _) = flaky(1);
         assert_eq!(
             impatient.shrunk.to_string(),
-            "a = Counter::new(1); prefix: a.len(); thread 1: a.hit() | thread 2: a.hit()"
+            "let c0 = Counter::new(1); c0.len(); thread 0: c0.hit() | thread 1: c0.hit()"
         );
     }
 
@@ -1063,12 +1063,15 @@ mod tests {
             (int(i128::MIN), &format!("0, -1, {}", i128::MIN / 2)),
             (int(0), ""),
             (text("ab"), "\"\", \"a\""),
-            (Value::Duration(2_000), "1µs, 200µs"),
+            (
+                Value::Duration(2_000),
+                "Duration::from_micros(1), Duration::from_micros(200)",
+            ),
             (
                 Value::Option(Some(Box::new(int(2)))),
                 "None, Some(0), Some(1)",
             ),
-            (Value::List(vec![int(1)]), "[], [0]"),
+            (Value::List(vec![int(1)]), "vec![], vec![0]"),
             (Value::Instance(1), ""),
         ];
         for (value, expect) in cases {

@@ -274,9 +274,9 @@ fn a_type_stops_at_its_first_violation() {
     // `refresh` (both share a high pair with `touch`).
     assert_eq!(found.test.pair, ["touch", "touch"], "{}", found.test);
     let shown = found.test.to_string();
-    assert!(shown.starts_with("a = Bank::new(); "), "{shown}");
+    assert!(shown.starts_with("let c0 = Bank::new(); "), "{shown}");
     assert!(
-        shown.contains("thread 1: a.touch(); a.touch(); a.refresh(); a.peek()"),
+        shown.contains("thread 0: c0.touch(); c0.touch(); c0.refresh(); c0.peek()"),
         "{shown}"
     );
 }

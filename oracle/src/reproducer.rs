@@ -9,6 +9,12 @@
 //! on for 10 s (reported as a deadlock), for at most a minute. Argument values are rendered the
 //! way the harness decodes them.
 //!
+//! The setup and the calls are the test as the reports lay it out ([`generator::display`]:
+//! the same names, `c0`, `c0_e1`, `h0`, `g`, and the same calls on their targets), written as
+//! Rust through this module's [`Spelling`]: values converted, instances and kept handles in
+//! `Arc`s, `block_on`, a driven iterator, turbofish, an unused result bound to `_`. What only
+//! a test needs is written around them here: the threads, the noise, the results' checks.
+//!
 //! The user's crate is not instrumented, so the reproducer brings its own schedule noise: a
 //! rendered `Noise` helper (a xorshift seeded from the run and the thread, std only) spins each
 //! thread a random while before its first call and now and then between two calls, in every
@@ -26,8 +32,12 @@ use crate::codegen::DRIVE_LIMIT;
 use crate::harness::PreparedType;
 use crate::results::AllowedOutcomes;
 use analysis::{
-    ConstructorKind, GuardHolder, GuardTaking, InstancePassing, Method, Param, ParamKind,
+    ConstructorKind, Finisher, GuardHolder, GuardTaking, InstancePassing, Method, Param, ParamKind,
     ReturnShape, TypeModel, PATH_BUF,
+};
+use generator::display::{
+    built_code, call_code, element_name, finish_code, handle_name, instance_name, setup, statement,
+    Spelling, GUARD,
 };
 use generator::{Call, Target, TestCase, Value};
 use std::collections::BTreeMap;
@@ -121,9 +131,9 @@ fn render(
     let mut state: Vec<String> = if ty.confined {
         Vec::new()
     } else {
-        (0..test.instances.len()).map(|i| format!("i{i}")).collect()
+        (0..test.instances.len()).map(instance_name).collect()
     };
-    state.extend((0..test.handles.len()).map(|k| format!("h{k}")));
+    state.extend((0..test.handles.len()).map(handle_name));
     cx.first_thread(&mut out, test, &state, allowed);
     cx.second_thread(&mut out, test, &state, allowed);
     out.push_str(
@@ -756,23 +766,9 @@ impl Render<'_> {
             \x20                   let run = first + runs;\n\
             \x20                   let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {\n",
         );
-        for (index, call) in test.instances.iter().enumerate() {
-            let _ = writeln!(out, "{CALLS}{}", self.construct_statement(index, call));
-        }
-        for (k, call) in test.handles.iter().enumerate() {
-            let _ = writeln!(out, "{CALLS}{}", self.keep_handle(k, call));
-        }
-        for call in &test.prefix {
-            if call.times > 1 {
-                let _ = writeln!(
-                    out,
-                    "{CALLS}for _ in 0..{} {{\n{CALLS}    let _ = {};\n{CALLS}}}",
-                    call.times,
-                    self.invoke(call)
-                );
-            } else {
-                let _ = writeln!(out, "{CALLS}let _ = {};", self.invoke(call));
-            }
+        // The test's setup as the reports lay it out, written as Rust.
+        for statement in setup(test, self) {
+            let _ = writeln!(out, "{CALLS}{statement}");
         }
         let clones: Vec<String> = state.iter().map(|s| format!("Arc::clone(&{s})")).collect();
         let _ = writeln!(
@@ -798,7 +794,8 @@ impl Render<'_> {
             if allowed.final_state {
                 let _ = writeln!(
                     out,
-                    "{CALLS}observed.push(clip(format!(\"{{:?}}\", &*i0)));"
+                    "{CALLS}observed.push(clip(format!(\"{{:?}}\", &*{})));",
+                    instance_name(0)
                 );
             }
             let _ = writeln!(out, "{CALLS}check_outcome(&observed, run);");
@@ -873,8 +870,8 @@ impl Render<'_> {
         );
     }
 
-    /// The statement building instance `index` (`let i0: Arc<T> = Arc::new(T::new());`); a
-    /// constructor returning a tuple binds its other elements too (`i0_e1`), for the handles
+    /// The statement building instance `index` (`let c0: Arc<T> = Arc::new(T::new());`); a
+    /// constructor returning a tuple binds its other elements too (`c0_e1`), for the handles
     /// the test takes from them.
     fn construct_statement(&self, index: usize, call: &Call) -> String {
         let tuple = self
@@ -883,18 +880,19 @@ impl Render<'_> {
             .iter()
             .find(|c| c.name == call.method)
             .and_then(|c| c.tuple.as_ref());
+        let name = instance_name(index);
         let Some(tuple) = tuple else {
-            return format!("let i{index}: Arc<T> = {};", self.construct(call));
+            return format!("let {name}: Arc<T> = {};", self.construct(call));
         };
         // Each element bound as it is kept: the instance in an `Arc`, the others as they are.
         let (mut elements, mut bound, mut values) = (Vec::new(), Vec::new(), Vec::new());
         for k in 0..tuple.elements.len() {
             elements.push(format!("e{k}"));
             if k == tuple.index {
-                bound.push(format!("i{index}"));
+                bound.push(name.clone());
                 values.push(format!("Arc::new(e{k})"));
             } else {
-                bound.push(format!("i{index}_e{k}"));
+                bound.push(element_name(index, k));
                 values.push(format!("e{k}"));
             }
         }
@@ -916,7 +914,7 @@ impl Render<'_> {
             params
                 .iter()
                 .map(|p| match args.next() {
-                    Some(value) => self.arg(value, &p.kind, &p.ty),
+                    Some(value) => self.argument(value, &p.kind, &p.ty),
                     None => "Default::default()".to_string(),
                 })
                 .collect::<Vec<_>>()
@@ -956,80 +954,22 @@ impl Render<'_> {
         }
     }
 
-    fn invoke(&self, call: &Call) -> String {
-        let method = self.ty.methods.iter().find(|m| m.name == call.method);
-        // A call chained on a fresh call's result takes that call's arguments first.
-        let from = method
-            .and_then(|m| m.via.as_ref())
-            .filter(|_| call.chained.is_some())
-            .and_then(|v| self.ty.own_method(&v.from));
-        let params: Vec<&Param> = from
-            .into_iter()
-            .chain(method)
+    /// The model's method named `name` (`add`, `Gauge::add`).
+    fn model_method(&self, name: &str) -> Option<&Method> {
+        self.ty.methods.iter().find(|m| m.name == name)
+    }
+
+    /// The parameters `call`'s arguments are passed for, in order: of a call chained on a
+    /// fresh call's result, that call's first.
+    fn params(&self, call: &Call) -> Vec<&Param> {
+        let from = match call.target() {
+            Target::Chained { chain, .. } => self.ty.own_method(&chain.from),
+            _ => None,
+        };
+        from.into_iter()
+            .chain(self.model_method(&call.method))
             .flat_map(|m| &m.params)
-            .collect();
-        let args: Vec<String> = call
-            .args
-            .iter()
-            .enumerate()
-            .map(|(i, value)| match params.get(i).copied() {
-                Some(Param {
-                    kind: ParamKind::FromReceiver { method, by_ref },
-                    ..
-                }) => format!(
-                    "{}i{}.{method}()",
-                    if *by_ref { "&" } else { "" },
-                    call.receiver
-                ),
-                Some(p) => self.arg(value, &p.kind, &p.ty),
-                None => self.value(value, &ParamKind::Unsupported),
-            })
-            .collect();
-        let turbofish = match method {
-            Some(m) if !m.generic_args.is_empty() => {
-                let args: Vec<String> = m
-                    .generic_args
-                    .iter()
-                    .map(|a| crate::codegen::substitute(a, self.instantiation))
-                    .collect();
-                format!("::<{}>", args.join(", "))
-            }
-            _ => String::new(),
-        };
-        let receiver = match (method.and_then(|m| m.handle_parts()), from) {
-            (Some((_, own)), Some(from)) => {
-                let split = from.params.len().min(args.len());
-                let (from_args, _) = args.split_at(split);
-                let call_from =
-                    format!("i{}.{}({})", call.receiver, from.name, from_args.join(", "));
-                let call_from = if from.is_async {
-                    format!("block_on({call_from})")
-                } else {
-                    call_from
-                };
-                let own_args = args[split..].join(", ");
-                let expr = format!("{call_from}.{own}{turbofish}({own_args})");
-                return if method.is_some_and(|m| m.is_async) {
-                    format!("block_on({expr})")
-                } else {
-                    expr
-                };
-            }
-            (Some((_, own)), None) => format!("h{}.{own}", call.receiver),
-            (None, _) => format!("i{}.{}", call.receiver, call.method),
-        };
-        let expr = format!("{receiver}{turbofish}({})", args.join(", "));
-        let expr = if method.is_some_and(|m| m.is_async) {
-            format!("block_on({expr})")
-        } else {
-            expr
-        };
-        // The harness drives a returned iterator in the same step (`covcon_rt::drive`).
-        if method.is_some_and(|m| m.iterates) {
-            format!("{expr}.take({DRIVE_LIMIT}).count()")
-        } else {
-            expr
-        }
+            .collect()
     }
 
     /// Thread `thread`'s calls, one statement each, with noise between two calls; under the
@@ -1069,29 +1009,20 @@ impl Render<'_> {
             }
             let sees = self.sees
                 && self
-                    .ty
-                    .methods
-                    .iter()
-                    .find(|m| m.name == call.method)
+                    .model_method(&call.method)
                     .is_some_and(Method::shows_closure_arguments);
             let body = if compared && sees {
                 format!(
                     "{{ saw::start(); let r = format!(\"{{:?}}\", {}); seen.push(clip(saw::end(r))); }}",
-                    self.invoke(call)
+                    call_code(call, self)
                 )
             } else if compared {
                 format!(
                     "seen.push(clip(format!(\"{{:?}}\", {})));",
-                    self.invoke(call)
-                )
-            } else if call.times > 1 {
-                format!(
-                    "for _ in 0..{} {{ let _ = {}; }}",
-                    call.times,
-                    self.invoke(call)
+                    call_code(call, self)
                 )
             } else {
-                format!("let _ = {};", self.invoke(call))
+                statement(call, self)
             };
             let mut used: Vec<usize> = call
                 .handles_used()
@@ -1104,8 +1035,14 @@ impl Render<'_> {
                 let _ = writeln!(out, "{CALLS}{body}");
                 continue;
             }
-            let names: Vec<String> = used.iter().map(|k| format!("Some(h{k})")).collect();
-            let values: Vec<String> = used.iter().map(|k| format!("h{k}.as_deref()")).collect();
+            let names: Vec<String> = used
+                .iter()
+                .map(|&k| format!("Some({})", handle_name(k)))
+                .collect();
+            let values: Vec<String> = used
+                .iter()
+                .map(|&k| format!("{}.as_deref()", handle_name(k)))
+                .collect();
             let _ = writeln!(
                 out,
                 "{CALLS}if let ({},) = ({},) {{ {body} }}",
@@ -1125,39 +1062,45 @@ impl Render<'_> {
     fn scope_code(&self, call: &Call) -> Option<String> {
         let scope = call.scope.as_deref()?;
         let guard = self.ty.scopes.iter().find(|s| s.from == call.method)?;
-        let mut code = format!("{{ let g = {};", self.invoke(call));
+        let mut code = format!("{{ let {GUARD} = {};", call_code(call, self));
         for inner in &scope.then {
-            let _ = write!(code, " let _ = {};", self.invoke(inner));
+            let _ = write!(code, " {}", statement(inner, self));
         }
         let Some(finish) = &scope.finish else {
-            code.push_str(" drop(g); }");
+            let _ = write!(code, " drop({GUARD}); }}");
             return Some(code);
         };
-        let finisher = guard
-            .finishers
-            .iter()
-            .find(|f| f.method.name == finish.method)?;
-        let args: Vec<String> = finish
-            .args
-            .iter()
-            .zip(&finisher.method.params)
-            .map(|(value, p)| self.arg(value, &p.kind, &p.ty))
-            .collect();
+        let finisher = self.finisher(call, finish)?;
         let binding = if finisher.takes == GuardTaking::Mut {
-            "mut g"
+            format!("mut {GUARD}")
         } else {
-            "g"
+            GUARD.to_string()
         };
-        let end = format!("let _ = g.{}({});", finish.method, args.join(", "));
+        let end = format!("{};", self.discarded(finish_code(call, finish, self)));
         let _ = match &guard.holds {
-            GuardHolder::Plain => write!(code, " let {binding} = g; {end} }}"),
-            GuardHolder::Option => write!(code, " if let Some({binding}) = g {{ {end} }} }}"),
-            GuardHolder::Result => write!(code, " if let Ok({binding}) = g {{ {end} }} }}"),
+            GuardHolder::Plain => write!(code, " let {binding} = {GUARD}; {end} }}"),
+            GuardHolder::Option => {
+                write!(code, " if let Some({binding}) = {GUARD} {{ {end} }} }}")
+            }
+            GuardHolder::Result => write!(code, " if let Ok({binding}) = {GUARD} {{ {end} }} }}"),
             GuardHolder::Variant(path) => {
-                write!(code, " if let {path}({binding}) = g {{ {end} }} }}")
+                write!(code, " if let {path}({binding}) = {GUARD} {{ {end} }} }}")
             }
         };
         Some(code)
+    }
+
+    /// The guard's method `finish` that ends `scope_call`'s scope, as the model lists it.
+    fn finisher(&self, scope_call: &Call, finish: &Call) -> Option<&Finisher> {
+        let guard = self
+            .ty
+            .scopes
+            .iter()
+            .find(|s| s.from == scope_call.method)?;
+        guard
+            .finishers
+            .iter()
+            .find(|f| f.method.name == finish.method)
     }
 
     /// How the method a kept value comes from returns it.
@@ -1178,36 +1121,17 @@ impl Render<'_> {
             .unwrap_or(ReturnShape::SelfValue)
     }
 
-    /// The statement keeping handle `k` (`let h0 = Arc::new(i0.add(3));`), `Option` and
-    /// `Result` unwrapped as the harness does.
-    fn keep_handle(&self, k: usize, call: &Call) -> String {
-        if let Target::Element(element) = call.target() {
-            return format!("let h{k} = Arc::new(i{}_e{element});", call.receiver);
-        }
-        let expr = self.invoke(call);
-        let kept = match self.kept_shape(&call.method) {
-            ReturnShape::SelfValue | ReturnShape::ArcSelf => expr,
-            ReturnShape::RefClone | ReturnShape::Guard => format!("{expr}.clone()"),
-            ReturnShape::OptionSelf => {
-                format!("{expr}.expect(\"`{}` returns a handle\")", call.method)
-            }
-            ReturnShape::ResultSelf => format!(
-                "{expr}.unwrap_or_else(|_| panic!(\"`{}` returns a handle\"))",
-                call.method
-            ),
-        };
-        format!("let h{k} = Arc::new({kept});")
-    }
-
     /// The statement keeping a thread's local `k` from `call`, and whether the local may be
     /// empty: a method returning `Option` or `Result` keeps `Some(Arc)` only for `Some`/`Ok`
-    /// (`let h2 = i0.get(1).map(Arc::new);`), as the harness keeps nothing for `None`.
+    /// (`let h2 = c0.get(1).map(Arc::new);`), as the harness keeps nothing for `None`; any
+    /// other result is kept as a handle is (`let h2 = Arc::new(c0.make());`).
     fn keep_local(&self, k: usize, call: &Call) -> (String, bool) {
-        let expr = self.invoke(call);
+        let name = handle_name(k);
+        let expr = call_code(call, self);
         match self.kept_shape(&call.method) {
-            ReturnShape::OptionSelf => (format!("let h{k} = {expr}.map(Arc::new);"), true),
-            ReturnShape::ResultSelf => (format!("let h{k} = {expr}.ok().map(Arc::new);"), true),
-            _ => (self.keep_handle(k, call), false),
+            ReturnShape::OptionSelf => (format!("let {name} = {expr}.map(Arc::new);"), true),
+            ReturnShape::ResultSelf => (format!("let {name} = {expr}.ok().map(Arc::new);"), true),
+            _ => (format!("let {name} = {};", self.kept(call, expr)), false),
         }
     }
 
@@ -1234,8 +1158,8 @@ impl Render<'_> {
                 .collect(),
             None => Vec::new(),
         };
-        let code = generator::built_code(b, true, &|i, v| match params.get(i) {
-            Some(p) => self.arg(v, &p.kind, &p.ty),
+        let code = built_code(b, true, &|i, v| match params.get(i) {
+            Some(p) => self.argument(v, &p.kind, &p.ty),
             None => self.value(v, &ParamKind::Unsupported),
         });
         match constructor.map(|c| c.returns) {
@@ -1246,13 +1170,13 @@ impl Render<'_> {
     }
 
     /// An argument for a parameter written `written`.
-    fn arg(&self, value: &Value, kind: &ParamKind, written: &str) -> String {
+    fn argument(&self, value: &Value, kind: &ParamKind, written: &str) -> String {
         let written = written.trim();
         match kind {
             // `&Arc<Bar>` (or `&Arc<Arc<Bar>>`) coerces to the `&Bar` the method takes.
             ParamKind::Handle { .. } => match value {
-                Value::Handle(k) => format!("&h{k}"),
-                _ => "&h0".to_string(),
+                Value::Handle(k) => format!("&{}", handle_name(*k)),
+                _ => format!("&{}", handle_name(0)),
             },
             // A key of a standard type that no call made: the generated value.
             ParamKind::Returned {
@@ -1268,25 +1192,25 @@ impl Render<'_> {
                 }
             }
             ParamKind::Returned { by_ref, .. } => {
-                let k = match value {
-                    Value::Handle(k) => *k,
-                    _ => 0,
+                let handle = match value {
+                    Value::Handle(k) => handle_name(*k),
+                    _ => handle_name(0),
                 };
                 if *by_ref {
-                    format!("&*h{k}")
+                    format!("&*{handle}")
                 } else {
-                    format!("(*h{k}).clone()")
+                    format!("(*{handle}).clone()")
                 }
             }
             ParamKind::Instance { passing } => {
-                let k = match value {
-                    Value::Instance(k) => *k,
-                    _ => 0,
+                let instance = match value {
+                    Value::Instance(k) => instance_name(*k),
+                    _ => instance_name(0),
                 };
                 match passing {
-                    InstancePassing::Ref => format!("&*i{k}"),
-                    InstancePassing::Arc => format!("Arc::clone(&i{k})"),
-                    InstancePassing::Value => format!("(*i{k}).clone()"),
+                    InstancePassing::Ref => format!("&*{instance}"),
+                    InstancePassing::Arc => format!("Arc::clone(&{instance})"),
+                    InstancePassing::Value => format!("(*{instance}).clone()"),
                 }
             }
             ParamKind::Closure {
@@ -1336,7 +1260,7 @@ impl Render<'_> {
         match (value, kind) {
             // The caller writes it with the call's receiver (`invoke`); a bare one is unused.
             (Value::FromReceiver(method), _) => format!("self.{method}()"),
-            (Value::Handle(k), _) => format!("h{k}"),
+            (Value::Handle(k), _) => handle_name(*k),
             (Value::Closure(inner), kind) => self.value(inner, kind),
             (
                 Value::Err(err),
@@ -1413,12 +1337,108 @@ impl Render<'_> {
                     format!("({})", items.join(", "))
                 }
             }
-            (Value::Instance(k), _) => format!("Arc::clone(&i{k})"),
+            (Value::Instance(k), _) => format!("Arc::clone(&{})", instance_name(*k)),
             (Value::Built(b), _) => self.built(b),
             (Value::Int(n), _) => n.to_string(),
             // Not made for any other kind; written as it would be for a `Result`.
             (Value::Err(err), kind) => format!("Err({})", self.value(err, kind)),
         }
+    }
+}
+
+/// The reproducer's spelling of the test the reports lay out: what the reports read, written
+/// as Rust that compiles against the user's crate.
+impl Spelling for Render<'_> {
+    /// `let c0: Arc<T> = Arc::new(<T>::new(1));`, a tuple taken apart
+    /// ([`Render::construct_statement`]).
+    fn constructor(&self, _type_path: &str, index: usize, call: &Call) -> String {
+        self.construct_statement(index, call)
+    }
+
+    /// The argument converted for its parameter as the harness decodes it; what the
+    /// receiver's method returns, by reference or by value as the parameter takes it.
+    fn arg(&self, call: &Call, index: usize, value: &Value) -> String {
+        match self.params(call).get(index).copied() {
+            Some(Param {
+                kind: ParamKind::FromReceiver { method, by_ref },
+                ..
+            }) => format!(
+                "{}{}.{method}()",
+                if *by_ref { "&" } else { "" },
+                instance_name(call.receiver)
+            ),
+            Some(p) => self.argument(value, &p.kind, &p.ty),
+            None => self.value(value, &ParamKind::Unsupported),
+        }
+    }
+
+    /// The argument converted for the guard's method's parameter.
+    fn finish_arg(&self, scope_call: &Call, finish: &Call, index: usize, value: &Value) -> String {
+        let finisher = self.finisher(scope_call, finish);
+        match finisher.and_then(|f| f.method.params.get(index)) {
+            Some(p) => self.argument(value, &p.kind, &p.ty),
+            None => self.value(value, &ParamKind::Unsupported),
+        }
+    }
+
+    /// With its turbofish when the method has generic arguments, as the harness instantiates
+    /// them.
+    fn method(&self, method: &str, own: &str) -> String {
+        match self.model_method(method) {
+            Some(m) if !m.generic_args.is_empty() => {
+                let args: Vec<String> = m
+                    .generic_args
+                    .iter()
+                    .map(|a| crate::codegen::substitute(a, self.instantiation))
+                    .collect();
+                format!("{own}::<{}>", args.join(", "))
+            }
+            _ => own.to_string(),
+        }
+    }
+
+    /// An `async fn`'s call through the file's `block_on`; a returned iterator driven in the
+    /// same statement, as the harness drives it (`covcon_rt::drive`).
+    fn made(&self, method: &str, expr: String) -> String {
+        let Some(method) = self.model_method(method) else {
+            return expr;
+        };
+        let expr = if method.is_async {
+            format!("block_on({expr})")
+        } else {
+            expr
+        };
+        if method.iterates {
+            format!("{expr}.take({DRIVE_LIMIT}).count()")
+        } else {
+            expr
+        }
+    }
+
+    /// A handle in an `Arc`, `Option` and `Result` unwrapped as the harness does
+    /// (`Arc::new(c0.add(3))`); an element of a constructor's tuple as it is
+    /// (`Arc::new(c0_e1)`).
+    fn kept(&self, call: &Call, expr: String) -> String {
+        if let Target::Element(_) = call.target() {
+            return format!("Arc::new({expr})");
+        }
+        let kept = match self.kept_shape(&call.method) {
+            ReturnShape::SelfValue | ReturnShape::ArcSelf => expr,
+            ReturnShape::RefClone | ReturnShape::Guard => format!("{expr}.clone()"),
+            ReturnShape::OptionSelf => {
+                format!("{expr}.expect(\"`{}` returns a handle\")", call.method)
+            }
+            ReturnShape::ResultSelf => format!(
+                "{expr}.unwrap_or_else(|_| panic!(\"`{}` returns a handle\"))",
+                call.method
+            ),
+        };
+        format!("Arc::new({kept})")
+    }
+
+    /// `let _ = c0.add(1)`: a result the test does not use is no warning.
+    fn discarded(&self, expr: String) -> String {
+        format!("let _ = {expr}")
     }
 }
 
@@ -1530,6 +1550,23 @@ mod tests {
         }
     }
 
+    /// The setup is the reports' ([`generator::display::setup`]), its statements written as
+    /// Rust: the instance in an `Arc`, a result not used bound to `_`, a repeated call its
+    /// loop.
+    #[test]
+    fn the_setup_reads_as_the_reports_lay_it_out_written_as_rust() {
+        let mut test = two_adds_and_a_get();
+        test.prefix[0].times = 3;
+        check(
+            &test,
+            None,
+            &[
+                ("let c0: Arc<T> = Arc::new(<T>::new());", 1),
+                ("for _ in 0..3 { let _ = c0.add(1); }", 1),
+            ],
+        );
+    }
+
     #[test]
     fn a_reproducer_brings_its_own_noise_before_each_thread_and_between_calls() {
         check(
@@ -1545,10 +1582,10 @@ mod tests {
                 // Between thread 1's two calls only: never before a first call or after a last.
                 ("noise.between_calls();", 1),
                 (
-                    "let _ = i0.add(2);\n                        noise.between_calls();\n                        let _ = i0.add(3);",
+                    "let _ = c0.add(2);\n                        noise.between_calls();\n                        let _ = c0.add(3);",
                     1,
                 ),
-                ("let _ = i0.add(1);", 1),
+                ("let _ = c0.add(1);", 1),
             ],
         );
     }
@@ -1565,8 +1602,8 @@ mod tests {
                 ("eprintln!(\"failed in run {run}\")", 2),
                 ("std::panic::resume_unwind(panic)", 1),
                 // Thread 1 builds each run and hands the instances to thread 2.
-                ("shared.publish(runs, (Arc::clone(&i0),));", 1),
-                ("let (i0,) = shared.take_state();", 1),
+                ("shared.publish(runs, (Arc::clone(&c0),));", 1),
+                ("let (c0,) = shared.take_state();", 1),
                 ("const RUNS_PER_PAIR: u64 = 1_000;", 1),
                 ("`add` and `get`\n//! running concurrently: panic \"boom\".", 1),
                 (
@@ -1596,13 +1633,13 @@ mod tests {
             &[
                 ("struct Noise(u64);", 1),
                 (
-                    "seen.push(clip(format!(\"{:?}\", i0.add(2))));\n                        noise.between_calls();\n                        seen.push(clip(format!(\"{:?}\", i0.add(3))));",
+                    "seen.push(clip(format!(\"{:?}\", c0.add(2))));\n                        noise.between_calls();\n                        seen.push(clip(format!(\"{:?}\", c0.add(3))));",
                     1,
                 ),
-                ("seen.push(clip(format!(\"{:?}\", i0.get())));", 1),
+                ("seen.push(clip(format!(\"{:?}\", c0.get())));", 1),
                 ("noise.between_calls();", 1),
                 ("&[\"()\", \"()\", \"6\", \"Counter(6)\"],", 1),
-                ("observed.push(clip(format!(\"{:?}\", &*i0)));", 1),
+                ("observed.push(clip(format!(\"{:?}\", &*c0)));", 1),
                 // Thread 1 checks the run once thread 2 has handed back what it saw.
                 ("observed.extend(shared.take_seen());", 1),
                 ("check_outcome(&observed, run);", 1),
@@ -1625,7 +1662,7 @@ mod tests {
         check(
             &test,
             None,
-            &[("fn block_on<", 1), ("let _ = block_on(i0.later());", 1)],
+            &[("fn block_on<", 1), ("let _ = block_on(c0.later());", 1)],
         );
     }
 
@@ -1637,7 +1674,7 @@ mod tests {
             &test,
             None,
             &[(
-                &format!("let _ = i0.iter().take({DRIVE_LIMIT}).count();"),
+                &format!("let _ = c0.iter().take({DRIVE_LIMIT}).count();"),
                 1,
             )],
         );
@@ -1662,7 +1699,7 @@ mod tests {
             &test,
             None,
             &[(
-                "i0.put(::std::boxed::Box::new(5), ::std::num::NonZero::<u8>::new(1).unwrap())",
+                "c0.put(::std::boxed::Box::new(5), ::std::num::NonZero::<u8>::new(1).unwrap())",
                 1,
             )],
         );
@@ -1723,8 +1760,8 @@ mod tests {
         };
         let source = render_reproducer(&ty, &test, None, "panic");
         for text in [
-            "let (i0, i0_e1) = { let (e0, e1) = ::k::channel::<u32>(2); (Arc::new(e0), e1) };",
-            "let h0 = Arc::new(i0_e1);",
+            "let (c0, c0_e1) = { let (e0, e1) = ::k::channel::<u32>(2); (Arc::new(e0), e1) };",
+            "let h0 = Arc::new(c0_e1);",
             "h0.recv()",
         ] {
             assert!(source.contains(text), "`{text}` in:\n{source}");
@@ -1806,13 +1843,13 @@ mod tests {
         };
         let source = render_reproducer(&ty, &test, None, "panic");
         for (text, count) in [
-            ("let h0 = i0.take().map(Arc::new);", 1),
+            ("let h0 = c0.take().map(Arc::new);", 1),
             (
-                "if let (Some(h0),) = (h0.as_deref(),) { let _ = i0.give((*h0).clone()); }",
+                "if let (Some(h0),) = (h0.as_deref(),) { let _ = c0.give((*h0).clone()); }",
                 1,
             ),
-            ("let h1 = Arc::new(i0.make());", 1),
-            ("let _ = i0.show((*h1).clone());", 1),
+            ("let h1 = Arc::new(c0.make());", 1),
+            ("let _ = c0.show((*h1).clone());", 1),
             // Locals live in their thread: nothing clones them into the closures.
             ("Arc::clone(&h", 0),
         ] {
@@ -1887,7 +1924,7 @@ mod tests {
             control: Default::default(),
         };
         let source = render_reproducer(&ty, &test, None, "panic");
-        let text = "let _ = i0.get_or_create(\"a\").add(2);";
+        let text = "let _ = c0.get_or_create(\"a\").add(2);";
         assert_eq!(source.matches(text).count(), 2, "{source}");
     }
 
@@ -1953,8 +1990,8 @@ mod tests {
         };
         let source = render_reproducer(&ty, &test, None, "panic");
         for text in [
-            "{ let g = i0.get_or_guard(2); let _ = i0.remove(2); if let ::k::Lookup::Guard(g) = g { let _ = g.insert(7); } }",
-            "{ let g = i0.get_or_guard(2); let _ = i0.remove(2); drop(g); }",
+            "{ let g = c0.get_or_guard(2); let _ = c0.remove(2); if let ::k::Lookup::Guard(g) = g { let _ = g.insert(7); } }",
+            "{ let g = c0.get_or_guard(2); let _ = c0.remove(2); drop(g); }",
         ] {
             assert_eq!(source.matches(text).count(), 1, "{text}\n{source}");
         }

@@ -4,7 +4,6 @@
 //! Every piece of user-derived text (type and method names, panic messages, values, paths)
 //! goes through [`esc`]; nothing from the report is ever placed in a script.
 
-use super::text;
 use super::{Kind, Report, TypeReport, UntestedKind, ViolationReport};
 use analysis::Group;
 use std::fmt::Write;
@@ -240,17 +239,17 @@ fn violation(
         let _ = writeln!(out, "<p class=\"found\">{}</p>", evidence.join("; "));
     }
     if let Some(test) = &v.test {
-        let layout = text::layout(test, text::Shapes::of(t));
-        let lines = |ls: &[String]| ls.iter().map(|l| esc(l)).collect::<Vec<_>>().join("\n");
+        let layout = generator::display::layout(test, &t.reading());
+        let lines = |ls: Vec<&str>| ls.iter().map(|l| esc(l)).collect::<Vec<_>>().join("\n");
         let _ = writeln!(
             out,
             "<table class=\"test\"><tr><th colspan=\"2\">prefix (one thread)</th></tr>\
              <tr><td colspan=\"2\"><pre>{}</pre></td></tr>\
              <tr><th>thread 0</th><th>thread 1</th></tr>\
              <tr><td><pre>{}</pre></td><td><pre>{}</pre></td></tr></table>",
-            lines(&layout.setup),
-            lines(&layout.threads[0]),
-            lines(&layout.threads[1])
+            lines(layout.setup.iter().map(String::as_str).collect()),
+            lines(layout.column(0)),
+            lines(layout.column(1))
         );
     }
     if let Some(path) = &v.reproducer {

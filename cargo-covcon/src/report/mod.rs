@@ -9,7 +9,6 @@ pub mod html;
 pub mod junit;
 pub mod sarif;
 pub mod terminal;
-pub mod text;
 
 use analysis::Group;
 use anyhow::{Context, Result};
@@ -114,11 +113,11 @@ pub struct TypeReport {
     /// (the first function's included) with how many of the constructor's arguments it takes,
     /// so that a test's constructor reads as the chain it runs.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub builders: BTreeMap<String, Vec<(String, usize)>>,
+    pub builders: generator::display::Builders,
     /// The constructors that are free functions, by name (`bounded`), so that a test's
     /// constructor reads as the call it makes.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub functions: BTreeMap<String, FreeFunction>,
+    pub functions: generator::display::Functions,
     /// Under `--oracle results`: the methods whose results were not compared because their
     /// answers are approximate by the type's contract, and why.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -166,16 +165,6 @@ impl std::fmt::Display for ApproximateMethod {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "`{}` ({})", self.method, self.why)
     }
-}
-
-/// A constructor that is a free function of the crate.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct FreeFunction {
-    /// Its public path (`crossbeam_channel::bounded`).
-    pub path: String,
-    /// For one returning a tuple: `[the instance's index, the tuple's length]`.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub tuple: Option<[usize; 2]>,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -362,6 +351,15 @@ pub struct CoveragePoint {
 }
 
 impl TypeReport {
+    /// How its tests read in the terminal and HTML reports: constructors by the type's
+    /// builders and free functions.
+    pub fn reading(&self) -> generator::display::Reading<'_> {
+        generator::display::Reading {
+            builders: &self.builders,
+            functions: &self.functions,
+        }
+    }
+
     /// What the report says of a type that reads a clock covcon does not control, when its
     /// verdicts had to fall back on waiting for real ([`TypeReport::clock_outside`]).
     pub fn clock_outside_note(&self) -> Option<String> {

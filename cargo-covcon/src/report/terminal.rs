@@ -1,8 +1,8 @@
 //! The terminal report: per type what was found, each violation with its outcome, the test as
 //! a prefix and two columns side by side, and where the reproducer is.
 
-use super::text;
 use super::{Kind, Report, TypeReport, UntestedKind, ViolationReport};
+use generator::display::Reading;
 use std::fmt::Write;
 
 /// How much to say and whether to colour it.
@@ -160,7 +160,7 @@ fn render_type(out: &mut String, t: &TypeReport, style: Style) {
         let _ = writeln!(out, "  {}", style.dim(&note));
     }
     for v in t.violations.iter().filter(|v| !v.unconfirmed()) {
-        render_violation(out, v, text::Shapes::of(t), style);
+        render_violation(out, v, t.reading(), style);
     }
     let unconfirmed: Vec<&ViolationReport> =
         t.violations.iter().filter(|v| v.unconfirmed()).collect();
@@ -171,7 +171,7 @@ fn render_type(out: &mut String, t: &TypeReport, style: Style) {
             style.yellow("unconfirmed (no re-run repeated it; fails the gate only with --strict):")
         );
         for v in unconfirmed {
-            render_violation(out, v, text::Shapes::of(t), style);
+            render_violation(out, v, t.reading(), style);
         }
     }
     // A type whose doc makes all of it approximate is said once, not method by method, and
@@ -235,7 +235,7 @@ fn render_type(out: &mut String, t: &TypeReport, style: Style) {
     }
 }
 
-fn render_violation(out: &mut String, v: &ViolationReport, shapes: text::Shapes<'_>, style: Style) {
+fn render_violation(out: &mut String, v: &ViolationReport, reading: Reading<'_>, style: Style) {
     let known = if v.known { " (known, in baseline)" } else { "" };
     let head = format!(
         "{} {} ‖ {}",
@@ -270,11 +270,12 @@ fn render_violation(out: &mut String, v: &ViolationReport, shapes: text::Shapes<
         let _ = writeln!(out, "    {}", style.dim(&evidence.join("; ")));
     }
     if let Some(test) = &v.test {
-        let layout = text::layout(test, shapes);
+        let layout = generator::display::layout(test, &reading);
         for line in &layout.setup {
             let _ = writeln!(out, "    {line}");
         }
-        let width = layout.threads[0]
+        let columns = [layout.column(0), layout.column(1)];
+        let width = columns[0]
             .iter()
             .map(|l| l.chars().count())
             .chain([8])
@@ -285,10 +286,10 @@ fn render_violation(out: &mut String, v: &ViolationReport, shapes: text::Shapes<
             "    {}",
             style.dim(&format!("{:width$} │ thread 1", "thread 0"))
         );
-        let rows = layout.threads[0].len().max(layout.threads[1].len());
+        let rows = columns[0].len().max(columns[1].len());
         for i in 0..rows {
-            let left = layout.threads[0].get(i).map_or("", String::as_str);
-            let right = layout.threads[1].get(i).map_or("", String::as_str);
+            let left = columns[0].get(i).copied().unwrap_or("");
+            let right = columns[1].get(i).copied().unwrap_or("");
             let row = format!("    {left:width$} │ {right}");
             let _ = writeln!(out, "{}", row.trim_end());
         }

@@ -408,7 +408,7 @@ mod tests {
             .iter()
             .map(|t| {
                 t.to_string()
-                    .split_once("thread 1: ")
+                    .split_once("thread 0: ")
                     .unwrap()
                     .1
                     .to_string()
@@ -417,12 +417,12 @@ mod tests {
         assert_eq!(
             texts,
             [
-                "{ g = a.vacant_entry(1); a.take(1); a.len(1); g.insert(1) }; a.get(1) | thread 2: -",
-                "{ g = a.vacant_entry(1); a.take(1); a.get(1); a.len(1); g.insert(1) } | thread 2: -",
-                "a.take(1); { g = a.vacant_entry(1); a.get(1); a.len(1); g.insert(1) } | thread 2: -",
-                "{ g = a.vacant_entry(1); a.len(1); a.take(1); g.insert(1) }; a.get(1) | thread 2: -",
-                "{ g = a.vacant_entry(1); a.len(1); a.take(1); a.get(1); g.insert(1) } | thread 2: -",
-                "a.take(1); { g = a.vacant_entry(1); a.len(1); a.get(1); g.insert(1) } | thread 2: -",
+                "{ let g = c0.vacant_entry(1); c0.take(1); c0.len(1); g.insert(1) }; c0.get(1) | thread 1: -",
+                "{ let g = c0.vacant_entry(1); c0.take(1); c0.get(1); c0.len(1); g.insert(1) } | thread 1: -",
+                "c0.take(1); { let g = c0.vacant_entry(1); c0.get(1); c0.len(1); g.insert(1) } | thread 1: -",
+                "{ let g = c0.vacant_entry(1); c0.len(1); c0.take(1); g.insert(1) }; c0.get(1) | thread 1: -",
+                "{ let g = c0.vacant_entry(1); c0.len(1); c0.take(1); c0.get(1); g.insert(1) } | thread 1: -",
+                "c0.take(1); { let g = c0.vacant_entry(1); c0.len(1); c0.get(1); g.insert(1) } | thread 1: -",
             ]
         );
         // A call of the other thread that keeps a local cannot move: nothing can be tried.
