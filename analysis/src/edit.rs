@@ -7,17 +7,12 @@
 use crate::model::{Approximation, Pair, ParamKind, Reason, TypeModel};
 
 impl TypeModel {
-    /// Why covcon does not test the type, when it does not.
-    pub fn untested_reason(&self) -> Option<Reason> {
-        self.reason.clone()
-    }
-
     /// Takes the whole type out of the tests, for `reason`, or the reason it already has, or
     /// a generic one (the harness could not drive it and said no more).
     pub fn untest(&mut self, reason: Option<Reason>) {
-        self.reason = reason.or(self.reason.take()).or(Some(Reason::Other {
-            text: "covcon cannot drive this type".into(),
-        }));
+        self.reason = reason
+            .or(self.reason.take())
+            .or(Some(Reason::unexplained()));
     }
 
     /// Takes the method named `name` out of the tests, for `reason`, and the pairs it is in.
@@ -131,11 +126,11 @@ mod tests {
         assert_eq!(t.pairs, [pair("get", "get")]);
         t.test_method_with("put", vec!["u32".into()]);
         assert!(t.methods[1].supported() && t.methods[1].reason.is_none());
-        assert_eq!(t.untested_reason(), None);
+        assert_eq!(t.reason, None);
         t.untest(None);
-        assert!(matches!(t.untested_reason(), Some(Reason::Other { .. })));
+        assert_eq!(t.reason, Some(Reason::unexplained()));
         t.untest(Some(Reason::NoConstructor));
         t.untest(None);
-        assert_eq!(t.untested_reason(), Some(Reason::NoConstructor));
+        assert_eq!(t.reason, Some(Reason::NoConstructor));
     }
 }

@@ -77,6 +77,14 @@ impl Reason {
         matches!(self, Reason::NotPublic | Reason::PrivateModule { .. })
     }
 
+    /// The reason of a type or member taken out of the tests by a stage that said no more (the
+    /// harness could not drive it; an old model file with `"supported": false` alone).
+    pub fn unexplained() -> Reason {
+        Reason::Other {
+            text: "covcon cannot drive it".into(),
+        }
+    }
+
     /// A signature with these problems (`None` when there are none).
     pub fn signature(problems: Vec<Problem>) -> Option<Reason> {
         (!problems.is_empty()).then_some(Reason::Signature { problems })
@@ -337,9 +345,7 @@ pub(crate) mod support {
         Ok(match (support.supported, support.reason) {
             (true, _) => None,
             (false, Some(reason)) => Some(reason),
-            (false, None) => Some(Reason::Other {
-                text: "covcon cannot drive it".into(),
-            }),
+            (false, None) => Some(Reason::unexplained()),
         })
     }
 }

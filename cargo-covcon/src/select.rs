@@ -61,8 +61,8 @@ pub fn select(model: &Model, workspace: &Workspace, cli_types: &[String]) -> Sel
 /// one test of a runnable type, for the analysis's model (here) and the harness's
 /// (`session::Prepared`).
 pub fn why_not_runnable(t: &TypeModel) -> Option<Reason> {
-    if let Some(why) = t.untested_reason() {
-        return Some(why);
+    if let Some(why) = &t.reason {
+        return Some(why.clone());
     }
     if !t.methods.iter().any(|m| m.supported()) {
         return Some(Reason::NoCallableMethod);

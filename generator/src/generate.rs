@@ -156,8 +156,8 @@ impl TestGenerator {
     /// whose every method pair the analysis removed with [`Reason::NothingToTest`]: a static
     /// verdict (one lock serialises every pair, say), not a failure to test.
     pub fn new(model: &TypeModel, config: &GeneratorConfig) -> Result<TestGenerator, Reason> {
-        if let Some(reason) = model.untested_reason() {
-            return Err(reason);
+        if let Some(reason) = &model.reason {
+            return Err(reason.clone());
         }
         let own = OwnValues::of(model);
         let values = ValueGen {

@@ -1697,8 +1697,34 @@ impl<'o> State<'o> {
             });
         }
         let driven = type_reason.is_none();
-        let constructors = self.driven_constructors(index, ty, driven, &mut dropped, diagnostics);
-        let methods = self.driven_methods(index, ty, driven, &mut dropped, diagnostics);
+        let constructors = ty.constructors.iter().map(|c| Member {
+            name: &c.name,
+            reason: c.reason.as_ref(),
+            span: &ty.span,
+        });
+        let constructors = driven_members(
+            constructors,
+            &self.skip_constructors[index],
+            (DroppedKind::Constructor, "constructor"),
+            ty,
+            driven,
+            &mut dropped,
+            diagnostics,
+        );
+        let methods = ty.methods.iter().map(|m| Member {
+            name: &m.name,
+            reason: m.reason.as_ref(),
+            span: &m.span,
+        });
+        let methods = driven_members(
+            methods,
+            &self.skip_methods[index],
+            (DroppedKind::Method, "method"),
+            ty,
+            driven,
+            &mut dropped,
+            diagnostics,
+        );
         for scope in &ty.scopes {
             let Some(message) = self.skip_methods[index].get(&codegen::scope_key(&scope.from))
             else {
@@ -1753,44 +1779,6 @@ impl<'o> State<'o> {
             dropped,
             plain_flows: self.plain_flows[index].keys().cloned().collect(),
         }
-    }
-
-    /// The constructors of `ty` (`types[index]`) the harness calls, as [`driven_members`].
-    fn driven_constructors(
-        &self,
-        index: usize,
-        ty: &TypeModel,
-        driven: bool,
-        dropped: &mut Vec<Dropped>,
-        diagnostics: &mut Vec<Diagnostic>,
-    ) -> Vec<String> {
-        let members = ty.constructors.iter().map(|c| Member {
-            name: &c.name,
-            reason: c.reason.as_ref(),
-            span: &ty.span,
-        });
-        let skip = &self.skip_constructors[index];
-        let left_out = (DroppedKind::Constructor, "constructor");
-        driven_members(members, skip, left_out, ty, driven, dropped, diagnostics)
-    }
-
-    /// The methods of `ty` (`types[index]`) the harness calls, as [`driven_members`].
-    fn driven_methods(
-        &self,
-        index: usize,
-        ty: &TypeModel,
-        driven: bool,
-        dropped: &mut Vec<Dropped>,
-        diagnostics: &mut Vec<Diagnostic>,
-    ) -> Vec<String> {
-        let members = ty.methods.iter().map(|m| Member {
-            name: &m.name,
-            reason: m.reason.as_ref(),
-            span: &m.span,
-        });
-        let skip = &self.skip_methods[index];
-        let left_out = (DroppedKind::Method, "method");
-        driven_members(members, skip, left_out, ty, driven, dropped, diagnostics)
     }
 }
 
