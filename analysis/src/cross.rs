@@ -161,18 +161,18 @@ pub(crate) fn add_handles(types: &mut [TypeModel], facts: &[HashMap<String, Lock
     }
     // A handle nothing outside the crate builds is tested through its owners.
     for (h, owner) in handed_out {
-        let handle = &mut types[h];
-        if handle.supported() {
+        // A supported handle has no reason, and is tested on its own.
+        let Some(reason) = &mut types[h].reason else {
             continue;
-        }
-        match &mut handle.reason {
-            Some(Reason::Handle { owners }) => owners.push(owner),
-            Some(Reason::NoConstructor | Reason::NoUsableConstructor) | None => {
-                handle.reason = Some(Reason::Handle {
+        };
+        match reason {
+            Reason::Handle { owners } => owners.push(owner),
+            Reason::NoConstructor | Reason::NoUsableConstructor => {
+                *reason = Reason::Handle {
                     owners: vec![owner],
-                })
+                }
             }
-            Some(_) => {}
+            _ => {}
         }
     }
 }
