@@ -195,8 +195,9 @@ pub struct RunArgs {
     /// Tests handed to the workers at once (the time budget is checked between batches)
     #[arg(long, value_name = "N", hide = true, help_heading = "Execution")]
     pub batch_size: Option<usize>,
-    /// Run each generated test N times back to back in its worker, with new noise each time,
-    /// up to the first run that fails (panic oracle only) [default: 1]
+    /// Run each generated test N times back to back in its worker, with new noise or a new
+    /// schedule each time, up to the first run that fails (panic oracle only) [default: one
+    /// run for a pair's first tests, up to 16 as its tests go on without a failure]
     #[arg(long, value_name = "N", help_heading = "Execution")]
     pub repeat: Option<u32>,
     /// How the two threads of a test are scheduled: `free` (both at once, with noise),
@@ -347,10 +348,10 @@ pub struct BenchArgs {
     /// How long one test may run before it counts as a deadlock [default: 1s]
     #[arg(long, value_name = "DURATION")]
     pub test_timeout: Option<String>,
-    /// Run each generated test N times back to back in its worker, with new noise each time,
-    /// up to the first run that fails
-    #[arg(long, value_name = "N", default_value_t = 1)]
-    pub repeat: u32,
+    /// Run each generated test N times back to back in its worker, with new noise or a new
+    /// schedule each time, up to the first run that fails [default: as for a run]
+    #[arg(long, value_name = "N")]
+    pub repeat: Option<u32>,
     /// How the threads of a test are scheduled, as for a run: free, controlled or mixed
     /// [default: mixed]
     #[arg(long, value_name = "MODE", value_parser = ["free", "controlled", "mixed"])]

@@ -317,7 +317,7 @@ impl OracleOptions {
                 config,
             )?,
             oracle: args.oracle.or(config.oracle).unwrap_or_default(),
-            repeat: Some(args.repeat),
+            repeat: args.repeat,
             shrink: false,
             verbose: console.verbose > 1,
             confirm_runs: None,

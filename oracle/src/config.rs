@@ -41,9 +41,11 @@ pub struct OracleConfig {
     /// run alone, as a `Request::Concurrent`.
     pub batch: usize,
     /// Runs of each campaign test back to back in its worker, each on a fresh instance with
-    /// new noise, up to the first that fails (the protocol's `repeat`). Under the results
-    /// oracle always 1. Confirmation, shrinking and replay runs are single runs.
-    pub repeat: u32,
+    /// new noise or a new schedule, up to the first that fails (the protocol's `repeat`):
+    /// this many, or `None` for as many as the test's pair has earned (one for a pair's first
+    /// tests, more as its tests go on: `executor/run.rs`, `adaptive_repeat`). Under the
+    /// results oracle always 1. Confirmation, shrinking and replay runs are single runs.
+    pub repeat: Option<u32>,
     /// The mutant of a harness built by `prepare_mutants` that the workers run
     /// (`COVCON_MUTANT`); `None` runs the code as written.
     pub mutant: Option<u32>,
@@ -66,7 +68,7 @@ impl OracleConfig {
             results: None,
             shrink: None,
             batch: 32,
-            repeat: 1,
+            repeat: None,
             mutant: None,
         }
     }

@@ -317,10 +317,20 @@ fn patience(request: &Request) -> Duration {
         ),
         Request::Concurrent {
             timeout_ms, repeat, ..
-        }
-        | Request::Batch {
-            timeout_ms, repeat, ..
         } => wait(*timeout_ms, *repeat),
+        Request::Batch {
+            tests, timeout_ms, ..
+        } => tests
+            .iter()
+            .map(|run| match run.repeat_for_ms {
+                Some(for_ms) => wait(*timeout_ms, run.repeat).min(
+                    Duration::from_millis(for_ms.saturating_add(*timeout_ms))
+                        + Duration::from_secs(2),
+                ),
+                None => wait(*timeout_ms, run.repeat),
+            })
+            .max()
+            .unwrap_or_else(|| wait(*timeout_ms, 1)),
         Request::Sequential { timeout_ms, .. } => wait(*timeout_ms, 1),
         Request::Ping => PING_TIMEOUT,
     }
@@ -370,7 +380,6 @@ impl<'r> Pending<'r> {
             tests,
             timeout_ms,
             capture,
-            repeat,
         } = self.request.into_owned()
         else {
             return None;
@@ -385,15 +394,14 @@ impl<'r> Pending<'r> {
                     noise: run.noise,
                     timeout_ms,
                     capture,
-                    repeat,
-                    repeat_for_ms: None,
+                    repeat: run.repeat,
+                    repeat_for_ms: run.repeat_for_ms,
                 }
             }
             _ => Request::Batch {
                 tests: left,
                 timeout_ms,
                 capture,
-                repeat,
             },
         };
         Some(Pending::new(Cow::Owned(request)))

@@ -221,18 +221,16 @@ mod tests {
             },
             Request::Batch {
                 tests: vec![
-                    BatchRun {
-                        test: test.clone(),
-                        noise,
-                    },
+                    BatchRun::once(test.clone(), noise),
                     BatchRun {
                         test,
                         noise: controlled,
+                        repeat: 3,
+                        repeat_for_ms: Some(20),
                     },
                 ],
                 timeout_ms: 50,
                 capture: false,
-                repeat: 3,
             },
         ]
     }
@@ -283,18 +281,18 @@ mod tests {
                     tests,
                     timeout_ms,
                     capture,
-                    repeat,
                 } => covcon_protocol::Request::Batch {
                     tests: tests
                         .into_iter()
                         .map(|run| covcon_protocol::BatchRun {
                             test: test_data(&run.test),
                             noise: run.noise,
+                            repeat: run.repeat,
+                            repeat_for_ms: run.repeat_for_ms,
                         })
                         .collect(),
                     timeout_ms,
                     capture,
-                    repeat,
                 },
             };
             assert_eq!(read, expected, "{line}");

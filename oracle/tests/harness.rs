@@ -1183,14 +1183,10 @@ fn batch(tests: Vec<TestCase>) -> Request {
         tests: tests
             .into_iter()
             .zip(1..)
-            .map(|(test, id)| BatchRun {
-                test: TestCase { id, ..test },
-                noise: Noise::none(),
-            })
+            .map(|(test, id)| BatchRun::once(TestCase { id, ..test }, Noise::none()))
             .collect(),
         timeout_ms: 300,
         capture: true,
-        repeat: 1,
     }
 }
 
@@ -1210,7 +1206,7 @@ fn check_batch(tests: Vec<TestCase>, expect: &str) {
 }
 
 #[test]
-fn a_repeated_batch_answers_each_test_once_after_its_runs_or_its_first_failure() {
+fn a_repeated_batch_answers_each_test_once_after_its_own_runs_or_its_first_failure() {
     let queue = |t0| test("Queue", vec![call("new", vec![])], vec![], [t0, vec![]]);
     let put = |v| call("put", vec![Value::Int(v)]);
     let mut request = batch(vec![
@@ -1218,8 +1214,10 @@ fn a_repeated_batch_answers_each_test_once_after_its_runs_or_its_first_failure()
         queue(vec![call("explode", vec![])]),
         queue(vec![put(2)]),
     ]);
-    if let Request::Batch { repeat, .. } = &mut request {
-        *repeat = 5;
+    if let Request::Batch { tests, .. } = &mut request {
+        for (run, repeat) in tests.iter_mut().zip([5, 5, 3]) {
+            run.repeat = repeat;
+        }
     }
     let mut worker = Worker::start();
     writeln!(worker.stdin, "{}", serde_json::to_string(&request).unwrap()).unwrap();
@@ -1239,7 +1237,7 @@ fn a_repeated_batch_answers_each_test_once_after_its_runs_or_its_first_failure()
         .collect();
     assert_eq!(
         answers.join("\n"),
-        "1 passed runs=5\n2 panicked runs=1\n3 passed runs=5"
+        "1 passed runs=5\n2 panicked runs=1\n3 passed runs=3"
     );
 }
 

@@ -12,6 +12,7 @@ use analysis::{
     Span, SplitPoint, TypeModel,
 };
 use generator::{Call, Executor, TestCase, Value};
+use oracle::protocol::Control;
 use oracle::results::ResultsConfig;
 use oracle::{Harness, NoiseLevel, OracleConfig, OracleExecutor};
 use std::collections::BTreeSet;
@@ -424,4 +425,61 @@ fn a_pairs_smallest_test_is_explored_under_every_schedule_with_two_preemptions()
     assert!(counter.schedules > 2 + 2 * counter.steps, "{counter:?}");
     assert_eq!(counter.explored, counter.schedules);
     assert_eq!(executor.stats().explore_runs, u64::from(counter.explored));
+}
+
+/// A violation a repeated test shows on its k-th run (k > 1) is the k-th run's: confirmed,
+/// written and replayed under that run's schedule. The test's seed is one whose first run
+/// passes (found by running the seeds once each: controlled runs replay), so the violation
+/// cannot be the first run's.
+#[test]
+fn a_violation_on_the_kth_run_of_a_repeated_test_is_that_runs_and_replays() {
+    let mut config = config(1);
+    config.scheduling = oracle::Scheduling::Controlled;
+    config.repeat = Some(1);
+    let insert = |v| call("insert_new", vec![int(1), int(v)]);
+    // PCT's change point over about the points the run passes (the campaign learns them).
+    let pct = Control::Pct { depth: 2, steps: 6 };
+    let candidates: Vec<TestCase> = tests("Registry", 1, [vec![insert(1)], vec![insert(2)]], 30)
+        .into_iter()
+        .map(|test| TestCase {
+            control: pct,
+            ..test
+        })
+        .collect();
+    let _alone = one_at_a_time();
+    let mut once = OracleExecutor::new(harness(), &config, &model()).unwrap();
+    let passing = once
+        .execute(&candidates)
+        .into_iter()
+        .filter(|e| e.violation.is_none())
+        .map(|e| e.test_id)
+        .min()
+        .expect("some of 30 controlled runs pass");
+    drop(once);
+    let test = candidates[(passing - 1) as usize].clone();
+    assert_eq!(test.noise_seed, passing);
+    config.repeat = Some(64);
+    let mut repeated = OracleExecutor::new(harness(), &config, &model()).unwrap();
+    let violation = repeated
+        .execute(std::slice::from_ref(&test))
+        .into_iter()
+        .find_map(|e| e.violation)
+        .expect("one of 64 controlled runs shows the race");
+    assert_eq!(violation.message, "key inserted twice");
+    let saved: TestCase =
+        serde_json::from_str(&std::fs::read_to_string(&violation.json).unwrap()).unwrap();
+    assert!(
+        saved.noise_seed > test.noise_seed && saved.noise_seed < test.noise_seed + 64,
+        "the failing run's seed {} is not a later run's of {}: {:?} {:?}",
+        saved.noise_seed,
+        test.noise_seed,
+        repeated.stats(),
+        repeated.type_stats()
+    );
+    assert_eq!(saved.control, pct);
+    let replayed = oracle::replay(harness(), &config, &saved).unwrap();
+    assert!(
+        replayed.failures >= 1 && replayed.explained_by.is_none(),
+        "{replayed:?}"
+    );
 }

@@ -66,16 +66,32 @@ pub enum Request<T> {
         timeout_ms: u64,
         /// As in `Concurrent`, for every run.
         capture: bool,
-        /// As in `Concurrent`, for every run: each is answered once.
-        repeat: u64,
     },
 }
 
-/// One concurrent run of a [`Request::Batch`].
+/// One concurrent test of a [`Request::Batch`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct BatchRun<T> {
     pub test: T,
     pub noise: Noise,
+    /// As in `Concurrent`: runs of the test back to back, answered once. Each test of a
+    /// batch has its own (the campaign gives a pair's later tests more runs). Written only
+    /// when not 1; a 0 decodes as 1.
+    pub repeat: u64,
+    /// As in `Concurrent`, from when the worker starts this test's runs.
+    pub repeat_for_ms: Option<u64>,
+}
+
+impl<T> BatchRun<T> {
+    /// One run of `test` with `noise`.
+    pub fn once(test: T, noise: Noise) -> BatchRun<T> {
+        BatchRun {
+            test,
+            noise,
+            repeat: 1,
+            repeat_for_ms: None,
+        }
+    }
 }
 
 impl<T> Request<T> {
@@ -231,15 +247,11 @@ impl<T: Serialize> Serialize for Request<T> {
                 tests,
                 timeout_ms,
                 capture,
-                repeat,
             } => {
                 put(&mut map, Field::Op, Op::Batch.name())?;
                 put(&mut map, Field::Tests, tests)?;
                 put(&mut map, Field::TimeoutMs, timeout_ms)?;
                 put(&mut map, Field::Capture, capture)?;
-                if *repeat != 1 {
-                    put(&mut map, Field::Repeat, repeat)?;
-                }
             }
         }
         map.end()
@@ -251,6 +263,12 @@ impl<T: Serialize> Serialize for BatchRun<T> {
         let mut map = s.serialize_map(None)?;
         put(&mut map, Field::Test, &self.test)?;
         put(&mut map, Field::Noise, &self.noise)?;
+        if self.repeat != 1 {
+            put(&mut map, Field::Repeat, &self.repeat)?;
+        }
+        if let Some(ms) = self.repeat_for_ms {
+            put(&mut map, Field::RepeatForMs, &ms)?;
+        }
         map.end()
     }
 }
@@ -367,7 +385,6 @@ impl<'de, T: Deserialize<'de>> Visitor<'de> for RequestVisitor<T> {
                 tests,
                 timeout_ms,
                 capture,
-                repeat,
             },
             None => return Err(de::Error::custom(format!("unknown request `{op}`"))),
         })
@@ -383,18 +400,26 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for BatchRun<T> {
                 f.write_str("a run of a batch: {\"test\": …, \"noise\": …}")
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<BatchRun<T>, A::Error> {
-                let (mut test, mut noise) = (None, Noise::none());
+                let (mut test, mut noise, mut repeat) = (None, Noise::none(), 1);
+                let mut repeat_for_ms = None;
                 while let Some(field) = map.next_key::<Field>()? {
                     match field {
                         Field::Test => test = Some(map.next_value()?),
                         Field::Noise => noise = map.next_value()?,
+                        Field::Repeat => repeat = map.next_value::<u64>()?.max(1),
+                        Field::RepeatForMs => repeat_for_ms = map.next_value()?,
                         _ => {
                             map.next_value::<IgnoredAny>()?;
                         }
                     }
                 }
                 let test = test.ok_or_else(|| de::Error::custom("batch run without `test`"))?;
-                Ok(BatchRun { test, noise })
+                Ok(BatchRun {
+                    test,
+                    noise,
+                    repeat,
+                    repeat_for_ms,
+                })
             }
         }
         d.deserialize_map(V(PhantomData))
@@ -528,12 +553,16 @@ mod tests {
                 tests,
                 timeout_ms,
                 capture,
-                repeat,
             } => format!(
-                "batch repeat {repeat} {:?}; timeout {timeout_ms}; capture {capture}",
+                "batch {:?}; timeout {timeout_ms}; capture {capture}",
                 tests
                     .iter()
-                    .map(|r| (r.test["id"].as_u64().unwrap_or(0), r.noise.seed))
+                    .map(|r| (
+                        r.test["id"].as_u64().unwrap_or(0),
+                        r.noise.seed,
+                        r.repeat,
+                        r.repeat_for_ms
+                    ))
                     .collect::<Vec<_>>()
             ),
         }
@@ -562,9 +591,9 @@ mod tests {
         );
         check(
             &format!(
-                r#"{{"op":"batch","tests":[{{"test":{TEST},"noise":{{"seed":1}}}},{{"noise":{{"seed":2}},"test":{TEST}}}],"timeout_ms":50,"capture":false}}"#
+                r#"{{"op":"batch","tests":[{{"test":{TEST},"noise":{{"seed":1}}}},{{"noise":{{"seed":2}},"test":{TEST},"repeat":8,"repeat_for_ms":20}},{{"test":{TEST},"repeat":0}}],"timeout_ms":50,"capture":false}}"#
             ),
-            "batch repeat 1 [(7, 1), (7, 2)]; timeout 50; capture false",
+            "batch [(7, 1, 1, None), (7, 2, 8, Some(20)), (7, 0, 1, None)]; timeout 50; capture false",
         );
         check(
             &format!(r#"{{"op":"concurrent","test":{TEST},"noise":null,"repeat":0}}"#),
@@ -682,29 +711,26 @@ mod tests {
             (
                 Request::Batch {
                     tests: vec![
-                        BatchRun {
-                            test: 7,
-                            noise: noise(),
-                        },
+                        BatchRun::once(7, noise()),
                         BatchRun {
                             test: 7,
                             noise: controlled(),
+                            repeat: 3,
+                            repeat_for_ms: Some(20),
                         },
                     ],
                     timeout_ms: 50,
                     capture: false,
-                    repeat: 1,
                 },
-                r#"{"op":"batch","tests":[{"test":7,"noise":{"seed":5,"yield_p":0.5,"spin_p":0.25,"sleep_p":0.0}},{"test":7,"noise":{"seed":5,"yield_p":0.5,"spin_p":0.25,"sleep_p":0.0,"control":{"strategy":"preempt","first":1,"at":[3,0]},"pause_us":40}}],"timeout_ms":50,"capture":false}"#,
+                r#"{"op":"batch","tests":[{"test":7,"noise":{"seed":5,"yield_p":0.5,"spin_p":0.25,"sleep_p":0.0}},{"test":7,"noise":{"seed":5,"yield_p":0.5,"spin_p":0.25,"sleep_p":0.0,"control":{"strategy":"preempt","first":1,"at":[3,0]},"pause_us":40},"repeat":3,"repeat_for_ms":20}],"timeout_ms":50,"capture":false}"#,
             ),
             (
                 Request::Batch {
                     tests: vec![],
                     timeout_ms: 50,
                     capture: true,
-                    repeat: 3,
                 },
-                r#"{"op":"batch","tests":[],"timeout_ms":50,"capture":true,"repeat":3}"#,
+                r#"{"op":"batch","tests":[],"timeout_ms":50,"capture":true}"#,
             ),
         ];
         for (request, line) in requests {
@@ -747,15 +773,11 @@ mod tests {
 
     #[test]
     fn a_request_answers_under_its_tests_ids() {
-        let run = |test| BatchRun {
-            test,
-            noise: noise(),
-        };
+        let run = |test| BatchRun::once(test, noise());
         let batch = Request::Batch {
             tests: vec![run(3u64), run(5)],
             timeout_ms: 1,
             capture: true,
-            repeat: 1,
         };
         assert_eq!(batch.answer_ids(|t| *t), [3, 5]);
         assert_eq!(Request::<u64>::Ping.answer_ids(|t| *t), [0]);

@@ -484,14 +484,20 @@ fn serve(drivers: &[&'static dyn Registered], line: &str, out: &Mutex<Box<dyn Wr
             write_line(out, &finish(answer, started));
         }
         Request::Batch {
-            tests,
-            timeout_ms,
-            repeat,
-            ..
+            tests, timeout_ms, ..
         } => {
-            for BatchRun { test, noise } in tests {
+            for BatchRun {
+                test,
+                noise,
+                repeat,
+                repeat_for_ms,
+            } in tests
+            {
                 let started = Instant::now();
-                let repeat = Repeat::times(repeat);
+                let repeat = Repeat {
+                    runs: repeat,
+                    until: repeat_for_ms.map(|ms| started + Duration::from_millis(ms)),
+                };
                 let answer = answer(drivers, test, Mode::concurrent(noise), repeat, timeout_ms);
                 write_line(out, &finish(answer, started));
             }
@@ -551,7 +557,7 @@ fn serve_malformed(
     for run in runs {
         let started = Instant::now();
         let answer = match BatchRun::<TestData>::deserialize(run) {
-            Ok(BatchRun { test, noise }) => answer(
+            Ok(BatchRun { test, noise, .. }) => answer(
                 drivers,
                 test,
                 Mode::concurrent(noise),
@@ -590,9 +596,9 @@ impl Repeat {
 }
 
 /// Runs one test `repeat` times at most (seeds `seed, seed + 1, …`), up to the first run that
-/// does not pass, and answers that run's outcome (or the last run's) under the test's id, with
-/// `runs` saying how many ran: repeating in the worker amortises the protocol's cost when the
-/// same test is run again and again.
+/// does not pass, and answers that run (or the last) under the test's id, with `runs` saying
+/// how many ran and `covered` the pairs any of them covered: repeating in the worker amortises
+/// the protocol's cost when the same test is run again and again.
 fn answer(
     drivers: &[&'static dyn Registered],
     test: TestData,
@@ -610,6 +616,7 @@ fn answer(
         mode,
     };
     let mut runs = 0;
+    let mut covered: Vec<[&'static str; 2]> = Vec::new();
     loop {
         watch(id, timeout_ms);
         let mut answer = driver.run(&run);
@@ -628,7 +635,19 @@ fn answer(
         let late = repeat.until.is_some_and(|until| Instant::now() >= until);
         if !passed(&answer.outcome) || runs >= repeat.runs || late {
             answer.runs = runs;
+            if let Some(last) = answer.covered.as_mut().filter(|_| runs > 1) {
+                covered.extend(last.iter().copied());
+                covered.sort_unstable();
+                covered.dedup();
+                *last = covered;
+            }
             return with_id(id, answer);
+        }
+        // Only what answers need: the pairs earlier runs covered, once each.
+        for pair in answer.covered.iter().flatten() {
+            if !covered.contains(pair) {
+                covered.push(*pair);
+            }
         }
         if let Mode::Concurrent { seed, .. } = &mut run.mode {
             *seed = seed.wrapping_add(1);

@@ -97,7 +97,7 @@ impl OracleExecutor {
         while tried < SCHEDULE_SEARCH && !candidates.is_empty() && !self.recording_late() {
             let take = candidates.len().min(self.config.batch.max(1));
             let batch: Vec<TestCase> = candidates.drain(..take).collect();
-            let request = self.batch_of(&batch, 1);
+            let request = self.batch_of(&batch, |_| super::run::Runs::ONCE);
             let responses = self.pool.request_all(std::slice::from_ref(&request));
             self.count_runs(&self.stats.confirm_runs, test, batch.len() as u64);
             for (candidate, response) in batch.into_iter().zip(responses) {

@@ -220,6 +220,8 @@ pub struct OracleExecutor {
     /// Per type, the verdict's pass that explained its last explained failure
     /// ([`crate::verdict::Verdict::pass`]), which the next verdict makes first.
     explaining_pass: Mutex<HashMap<String, usize>>,
+    /// What the campaign's adaptive `repeat` reads: tests per pair, a run's time per type.
+    pace: Mutex<run::RepeatPace>,
 }
 
 impl OracleExecutor {
@@ -269,6 +271,7 @@ impl OracleExecutor {
             deadline: None,
             steps: Mutex::new(HashMap::new()),
             explaining_pass: Mutex::new(HashMap::new()),
+            pace: Mutex::new(run::RepeatPace::default()),
         })
     }
 
@@ -335,6 +338,7 @@ impl OracleExecutor {
     fn conclude(&self, test: &TestCase, mut response: Response) -> Execution<Violation> {
         let count = |counter: &AtomicU64| counter.fetch_add(1, Ordering::Relaxed);
         count(&self.stats.tests);
+        lock(&self.pace).ran(&test.type_path, &response);
         // A repeated test's answer is its last run's: replays need that run's seed.
         let seed = match &response.schedule {
             Some(schedule) => {

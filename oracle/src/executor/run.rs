@@ -12,6 +12,7 @@ use crate::protocol::{BatchRun, Control, Noise, Request, Response};
 use crate::results::Speed;
 use crate::verdict::{Failure, Pace};
 use generator::TestCase;
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
@@ -37,18 +38,18 @@ impl OracleExecutor {
 
     /// One concurrent run of `test` (a confirmation, a shrinking candidate, a replay).
     pub(super) fn concurrent_request(&self, test: &TestCase) -> Request {
-        self.runs_request(test, 1)
+        self.runs_request(test, Runs::ONCE)
     }
 
-    /// `repeat` concurrent runs of `test` back to back, answered once.
-    fn runs_request(&self, test: &TestCase, repeat: u64) -> Request {
+    /// Concurrent runs of `test` back to back, answered once.
+    fn runs_request(&self, test: &TestCase, runs: Runs) -> Request {
         Request::Concurrent {
             test: test.clone(),
             noise: self.noise_of(test),
             timeout_ms: timeout_ms(&self.config),
             capture: self.config.results.is_some(),
-            repeat,
-            repeat_for_ms: None,
+            repeat: runs.repeat,
+            repeat_for_ms: runs.for_ms,
         }
     }
 
@@ -59,11 +60,11 @@ impl OracleExecutor {
     /// on timeouts) or than a millisecond would make the batch many seconds, all of them past
     /// the campaign's deadline, which is looked at only between tests.
     pub(super) fn confirm_batch_request(&self, test: &TestCase, elapsed_us: u64) -> Request {
-        let mut request = self.runs_request(test, confirm_batch(elapsed_us));
-        if let Request::Concurrent { repeat_for_ms, .. } = &mut request {
-            *repeat_for_ms = Some(CONFIRM_BATCH_TIME.as_millis() as u64);
-        }
-        request
+        let runs = Runs {
+            repeat: confirm_batch(elapsed_us),
+            for_ms: Some(CONFIRM_BATCH_TIME.as_millis() as u64),
+        };
+        self.runs_request(test, runs)
     }
 
     /// The noise and control of a concurrent run of `test`.
@@ -74,37 +75,59 @@ impl OracleExecutor {
         }
     }
 
-    /// Runs of each campaign test: [`OracleConfig::repeat`] under the panic oracle; one under
-    /// the results oracle, which judges the results of every run it is answered.
-    fn campaign_repeat(&self) -> u64 {
-        match self.config.results {
-            Some(_) => 1,
-            None => u64::from(self.config.repeat.max(1)),
+    /// Runs of a campaign test: one under the results oracle, which judges the results of
+    /// every run it is answered; else [`OracleConfig::repeat`], or as many as the test's pair
+    /// has earned ([`adaptive_repeat`]), no new one after [`REPEAT_LIMIT`] (a test whose runs
+    /// are far slower than its type's). Counts the test for its pair.
+    fn campaign_runs(&self, test: &TestCase) -> Runs {
+        let mut pace = lock(&self.pace);
+        let earned = pace.aimed(test);
+        match (&self.config.results, self.config.repeat) {
+            (Some(_), _) => Runs::ONCE,
+            (None, Some(repeat)) => Runs {
+                repeat: u64::from(repeat.max(1)),
+                for_ms: None,
+            },
+            (None, None) => match adaptive_repeat(earned, pace.run_us(&test.type_path)) {
+                1 => Runs::ONCE,
+                repeat => Runs {
+                    repeat,
+                    for_ms: Some(REPEAT_LIMIT.as_millis() as u64),
+                },
+            },
         }
     }
 
-    /// One request running `tests` concurrently, each [`Self::campaign_repeat`] times: a
-    /// batch, or a plain concurrent request for one test.
+    /// One request running `tests` concurrently, each as often as [`Self::campaign_runs`]
+    /// says: a batch, or a plain concurrent request for one test.
     pub(super) fn batch_request(&self, tests: &[TestCase]) -> Request {
         if let [test] = tests {
-            return self.runs_request(test, self.campaign_repeat());
+            return self.runs_request(test, self.campaign_runs(test));
         }
-        self.batch_of(tests, self.campaign_repeat())
+        self.batch_of(tests, |test| self.campaign_runs(test))
     }
 
-    /// A batch running each of `tests` `repeat` times.
-    pub(super) fn batch_of(&self, tests: &[TestCase], repeat: u64) -> Request {
+    /// A batch running each of `tests` as often as `runs` says.
+    pub(super) fn batch_of(
+        &self,
+        tests: &[TestCase],
+        mut runs: impl FnMut(&TestCase) -> Runs,
+    ) -> Request {
         Request::Batch {
             tests: tests
                 .iter()
-                .map(|test| BatchRun {
-                    test: test.clone(),
-                    noise: self.noise_of(test),
+                .map(|test| {
+                    let Runs { repeat, for_ms } = runs(test);
+                    BatchRun {
+                        test: test.clone(),
+                        noise: self.noise_of(test),
+                        repeat,
+                        repeat_for_ms: for_ms,
+                    }
                 })
                 .collect(),
             timeout_ms: timeout_ms(&self.config),
             capture: self.config.results.is_some(),
-            repeat,
         }
     }
 
@@ -230,7 +253,7 @@ impl OracleExecutor {
                     ..base.clone()
                 })
                 .collect();
-            let request = self.batch_of(&candidates, 1);
+            let request = self.batch_of(&candidates, |_| Runs::ONCE);
             let responses = self.pool.request_all(std::slice::from_ref(&request));
             self.count_runs(&self.stats.explore_runs, test, responses.len() as u64);
             for (candidate, response) in candidates.iter().zip(responses) {
@@ -303,6 +326,81 @@ impl TypeRunStats {
             (false, None) => None,
         };
     }
+}
+
+/// What the adaptive `repeat` ([`adaptive_repeat`]) reads: how many campaign tests each pair
+/// was given so far, and about how long a run of each type takes.
+#[derive(Default)]
+pub(super) struct RepeatPace {
+    aimed: HashMap<(String, [String; 2]), u64>,
+    run_us: HashMap<String, u64>,
+}
+
+impl RepeatPace {
+    /// Counts a campaign test of `test`'s pair; answers the tests the pair had before it.
+    fn aimed(&mut self, test: &TestCase) -> u64 {
+        let mut pair = test.pair.clone();
+        pair.sort();
+        let tests = self
+            .aimed
+            .entry((test.type_path.clone(), pair))
+            .or_default();
+        *tests += 1;
+        *tests - 1
+    }
+
+    /// About how long a run of `type_path` takes, in microseconds; 0 before any answer.
+    fn run_us(&self, type_path: &str) -> u64 {
+        self.run_us.get(type_path).copied().unwrap_or(0)
+    }
+
+    /// Takes a campaign answer's time per run into its type's estimate (a moving average,
+    /// so a slow stretch of a loaded machine passes).
+    pub(super) fn ran(&mut self, type_path: &str, response: &Response) {
+        let per_run = response.elapsed_us / response.runs.max(1);
+        let estimate = self.run_us.entry(type_path.to_string()).or_insert(per_run);
+        *estimate = (*estimate * 3 + per_run) / 4;
+    }
+}
+
+/// Runs of the next campaign test of a pair that was given `tests` tests before, on a type
+/// whose runs take about `run_us` each (0: not known yet). A pair's first tests run once:
+/// a bug that any run of them shows is reported as soon as the tests can find it, not after
+/// runs of the same test. Then the runs double with the pair's tests — 2 from its 8th test,
+/// 4 from its 16th, up to 16 from its 64th — for a narrow window that new tests keep
+/// missing, as long as the runs fit in about [`REPEAT_TIME`]: each answer still comes back
+/// in about that time, and the campaign keeps steering.
+pub(crate) fn adaptive_repeat(tests: u64, run_us: u64) -> u64 {
+    let earned = match tests {
+        0..8 => 1,
+        8..16 => 2,
+        16..32 => 4,
+        32..64 => 8,
+        _ => 16,
+    };
+    let fits = (REPEAT_TIME.as_micros() as u64 / run_us.max(1)).max(1);
+    earned.min(fits)
+}
+
+/// About how long the runs of one repeated campaign test take ([`adaptive_repeat`]).
+const REPEAT_TIME: Duration = Duration::from_millis(2);
+
+/// No new run of a repeated campaign test after this long: its runs may be far slower than
+/// its type's others (a call that waits for a deadline), and answers must come back.
+const REPEAT_LIMIT: Duration = Duration::from_millis(20);
+
+/// How often a request runs its test: `repeat` runs, no new one after `for_ms`.
+#[derive(Clone, Copy)]
+pub(super) struct Runs {
+    repeat: u64,
+    for_ms: Option<u64>,
+}
+
+impl Runs {
+    pub(super) const ONCE: Runs = Runs {
+        repeat: 1,
+        for_ms: None,
+    };
 }
 
 /// Runs in the one batch that confirms a panic its single re-runs did not repeat: about a
@@ -401,5 +499,32 @@ mod tests {
         stats.record_exploration(pair.clone(), Exploration::default(), false);
         assert_eq!(stats.explored[&pair].explored, 3);
         assert!(stats.claim_exploration(&pair, true));
+    }
+
+    /// A pair's first tests run once; its later ones more, as long as their runs fit in about
+    /// 2 ms (a run's time not known yet: 0).
+    #[test]
+    fn a_pair_earns_runs_as_its_tests_go_on_within_the_time_of_an_answer() {
+        let table = [
+            // (tests of the pair before, µs per run, runs)
+            (0, 0, 1),
+            (7, 10, 1),
+            (8, 10, 2),
+            (16, 10, 4),
+            (40, 10, 8),
+            (64, 10, 16),
+            (10_000, 0, 16),
+            (10_000, 250, 8),
+            (10_000, 1_000, 2),
+            (10_000, 5_000, 1),
+            (8, 5_000, 1),
+        ];
+        for (tests, run_us, runs) in table {
+            assert_eq!(
+                adaptive_repeat(tests, run_us),
+                runs,
+                "{tests} tests, {run_us} µs"
+            );
+        }
     }
 }
