@@ -332,21 +332,25 @@ impl TypeRunStats {
 /// was given so far, and about how long a run of each type takes.
 #[derive(Default)]
 pub(super) struct RepeatPace {
+    /// Tests aimed at each pair since a run first covered it.
     aimed: HashMap<(String, [String; 2]), u64>,
     run_us: HashMap<String, u64>,
 }
 
 impl RepeatPace {
-    /// Counts a campaign test of `test`'s pair; answers the tests the pair had before it.
+    /// Counts a campaign test of `test`'s pair; answers the tests the pair had before it
+    /// since a run first covered it (0 while none has: new tests are what a pair not yet
+    /// covered needs, not more runs of the same one).
     fn aimed(&mut self, test: &TestCase) -> u64 {
         let mut pair = test.pair.clone();
         pair.sort();
-        let tests = self
-            .aimed
-            .entry((test.type_path.clone(), pair))
-            .or_default();
-        *tests += 1;
-        *tests - 1
+        match self.aimed.get_mut(&(test.type_path.clone(), pair)) {
+            Some(tests) => {
+                *tests += 1;
+                *tests - 1
+            }
+            None => 0,
+        }
     }
 
     /// About how long a run of `type_path` takes, in microseconds; 0 before any answer.
@@ -355,16 +359,23 @@ impl RepeatPace {
     }
 
     /// Takes a campaign answer's time per run into its type's estimate (a moving average,
-    /// so a slow stretch of a loaded machine passes).
+    /// so a slow stretch of a loaded machine passes),
+    /// and the pairs it covered into those whose tests are counted.
     pub(super) fn ran(&mut self, type_path: &str, response: &Response) {
         let per_run = response.elapsed_us / response.runs.max(1);
         let estimate = self.run_us.entry(type_path.to_string()).or_insert(per_run);
         *estimate = (*estimate * 3 + per_run) / 4;
+        for pair in response.covered.iter().flatten() {
+            let mut pair = pair.clone();
+            pair.sort();
+            self.aimed.entry((type_path.to_string(), pair)).or_insert(0);
+        }
     }
 }
 
-/// Runs of the next campaign test of a pair that was given `tests` tests before, on a type
-/// whose runs take about `run_us` each (0: not known yet). A pair's first tests run once:
+/// Runs of the next campaign test of a pair that was given `tests` tests since a run first
+/// covered it ([`RepeatPace`]), on a type whose runs take about `run_us` each (0: not known
+/// yet). A pair's first tests run once:
 /// a bug that any run of them shows is reported as soon as the tests can find it, not after
 /// runs of the same test. Then the runs double with the pair's tests — 2 from its 8th test,
 /// 4 from its 16th, up to 16 from its 64th — for a narrow window that new tests keep
@@ -526,5 +537,28 @@ mod tests {
                 "{tests} tests, {run_us} µs"
             );
         }
+    }
+
+    /// A pair's tests count towards more runs only once a run covered the pair; each test
+    /// counts once, and a run's time enters its type's average.
+    #[test]
+    fn a_pairs_tests_count_once_a_run_covered_it() {
+        use crate::protocol::Outcome;
+        let test = super::super::two_threads("t::T", ["b", "a"], [vec![], vec![]]);
+        let mut pace = RepeatPace::default();
+        assert_eq!((pace.aimed(&test), pace.aimed(&test)), (0, 0));
+        let mut answer = Response::new(1, Outcome::Passed);
+        answer.covered = Some(vec![["a".to_string(), "b".to_string()]]);
+        answer.elapsed_us = 800;
+        answer.runs = 4;
+        pace.ran("t::T", &answer);
+        assert_eq!(pace.run_us("t::T"), 200);
+        let counted: Vec<u64> = (0..3).map(|_| pace.aimed(&test)).collect();
+        assert_eq!(counted, [0, 1, 2]);
+        // Another answer covering it again does not start the count over.
+        pace.ran("t::T", &answer);
+        assert_eq!(pace.aimed(&test), 3);
+        let other = super::super::two_threads("u::U", ["a", "b"], [vec![], vec![]]);
+        assert_eq!(pace.aimed(&other), 0);
     }
 }
