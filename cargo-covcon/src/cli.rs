@@ -196,10 +196,10 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", hide = true, help_heading = "Execution")]
     pub batch_size: Option<usize>,
     /// Run each generated test N times back to back in its worker, with new noise or a new
-    /// schedule each time, up to the first run that fails (panic oracle only) [default: one
-    /// run for a pair's first tests, up to 16 as its tests go on without a failure]
-    #[arg(long, value_name = "N", help_heading = "Execution")]
-    pub repeat: Option<u32>,
+    /// schedule each time, up to the first run that fails (panic oracle only); `auto`: once
+    /// for a pair's first tests, up to 16 as its tests go on [default: 1]
+    #[arg(long, value_name = "N|auto", help_heading = "Execution")]
+    pub repeat: Option<oracle::Repeat>,
     /// How the two threads of a test are scheduled: `free` (both at once, with noise),
     /// `controlled` (one at a time, switching where a seeded strategy says: every run
     /// replays) or `mixed` (half each) [default: mixed]
@@ -349,9 +349,9 @@ pub struct BenchArgs {
     #[arg(long, value_name = "DURATION")]
     pub test_timeout: Option<String>,
     /// Run each generated test N times back to back in its worker, with new noise or a new
-    /// schedule each time, up to the first run that fails [default: as for a run]
-    #[arg(long, value_name = "N")]
-    pub repeat: Option<u32>,
+    /// schedule each time, up to the first run that fails, or `auto` as for a run [default: 1]
+    #[arg(long, value_name = "N|auto")]
+    pub repeat: Option<oracle::Repeat>,
     /// How the threads of a test are scheduled, as for a run: free, controlled or mixed
     /// [default: mixed]
     #[arg(long, value_name = "MODE", value_parser = ["free", "controlled", "mixed"])]

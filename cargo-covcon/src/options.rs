@@ -285,7 +285,7 @@ pub struct OracleOptions {
     pub settings: OracleSettings,
     pub oracle: OracleKind,
     /// Runs of each generated test (`--repeat`); `None`: the oracle's default.
-    pub repeat: Option<u32>,
+    pub repeat: Option<oracle::Repeat>,
     /// Shrink each violation before writing its files.
     pub shrink: bool,
     /// Echo cargo's output and the workers' stderr (`-vv`).

@@ -148,7 +148,7 @@ pub(crate) fn oracle_config(root: &Path, options: &OracleOptions) -> OracleConfi
         config.scheduling = scheduling;
     }
     if let Some(repeat) = options.repeat {
-        config.repeat = Some(repeat.max(1));
+        config.repeat = repeat;
     }
     if let Some(runs) = options.confirm_runs {
         config.confirm_runs = runs.max(1);
@@ -325,7 +325,9 @@ mod tests {
             seen(&bench),
             (1, timeout, oracle::Scheduling::Free, true, false)
         );
-        assert_eq!(bench.repeat, Some(4));
+        assert_eq!(bench.repeat, oracle::Repeat::Times(4));
+        let bench = configured("cargo-covcon bench --repeat auto", &table);
+        assert_eq!(bench.repeat, oracle::Repeat::Adaptive);
         let mutants = configured("cargo-covcon mutants", &table);
         assert_eq!(seen(&mutants), (jobs, timeout, scheduling, true, false));
         assert_eq!(mutants.out_dir, PathBuf::from("/w/target/covcon/mutants"));
@@ -355,7 +357,10 @@ mod tests {
                 oracle::Scheduling::default()
             )
         );
-        assert_eq!((config.repeat, config.confirm_runs), (None, 20));
+        assert_eq!(
+            (config.repeat, config.confirm_runs),
+            (oracle::Repeat::Times(1), 20)
+        );
         assert!(config.results.is_none() && config.shrink.is_none() && !config.verbose);
         let options = OracleOptions {
             settings: OracleSettings {
@@ -363,7 +368,7 @@ mod tests {
                 test_timeout: Some(Duration::from_secs(2)),
                 scheduling: Some(oracle::Scheduling::Free),
             },
-            repeat: Some(0),
+            repeat: Some("0".parse().unwrap()),
             shrink: true,
             ..OracleOptions::default()
         };
@@ -372,7 +377,7 @@ mod tests {
             (config.jobs, config.test_timeout, config.scheduling),
             (1, Duration::from_secs(2), oracle::Scheduling::Free)
         );
-        assert_eq!(config.repeat, Some(1));
+        assert_eq!(config.repeat, oracle::Repeat::Times(1));
         assert_eq!(config.shrink, Some(SHRINK));
     }
 

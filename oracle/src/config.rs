@@ -41,11 +41,10 @@ pub struct OracleConfig {
     /// run alone, as a `Request::Concurrent`.
     pub batch: usize,
     /// Runs of each campaign test back to back in its worker, each on a fresh instance with
-    /// new noise or a new schedule, up to the first that fails (the protocol's `repeat`):
-    /// this many, or `None` for as many as the test's pair has earned (one for a pair's first
-    /// tests, more as its tests go on: `executor/run.rs`, `adaptive_repeat`). Under the
-    /// results oracle always 1. Confirmation, shrinking and replay runs are single runs.
-    pub repeat: Option<u32>,
+    /// new noise or a new schedule, up to the first that fails (the protocol's `repeat`).
+    /// Under the results oracle always 1. Confirmation, shrinking and replay runs are single
+    /// runs.
+    pub repeat: Repeat,
     /// The mutant of a harness built by `prepare_mutants` that the workers run
     /// (`COVCON_MUTANT`); `None` runs the code as written.
     pub mutant: Option<u32>,
@@ -68,7 +67,7 @@ impl OracleConfig {
             results: None,
             shrink: None,
             batch: 32,
-            repeat: None,
+            repeat: Repeat::default(),
             mutant: None,
         }
     }
@@ -114,6 +113,38 @@ impl NoiseLevel {
             sleep_p,
             control: Control::Free,
             pause_us: 0,
+        }
+    }
+}
+
+/// How often each campaign test runs in its worker (`--repeat`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Repeat {
+    /// This many runs (at least 1). The default is 1: the adaptive count found one
+    /// published bug far less often (quick_cache 0.6.0, docs/benchmarks.md, session 31).
+    Times(u32),
+    /// As many as the test's pair has earned (`auto`): one until a run covered the pair and
+    /// for its first 8 tests after, then more, up to 16 (`executor/run.rs`,
+    /// `adaptive_repeat`).
+    Adaptive,
+}
+
+impl Default for Repeat {
+    fn default() -> Repeat {
+        Repeat::Times(1)
+    }
+}
+
+impl std::str::FromStr for Repeat {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Repeat, String> {
+        match s {
+            "auto" => Ok(Repeat::Adaptive),
+            _ => s
+                .parse::<u32>()
+                .map(|n| Repeat::Times(n.max(1)))
+                .map_err(|_| format!("`{s}` is not a number of runs or `auto`")),
         }
     }
 }

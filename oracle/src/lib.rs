@@ -5,7 +5,7 @@ pub mod protocol;
 pub mod results;
 
 mod config;
-pub use config::{default_jobs, NoiseLevel, OracleConfig, OracleError, Scheduling};
+pub use config::{default_jobs, NoiseLevel, OracleConfig, OracleError, Repeat, Scheduling};
 
 mod executor;
 mod explore;

@@ -435,7 +435,7 @@ fn a_pairs_smallest_test_is_explored_under_every_schedule_with_two_preemptions()
 fn a_violation_on_the_kth_run_of_a_repeated_test_is_that_runs_and_replays() {
     let mut config = config(1);
     config.scheduling = oracle::Scheduling::Controlled;
-    config.repeat = Some(1);
+    config.repeat = oracle::Repeat::Times(1);
     let insert = |v| call("insert_new", vec![int(1), int(v)]);
     // PCT's change point over about the points the run passes (the campaign learns them).
     let pct = Control::Pct { depth: 2, steps: 6 };
@@ -458,7 +458,7 @@ fn a_violation_on_the_kth_run_of_a_repeated_test_is_that_runs_and_replays() {
     drop(once);
     let test = candidates[(passing - 1) as usize].clone();
     assert_eq!(test.noise_seed, passing);
-    config.repeat = Some(64);
+    config.repeat = oracle::Repeat::Times(64);
     let mut repeated = OracleExecutor::new(harness(), &config, &model()).unwrap();
     let violation = repeated
         .execute(std::slice::from_ref(&test))

@@ -6,7 +6,7 @@
 //! its judge.
 
 use super::{lock, OracleExecutor, TypeRunStats, Violation};
-use crate::config::{mix, NoiseLevel, OracleConfig, Scheduling};
+use crate::config::{mix, NoiseLevel, OracleConfig, Repeat, Scheduling};
 use crate::explore::{self, Exploration};
 use crate::protocol::{BatchRun, Control, Noise, Request, Response};
 use crate::results::Speed;
@@ -84,11 +84,12 @@ impl OracleExecutor {
         let earned = pace.aimed(test);
         match (&self.config.results, self.config.repeat) {
             (Some(_), _) => Runs::ONCE,
-            (None, Some(repeat)) => Runs {
+            (None, Repeat::Times(repeat)) => Runs {
                 repeat: u64::from(repeat.max(1)),
                 for_ms: None,
             },
-            (None, None) => match adaptive_repeat(earned, pace.run_us(&test.type_path)) {
+            (None, Repeat::Adaptive) => match adaptive_repeat(earned, pace.run_us(&test.type_path))
+            {
                 1 => Runs::ONCE,
                 repeat => Runs {
                     repeat,
