@@ -338,7 +338,7 @@ impl OracleExecutor {
     fn conclude(&self, test: &TestCase, mut response: Response) -> Execution<Violation> {
         let count = |counter: &AtomicU64| counter.fetch_add(1, Ordering::Relaxed);
         count(&self.stats.tests);
-        lock(&self.pace).ran(&test.type_path, &response);
+        self.pace_with(test, &response);
         // A repeated test's answer is its last run's: replays need that run's seed.
         let seed = match &response.schedule {
             Some(schedule) => {

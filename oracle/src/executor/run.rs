@@ -80,22 +80,30 @@ impl OracleExecutor {
     /// has earned ([`adaptive_repeat`]), no new one after [`REPEAT_LIMIT`] (a test whose runs
     /// are far slower than its type's). Counts the test for its pair.
     fn campaign_runs(&self, test: &TestCase) -> Runs {
-        let mut pace = lock(&self.pace);
-        let earned = pace.aimed(test);
         match (&self.config.results, self.config.repeat) {
             (Some(_), _) => Runs::ONCE,
             (None, Repeat::Times(repeat)) => Runs {
                 repeat: u64::from(repeat.max(1)),
                 for_ms: None,
             },
-            (None, Repeat::Adaptive) => match adaptive_repeat(earned, pace.run_us(&test.type_path))
-            {
-                1 => Runs::ONCE,
-                repeat => Runs {
-                    repeat,
-                    for_ms: Some(REPEAT_LIMIT.as_millis() as u64),
-                },
-            },
+            (None, Repeat::Adaptive) => {
+                let mut pace = lock(&self.pace);
+                let earned = pace.aimed(test);
+                match adaptive_repeat(earned, pace.run_us(&test.type_path)) {
+                    1 => Runs::ONCE,
+                    repeat => Runs {
+                        repeat,
+                        for_ms: Some(REPEAT_LIMIT.as_millis() as u64),
+                    },
+                }
+            }
+        }
+    }
+
+    /// Takes a campaign answer into what `--repeat auto` reads ([`RepeatPace::ran`]).
+    pub(super) fn pace_with(&self, test: &TestCase, response: &Response) {
+        if self.config.repeat == Repeat::Adaptive && self.config.results.is_none() {
+            lock(&self.pace).ran(&test.type_path, response);
         }
     }
 
@@ -333,8 +341,8 @@ impl TypeRunStats {
 /// was given so far, and about how long a run of each type takes.
 #[derive(Default)]
 pub(super) struct RepeatPace {
-    /// Tests aimed at each pair since a run first covered it.
-    aimed: HashMap<(String, [String; 2]), u64>,
+    /// Per type, the tests aimed at each pair since a run first covered it.
+    aimed: HashMap<String, HashMap<[String; 2], u64>>,
     run_us: HashMap<String, u64>,
 }
 
@@ -345,7 +353,11 @@ impl RepeatPace {
     fn aimed(&mut self, test: &TestCase) -> u64 {
         let mut pair = test.pair.clone();
         pair.sort();
-        match self.aimed.get_mut(&(test.type_path.clone(), pair)) {
+        match self
+            .aimed
+            .get_mut(&test.type_path)
+            .and_then(|pairs| pairs.get_mut(&pair))
+        {
             Some(tests) => {
                 *tests += 1;
                 *tests - 1
@@ -366,10 +378,13 @@ impl RepeatPace {
         let per_run = response.elapsed_us / response.runs.max(1);
         let estimate = self.run_us.entry(type_path.to_string()).or_insert(per_run);
         *estimate = (*estimate * 3 + per_run) / 4;
+        let pairs = self.aimed.entry(type_path.to_string()).or_default();
         for pair in response.covered.iter().flatten() {
-            let mut pair = pair.clone();
-            pair.sort();
-            self.aimed.entry((type_path.to_string(), pair)).or_insert(0);
+            if !pairs.contains_key(pair) {
+                let mut pair = pair.clone();
+                pair.sort();
+                pairs.entry(pair).or_insert(0);
+            }
         }
     }
 }
