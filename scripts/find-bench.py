@@ -68,7 +68,8 @@ import re
 import shutil
 import subprocess
 import sys
-import time
+
+from covcon_run import run_covcon
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REGISTRY = "registry+https://github.com/rust-lang/crates.io-index"
@@ -180,18 +181,7 @@ def run_entry(args, entry):
     if entry.get("oracle", "panic") == "results":
         cmd += ["--oracle", "results"]
     cmd += ["--time-budget", f"{args.budget}s", "--seed", str(args.seed), "--out", out, "-q"]
-    start = time.time()
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.budget + 1800,
-                           env=dict(os.environ, NO_COLOR="1"))
-        code, err = p.returncode, p.stderr
-    except subprocess.TimeoutExpired as e:
-        code = "timeout"
-        err = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or "")
-    with open(os.path.join(out, "stderr.txt"), "w") as fh:
-        fh.write(err)
-    with open(os.path.join(out, "run.json"), "w") as fh:
-        json.dump({"exit": code, "seconds": round(time.time() - start, 1), "cmd": cmd}, fh)
+    run_covcon(cmd, out, timeout=args.budget + 1800)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -36,7 +36,8 @@ import os
 import re
 import subprocess
 import sys
-import time
+
+from covcon_run import run_covcon
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -107,17 +108,7 @@ def run_crate(args, crate):
            "--time-budget", f"{args.budget}s", "--seed", "1", "--out", out, "-q"]
     for f in crate.get("features", []):
         cmd += ["--features", f]
-    start = time.time()
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=args.budget + 900,
-                           env=dict(os.environ, NO_COLOR="1"))
-        code, err = p.returncode, p.stderr
-    except subprocess.TimeoutExpired as e:
-        code, err = "timeout", (e.stderr or b"").decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or "")
-    with open(os.path.join(out, "stderr.txt"), "w") as fh:
-        fh.write(err)
-    with open(os.path.join(out, "run.json"), "w") as fh:
-        json.dump({"exit": code, "seconds": round(time.time() - start, 1), "cmd": cmd}, fh)
+    run_covcon(cmd, out, timeout=args.budget + 900)
 
 
 def judge(args, crate):
