@@ -47,12 +47,14 @@ holds. A CONDITION holds when all its fields hold (an empty one always holds):
 - "kinds": as above, for this condition only.
 
 Usage: scripts/find-bench.py --corpus DIR [--fetch] [--covcon BIN] [--set bugs|controls|all]
-                             [--only a,b] [--budget SECS] [--seed N] [--out DIR] [--json FILE]
-                             [--no-run]
+                             [--only a,b] [--budget SECS] [--seed N] [--strategy S]
+                             [--out DIR] [--json FILE] [--no-run]
 
 `--set bugs` (the default) is the 20 bugs and the negative control; `controls` the fixed
 versions; `all` both. `--only` keeps entries whose id (<crate>-<version>) starts with one of the
-given prefixes (`--only spin,lasso-0.7`). `--no-run` judges what OUT already holds.
+given prefixes (`--only spin,lasso-0.7`). `--strategy` passes covcon's `--strategy` (to compare
+the default with `random` in seconds, one `--seed` and `--out` per run). `--no-run` judges what
+OUT already holds.
 
 For example (session 31's baseline: about 25 min for the bugs, 30 min for the controls):
 
@@ -181,6 +183,8 @@ def run_entry(args, entry):
     if entry.get("oracle", "panic") == "results":
         cmd += ["--oracle", "results"]
     cmd += ["--time-budget", f"{args.budget}s", "--seed", str(args.seed), "--out", out, "-q"]
+    if args.strategy:
+        cmd += ["--strategy", args.strategy]
     run_covcon(cmd, out, timeout=args.budget + 1800)
 
 
@@ -351,6 +355,7 @@ def main():
     ap.add_argument("--only", default="")
     ap.add_argument("--budget", type=int, default=60)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--strategy", help="covcon's --strategy (its default when not given)")
     ap.add_argument("--out", default="target/find")
     ap.add_argument("--json")
     ap.add_argument("--no-run", action="store_true")
