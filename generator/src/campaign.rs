@@ -9,7 +9,7 @@ use crate::coverage::PairCoverage;
 use crate::generate::{GeneratorConfig, TestGenerator};
 use crate::pools::Pools;
 use crate::strategy::Strategy;
-use crate::testcase::{Executor, TestCase};
+use crate::testcase::{Executor, StopAt, TestCase};
 use analysis::{Diagnostic, ParamKind, Reason, TypeModel};
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -322,6 +322,12 @@ impl<E: Executor> TypeRun<'_, E> {
         let mut keys = BTreeSet::new();
         self.executor
             .set_deadline(type_start.checked_add(self.budget));
+        self.executor
+            .set_stop_at(match (config.keep_going, config.stop_at_unconfirmed) {
+                (true, _) => StopAt::Never,
+                (false, true) => StopAt::Any,
+                (false, false) => StopAt::Conclusive,
+            });
         self.report(generator, &result, false);
         let stopped = loop {
             if let Some(reason) = stop_reason(

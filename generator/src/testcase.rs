@@ -321,4 +321,23 @@ pub trait Executor {
     /// has not started out of its answer (they count as not run), so a slow batch cannot
     /// overrun a budget by much. The default ignores it.
     fn set_deadline(&mut self, _deadline: Option<std::time::Instant>) {}
+
+    /// Which violation ends the current type's search (see [`StopAt`]), set at the start of
+    /// each type. An executor may then leave out the work a batch would still do for the type
+    /// once such a violation is in (judging its other failing runs, exploring): the campaign
+    /// stops the type after this batch, and that work is what the user would wait for before
+    /// the report. The default ignores it.
+    fn set_stop_at(&mut self, _stop: StopAt) {}
+}
+
+/// Which violation ends a type's search ([`Executor::set_stop_at`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum StopAt {
+    /// None: the campaign goes on after violations (`--keep-going`).
+    #[default]
+    Never,
+    /// The first one [`Executor::conclusive`] says is.
+    Conclusive,
+    /// The first one, confirmed or not (the benchmark's).
+    Any,
 }

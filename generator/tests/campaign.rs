@@ -6,7 +6,7 @@
 use analysis::{Constructor, Group, Method, Pair, Param, ParamKind, TypeModel};
 use generator::{
     run_campaign, type_budget, type_weight, CampaignConfig, CampaignResult, Execution, Executor,
-    Progress, Strategy, TestCase,
+    Progress, StopAt, Strategy, TestCase,
 };
 use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
@@ -27,6 +27,8 @@ struct FakeExecutor {
     executed: Vec<TestCase>,
     /// Deadlines the campaign set, in order.
     deadlines: Vec<Option<Instant>>,
+    /// Each type's `set_stop_at`, in order.
+    stop_ats: Vec<StopAt>,
     /// Once a deadline is set, answer only this many tests of each batch, as an executor
     /// that runs out of time part-way through a batch does.
     answer_first: Option<usize>,
@@ -45,6 +47,7 @@ impl FakeExecutor {
             second_bug: false,
             executed: Vec::new(),
             deadlines: Vec::new(),
+            stop_ats: Vec::new(),
             answer_first: None,
             unconfirmed_first: 0,
             sightings: std::cell::Cell::new(0),
@@ -122,6 +125,10 @@ impl Executor for FakeExecutor {
 
     fn set_deadline(&mut self, deadline: Option<Instant>) {
         self.deadlines.push(deadline);
+    }
+
+    fn set_stop_at(&mut self, stop: StopAt) {
+        self.stop_ats.push(stop);
     }
 }
 
@@ -311,6 +318,13 @@ fn an_unconfirmed_violation_leaves_its_type_running_until_it_is_confirmed() {
         let found = &result.types[0].violations[0];
         let confirmed = unconfirmed_first != u32::MAX && !stop_at_unconfirmed;
         assert_eq!(executor.conclusive(&found.violation), confirmed, "{expect}");
+        // The executor is told which violation ends the search, to stop its batch's work.
+        let stop = if stop_at_unconfirmed {
+            StopAt::Any
+        } else {
+            StopAt::Conclusive
+        };
+        assert_eq!(executor.stop_ats, [stop], "{expect}");
     }
 }
 
@@ -330,6 +344,7 @@ fn keep_going_reports_each_distinct_violation_once_until_the_test_limit() {
         &mut executor,
         "bank::Bank: MaxTests, 600 tests, [peek/touch@9 deposit/refresh@26]",
     );
+    assert_eq!(executor.stop_ats, [StopAt::Never]);
 }
 
 #[test]

@@ -247,6 +247,31 @@ pub(crate) fn judge(
     pause_us: u64,
     first: Option<usize>,
     give_up_at: Option<std::time::Instant>,
+    run: impl FnMut(&[(u8, u32)], &Pace) -> Outcome,
+) -> Verdict {
+    judge_with(test, failure, pause_us, first, give_up_at, Passes::All, run)
+}
+
+/// Which of [`judge`]'s passes a verdict makes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Passes {
+    /// Every one: a verdict that reports.
+    All,
+    /// The orders at full speed only, a quarter of the runs and no real pauses: a provisional
+    /// verdict, for the candidates of a shrinking whose last one is then judged with
+    /// [`Passes::All`]. A failure it calls a violation may still be explained by a later pass
+    /// (a type whose answers depend on time or on the calling thread).
+    FullSpeed,
+}
+
+/// [`judge`], making only the passes `passes` says.
+pub(crate) fn judge_with(
+    test: &TestCase,
+    failure: &Failure,
+    pause_us: u64,
+    first: Option<usize>,
+    give_up_at: Option<std::time::Instant>,
+    passes_made: Passes,
     mut run: impl FnMut(&[(u8, u32)], &Pace) -> Outcome,
 ) -> Verdict {
     let late = || give_up_at.is_some_and(|at| std::time::Instant::now() >= at);
@@ -270,7 +295,9 @@ pub(crate) fn judge(
         .chain(std::iter::once(Pace::OwnThreads))
         .enumerate()
         .collect();
-    if let Some(at) = first.and_then(|first| passes.iter().position(|(i, _)| *i == first)) {
+    if passes_made == Passes::FullSpeed {
+        passes.truncate(1);
+    } else if let Some(at) = first.and_then(|first| passes.iter().position(|(i, _)| *i == first)) {
         let pass = passes.remove(at);
         passes.insert(0, pass);
     }
@@ -326,7 +353,11 @@ pub(crate) fn judge(
             };
         }
     }
-    for (thread, call) in failed {
+    let alone = match passes_made {
+        Passes::All => failed,
+        Passes::FullSpeed => Vec::new(),
+    };
+    for (thread, call) in alone {
         let order: Order = (0..=call).map(|index| (thread, index)).collect();
         if late() {
             return Verdict::cut_short(tried);
@@ -779,6 +810,36 @@ mod tests {
             assert_eq!(judged, unexplained);
         }
         assert!(unexplained.violation);
+    }
+
+    /// A provisional verdict (a shrinking candidate's) makes the full-speed pass only: the
+    /// same failure another pass explains is a violation to it, with a quarter of the runs and
+    /// none of the real pauses; every pass still runs the orders at full speed first.
+    #[test]
+    fn a_full_speed_verdict_makes_only_the_full_speed_pass() {
+        let failure = Failure::of(&panic_at(1, 0, "inserted into full slot")).expect("a panic");
+        let by_thread = |_: &[(u8, u32)], pace: &Pace| match pace {
+            Pace::OwnThreads => panic_at(1, 0, "inserted into full slot"),
+            _ => Outcome::Passed,
+        };
+        let test = test_case([1, 1]);
+        let mut paces = Vec::new();
+        let quick = judge_with(
+            &test,
+            &failure,
+            1_000,
+            Some(3),
+            None,
+            Passes::FullSpeed,
+            |o, p| {
+                paces.push(p.clone());
+                by_thread(o, p)
+            },
+        );
+        assert_eq!((quick.violation, quick.tried, quick.pass), (true, 2, None));
+        assert_eq!(paces, [Pace::Full, Pace::Full]);
+        let all = judge_with(&test, &failure, 1_000, None, None, Passes::All, by_thread);
+        assert_eq!((all.violation, all.pass), (false, Some(3)));
     }
 
     /// papaya's `reserve(usize::MAX)` panics in every sequential order (an `unwrap` of the

@@ -4,7 +4,7 @@
 
 use analysis::Model;
 use generator::ShrinkConfig;
-use generator::{Call, Control, Executor, TestCase};
+use generator::{Call, Control, Executor, StopAt, TestCase};
 use oracle::results::ResultsConfig;
 use oracle::{OracleConfig, OracleExecutor, Scheduling, Violation};
 use std::path::Path;
@@ -665,6 +665,85 @@ fn a_new_violation_is_shrunk_and_its_files_hold_the_smaller_test() {
     let saved = saved(violation);
     assert_eq!(&saved, shrunk);
     assert!(executor.stats().shrink_runs > 0);
+}
+
+/// Shrinking judges its candidates at full speed only (a quarter of a verdict's runs, no real
+/// pauses), then the smaller test it kept with every pass before the files take it; when that
+/// verdict explains it, the candidate kept before it. The fake's `lone` panics paused alone
+/// when it is its thread's only call: `lone | ok`, kept at full speed, is explained, and
+/// `lone ok_b | ok` is what the files keep.
+#[test]
+fn a_smaller_test_kept_at_full_speed_is_judged_with_every_pass_before_the_files_take_it() {
+    let out = tempfile::tempdir().unwrap();
+    let mut executor = shrinking(out.path());
+    let found = test_case(1, "lone ok_a ok_b | ok");
+    let executions = executor.execute(std::slice::from_ref(&found));
+    let violation = executions[0].violation.as_ref().expect("a violation");
+    let shrunk = violation.shrunk.as_ref().expect("a smaller test");
+    assert_eq!(shrunk.threads, test_case(1, "lone ok_b | ok").threads);
+    assert_eq!(&saved(violation), shrunk);
+    assert_eq!(executor.stats().shrunk_dropped, 0);
+    // `lone | ok` was judged in full, and explained by its thread alone with pauses.
+    assert_eq!(executor.type_stats()["fake::T"].clock_outside, 1);
+}
+
+/// With shrinking on, a campaign failure is first judged at full speed only, as its shrinking
+/// candidates are; nothing is reported before every pass judged what the files would keep. The
+/// fake's `overdue` panics in its thread's calls alone with pauses (a clock outside the copy):
+/// neither the test nor its smaller candidate is reported, and the type's later failures are
+/// judged with every pass from the first.
+#[test]
+fn a_failure_judged_at_full_speed_only_is_judged_in_full_before_it_is_reported() {
+    for script in ["overdue | ok", "overdue ok_a | ok"] {
+        let out = tempfile::tempdir().unwrap();
+        let mut executor = shrinking(out.path());
+        let executions = executor.execute(&[test_case(1, script)]);
+        assert_eq!(render(&executions[0].violation), "none", "{script}");
+        assert!(
+            executor.type_stats()["fake::T"].clock_outside >= 1,
+            "{script}"
+        );
+        let executions = executor.execute(&[test_case(2, "racy ok_a | ok")]);
+        let violation = executions[0].violation.as_ref().expect("a violation");
+        let shrunk = violation.shrunk.as_ref().expect("a smaller test");
+        assert_eq!(shrunk.threads, test_case(2, "racy | ok").threads);
+    }
+}
+
+/// Once a violation ends the type's search (the campaign stops there unless it keeps going),
+/// the rest of the batch is not judged, so the report does not wait for verdicts nobody
+/// reads: a test of the same chunk is run for its coverage only (the deadlock beside the
+/// panic, two tests a chunk here), the chunks not yet started are left out. Going on, every
+/// test is run and judged.
+#[test]
+fn after_a_violation_that_ends_the_search_the_batch_is_not_judged_further() {
+    let mut scripts = vec!["racy | ok", "lock | lock"];
+    scripts.extend(["ok_a | ok_b"; 6]);
+    let tests: Vec<TestCase> = (1..)
+        .zip(&scripts)
+        .map(|(id, script)| test_case(id, script))
+        .collect();
+    for (stop, expect) in [
+        (StopAt::Conclusive, vec!["panic {ok, racy}", "none"]),
+        (
+            StopAt::Never,
+            [
+                vec!["panic {ok, racy}", "deadlock {lock, lock}"],
+                vec!["none"; 6],
+            ]
+            .concat(),
+        ),
+    ] {
+        let out = tempfile::tempdir().unwrap();
+        let mut executor = one_fake_worker(out.path());
+        executor.set_stop_at(stop);
+        let executions = executor.execute(&tests);
+        let got: Vec<String> = executions.iter().map(|e| render(&e.violation)).collect();
+        assert_eq!(got.len(), expect.len(), "{stop:?}: {got:?}");
+        for (got, expect) in got.iter().zip(&expect) {
+            assert!(got.starts_with(expect), "{stop:?}: {got} for {expect}");
+        }
+    }
 }
 
 fn check_replay(script: &str, expect: &str) {

@@ -2,6 +2,8 @@
 //! real code. What a call does is decided by its method name, so a test case is a script:
 //!
 //! - `ok…` passes; `racy` panics in concurrent runs only; `buggy` panics always;
+//! - `lone` panics in concurrent runs, and in a thread's calls run alone with pauses when
+//!   it is the thread's only call (a smaller test that only the verdict's last pass explains);
 //! - `flaky` panics in every second concurrent run of this worker process; `rare` in its first
 //!   and every 50th (a window free runs hit once in thousands);
 //! - `seeded` panics in a free concurrent run whose test's noise seed is a multiple of 4 (a
@@ -168,7 +170,7 @@ fn concurrent_run(test: &generator::TestCase, noise: Noise, run: u64, timeout_ms
         for (t, name) in names.iter().enumerate() {
             let Some(name) = name else { continue };
             let outcome = match *name {
-                "racy" | "buggy" | "overdue" => panic(t as u8, i as u32, name),
+                "racy" | "buggy" | "overdue" | "lone" => panic(t as u8, i as u32, name),
                 "flaky" if run & 1 == 0 => panic(t as u8, i as u32, name),
                 "narrow" if in_window => panic(t as u8, i as u32, name),
                 "seeded" if noise.control.is_free() && test.noise_seed.is_multiple_of(4) => {
@@ -263,6 +265,8 @@ fn sequential(test: &generator::TestCase, order: &[(u8, u32)], paused: bool) -> 
             // A refill overdue on a clock covcon does not control: one thread that waits
             // between its calls meets it too.
             "overdue" if paused => panic(t, i, name),
+            // Met alone, paused, only by a thread that calls nothing else.
+            "lone" if paused && test.threads[t as usize].len() == 1 => panic(t, i, name),
             "put" => {
                 put = true;
                 Outcome::Passed

@@ -4,14 +4,14 @@
 //! run whose results no linearization gives (`crate::results`) — and the violation it shows,
 //! before it is confirmed and written; and whether a later run shows it again.
 
-use super::{OracleExecutor, Violation, ViolationKind};
+use super::{lock, OracleExecutor, Violation, ViolationKind};
 use crate::protocol::{Outcome, Response};
 use crate::results::{
     check_results_until, holding_guard, stuck_call, ResultsVerdict, ResultsViolation,
     SequentialOutcomes,
 };
 use crate::trace;
-use crate::verdict::{self, Failure, Pace};
+use crate::verdict::{self, Failure, Pace, Passes};
 use generator::{Call, TestCase};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -21,24 +21,28 @@ impl OracleExecutor {
     /// failure no linearization repeats, or (with the results oracle on) a passing run whose
     /// results no linearization gives. `outcomes` keeps the sequential runs of `test`; `hung`
     /// gets the call a sequential order blocked in when that explained a failure (a call
-    /// that hangs alone, such as `reserve(usize::MAX)`: not worth generating again).
+    /// that hangs alone, such as `reserve(usize::MAX)`: not worth generating again). A
+    /// failure's verdict makes the passes `passes` says ([`Passes::FullSpeed`]: a provisional
+    /// one, for shrinking candidates).
     pub(super) fn violation_in(
         &self,
         test: &TestCase,
         response: Response,
         outcomes: &mut SequentialOutcomes,
         hung: &mut Vec<Call>,
+        passes: Passes,
     ) -> Option<Violation> {
         if let Some(failure) = Failure::of(&response.outcome) {
             let mut last = None;
             let pause_us = verdict::alone_pause(response.elapsed_us);
-            let verdict = verdict::judge(
+            let verdict = verdict::judge_with(
                 test,
                 &failure,
                 pause_us,
                 self.explaining_pass_of(test),
                 self.deadline
                     .map(|d| (d + RECORD_GRACE).max(Instant::now() + VERDICT_LEAST)),
+                passes,
                 |order, pace| {
                     let response = self.paced_sequential(test, order, pace);
                     let outcome = response.outcome.clone();
@@ -46,7 +50,7 @@ impl OracleExecutor {
                     outcome
                 },
             );
-            self.note_explaining_pass(test, verdict.pass);
+            self.note_explaining_pass(test, verdict.pass, verdict.alone);
             if verdict.cut_short {
                 self.type_stats_of(test, |stats| stats.unjudged += 1);
                 return None;
@@ -208,12 +212,40 @@ impl OracleExecutor {
         passes.get(&test.type_path).copied()
     }
 
-    fn note_explaining_pass(&self, test: &TestCase, pass: Option<usize>) {
+    fn note_explaining_pass(&self, test: &TestCase, pass: Option<usize>, alone: bool) {
+        if pass.is_some_and(|pass| pass > 0) || alone {
+            lock(&self.explained_slowly).insert(test.type_path.clone());
+        }
         if let Some(pass) = pass {
             self.explaining_pass
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner())
                 .insert(test.type_path.clone(), pass);
+        }
+    }
+
+    /// The passes a shrinking candidate of `test`'s type is judged with: the orders at full
+    /// speed only ([`Passes::FullSpeed`]) while none of the type's failures needed more to be
+    /// explained (paced orders, the calls' own threads, real pauses), all of them otherwise.
+    /// The shrunk test is judged with all of them before it is kept.
+    pub(super) fn shrinking_passes(&self, test: &TestCase) -> Passes {
+        if lock(&self.explained_slowly).contains(&test.type_path) {
+            Passes::All
+        } else {
+            Passes::FullSpeed
+        }
+    }
+
+    /// The passes a campaign failure of `test` is first judged with: when it will be shrunk,
+    /// as its shrinking candidates are ([`Self::shrinking_passes`]), since the test a report
+    /// shows is the shrunk one, judged with every pass then; a failure a shrinking keeps
+    /// nothing of is judged with every pass before it is recorded (`record`). A 5 + 5-call
+    /// test has up to 252 orders, each run in every pass: a quarter of that is what a
+    /// violation's first verdict then costs.
+    pub(super) fn verdict_passes(&self, test: &TestCase) -> Passes {
+        match self.config.shrink {
+            Some(_) => self.shrinking_passes(test),
+            None => Passes::All,
         }
     }
 }

@@ -40,11 +40,11 @@ use crate::results::{ResultsViolation, SequentialOutcomes};
 use crate::trace;
 use crate::verdict::Failure;
 use analysis::Model;
-use generator::{Call, Execution, Executor, TestCase};
+use generator::{Call, Execution, Executor, StopAt, TestCase};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::Instant;
 
@@ -214,12 +214,21 @@ pub struct OracleExecutor {
     per_type: Mutex<BTreeMap<String, TypeRunStats>>,
     /// When the campaign's current type is out of time (see `Executor::set_deadline`).
     deadline: Option<Instant>,
+    /// Which violation ends the current type's search (`Executor::set_stop_at`), and whether
+    /// the batch being run has one: its other tests are then run for their coverage only,
+    /// neither judged nor explored, and its chunks not yet started are left out.
+    stop_at: StopAt,
+    search_over: AtomicBool,
     /// Per type, about how many schedule points a controlled run passes (PCT spreads its
     /// change points over them): the most seen lately.
     steps: Mutex<HashMap<String, u32>>,
     /// Per type, the verdict's pass that explained its last explained failure
     /// ([`crate::verdict::Verdict::pass`]), which the next verdict makes first.
     explaining_pass: Mutex<HashMap<String, usize>>,
+    /// Types a failure of which only a pass past the full-speed one explained (or only the
+    /// failing thread alone with real pauses): their shrinking candidates get every pass
+    /// ([`OracleExecutor::shrinking_passes`]).
+    explained_slowly: Mutex<BTreeSet<String>>,
     /// What the campaign's adaptive `repeat` reads: tests per pair, a run's time per type.
     pace: Mutex<run::RepeatPace>,
 }
@@ -269,8 +278,11 @@ impl OracleExecutor {
             stats: Stats::default(),
             per_type: Mutex::new(BTreeMap::new()),
             deadline: None,
+            stop_at: StopAt::Never,
+            search_over: AtomicBool::new(false),
             steps: Mutex::new(HashMap::new()),
             explaining_pass: Mutex::new(HashMap::new()),
+            explained_slowly: Mutex::new(BTreeSet::new()),
             pace: Mutex::new(run::RepeatPace::default()),
         })
     }
@@ -311,7 +323,9 @@ impl OracleExecutor {
     }
 
     /// Runs a chunk of tests on the calling pool thread's worker, their concurrent runs in
-    /// batches (at least two, pipelined), then judges the failing ones.
+    /// batches (at least two, pipelined), then judges the failing ones, then explores the
+    /// pairs not yet explored; once a violation ends the type's search, nothing more is
+    /// judged or explored.
     fn run_chunk(&self, tests: &[TestCase]) -> Vec<Execution<Violation>> {
         let tests: Vec<TestCase> = tests.iter().map(|t| self.scheduled(t)).collect();
         let per_request = tests.len().div_ceil(2).clamp(1, self.config.batch.max(1));
@@ -320,22 +334,59 @@ impl OracleExecutor {
             .map(|batch| self.batch_request(batch))
             .collect();
         let responses = self.pool.request_all(&requests);
-        tests
+        let mut executions: Vec<Execution<Violation>> = tests
             .iter()
             .zip(responses)
             .map(|(test, response)| {
-                let mut execution = self.conclude(test, response);
-                let judge = |candidate: &TestCase, response| self.judge(candidate, response).0;
-                if let Some(violation) = self.explore(test, judge) {
-                    execution.violation.get_or_insert(violation);
-                }
+                let judge = !self.search_over.load(Ordering::Relaxed);
+                let execution = self.conclude(test, response, judge);
+                self.note_search(&execution);
                 execution
             })
-            .collect()
+            .collect();
+        // Exploring a pair's smallest test (up to hundreds of runs) comes after the chunk's
+        // own tests are judged: a violation one of them shows ends the search first.
+        for (test, execution) in tests.iter().zip(&mut executions) {
+            if self.search_over.load(Ordering::Relaxed) {
+                break;
+            }
+            let judge = |candidate: &TestCase, response| self.judge(candidate, response).0;
+            if let Some(violation) = self.explore(test, judge) {
+                execution.violation.get_or_insert(violation);
+                self.note_search(execution);
+            }
+        }
+        executions
     }
 
-    /// The coverage of one concurrent run, and the violation it shows, if any.
-    fn conclude(&self, test: &TestCase, mut response: Response) -> Execution<Violation> {
+    /// Marks the type's search over when `execution`'s violation ends it.
+    fn note_search(&self, execution: &Execution<Violation>) {
+        if execution
+            .violation
+            .as_ref()
+            .is_some_and(|v| self.ends_search(v))
+        {
+            self.search_over.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether `violation` ends its type's search (`Executor::set_stop_at`).
+    fn ends_search(&self, violation: &Violation) -> bool {
+        match self.stop_at {
+            StopAt::Never => false,
+            StopAt::Any => true,
+            StopAt::Conclusive => self.conclusive(violation),
+        }
+    }
+
+    /// The coverage of one concurrent run, and (when `judge` is set) the violation it shows,
+    /// if any.
+    fn conclude(
+        &self,
+        test: &TestCase,
+        mut response: Response,
+        judge: bool,
+    ) -> Execution<Violation> {
         let count = |counter: &AtomicU64| counter.fetch_add(1, Ordering::Relaxed);
         count(&self.stats.tests);
         self.pace_with(test, &response);
@@ -376,7 +427,11 @@ impl OracleExecutor {
             count(&self.stats.setup_failures);
         }
         self.note_type_run(test, &response, setup_failed);
-        let (violation, hung) = self.judge(test, response);
+        let (violation, hung) = if judge {
+            self.judge(test, response)
+        } else {
+            (None, Vec::new())
+        };
         match (&violation, failed) {
             (Some(_), _) => count(&self.stats.violations),
             (None, true) => count(&self.stats.explained),
@@ -398,9 +453,10 @@ impl OracleExecutor {
     fn judge(&self, test: &TestCase, response: Response) -> (Option<Violation>, Vec<Call>) {
         let mut outcomes = SequentialOutcomes::new();
         let mut hung = Vec::new();
+        let passes = self.verdict_passes(test);
         let violation = self
-            .violation_in(test, response, &mut outcomes, &mut hung)
-            .and_then(|violation| self.record(violation, &mut outcomes));
+            .violation_in(test, response, &mut outcomes, &mut hung, passes)
+            .and_then(|violation| self.record(violation, &mut outcomes, passes));
         (violation, hung)
     }
 
@@ -430,11 +486,14 @@ impl Executor for OracleExecutor {
         let chunks: Vec<&[TestCase]> = tests.chunks(chunk).collect();
         let deadline = self.deadline;
         let first = chunks.first().copied();
+        self.search_over.store(false, Ordering::Relaxed);
         self.pool
             .map(&chunks, |chunk| {
-                // Chunks not started by the deadline are left out; the first always runs, so
-                // a campaign makes progress however short its budget.
-                let late = deadline.is_some_and(|d| Instant::now() >= d);
+                // Chunks not started by the deadline, or once a violation ended the type's
+                // search, are left out; the first always runs, so a campaign makes progress
+                // however short its budget.
+                let late = deadline.is_some_and(|d| Instant::now() >= d)
+                    || self.search_over.load(Ordering::Relaxed);
                 if late && first.is_none_or(|f| f.as_ptr() != chunk.as_ptr()) {
                     return Vec::new();
                 }
@@ -458,6 +517,10 @@ impl Executor for OracleExecutor {
 
     fn set_deadline(&mut self, deadline: Option<Instant>) {
         self.deadline = deadline;
+    }
+
+    fn set_stop_at(&mut self, stop: StopAt) {
+        self.stop_at = stop;
     }
 }
 

@@ -11,6 +11,7 @@ use crate::harness::PreparedType;
 use crate::reproducer::{render_reproducer, render_results_reproducer};
 use crate::results::{allowed_outcomes, AllowedOutcomes, SequentialOutcomes};
 use crate::saved::{SavedOracle, SavedTest};
+use crate::verdict::Passes;
 use analysis::{Model, TypeModel};
 use generator::{Executor, TestCase};
 use std::collections::HashMap;
@@ -24,14 +25,29 @@ impl OracleExecutor {
     /// is dropped. A known violation no re-run repeated is tried again when it shows again
     /// (up to [`RECONFIRMATIONS`] times): this sighting's test, under a schedule of its own,
     /// may repeat where the first did not; then it takes the first's files.
+    ///
+    /// A violation judged at full speed only (`passes`, [`Passes::FullSpeed`]) is judged with
+    /// every pass before it is written or returned: the shrunk test when shrinking kept one
+    /// (shrinking judges it so), else the test itself; one a slower pass explains is dropped.
     pub(super) fn record(
         &self,
         mut violation: Violation,
         outcomes: &mut SequentialOutcomes,
+        passes: Passes,
     ) -> Option<Violation> {
         let key = self.violation_key(&violation);
         // The files of an unconfirmed violation this sighting tries to confirm.
         let mut again = None;
+        // Judged at full speed only, and not judged in full below: a wrong result's check has
+        // no passes, and a sighting of a known violation is judged in full at once.
+        let mut provisional =
+            passes == Passes::FullSpeed && violation.kind != ViolationKind::WrongResult;
+        if provisional && lock(&self.files.known).contains_key(&key) {
+            if !self.holds_in_full(&mut violation) {
+                return None;
+            }
+            provisional = false;
+        }
         if let Some(recorded) = lock(&self.files.known).get_mut(&key) {
             if !unconfirmed(recorded.confirmed) || recorded.retries >= RECONFIRMATIONS {
                 recorded.fill(&mut violation);
@@ -67,6 +83,9 @@ impl OracleExecutor {
         if let Some(config) = &self.config.shrink {
             self.shrink_violation(&mut violation, config, &key, ordered);
         }
+        if provisional && violation.shrunk.is_none() && !self.holds_in_full(&mut violation) {
+            return None;
+        }
         let allowed = self.allowed_for(&violation, outcomes);
         let mut known = lock(&self.files.known);
         if let Some(recorded) = known.get(&key) {
@@ -83,6 +102,25 @@ impl OracleExecutor {
         recorded.fill(&mut violation);
         known.insert(key, recorded);
         Some(violation)
+    }
+
+    /// Whether every pass of the verdict still finds `violation` (judged at full speed only)
+    /// a violation with the same key; if so, it takes that verdict's count of sequential runs.
+    fn holds_in_full(&self, violation: &mut Violation) -> bool {
+        let key = self.violation_key(violation);
+        let found = self
+            .violation_in(
+                &violation.test,
+                violation.response.clone(),
+                &mut SequentialOutcomes::new(),
+                &mut Vec::new(),
+                Passes::All,
+            )
+            .filter(|found| self.violation_key(found) == key);
+        if let Some(found) = &found {
+            violation.linearizations = found.linearizations;
+        }
+        found.is_some()
     }
 
     /// For a wrong result, the outcomes every linearization of the test written to the files

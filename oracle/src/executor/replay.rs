@@ -9,7 +9,7 @@ use crate::config::{OracleConfig, OracleError};
 use crate::harness::Harness;
 use crate::protocol::Outcome;
 use crate::results::SequentialOutcomes;
-use crate::verdict::{self, Failure, Order};
+use crate::verdict::{self, Failure, Order, Passes};
 use analysis::Model;
 use generator::TestCase;
 use serde::Serialize;
@@ -92,7 +92,7 @@ impl OracleExecutor {
                 }
                 // With the results oracle on, a passing run may still be a violation.
                 if let Some(violation) =
-                    self.violation_in(test, response, &mut outcomes, &mut Vec::new())
+                    self.violation_in(test, response, &mut outcomes, &mut Vec::new(), Passes::All)
                 {
                     let (repeats, more) = self.confirm(&violation, &mut outcomes, runs - run);
                     result.runs += more;

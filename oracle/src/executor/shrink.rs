@@ -4,6 +4,7 @@
 
 use super::{OracleExecutor, Violation, ViolationKind};
 use crate::results::SequentialOutcomes;
+use crate::verdict::Passes;
 use generator::{Executor, TestCase};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
@@ -21,8 +22,14 @@ impl OracleExecutor {
     ) {
         let (repeats, reruns) = violation.confirmed;
         let config = self.shrink_config(config);
-        // The last candidate kept, as judged: what the report says of the shrunk test.
-        let mut kept: Option<Violation> = None;
+        let passes = match violation.kind {
+            // A wrong result's check has no passes: its candidates are judged in full.
+            ViolationKind::WrongResult => Passes::All,
+            _ => self.shrinking_passes(&violation.test),
+        };
+        // The candidates kept, in order, as judged: the last is what the report says of the
+        // shrunk test.
+        let mut kept: Vec<Violation> = Vec::new();
         // A free panic only a batch of runs repeated (`confirm`) is judged the same way in
         // each candidate: one run of a smaller test would almost never show it again.
         let rare = !ordered && repeats == 1 && reruns > self.config.confirm_runs;
@@ -45,33 +52,54 @@ impl OracleExecutor {
             // same calls is left out; one more check, as a confirmation makes, adds
             // runs of the closest order before the candidate is kept.
             let found = self
-                .violation_in(candidate, response, &mut outcomes, &mut Vec::new())
+                .violation_in(candidate, response, &mut outcomes, &mut Vec::new(), passes)
                 .filter(|found| {
                     self.violation_key(found) == key
                         && (found.kind != ViolationKind::WrongResult
                             || self.still_wrong(found, &mut outcomes))
                 });
             let still = found.is_some();
-            if still {
-                kept = found;
-            }
+            kept.extend(found);
             still
         });
-        let judged = kept.filter(|k| k.test == shrunk.shrunk);
-        if shrunk.shrunk != violation.test
+        let (shrunk_test, judged) = match passes {
+            Passes::All => {
+                let judged = kept.pop().filter(|k| k.test == shrunk.shrunk);
+                (shrunk.shrunk, judged)
+            }
+            Passes::FullSpeed => {
+                let any_kept = !kept.is_empty();
+                match self.judged_in_full(kept, key) {
+                    Some(judged) => (judged.test.clone(), Some(judged)),
+                    None => {
+                        if any_kept {
+                            // Every smaller test kept was explained by a slower pass.
+                            self.stats.shrunk_dropped.fetch_add(1, Ordering::Relaxed);
+                        }
+                        (violation.test.clone(), None)
+                    }
+                }
+            }
+        };
+        if shrunk_test != violation.test
             && !self.shrunk_repeats(judged.as_ref(), violation.confirmed)
         {
             // Kept on one run, the smaller test does not show the violation as the test
             // it came from does: the files keep that one, which replays.
             self.stats.shrunk_dropped.fetch_add(1, Ordering::Relaxed);
-        } else if shrunk.shrunk != violation.test {
+        } else if shrunk_test != violation.test {
             if let Some(judged) = judged {
+                if passes == Passes::FullSpeed {
+                    // The original's count is of the full-speed pass only; the shrunk test's
+                    // is of every pass.
+                    violation.linearizations = judged.linearizations;
+                }
                 violation.original_message =
                     Some(std::mem::replace(&mut violation.message, judged.message));
                 violation.location = judged.location;
                 violation.results = judged.results;
             }
-            let mut shrunk = shrunk.shrunk;
+            let mut shrunk = shrunk_test;
             if matches!(
                 violation.kind,
                 ViolationKind::WrongResult | ViolationKind::Crash
@@ -85,6 +113,24 @@ impl OracleExecutor {
             }
             violation.shrunk = Some(shrunk);
         }
+    }
+
+    /// The last of the candidates `kept` (judged at full speed only, in the order they were
+    /// kept) that every pass of the verdict still judges a violation under `key`, judged so;
+    /// tried from the last back, as a later candidate is made from the one before it.
+    /// `None` when none is (the shrinking kept only candidates a slower pass explains).
+    fn judged_in_full(&self, kept: Vec<Violation>, key: &str) -> Option<Violation> {
+        kept.into_iter().rev().find_map(|candidate| {
+            let mut outcomes = SequentialOutcomes::new();
+            self.violation_in(
+                &candidate.test,
+                candidate.response,
+                &mut outcomes,
+                &mut Vec::new(),
+                Passes::All,
+            )
+            .filter(|found| self.violation_key(found) == key)
+        })
     }
 
     /// Whether the shrunk test `judged` (the last candidate kept, as judged) shows its violation
