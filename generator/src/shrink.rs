@@ -292,15 +292,31 @@ fn value_mentions(value: &Value, instance: usize) -> bool {
 /// Where a call sits: the prefix (`None`) or a thread.
 type Slot = (Option<usize>, usize);
 
-/// The test without the whole prefix, then without each call (a thread keeps one), then
+/// The test without the whole prefix, then each thread of three calls or more cut to its
+/// first call and to its first half, then without each call (a thread keeps one), then
 /// without two calls of the same part (calls that only matter together, like a lock and its
 /// unlock).
+///
+/// The cuts come before the single calls because a failure usually needs a thread's first
+/// calls (a panicking thread's calls after the panic never ran, and a test's first calls are
+/// its pair's): kept, a cut saves the steps of taking its calls away one by one, each of which
+/// costs the oracle a verdict over the orders of a test of nearly the same size; refused, it
+/// costs one candidate's runs.
 fn remove_calls(test: &TestCase) -> Vec<TestCase> {
     let mut out = Vec::new();
     if test.prefix.len() > 1 {
         let mut smaller = test.clone();
         smaller.prefix.clear();
         out.push(smaller);
+    }
+    for (t, calls) in test.threads.iter().enumerate() {
+        let len = calls.len();
+        if len >= 3 {
+            for keep in [1, len / 2] {
+                let cut: Vec<Slot> = (keep..len).map(|i| (Some(t), i)).collect();
+                out.push(without(test, &cut));
+            }
+        }
     }
     let parts: [(Option<usize>, usize); 3] = [
         (None, test.prefix.len()),
@@ -752,7 +768,7 @@ mod tests {
             counter_test(),
             ShrinkConfig::default(),
             both_threads_hit,
-            "let c0 = Counter::new(0); thread 0: c0.hit() | thread 1: c0.hit() / steps=9 checks=9 stop=Minimal",
+            "let c0 = Counter::new(0); thread 0: c0.hit() | thread 1: c0.hit() / steps=9 checks=15 stop=Minimal",
         );
         assert_minimal(&shrunk.shrunk, both_threads_hit);
         assert_eq!(method_calls(&shrunk.original), 10);
@@ -892,7 +908,7 @@ mod tests {
             original,
             ShrinkConfig::default(),
             fails,
-            "let c0 = Interner::new(); thread 0: let h0 = c0.intern(\"\") | thread 1: let h1 = c0.intern(\"\"); c0.resolve(&h1) / steps=7 checks=19 stop=Minimal",
+            "let c0 = Interner::new(); thread 0: let h0 = c0.intern(\"\") | thread 1: let h1 = c0.intern(\"\"); c0.resolve(&h1) / steps=6 checks=21 stop=Minimal",
         );
     }
 
@@ -924,7 +940,7 @@ mod tests {
                 ..ShrinkConfig::default()
             },
             fails,
-            "let c0 = Counter::new(0); thread 0: c0.put(3, \"\") | thread 1: c0.put_all(vec![3], None, (false, 'a'), Duration::from_micros(1), 0.0) / steps=18 checks=54 stop=Minimal",
+            "let c0 = Counter::new(0); thread 0: c0.put(3, \"\") | thread 1: c0.put_all(vec![3], None, (false, 'a'), Duration::from_micros(1), 0.0) / steps=18 checks=66 stop=Minimal",
         );
         assert_minimal(&shrunk.shrunk, fails);
     }
@@ -951,7 +967,7 @@ mod tests {
                 ..ShrinkConfig::default()
             },
             crossed,
-            "let c0 = Counter::new(0); for _ in 0..31 { c0.put(0, \"\"); } thread 0: c0.hit() | thread 1: c0.hit() / steps=17 checks=50 stop=Minimal",
+            "let c0 = Counter::new(0); for _ in 0..31 { c0.put(0, \"\"); } thread 0: c0.hit() | thread 1: c0.hit() / steps=15 checks=48 stop=Minimal",
         );
         assert_minimal(&shrunk.shrunk, crossed);
     }
@@ -991,7 +1007,7 @@ mod tests {
                 checks += 1;
                 both_threads_hit(t)
             },
-            "let c0 = Counter::new(3); let c1 = Counter::new(2); thread 0: c0.hit() | thread 1: c0.hit(); c0.len(); c0.hit() / steps=4 checks=4 stop=MaxChecks",
+            "let c0 = Counter::new(3); let c1 = Counter::new(2); thread 0: c0.get(1); c0.hit(); c0.put(3, \"b\"); c0.hit() | thread 1: c0.hit(); c0.len(); c0.hit() / steps=1 checks=4 stop=MaxChecks",
         );
         assert_eq!(checks, 4);
         assert!(both_threads_hit(&shrunk.shrunk));
@@ -1039,8 +1055,35 @@ mod tests {
         let (impatient, _) = flaky(1);
         assert_eq!(
             impatient.shrunk.to_string(),
-            "let c0 = Counter::new(1); c0.len(); thread 0: c0.hit() | thread 1: c0.hit()"
+            "let c0 = Counter::new(0); let c1 = Counter::new(2); thread 0: c0.get(0); c0.hit() | thread 1: c0.hit(); c0.len()"
         );
+    }
+
+    /// A failure of the threads' first calls (a test of `bc`'s shape starts with its pair) is
+    /// cut to them at once, each thread in one step, before calls are taken away one by one:
+    /// with five calls a thread, two steps where one by one took eight, each a verdict over a
+    /// test of nearly the same size.
+    #[test]
+    fn a_failure_of_the_threads_first_calls_is_cut_to_them_in_one_step_a_thread() {
+        let mut test = counter_test();
+        test.instances.truncate(1);
+        test.prefix.clear();
+        let five = |first: &str| {
+            [first, "len", "hit", "get", "hit"]
+                .iter()
+                .map(|m| call(0, m, vec![]))
+                .collect::<Vec<_>>()
+        };
+        test.threads = [five("put"), five("hit")];
+        let first_calls =
+            |t: &TestCase| t.threads[0][0].method == "put" && t.threads[1][0].method == "hit";
+        let shrunk = check(
+            test,
+            ShrinkConfig::default(),
+            first_calls,
+            "let c0 = Counter::new(0); thread 0: c0.put() | thread 1: c0.hit() / steps=3 checks=3 stop=Minimal",
+        );
+        assert_minimal(&shrunk.shrunk, first_calls);
     }
 
     #[test]
