@@ -12,7 +12,7 @@ use crate::results::{
 };
 use crate::trace;
 use crate::verdict::{self, Failure, Pace, Passes};
-use generator::{Call, TestCase};
+use generator::{Call, Executor, TestCase};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -224,29 +224,35 @@ impl OracleExecutor {
         }
     }
 
-    /// The passes a shrinking candidate of `test`'s type is judged with: the orders at full
-    /// speed only ([`Passes::FullSpeed`]) while none of the type's failures needed more to be
-    /// explained (paced orders, the calls' own threads, real pauses), all of them otherwise.
-    /// The shrunk test is judged with all of them before it is kept.
-    pub(super) fn shrinking_passes(&self, test: &TestCase) -> Passes {
-        if lock(&self.explained_slowly).contains(&test.type_path) {
-            Passes::All
-        } else {
+    /// The passes a campaign failure of `test` is first judged with, and its shrinking
+    /// candidates after it: when it will be shrunk, the orders at full speed only
+    /// ([`Passes::FullSpeed`]) while none of the type's failures needed more to be explained
+    /// (paced orders, the calls' own threads, real pauses); every pass otherwise. The test a
+    /// report shows is the shrunk one, judged with every pass before it is kept
+    /// (`shrink_violation`), or the test itself when shrinking kept nothing (`record`). A
+    /// 5 + 5-call test has up to 252 orders, each run in every pass: a quarter of that is what
+    /// a violation's first verdict then costs.
+    pub(super) fn verdict_passes(&self, test: &TestCase) -> Passes {
+        if self.config.shrink.is_some() && !lock(&self.explained_slowly).contains(&test.type_path) {
             Passes::FullSpeed
+        } else {
+            Passes::All
         }
     }
 
-    /// The passes a campaign failure of `test` is first judged with: when it will be shrunk,
-    /// as its shrinking candidates are ([`Self::shrinking_passes`]), since the test a report
-    /// shows is the shrunk one, judged with every pass then; a failure a shrinking keeps
-    /// nothing of is judged with every pass before it is recorded (`record`). A 5 + 5-call
-    /// test has up to 252 orders, each run in every pass: a quarter of that is what a
-    /// violation's first verdict then costs.
-    pub(super) fn verdict_passes(&self, test: &TestCase) -> Passes {
-        match self.config.shrink {
-            Some(_) => self.shrinking_passes(test),
-            None => Passes::All,
-        }
+    /// `violation` judged again with every pass ([`Passes::All`]), when that still finds a
+    /// violation with the same key: a provisional one's (judged at full speed only) check
+    /// before it is reported.
+    pub(super) fn judged_in_full(&self, violation: Violation) -> Option<Violation> {
+        let key = self.violation_key(&violation);
+        self.violation_in(
+            &violation.test,
+            violation.response,
+            &mut SequentialOutcomes::new(),
+            &mut Vec::new(),
+            Passes::All,
+        )
+        .filter(|found| self.violation_key(found) == key)
     }
 }
 

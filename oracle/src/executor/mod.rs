@@ -226,8 +226,8 @@ pub struct OracleExecutor {
     /// ([`crate::verdict::Verdict::pass`]), which the next verdict makes first.
     explaining_pass: Mutex<HashMap<String, usize>>,
     /// Types a failure of which only a pass past the full-speed one explained (or only the
-    /// failing thread alone with real pauses): their shrinking candidates get every pass
-    /// ([`OracleExecutor::shrinking_passes`]).
+    /// failing thread alone with real pauses): their failures and shrinking candidates get
+    /// every pass ([`OracleExecutor::verdict_passes`]).
     explained_slowly: Mutex<BTreeSet<String>>,
     /// What the campaign's adaptive `repeat` reads: tests per pair, a run's time per type.
     pace: Mutex<run::RepeatPace>,

@@ -38,10 +38,14 @@ impl OracleExecutor {
         let key = self.violation_key(&violation);
         // The files of an unconfirmed violation this sighting tries to confirm.
         let mut again = None;
-        // Judged at full speed only, and not judged in full below: a wrong result's check has
-        // no passes, and a sighting of a known violation is judged in full at once.
-        let mut provisional =
-            passes == Passes::FullSpeed && violation.kind != ViolationKind::WrongResult;
+        // A wrong result's check has no passes.
+        let passes = match violation.kind {
+            ViolationKind::WrongResult => Passes::All,
+            _ => passes,
+        };
+        // Judged at full speed only, and not judged in full yet; a sighting of a known
+        // violation is judged in full at once.
+        let mut provisional = passes == Passes::FullSpeed;
         if provisional && lock(&self.files.known).contains_key(&key) {
             if !self.holds_in_full(&mut violation) {
                 return None;
@@ -81,7 +85,7 @@ impl OracleExecutor {
             return None;
         }
         if let Some(config) = &self.config.shrink {
-            self.shrink_violation(&mut violation, config, &key, ordered);
+            self.shrink_violation(&mut violation, config, &key, ordered, passes);
         }
         if provisional && violation.shrunk.is_none() && !self.holds_in_full(&mut violation) {
             return None;
@@ -107,20 +111,13 @@ impl OracleExecutor {
     /// Whether every pass of the verdict still finds `violation` (judged at full speed only)
     /// a violation with the same key; if so, it takes that verdict's count of sequential runs.
     fn holds_in_full(&self, violation: &mut Violation) -> bool {
-        let key = self.violation_key(violation);
-        let found = self
-            .violation_in(
-                &violation.test,
-                violation.response.clone(),
-                &mut SequentialOutcomes::new(),
-                &mut Vec::new(),
-                Passes::All,
-            )
-            .filter(|found| self.violation_key(found) == key);
-        if let Some(found) = &found {
-            violation.linearizations = found.linearizations;
+        match self.judged_in_full(violation.clone()) {
+            Some(found) => {
+                violation.linearizations = found.linearizations;
+                true
+            }
+            None => false,
         }
-        found.is_some()
     }
 
     /// For a wrong result, the outcomes every linearization of the test written to the files

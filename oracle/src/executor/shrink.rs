@@ -12,21 +12,19 @@ use std::time::{Duration, Instant};
 impl OracleExecutor {
     /// Shrinks the violation's test (the one under `key`; `ordered`: it runs under a schedule,
     /// and a candidate must replay as exactly) and keeps the smaller test, with what its run
-    /// showed, when it repeats as the original did ([`Self::shrunk_repeats`]).
+    /// showed, when it repeats as the original did ([`Self::shrunk_repeats`]). Candidates are
+    /// judged with `passes`, the violation's own; at full speed only, the one kept is judged
+    /// with every pass first ([`Self::last_in_full`]).
     pub(super) fn shrink_violation(
         &self,
         violation: &mut Violation,
         config: &generator::ShrinkConfig,
         key: &str,
         ordered: bool,
+        passes: Passes,
     ) {
         let (repeats, reruns) = violation.confirmed;
         let config = self.shrink_config(config);
-        let passes = match violation.kind {
-            // A wrong result's check has no passes: its candidates are judged in full.
-            ViolationKind::WrongResult => Passes::All,
-            _ => self.shrinking_passes(&violation.test),
-        };
         // The candidates kept, in order, as judged: the last is what the report says of the
         // shrunk test.
         let mut kept: Vec<Violation> = Vec::new();
@@ -69,7 +67,7 @@ impl OracleExecutor {
             }
             Passes::FullSpeed => {
                 let any_kept = !kept.is_empty();
-                match self.judged_in_full(kept, key) {
+                match self.last_in_full(kept) {
                     Some(judged) => (judged.test.clone(), Some(judged)),
                     None => {
                         if any_kept {
@@ -116,21 +114,14 @@ impl OracleExecutor {
     }
 
     /// The last of the candidates `kept` (judged at full speed only, in the order they were
-    /// kept) that every pass of the verdict still judges a violation under `key`, judged so;
-    /// tried from the last back, as a later candidate is made from the one before it.
-    /// `None` when none is (the shrinking kept only candidates a slower pass explains).
-    fn judged_in_full(&self, kept: Vec<Violation>, key: &str) -> Option<Violation> {
-        kept.into_iter().rev().find_map(|candidate| {
-            let mut outcomes = SequentialOutcomes::new();
-            self.violation_in(
-                &candidate.test,
-                candidate.response,
-                &mut outcomes,
-                &mut Vec::new(),
-                Passes::All,
-            )
-            .filter(|found| self.violation_key(found) == key)
-        })
+    /// kept) that every pass of the verdict still judges a violation with the same key, judged
+    /// so ([`Self::judged_in_full`]); tried from the last back, as a later candidate is made
+    /// from the one before it. `None` when none is (the shrinking kept only candidates a slower
+    /// pass explains).
+    fn last_in_full(&self, kept: Vec<Violation>) -> Option<Violation> {
+        kept.into_iter()
+            .rev()
+            .find_map(|candidate| self.judged_in_full(candidate))
     }
 
     /// Whether the shrunk test `judged` (the last candidate kept, as judged) shows its violation
