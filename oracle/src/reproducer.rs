@@ -393,7 +393,7 @@ impl<S> Shared<S> {
                 last = (progress(), Instant::now());
             } else if last.1.elapsed() > Duration::from_secs(10) {
                 let run = first + self.published.load(Ordering::SeqCst);
-                panic!(\"deadlock: the two threads made no progress for 10 s (run {run})\");
+                panic!(\"deadlock: the two threads made no progress for 10 s (run {})\", run);
             }
         }
         if let Some(panic) = lock(&self.failure).take() {
@@ -573,7 +573,7 @@ fn render_allowed(out: &mut String, test: &TestCase, allowed: &AllowedOutcomes) 
         \x20           message.push_str(&format!(\"\\n  {place}: observed {seen}, closest allowed {expected}\"));\n\
         \x20       }\n\
         \x20   }\n\
-        \x20   panic!(\"{message}\");\n\
+        \x20   panic!(\"{}\", message);\n\
          }\n\n",
     );
 }
@@ -1597,7 +1597,7 @@ mod tests {
             None,
             &[
                 ("Duration::from_secs(60)", 1),
-                ("deadlock: the two threads made no progress for 10 s (run {run})", 1),
+                ("deadlock: the two threads made no progress for 10 s (run {})\", run)", 1),
                 // Either thread's panic stops the run and is raised again on the test's thread.
                 ("eprintln!(\"failed in run {run}\")", 2),
                 ("std::panic::resume_unwind(panic)", 1),
@@ -1646,6 +1646,42 @@ mod tests {
                 ("wrong result in run {runs}: no sequential order", 1),
             ],
         );
+    }
+
+    /// A reproducer goes into the user's crate, whose edition may be 2018, where `panic!`
+    /// with a lone literal does not format it (`{message}` printed as written): every panic
+    /// of a reproducer passes its arguments.
+    #[test]
+    fn a_reproducers_panics_format_their_message_in_every_edition() {
+        let allowed = AllowedOutcomes {
+            calls: vec![(0, 0)],
+            final_state: false,
+            outcomes: vec![AllowedOutcome {
+                order: vec![(0, 0)],
+                texts: vec!["()".into()],
+            }],
+            left_out: vec![],
+        };
+        let test = two_adds_and_a_get();
+        let ty = TypeModel {
+            path: "k::Counter".into(),
+            ..TypeModel::default()
+        };
+        for source in [
+            render_reproducer(&ty, &test, None, "panic"),
+            render_results_reproducer(&ty, &test, None, "lost update", &allowed),
+        ] {
+            let panics: Vec<&str> = source.split("panic!(").skip(1).collect();
+            assert!(!panics.is_empty());
+            for rest in panics {
+                let literal = rest.split('"').nth(1).unwrap_or_default();
+                let captures = literal
+                    .split('{')
+                    .skip(1)
+                    .any(|after| after.starts_with(|c: char| c.is_alphabetic() || c == '_'));
+                assert!(!captures, "panic!({}", &rest[..rest.len().min(120)]);
+            }
+        }
     }
 
     /// An `async fn` call runs through the reproducer's own `block_on`, written only when a
