@@ -7,6 +7,7 @@
 //! preparation is kept in `<out>/harness/covcon-plan.json` together with what it dropped.
 
 use crate::build::{self, CompileError};
+use crate::clocks;
 use crate::codegen::{self, Target, TypePlan};
 use crate::copy::{self, Insertion, Rank};
 use crate::{OracleConfig, OracleError};
@@ -159,8 +160,9 @@ impl PreparedType {
 /// part of the plan's cache key, so that a plan saved by a covcon whose code differs, in its
 /// reasons or in what it generates, is never reused. A version to bump by hand was forgotten
 /// once already.
-const PLAN_SOURCES: [&str; 4] = [
+const PLAN_SOURCES: [&str; 5] = [
     include_str!("harness.rs"),
+    include_str!("clocks.rs"),
     include_str!("codegen.rs"),
     include_str!("copy.rs"),
     include_str!("build.rs"),
@@ -221,6 +223,10 @@ fn prepare_inner(
     let mut round = 0;
     let mut retried_fresh = false;
     let mut build_secs = 0.0;
+    for line in &prep.clocks.left_real {
+        state.note(line.clone());
+    }
+    let mut clock_patches = prep.clocks.patches.as_slice();
     loop {
         let insertions = prep.insertions(&mutants, &state.disabled);
         let copy = copy::sync(
@@ -246,7 +252,7 @@ fn prepare_inner(
                 _ => {}
             }
         }
-        let generated = prep.generate(&mut state, &copy.root)?;
+        let generated = prep.generate(&mut state, &copy.root, clock_patches)?;
         let binary = prep.target_dir.join("release").join(binary_name());
         if round == 0 && binary.exists() && saved.as_ref().is_some_and(|s| s.key == key && s.built)
         {
@@ -264,6 +270,16 @@ fn prepare_inner(
                 .with_mutants(mutants, &state));
         }
         round += 1;
+        if !clock_patches.is_empty() && fails_in_clocks(&outcome, &prep.out_dir) {
+            state.note(format!(
+                "the dependency clocks covcon patches ({}) do not build here and stay real; \
+                 answers that depend on them may be reported: {}",
+                clocks::names(clock_patches),
+                build_error(&outcome)
+            ));
+            clock_patches = &[];
+            continue;
+        }
         let mut progress = state.absorb(
             &outcome.errors,
             &generated,
@@ -309,6 +325,9 @@ struct Preparation<'m> {
     target_dir: PathBuf,
     /// The command that builds the harness.
     argv: Vec<String>,
+    /// Dependency clocks patched to read the virtual clock (`clocks.rs`), and the notes of
+    /// those left real.
+    clocks: clocks::ClockPatches,
 }
 
 impl<'m> Preparation<'m> {
@@ -325,6 +344,7 @@ impl<'m> Preparation<'m> {
         let runtime_dir = out_dir.join("covcon-rt");
         let target_dir = out_dir.join("target");
         write_runtime(&runtime_dir)?;
+        let clocks = clocks::patch_dependency_clocks(model, &out_dir, &runtime_dir)?;
 
         let types: Vec<&TypeModel> = model.types.iter().filter(|t| t.supported()).collect();
         let manifests = manifests(model, &types, &workspace_root);
@@ -355,6 +375,7 @@ impl<'m> Preparation<'m> {
             runtime_dir,
             target_dir,
             argv,
+            clocks,
         })
     }
 
@@ -421,6 +442,7 @@ impl<'m> Preparation<'m> {
         &self,
         state: &mut State<'_>,
         copy_root: &Path,
+        clock_patches: &[clocks::ClockPatch],
     ) -> Result<codegen::Generated, OracleError> {
         let unguarded = unguarded_methods(
             &self.types,
@@ -440,9 +462,21 @@ impl<'m> Preparation<'m> {
             &self.runtime_dir,
             &generated,
             self.config,
+            clock_patches,
         )?;
         Ok(generated)
     }
+}
+
+/// Whether a failed build failed in a dependency clock's patched copy (`clocks.rs`): an error
+/// in its files, or cargo's own failure naming its directory.
+fn fails_in_clocks(outcome: &build::BuildOutcome, out_dir: &Path) -> bool {
+    let dir = out_dir.join(clocks::CLOCKS_DIR);
+    outcome
+        .errors
+        .iter()
+        .any(|e| e.places.iter().any(|(file, _)| file.starts_with(&dir)))
+        || (outcome.errors.is_empty() && outcome.stderr.contains(&*dir.to_string_lossy()))
 }
 
 /// The error of a build that failed for good: rustc's errors, or cargo's output when there
@@ -1059,6 +1093,7 @@ fn write_harness(
     runtime_dir: &Path,
     generated: &codegen::Generated,
     config: &OracleConfig,
+    clock_patches: &[clocks::ClockPatch],
 ) -> Result<(), OracleError> {
     let (features, default_features, all_features) = build::requested_features(&config.cargo_args);
     let mut packages = Vec::new();
@@ -1079,7 +1114,8 @@ fn write_harness(
         });
     }
     let externs = extern_deps(model, generated, &packages, workspace_root, copy_root);
-    let manifest = codegen::manifest(&packages, &externs, runtime_dir);
+    let manifest =
+        codegen::manifest(&packages, &externs, runtime_dir) + &clocks::patch_table(clock_patches);
     copy::write_if_changed(&harness_dir.join("Cargo.toml"), manifest.as_bytes())?;
     for (path, text) in &generated.files {
         copy::write_if_changed(&harness_dir.join(path), text.as_bytes())?;
@@ -1248,6 +1284,17 @@ impl<'o> State<'o> {
             unviable: BTreeMap::new(),
             notes: Vec::new(),
             planned: Vec::new(),
+        }
+    }
+
+    /// A note about the whole preparation (no place in the user's code), once.
+    fn note(&mut self, message: String) {
+        if !self.notes.iter().any(|n| n.message == message) {
+            self.notes.push(Diagnostic {
+                severity: Severity::Note,
+                message,
+                span: None,
+            });
         }
     }
 
@@ -1951,6 +1998,39 @@ fn copy_insertions<'i>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A build that fails inside a patched dependency clock is built again without the
+    /// patches; one that fails elsewhere goes on to the copy's usual rounds.
+    #[test]
+    fn a_build_failing_in_a_patched_clock_is_told_from_one_failing_in_the_copy() {
+        let out = Path::new("/t/covcon");
+        let error = |file: &str| CompileError {
+            places: vec![(PathBuf::from(file), 3)],
+            message: "mismatched types".into(),
+            rendered: String::new(),
+        };
+        let outcome = |errors: Vec<CompileError>, stderr: &str| build::BuildOutcome {
+            success: false,
+            errors,
+            stderr: stderr.into(),
+        };
+        assert!(fails_in_clocks(
+            &outcome(vec![error("/t/covcon/clocks/quanta-0.10.1/src/lib.rs")], ""),
+            out
+        ));
+        assert!(!fails_in_clocks(
+            &outcome(vec![error("/t/covcon/copy/src/lib.rs")], ""),
+            out
+        ));
+        // Cargo's own failure (no rustc error) naming the patched package's directory.
+        let resolution = "error: failed to load source for dependency `quanta`\n  \
+                          Caused by: unable to update /t/covcon/clocks/quanta-0.10.1";
+        assert!(fails_in_clocks(&outcome(vec![], resolution), out));
+        assert!(!fails_in_clocks(
+            &outcome(vec![], "error: no matching package"),
+            out
+        ));
+    }
 
     /// Each crate written out is every file of its sources: a module left out of the list
     /// would fail only the harness's build.

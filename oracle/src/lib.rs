@@ -26,6 +26,7 @@ pub use pool::{kill_all_workers, run_command, CommandEnd};
 
 // Harness engineer's modules.
 mod build;
+mod clocks;
 mod codegen;
 mod copy;
 mod harness;

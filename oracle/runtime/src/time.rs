@@ -15,6 +15,9 @@
 //! explained instead of reported. A sleep moves the calling call's clock on by its length
 //! and returns at once (a schedule point, then a yield), so waiting costs no wall time.
 //!
+//! A dependency's clock that the harness patches (`quanta`, `oracle/src/clocks.rs`) reads the
+//! same virtual time through [`dependency_nanos`].
+//!
 //! Threads that are not running a test's call (a thread the type started itself) read the
 //! latest time any call has read, moved on a little at each read, so their own loops end.
 
@@ -131,6 +134,25 @@ pub fn now() -> Instant {
         return Instant::now();
     }
     origin().0 + Duration::from_nanos(tick())
+}
+
+/// Where a dependency's clock that covcon patches (`quanta`, `oracle/src/clocks.rs`) starts
+/// its virtual instants: far enough from zero that an instant minus any plausible duration
+/// (an hour's time-to-live, a day's) stays an instant, and never zero, which quanta takes for
+/// "no recent time set".
+pub const DEPENDENCY_EPOCH_NS: u64 = 1 << 46;
+
+/// A dependency clock's reading in a worker, in that clock's nanoseconds
+/// ([`DEPENDENCY_EPOCH_NS`] plus the virtual time [`now`] reads: the same call slot reads
+/// the same time on either clock); `None` outside a worker, where the dependency reads its own
+/// clock. The patched `quanta::Clock::now()`, `Clock::recent()`, `Instant::now()` and
+/// `Instant::recent()` return this when it is `Some`.
+pub fn dependency_nanos() -> Option<u64> {
+    points::clock_read();
+    if !is_virtual() {
+        return None;
+    }
+    Some(DEPENDENCY_EPOCH_NS.saturating_add(tick()))
 }
 
 /// `SystemTime::now()` of the copy.
