@@ -221,6 +221,77 @@ impl ResultsConfig {
         })
     }
 
+    /// `test` rewritten as its coalesced calls ran: each call that answered what a call of
+    /// the other thread answered, both of one coalescing method shape on one key
+    /// ([`Self::coalesced`]), waited for one closure of the two, as the contract says, so the
+    /// call's effect, and what later calls see, is that of a call with that closure. Which of
+    /// the two ran is not known, so each pair gives two rewrites (the second call takes the
+    /// first's closure, or the first the second's), and every combination of the first
+    /// [`MOST_COALESCED_PAIRS`] pairs is answered. Empty when no call was coalesced so, or the
+    /// two closures are the same anyway.
+    ///
+    /// moka 0.9.6: `optionally_get_with(3, || None)` ∥ `optionally_get_with(3, || Some(0));
+    /// optionally_get_with(3, || Some(2))`: the second call waited for the first's closure and
+    /// answered `None`, so the third ran its own and answered `Some(2)`, which no order of the
+    /// calls as written gives (each has the second insert 0), and the rewrite where the second
+    /// call has `|| None` gives.
+    pub fn coalesced_variants(&self, test: &TestCase, concurrent: &Response) -> Vec<TestCase> {
+        let Some(methods) = self.coalescing.get(&test.type_path) else {
+            return Vec::new();
+        };
+        let closure = |call: &Call| {
+            call.args
+                .iter()
+                .position(|a| matches!(a, generator::Value::Closure(_)))
+        };
+        // (thread 0's call, thread 1's call, each one's closure argument).
+        let mut pairs: Vec<((usize, usize), (usize, usize))> = Vec::new();
+        let mut taken = BTreeSet::new();
+        for (i, first) in test.threads[0].iter().enumerate() {
+            let (Some(shape), Some(answer), Some(mine)) = (
+                methods.get(&first.method),
+                result(concurrent, 0, i),
+                closure(first),
+            ) else {
+                continue;
+            };
+            let partner = test.threads[1].iter().enumerate().find_map(|(j, second)| {
+                let theirs = closure(second)?;
+                (!taken.contains(&j)
+                    && methods.get(&second.method) == Some(shape)
+                    && second.receiver == first.receiver
+                    && !second.args.is_empty()
+                    && second.args.first() == first.args.first()
+                    && result(concurrent, 1, j) == Some(answer)
+                    && second.args[theirs] != first.args[mine])
+                    .then_some((j, theirs))
+            });
+            if let Some((j, theirs)) = partner {
+                taken.insert(j);
+                pairs.push(((i, mine), (j, theirs)));
+            }
+        }
+        pairs.truncate(MOST_COALESCED_PAIRS);
+        if pairs.is_empty() {
+            return Vec::new();
+        }
+        (0..1u32 << pairs.len())
+            .map(|choice| {
+                let mut variant = test.clone();
+                for (n, ((i, mine), (j, theirs))) in pairs.iter().enumerate() {
+                    if choice & (1 << n) == 0 {
+                        variant.threads[1][*j].args[*theirs] =
+                            test.threads[0][*i].args[*mine].clone();
+                    } else {
+                        variant.threads[0][*i].args[*mine] =
+                            test.threads[1][*j].args[*theirs].clone();
+                    }
+                }
+                variant
+            })
+            .collect()
+    }
+
     /// A suffix call of `test` whose method's doc says it is not atomic
     /// (`Approximation::NotAtomic`), with the sentence that says so.
     fn not_atomic_call(&self, test: &TestCase) -> Option<(String, String)> {
@@ -1103,6 +1174,10 @@ impl<R: FnMut(&[(u8, u32)], Speed) -> Response> Check<'_, R> {
     }
 }
 
+/// The most pairs of coalesced calls whose closures [`ResultsConfig::coalesced_variants`]
+/// rewrites (two to this power rewrites, each judged by its linearizations).
+const MOST_COALESCED_PAIRS: usize = 3;
+
 /// The kind of answer a coalescing method's closure gives (moka coalesces only calls whose
 /// closures agree on it).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -1685,12 +1760,33 @@ mod tests {
             response.prefix_results.push(apply(&call.method).unwrap());
         }
         let mut events = Vec::new();
+        let mut cache: BTreeMap<i128, i128> = BTreeMap::new();
         for &(t, i) in order {
             let method = &test.threads[t as usize][i as usize].method;
             events.push((t, method.as_str(), true));
             let on = if speed == Speed::OwnThreads { t } else { 0 };
             let answer = match method.as_str() {
                 "key" => Ok(Some(format!("Key({on})"))),
+                // moka's `optionally_get_with(key, init)`: the value, or `init`'s inserted.
+                "optionally_get_with" => {
+                    let args = &test.threads[t as usize][i as usize].args;
+                    let (generator::Value::Int(key), generator::Value::Closure(init)) =
+                        (&args[0], &args[1])
+                    else {
+                        panic!("optionally_get_with(key, init)")
+                    };
+                    let value = cache.get(key).copied().or(match &**init {
+                        generator::Value::Option(Some(v)) => match &**v {
+                            generator::Value::Int(v) => Some(*v),
+                            _ => None,
+                        },
+                        _ => None,
+                    });
+                    if let Some(v) = value {
+                        cache.insert(*key, v);
+                    }
+                    Ok(Some(format!("{value:?}")))
+                }
                 _ => apply(method),
             };
             match answer {
@@ -2804,6 +2900,93 @@ runs=1 linearizations=1 ran=[a0 b0]",
         };
         assert!(linearizable(&mixed, &shapes));
         assert!(!linearizable(&mixed, &coalescing));
+    }
+
+    /// moka 0.9.6's `optionally_get_with(3, || None) ∥ optionally_get_with(3, || Some(0));
+    /// optionally_get_with(3, || Some(2))`: the first two answered `None` (coalesced: the
+    /// second waited for the first's closure), so the third ran its own. Which closure ran is
+    /// not known: one rewrite gives the second call the first's closure, the other the first
+    /// the second's. Calls that answered differently, or on another key, are not rewritten.
+    #[test]
+    fn coalesced_calls_are_rewritten_with_either_ones_closure() {
+        use generator::Value;
+        let mut test = test_case(
+            "Cache",
+            &[],
+            [
+                &["optionally_get_with"],
+                &["optionally_get_with", "optionally_get_with"],
+            ],
+        );
+        let closure = |v: Option<i128>| {
+            Value::Closure(Box::new(Value::Option(v.map(|v| Box::new(Value::Int(v))))))
+        };
+        test.threads[0][0].args = vec![Value::Int(3), closure(None)];
+        test.threads[1][0].args = vec![Value::Int(3), closure(Some(0))];
+        test.threads[1][1].args = vec![Value::Int(3), closure(Some(2))];
+        let config = ResultsConfig {
+            coalescing: [(
+                "fixtures::Cache".to_string(),
+                [("optionally_get_with".to_string(), ClosureShape::Option)].into(),
+            )]
+            .into(),
+            ..ResultsConfig::default()
+        };
+        let closures = |t: &TestCase| -> Vec<Vec<Value>> {
+            t.threads
+                .iter()
+                .map(|calls| calls.iter().map(|c| c.args[1].clone()).collect())
+                .collect()
+        };
+        let run = concurrent([&["None"], &["None", "Some(2)"]], None);
+        let variants: Vec<_> = config
+            .coalesced_variants(&test, &run)
+            .iter()
+            .map(closures)
+            .collect();
+        assert_eq!(
+            variants,
+            [
+                vec![vec![closure(None)], vec![closure(None), closure(Some(2))]],
+                vec![
+                    vec![closure(Some(0))],
+                    vec![closure(Some(0)), closure(Some(2))]
+                ],
+            ]
+        );
+        // Different answers: each ran its own closure (moka 0.9.5's bug when both are
+        // `Some`), nothing to rewrite.
+        let run = concurrent([&["None"], &["Some(0)", "Some(0)"]], None);
+        assert!(config.coalesced_variants(&test, &run).is_empty());
+        // Another key, or a method that does not coalesce.
+        let run = concurrent([&["None"], &["None", "Some(2)"]], None);
+        let mut other_key = test.clone();
+        other_key.threads[1][0].args[0] = Value::Int(4);
+        assert!(config.coalesced_variants(&other_key, &run).is_empty());
+        assert!(ResultsConfig::default()
+            .coalesced_variants(&test, &run)
+            .is_empty());
+        // Judged: no order of the calls as written gives `None, None, Some(2)`; the rewrite
+        // in which the second call waited for the first's `|| None` does.
+        let verdict = |test: &TestCase| {
+            let check = check_results(
+                test,
+                &run,
+                &mut SequentialOutcomes::new(),
+                &config,
+                |o, s| fake_run_at(test, o, 0, s),
+            );
+            match check.verdict {
+                ResultsVerdict::Violation(_) => "violation",
+                ResultsVerdict::Linearizable { .. } => "linearizable",
+                _ => "other",
+            }
+        };
+        let variants = config.coalesced_variants(&test, &run);
+        assert_eq!(
+            [verdict(&test), verdict(&variants[0]), verdict(&variants[1])],
+            ["violation", "linearizable", "violation"]
+        );
     }
 
     /// A test calling a method its doc says is not atomic (sled's `Tree::clear`) is not judged:

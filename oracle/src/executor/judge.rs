@@ -118,25 +118,44 @@ impl OracleExecutor {
         if response.outcome != Outcome::Passed {
             return None;
         }
+        let (results, linearizations) = self.wrong_results(test, &response, outcomes)?;
+        Some(describe_results(test, response, results, linearizations))
+    }
+
+    /// The results violation a passing run of `test` shows (with the results oracle on), and
+    /// how many linearizations were compared: none of the orders of `test`'s calls gives its
+    /// results, and none of the orders of any rewrite of `test` with its coalesced calls'
+    /// closures as they ran either ([`crate::results::ResultsConfig::coalesced_variants`]).
+    fn wrong_results(
+        &self,
+        test: &TestCase,
+        response: &Response,
+        outcomes: &mut SequentialOutcomes,
+    ) -> Option<(ResultsViolation, u32)> {
         let config = self.config.results.as_ref()?;
         let pause_us = verdict::alone_pause(response.elapsed_us);
-        let check = check_results_until(
-            test,
-            &response,
-            outcomes,
-            config,
-            self.deadline,
-            |order, speed| self.results_run(test, order, speed, pause_us),
-        );
-        let ResultsVerdict::Violation(results) = check.verdict else {
+        let check = |test: &TestCase, outcomes: &mut SequentialOutcomes| {
+            check_results_until(
+                test,
+                response,
+                outcomes,
+                config,
+                self.deadline,
+                |order, speed| self.results_run(test, order, speed, pause_us),
+            )
+        };
+        let first = check(test, outcomes);
+        let ResultsVerdict::Violation(results) = first.verdict else {
             return None;
         };
-        Some(describe_results(
-            test,
-            response,
-            results,
-            check.linearizations,
-        ))
+        for variant in config.coalesced_variants(test, response) {
+            let again = check(&variant, &mut SequentialOutcomes::default());
+            if !matches!(again.verdict, ResultsVerdict::Violation(_)) {
+                self.type_stats_of(test, |stats| stats.coalesced_explained += 1);
+                return None;
+            }
+        }
+        Some((results, first.linearizations))
     }
 
     /// Whether a run of `test` shows a violation again: the same `failure`, or without one (a
@@ -151,17 +170,8 @@ impl OracleExecutor {
     ) -> bool {
         match (failure, &self.config.results) {
             (Some(failure), _) => failure.is_repeated_by(&response.outcome),
-            (None, Some(config)) if response.outcome == Outcome::Passed => {
-                let pause_us = verdict::alone_pause(response.elapsed_us);
-                let check = check_results_until(
-                    test,
-                    response,
-                    outcomes,
-                    config,
-                    self.deadline,
-                    |order, speed| self.results_run(test, order, speed, pause_us),
-                );
-                matches!(check.verdict, ResultsVerdict::Violation(_))
+            (None, Some(_)) if response.outcome == Outcome::Passed => {
+                self.wrong_results(test, response, outcomes).is_some()
             }
             (None, _) => false,
         }
@@ -175,23 +185,11 @@ impl OracleExecutor {
         violation: &Violation,
         outcomes: &mut SequentialOutcomes,
     ) -> bool {
-        let Some(config) = &self.config.results else {
-            return false;
-        };
-        let test = &violation.test;
-        let pause_us = verdict::alone_pause(violation.response.elapsed_us);
         // Within the type's time, as the first verdict: a type whose every sequential run
         // builds thousands of segments (moka's `SegmentedCache::new(_, 3072)`) took minutes
         // to confirm a wrong result past a 30 s share.
-        let check = check_results_until(
-            test,
-            &violation.response,
-            outcomes,
-            config,
-            self.deadline,
-            |order, speed| self.results_run(test, order, speed, pause_us),
-        );
-        matches!(check.verdict, ResultsVerdict::Violation(_))
+        self.wrong_results(&violation.test, &violation.response, outcomes)
+            .is_some()
     }
 
     /// A panic location in the instrumented copy, made relative to the workspace root (the

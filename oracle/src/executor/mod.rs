@@ -139,6 +139,9 @@ pub struct TypeRunStats {
     /// (`generator::Call::scope`), not reported: holding a guard while calling into the type
     /// may be what its contract forbids (dashmap's entries).
     pub guard_held_deadlocks: u64,
+    /// Wrong results that a rewrite of the test with its coalesced calls' closures as they
+    /// ran gives (`ResultsConfig::coalesced_variants`), not reported.
+    pub coalesced_explained: u64,
     /// Failing runs whose verdict ran out of time ([`crate::verdict::Verdict::cut_short`]),
     /// not reported.
     pub unjudged: u64,
