@@ -3,7 +3,11 @@
 //!
 //! The harness is built once; then every (type, seed, strategy) gets a campaign of its own
 //! through `generator::run_campaign` and one shared `OracleExecutor`, strategies interleaved
-//! so that a change in machine load hits all of them alike. A few types also get a
+//! so that a change in machine load hits all of them alike; the executor starts each
+//! campaign afresh (`OracleExecutor::start_afresh`: its workers stay, what it learnt goes),
+//! so that no campaign finds a type's pairs explored or its violation confirmed by an
+//! earlier one. With `--shrink` each violation is shrunk as a run's is, and its seconds are
+//! those until the report a user gets. A few types also get a
 //! coverage-over-time run per strategy (CovCon Fig. 3). Results go to stdout as markdown and,
 //! with `--out FILE`, to FILE, `FILE.json` and `FILE-coverage.csv`.
 
@@ -247,6 +251,7 @@ impl Settings<'_> {
         seed: u64,
     ) -> BenchRun {
         let config = self.config(t, strategy, seed);
+        executor.start_afresh();
         let result =
             generator::run_campaign(std::slice::from_ref(t), &config, executor, &mut |_| {});
         let r = result.types.into_iter().next();
@@ -277,6 +282,7 @@ impl Settings<'_> {
             keep_going: true,
             ..self.config(t, strategy, seed)
         };
+        executor.start_afresh();
         let result =
             generator::run_campaign(std::slice::from_ref(t), &config, executor, &mut |_| {});
         let r = result.types.into_iter().next();

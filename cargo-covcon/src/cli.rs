@@ -360,6 +360,11 @@ pub struct BenchArgs {
     /// [default: panic]
     #[arg(long, value_enum, value_name = "ORACLE")]
     pub oracle: Option<OracleKind>,
+    /// Shrink each violation before it counts as found, as a run does by default: the
+    /// seconds are then those until the report a user would get [default: the first
+    /// sighting, not shrunk]
+    #[arg(long)]
+    pub shrink: bool,
     /// Only measure the floor, the cheapest two-thread run on this machine (two warm threads,
     /// one trivial call each), against which runs per second are read; no workspace needed
     #[arg(long)]

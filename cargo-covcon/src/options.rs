@@ -296,11 +296,11 @@ pub struct OracleOptions {
 
 impl OracleOptions {
     /// `cargo covcon bench`'s: the harness in `<target>/covcon`, the table's `oracle` when
-    /// `--oracle` is not given. Violations are not shrunk (the bench measures the first
-    /// sighting); the oracle's own confirmation runs stay on: a deadlock counts only once a
-    /// re-run repeats it. They run once per distinct violation of the whole bench (later finds
-    /// of the same one are answered from the oracle's cache), so they weigh on the first run
-    /// that finds it.
+    /// `--oracle` is not given. Violations are not shrunk unless `--shrink` says so (the
+    /// bench measures the first sighting, or with it the report a run gives); the oracle's own
+    /// confirmation runs stay on: a deadlock counts only once a re-run repeats it. Each of the
+    /// bench's campaigns starts afresh (`OracleExecutor::start_afresh`), so each pays its own
+    /// confirmations and explorations, as a run does.
     pub fn bench(
         args: &BenchArgs,
         console: &Console,
@@ -318,7 +318,7 @@ impl OracleOptions {
             )?,
             oracle: args.oracle.or(config.oracle).unwrap_or_default(),
             repeat: args.repeat,
-            shrink: false,
+            shrink: args.shrink,
             verbose: console.verbose > 1,
             confirm_runs: None,
         })

@@ -169,6 +169,33 @@ fn a_panic_only_waiting_alone_explains_is_not_reported_and_is_counted() {
     assert_eq!(executor.type_stats()["fake::T"].clock_outside, 1);
 }
 
+/// A violation already recorded is answered from its record (no confirmation runs again);
+/// after `start_afresh` (what `cargo covcon bench` does before each campaign) the same
+/// violation is a first sighting again: confirmed anew and written to files of its own, and
+/// the type's stats start over.
+#[test]
+fn after_starting_afresh_a_known_violation_is_confirmed_and_written_again() {
+    let out = tempfile::tempdir().unwrap();
+    let mut executor = one_fake_worker(out.path());
+    let racy = || [test_case(1, "racy | ok")];
+    let first = executor.execute(&racy()).remove(0).violation.unwrap();
+    let confirms = executor.stats().confirm_runs;
+    assert!(confirms > 0);
+    let known = executor.execute(&racy()).remove(0).violation.unwrap();
+    assert_eq!(
+        executor.stats().confirm_runs,
+        confirms,
+        "answered from the record"
+    );
+    assert_eq!(known.reproducer, first.reproducer);
+    executor.start_afresh();
+    assert!(executor.type_stats().is_empty());
+    let again = executor.execute(&racy()).remove(0).violation.unwrap();
+    assert!(executor.stats().confirm_runs > confirms, "confirmed anew");
+    assert_ne!(again.reproducer, first.reproducer, "files of its own");
+    assert_eq!(executor.type_stats()["fake::T"].tests, 1);
+}
+
 #[test]
 fn a_lock_order_deadlock_is_a_violation_and_the_worker_is_replaced() {
     check(

@@ -290,6 +290,28 @@ impl OracleExecutor {
         })
     }
 
+    /// Forgets what earlier campaigns learnt, so that the next one runs as a campaign of a
+    /// fresh `cargo covcon` would: each type's run stats and explored pairs, the violations
+    /// recorded (the next sighting is confirmed, shrunk and written again, as a first one),
+    /// the verdict passes that explained and the types explained slowly, the schedule points
+    /// seen and the pace of `--repeat auto`. The workers stay. `cargo covcon bench` calls it
+    /// before each of its campaigns: without it, a type's first campaign explored its pairs
+    /// and confirmed its violations for every later seed and strategy.
+    pub fn start_afresh(&mut self) {
+        fn forget<T: Default>(m: &mut Mutex<T>) {
+            *m.get_mut().unwrap_or_else(|p| p.into_inner()) = T::default();
+        }
+        forget(&mut self.per_type);
+        forget(&mut self.steps);
+        forget(&mut self.explaining_pass);
+        forget(&mut self.explained_slowly);
+        forget(&mut self.pace);
+        self.files.forget_known();
+        self.deadline = None;
+        self.stop_at = StopAt::Never;
+        *self.search_over.get_mut() = false;
+    }
+
     /// What the runs of each type came to so far, by type path.
     pub fn type_stats(&self) -> BTreeMap<String, TypeRunStats> {
         self.per_type

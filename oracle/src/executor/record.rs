@@ -153,6 +153,15 @@ pub(super) struct ViolationFiles {
 }
 
 impl ViolationFiles {
+    /// Forgets the violations recorded: the next sighting of each is a first one (its files
+    /// numbered on).
+    pub(super) fn forget_known(&mut self) {
+        self.known
+            .get_mut()
+            .unwrap_or_else(|p| p.into_inner())
+            .clear();
+    }
+
     /// The files in `dir`, made if missing, numbered on from the highest already there.
     pub(super) fn open(dir: PathBuf, model: &Model) -> Result<ViolationFiles, OracleError> {
         std::fs::create_dir_all(&dir)
