@@ -40,7 +40,8 @@ holds. A CONDITION holds when all its fields hold (an empty one always holds):
 
 - "pairs": [[a, b], ..]: the violation's pair, or the pair its test (or original test) was
   built for, is one of these (unordered; `Tree::pop_min` also matches `pop_min`);
-- "calls": [m, ..]: some call of either thread of its test (or original test) is one of these;
+- "calls": [m, ..]: some call of either thread of its test (or original test) is one of these
+  (a chained call `get_or_create(..).inc()` calls both methods);
 - "calls_each_thread": [m, ..]: each of the two threads calls one of these;
 - "messages": [regex, ..]: the message, the message before shrinking or the panic's location
   (`file:line:col`) matches one of them;
@@ -217,7 +218,18 @@ def tests_of(v):
 
 
 def thread_calls(test):
-    return [[c.get("method", "") for c in thread] for thread in test.get("threads", [])]
+    """Each thread's calls: a call's method, and the method a chained call was called on the
+    result of (`get_or_create(..).inc()` calls `get_or_create` and `Counter::inc`)."""
+    out = []
+    for thread in test.get("threads", []):
+        calls = []
+        for c in thread:
+            chained = (c.get("chained") or {}).get("from")
+            if chained:
+                calls.append(chained)
+            calls.append(c.get("method", ""))
+        out.append(calls)
+    return out
 
 
 def condition_holds(cond, v):
