@@ -20,7 +20,7 @@
 //! four functions as written from 0.10 to 0.12 is left real, and said so; a harness build that
 //! fails inside a patched copy is built again without the patches (`harness.rs`).
 
-use crate::copy::write_if_changed;
+use crate::copy::{list_files, write_if_changed};
 use crate::OracleError;
 use analysis::model::Model;
 use std::collections::BTreeMap;
@@ -114,7 +114,7 @@ pub(crate) fn patch_dependency_clocks(
 /// virtual and its manifest depending on the runtime; `None` when they cannot be patched.
 fn patched_quanta(source: &Path, runtime_dir: &Path) -> Option<Vec<(PathBuf, Vec<u8>)>> {
     let mut files = Vec::new();
-    list(source, source, &mut files);
+    list_files(source, source, &source.join("target"), &mut files).ok()?;
     let mut out = Vec::new();
     let mut patched = 0;
     for relative in files {
@@ -168,30 +168,6 @@ fn manifest_with_runtime(text: &str, runtime_dir: &Path) -> Option<String> {
         manifest.insert("workspace", toml_edit::table());
     }
     Some(manifest.to_string())
-}
-
-/// The files under `dir` (relative to `root`), leaving out version control and build output.
-fn list(root: &Path, dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = entries.filter_map(Result::ok).collect();
-    entries.sort_by_key(|e| e.file_name());
-    for entry in entries {
-        let path = entry.path();
-        let Ok(kind) = entry.file_type() else {
-            continue;
-        };
-        if kind.is_dir() {
-            if entry.file_name() != "target" && entry.file_name() != ".git" {
-                list(root, &path, out);
-            }
-        } else if path.is_file() {
-            if let Ok(relative) = path.strip_prefix(root) {
-                out.push(relative.to_path_buf());
-            }
-        }
-    }
 }
 
 /// The patched packages, as a note names them (`quanta 0.10.1`).

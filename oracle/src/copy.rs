@@ -162,7 +162,10 @@ pub(crate) fn absolute(workspace_root: &Path, path: &Path) -> PathBuf {
     }
 }
 
-fn list_files(
+/// The files under `dir`, relative to `workspace_root`, in name order: no version control
+/// directory, no build output (`target` at the root or marked by its `CACHEDIR.TAG`), nothing
+/// under `out_dir`.
+pub(crate) fn list_files(
     workspace_root: &Path,
     dir: &Path,
     out_dir: &Path,
