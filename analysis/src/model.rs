@@ -604,6 +604,51 @@ impl TypeModel {
         self.reason.is_none()
     }
 
+    /// The methods whose answer is an opaque key: one of the type's own type parameters
+    /// (`K`, `Option<K>`, `Result<K, E>`, or a `Result` alias such as lasso's
+    /// `LassoResult<K>`) that the tests only ever hand back. That is, every parameter of its
+    /// methods that names the type parameter takes a key a call returned, never a generated
+    /// value (`ParamKind::Returned` without `or`, as `cross::take_keys` gives `resolve(key:
+    /// &K)`). What a user can do with such a key is pass it back, so which value a key has is
+    /// no answer of the calls; which calls answered the same key is. The results oracle
+    /// compares these answers up to a consistent renaming of keys (lasso's `ThreadedRodeo`
+    /// numbers keys before they resolve, in no order across its shards).
+    pub fn key_answers(&self) -> std::collections::BTreeSet<String> {
+        let own: Vec<&str> = self
+            .generics
+            .iter()
+            .filter(|g| g.kind == GenericKind::Type)
+            .map(|g| g.name.as_str())
+            .collect();
+        let params = || {
+            self.methods
+                .iter()
+                .filter(|m| m.supported() && m.via.is_none())
+                .flat_map(|m| &m.params)
+        };
+        let opaque: Vec<&str> = own
+            .into_iter()
+            .filter(|g| {
+                let mut named = params().filter(|p| names_word(&p.ty, g)).peekable();
+                named.peek().is_some()
+                    && named.all(
+                        |p| matches!(&p.kind, ParamKind::Returned { ty, or: None, .. } if ty == g),
+                    )
+            })
+            .collect();
+        self.methods
+            .iter()
+            .filter(|m| m.supported() && m.via.is_none())
+            .filter(|m| {
+                m.returns
+                    .as_deref()
+                    .and_then(key_returned)
+                    .is_some_and(|k| opaque.contains(&k.as_str()))
+            })
+            .map(|m| m.name.clone())
+            .collect()
+    }
+
     /// The type's own method named `name`, not a handle's (the `from` of a [`Via`]).
     pub fn own_method(&self, name: &str) -> Option<&Method> {
         self.methods
@@ -1192,4 +1237,34 @@ pub enum Severity {
     #[default]
     Warning,
     Note,
+}
+
+/// Whether `ty` mentions `word` as a whole identifier (`&K`, `Vec<K>`; not `Key`).
+fn names_word(ty: &str, word: &str) -> bool {
+    ty.split(|c: char| !(c.is_alphanumeric() || c == '_'))
+        .any(|w| w == word)
+}
+
+/// The type parameter a return type answers, bare or in an `Option`, a `Result` or a `Result`
+/// alias (`LassoResult<K>`): `K`.
+fn key_returned(returns: &str) -> Option<String> {
+    let ty: syn::Type = syn::parse_str(returns).ok()?;
+    let syn::Type::Path(p) = &ty else { return None };
+    let last = p.path.segments.last()?;
+    let name = last.ident.to_string();
+    let inner = if name == "Option" || name.ends_with("Result") {
+        let syn::PathArguments::AngleBracketed(a) = &last.arguments else {
+            return None;
+        };
+        match a.args.first()? {
+            syn::GenericArgument::Type(t) => t,
+            _ => return None,
+        }
+    } else {
+        &ty
+    };
+    let syn::Type::Path(ip) = inner else {
+        return None;
+    };
+    ip.path.get_ident().map(ToString::to_string)
 }

@@ -998,6 +998,49 @@ fn a_parameter_of_a_type_parameter_takes_what_a_maker_returned() {
         kind("store"),
         analysis::ParamKind::Generic { name: "V".into() }
     );
+    // `K` is only ever handed back, so what `intern` answers is an opaque key, which the
+    // results oracle compares up to renaming; `V` is data a caller puts in (`store`), so
+    // `swap`'s answer is no key.
+    assert_eq!(
+        rodeo.key_answers(),
+        std::collections::BTreeSet::from(["intern".to_string()])
+    );
+}
+
+/// A type parameter a method takes as data (`insert(k: K)`, `Vec<K>`), not only a key a call
+/// returned, is no opaque key: its answers are compared as written.
+#[test]
+fn a_type_parameter_taken_as_data_answers_no_opaque_key() {
+    let source = format!(
+        "{SYNC}
+        pub struct Ids<K> {{ ids: Mutex<Vec<K>> }}
+        impl<K: Copy + Default + std::fmt::Debug> Ids<K> {{
+            pub fn new() -> Self {{ todo!() }}
+            pub fn next(&self, s: &str) -> Option<K> {{ todo!() }}
+            pub fn forget(&self, key: K) {{ todo!() }}
+            pub fn extend(&self, more: Vec<K>) {{ todo!() }}
+        }}
+        pub struct Names<K> {{ names: Mutex<Vec<K>> }}
+        impl<K: Copy + Default + std::fmt::Debug> Names<K> {{
+            pub fn new() -> Self {{ todo!() }}
+            pub fn name(&self, s: &str) -> Option<K> {{ todo!() }}
+            pub fn forget(&self, key: K) {{ todo!() }}
+        }}"
+    );
+    let model = analyze_source("fixture", "2021", &source);
+    let answers = |name: &str| {
+        model
+            .types
+            .iter()
+            .find(|t| t.name == name)
+            .unwrap()
+            .key_answers()
+    };
+    assert!(answers("Ids").is_empty(), "{:?}", answers("Ids"));
+    assert_eq!(
+        answers("Names"),
+        std::collections::BTreeSet::from(["name".to_string()])
+    );
 }
 
 /// flurry's crate doc: "Operations that inspect the map as a whole, rather than a single key,

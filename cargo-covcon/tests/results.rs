@@ -370,6 +370,30 @@ fn entries_stamped_with_a_dependencys_clock_raise_no_false_alarm() {
     assert_eq!(map["tests_run"].as_u64(), Some(1000), "{map:#}");
 }
 
+/// An interner whose keys are numbered across two shards before they resolve, as lasso's
+/// `ThreadedRodeo`: `get_or_intern("") ∥ get_or_intern("a"); len()` may answer keys 0 and 1
+/// with `len` 1 (the second string recorded first), which no order of whole calls gives with
+/// those numbers and the order `"a"` first gives with the keys swapped. Keys are only handed
+/// back by the tests, so their answers are compared up to renaming and nothing is reported.
+/// Compared as written, the landed main reported it after 509 tests of this seed (and after
+/// 384 to 1,360 at seeds 2 to 5).
+#[test]
+fn keys_numbered_out_of_order_across_shards_raise_no_false_alarm() {
+    let copy = Copy::new();
+    let report = copy.campaign(
+        &["nondet"],
+        &["nondet::sharded_interner::ShardedInterner"],
+        "results",
+        "2000",
+    );
+    check(
+        &report,
+        "nondet::sharded_interner::ShardedInterner: nothing",
+    );
+    let interner = &report["types"][0];
+    assert_eq!(interner["tests_run"].as_u64(), Some(2000), "{interner:#}");
+}
+
 /// A metrics family whose `get_or_create` replaces a counter another thread created between
 /// its read-lock miss and its write-lock insert: the lost update is in `inc` on the counter
 /// the call returned, so only a test whose threads keep what `get_or_create` returns and call

@@ -521,8 +521,12 @@ fn render_allowed(out: &mut String, test: &TestCase, allowed: &AllowedOutcomes) 
         "/// What a call answers when its thread kept no value for it: matches any text.\n\
          const SKIPPED: &str = {SKIPPED:?};\n"
     );
+    if allowed.keys.iter().any(|k| *k) {
+        render_key_renaming(out, allowed);
+    }
+    let keyed = allowed.keys.iter().any(|k| *k);
     out.push_str(
-        "/// A `Debug` text cut to 2000 bytes, as cargo covcon's harness cuts it, its addresses (`0x`\n\
+        &"/// A `Debug` text cut to 2000 bytes, as cargo covcon's harness cuts it, its addresses (`0x`\n\
          /// and 8 or more hex digits) written `0x…`, as cargo covcon compares it: where code or an\n\
          /// instance lives is no answer of the calls.\n\
          fn clip(text: String) -> String {\n\
@@ -555,7 +559,7 @@ fn render_allowed(out: &mut String, test: &TestCase, allowed: &AllowedOutcomes) 
          /// Fails with the observed texts next to the closest allowed outcome's when `observed`\n\
          /// is none of [`ALLOWED`].\n\
          fn check_outcome(observed: &[String], runs: u64) {\n\
-        \x20   // A call skipped because its thread kept no value for it matches anything: its\n\
+         {RENAME}        \x20   // A call skipped because its thread kept no value for it matches anything: its\n\
         \x20   // thread's keep says whether the value was there.\n\
         \x20   let differing = |allowed: &[&str]| {\n\
         \x20       let skipped = |t: &str| t == SKIPPED;\n\
@@ -574,6 +578,61 @@ fn render_allowed(out: &mut String, test: &TestCase, allowed: &AllowedOutcomes) 
         \x20       }\n\
         \x20   }\n\
         \x20   panic!(\"{}\", message);\n\
+         }\n\n"
+        .replace(
+            "{RENAME}",
+            if keyed {
+                "\x20   let observed = &renamed_keys(observed);\n"
+            } else {
+                ""
+            },
+        ),
+    );
+}
+
+/// The constants and the function that rename the keys a run observed as cargo covcon renamed
+/// the allowed outcomes' (`results::rename_keys`): which value an opaque key has is no answer
+/// of the calls, which calls answered the same key is.
+fn render_key_renaming(out: &mut String, allowed: &AllowedOutcomes) {
+    let keys: Vec<String> = allowed.keys.iter().map(bool::to_string).collect();
+    let _ = writeln!(
+        out,
+        "/// Whether each of [`PLACES`]' calls answers an opaque key of the type, compared up to a\n\
+         /// consistent renaming: the n-th distinct key in [`PLACES`] order is written `#n`.\n\
+         const KEYED: &[bool] = &[{}];\n\n\
+         /// The keys the prefix answered: they keep their text.\n\
+         const FIXED_KEYS: &[&str] = &{:?};\n",
+        keys.join(", "),
+        allowed.fixed_keys
+    );
+    out.push_str(
+        "/// `observed` with the key each [`KEYED`] text holds (inside `Some(..)` or `Ok(..)`, or the\n\
+         /// whole text; `None` and `Err(..)` hold none) written `#n`, unless the prefix answered it.\n\
+         fn renamed_keys(observed: &[String]) -> Vec<String> {\n\
+        \x20   let mut names: Vec<String> = Vec::new();\n\
+        \x20   let mut renamed = observed.to_vec();\n\
+        \x20   for (text, _) in renamed.iter_mut().zip(KEYED).filter(|(_, keyed)| **keyed) {\n\
+        \x20       if text == \"None\" || text == SKIPPED || text.starts_with(\"Err(\") {\n\
+        \x20           continue;\n\
+        \x20       }\n\
+        \x20       let (open, key) = [\"Some(\", \"Ok(\"]\n\
+        \x20           .iter()\n\
+        \x20           .find_map(|open| Some((*open, text.strip_prefix(open)?.strip_suffix(')')?)))\n\
+        \x20           .unwrap_or((\"\", text.as_str()));\n\
+        \x20       if FIXED_KEYS.contains(&key) {\n\
+        \x20           continue;\n\
+        \x20       }\n\
+        \x20       let n = match names.iter().position(|k| k == key) {\n\
+        \x20           Some(n) => n,\n\
+        \x20           None => {\n\
+        \x20               names.push(key.to_string());\n\
+        \x20               names.len() - 1\n\
+        \x20           }\n\
+        \x20       };\n\
+        \x20       let close = if open.is_empty() { \"\" } else { \")\" };\n\
+        \x20       *text = format!(\"{open}#{}{close}\", n + 1);\n\
+        \x20   }\n\
+        \x20   renamed\n\
          }\n\n",
     );
 }
@@ -1626,6 +1685,8 @@ mod tests {
                 texts: vec!["()".into(), "()".into(), "6".into(), "Counter(6)".into()],
             }],
             left_out: vec![],
+            keys: vec![],
+            fixed_keys: vec![],
         };
         check(
             &two_adds_and_a_get(),
@@ -1648,6 +1709,39 @@ mod tests {
         );
     }
 
+    /// Keys answered by the calls are compared up to renaming, as the oracle compares them:
+    /// the reproducer renames what it observes before looking it up among the outcomes.
+    #[test]
+    fn a_wrong_result_reproducer_renames_the_keys_it_observes() {
+        let mut allowed = AllowedOutcomes {
+            calls: vec![(0, 0), (0, 1), (1, 0)],
+            final_state: false,
+            outcomes: vec![AllowedOutcome {
+                order: vec![(0, 0), (0, 1), (1, 0)],
+                texts: vec!["()".into(), "()".into(), "#1".into()],
+            }],
+            left_out: vec![],
+            keys: vec![false, false, true],
+            fixed_keys: vec!["Sym(0)".into()],
+        };
+        check(
+            &two_adds_and_a_get(),
+            Some(&allowed),
+            &[
+                ("const KEYED: &[bool] = &[false, false, true];", 1),
+                ("const FIXED_KEYS: &[&str] = &[\"Sym(0)\"];", 1),
+                ("fn renamed_keys(observed: &[String]) -> Vec<String> {", 1),
+                ("    let observed = &renamed_keys(observed);\n", 1),
+            ],
+        );
+        allowed.keys = vec![false; 3];
+        check(
+            &two_adds_and_a_get(),
+            Some(&allowed),
+            &[("KEYED", 0), ("renamed_keys", 0)],
+        );
+    }
+
     /// A reproducer goes into the user's crate, whose edition may be 2018, where `panic!`
     /// with a lone literal does not format it (`{message}` printed as written): every panic
     /// of a reproducer passes its arguments.
@@ -1661,6 +1755,8 @@ mod tests {
                 texts: vec!["()".into()],
             }],
             left_out: vec![],
+            keys: vec![],
+            fixed_keys: vec![],
         };
         let test = two_adds_and_a_get();
         let ty = TypeModel {

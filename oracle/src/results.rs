@@ -88,6 +88,13 @@ pub struct ResultsConfig {
     /// a call answered a failure (`None`, `false`, `Err(..)`) is not judged; their other
     /// answers are compared.
     pub contended: BTreeMap<String, BTreeMap<String, String>>,
+    /// Per type path, the methods whose answer is an opaque key
+    /// (`analysis::TypeModel::key_answers`: one of the type's own type parameters that tests
+    /// only hand back). Their answers are compared up to a consistent renaming of keys
+    /// ([`renamed_keys`]): lasso's `ThreadedRodeo` numbers keys before they resolve, in no
+    /// order across its shards, so two threads' interns may get keys 1 and 0 where every
+    /// order of whole calls gives 0 and 1; which calls answered the same key still counts.
+    pub keys: BTreeMap<String, BTreeSet<String>>,
 }
 
 impl Default for ResultsConfig {
@@ -104,6 +111,7 @@ impl Default for ResultsConfig {
             coalescing: BTreeMap::new(),
             handing_out: BTreeMap::new(),
             contended: BTreeMap::new(),
+            keys: BTreeMap::new(),
         }
     }
 }
@@ -114,6 +122,10 @@ impl ResultsConfig {
     /// answers hold the object (`analysis::Method::holds`) to [`ResultsConfig::holding`].
     pub fn learn_contracts(&mut self, model: &Model) {
         for t in &model.types {
+            let keys = t.key_answers();
+            if !keys.is_empty() {
+                self.keys.insert(t.path.clone(), keys);
+            }
             for m in &t.methods {
                 if let Some(
                     why @ (Approximation::TypeDoc { .. } | Approximation::CrateDoc { .. }),
@@ -601,6 +613,26 @@ impl SequentialOutcomes {
         let mut out = Vec::new();
         let mut coalesced = false;
         let held = config.held_by(test).is_some();
+        let keyed = config.keys.get(&test.type_path);
+        // The prefix is the same in both runs: a key either's prefix answered keeps its text.
+        let fixed: Vec<String> = keyed.map_or_else(Vec::new, |keyed| {
+            let mut fixed = prefix_keys(test, concurrent, keyed);
+            fixed.extend(prefix_keys(test, sequential, keyed));
+            fixed
+        });
+        let observed_keys = renamed_keys(test, concurrent, keyed, &fixed);
+        let expected_keys = renamed_keys(test, sequential, keyed, &fixed);
+        fn text<'a>(
+            renamed: &'a BTreeMap<(usize, usize), String>,
+            response: &'a Response,
+            t: usize,
+            i: usize,
+        ) -> Option<&'a str> {
+            renamed
+                .get(&(t, i))
+                .map(String::as_str)
+                .or_else(|| result(response, t, i))
+        }
         for (t, calls) in test.threads.iter().enumerate() {
             for (i, call) in calls.iter().enumerate() {
                 if held
@@ -609,9 +641,10 @@ impl SequentialOutcomes {
                 {
                     continue;
                 }
-                if let Some((observed, expected)) =
-                    changed(result(concurrent, t, i), result(sequential, t, i))
-                {
+                if let Some((observed, expected)) = changed(
+                    text(&observed_keys, concurrent, t, i),
+                    text(&expected_keys, sequential, t, i),
+                ) {
                     // Skipped because its thread kept no value for it (`open` failed to take
                     // the file lock the other thread's `open` held): whether the value was
                     // there is its thread's keep's answer, compared or left out on its own.
@@ -624,14 +657,19 @@ impl SequentialOutcomes {
                         coalesced = true;
                         continue;
                     }
+                    // A renamed key is shown beside the key it renames.
+                    let shown = |renamed: String, response| match result(response, t, i) {
+                        Some(raw) if raw != renamed => format!("{raw} ({renamed})"),
+                        _ => renamed,
+                    };
                     out.push(Difference {
                         place: Place::Call {
                             thread: t as u8,
                             index: i as u32,
                             method: call.method.clone(),
                         },
-                        observed,
-                        expected,
+                        observed: shown(observed, concurrent),
+                        expected: shown(expected, sequential),
                     });
                 }
             }
@@ -778,6 +816,12 @@ pub struct AllowedOutcomes {
     pub outcomes: Vec<AllowedOutcome>,
     /// What is left out, and why.
     pub left_out: Vec<LeftOut>,
+    /// Per compared call, whether it answers an opaque key ([`ResultsConfig::keys`]): the
+    /// outcomes' texts have those keys renamed ([`rename_keys`]), and a run's texts are
+    /// renamed the same way before they are compared.
+    pub keys: Vec<bool>,
+    /// The keys the prefix answered, which keep their text when renaming.
+    pub fixed_keys: Vec<String>,
 }
 
 /// One outcome a linearization gives.
@@ -844,6 +888,13 @@ pub fn allowed_outcomes(
     let final_state = config.compares_state(&test.type_path)
         && outcomes.unstable_state.is_none()
         && passing.iter().all(|(_, r)| r.final_state.is_some());
+    let no_keys = BTreeSet::new();
+    let keyed_methods = config.keys.get(&test.type_path).unwrap_or(&no_keys);
+    let keys: Vec<bool> = calls
+        .iter()
+        .map(|&(t, i)| keyed_methods.contains(&test.threads[t as usize][i as usize].method))
+        .collect();
+    let fixed_keys = prefix_keys(test, sample, keyed_methods);
     let mut allowed: Vec<AllowedOutcome> = Vec::new();
     for (order, response) in &passing {
         let mut texts: Vec<String> = calls
@@ -854,6 +905,7 @@ pub fn allowed_outcomes(
                     .to_string()
             })
             .collect();
+        rename_keys(&mut texts, &keys, &fixed_keys);
         if final_state {
             texts.extend(response.final_state.clone());
         }
@@ -885,6 +937,8 @@ pub fn allowed_outcomes(
         final_state,
         outcomes: allowed,
         left_out,
+        keys,
+        fixed_keys,
     })
 }
 
@@ -1401,6 +1455,79 @@ fn suffix_answers<'a, 'r>(
     })
 }
 
+/// The suffix calls' answers of `keyed` methods ([`ResultsConfig::keys`]) in `response`, each
+/// with its key renamed `#n`, the n-th distinct key answered in thread order (thread 0's calls,
+/// then thread 1's): two runs' answers are the same up to a consistent renaming of keys
+/// exactly when their renamed texts are. The key is the text inside `Some(..)` or `Ok(..)`, or
+/// the whole text; `None`, `Err(..)` and a skipped call are no key. A key in `fixed` (one a
+/// prefix call of such a method answered) keeps its text: it is the same in every run, and a
+/// fresh call answering it is no renaming.
+fn renamed_keys(
+    test: &TestCase,
+    response: &Response,
+    keyed: Option<&BTreeSet<String>>,
+    fixed: &[String],
+) -> BTreeMap<(usize, usize), String> {
+    let Some(keyed) = keyed else {
+        return BTreeMap::new();
+    };
+    let (places, mut texts): (Vec<(usize, usize)>, Vec<String>) = test
+        .threads
+        .iter()
+        .enumerate()
+        .flat_map(|(t, calls)| calls.iter().enumerate().map(move |(i, c)| (t, i, c)))
+        .filter(|(_, _, call)| keyed.contains(&call.method))
+        .filter_map(|(t, i, _)| Some(((t, i), result(response, t, i)?.to_string())))
+        .unzip();
+    let all = vec![true; texts.len()];
+    rename_keys(&mut texts, &all, fixed);
+    places.into_iter().zip(texts).collect()
+}
+
+/// The keys the prefix calls of `keyed` methods answered in `response`.
+fn prefix_keys(test: &TestCase, response: &Response, keyed: &BTreeSet<String>) -> Vec<String> {
+    test.prefix
+        .iter()
+        .zip(&response.prefix_results)
+        .filter(|(call, _)| keyed.contains(&call.method))
+        .filter_map(|(_, text)| Some(key_in(text.as_deref()?)?.1.to_string()))
+        .collect()
+}
+
+/// `texts` (a reproducer's compared texts, in [`AllowedOutcomes::calls`] order) with the key
+/// of each text `keys` marks renamed `#n` as [`renamed_keys`] renames them, a key in `fixed`
+/// (the prefix's) kept. The reproducer renames what it observes by the same rule.
+pub(crate) fn rename_keys(texts: &mut [String], keys: &[bool], fixed: &[String]) {
+    let mut names: Vec<String> = Vec::new();
+    for (text, _) in texts.iter_mut().zip(keys).filter(|(_, keyed)| **keyed) {
+        let Some((open, key, close)) = key_in(text) else {
+            continue;
+        };
+        if fixed.iter().any(|f| f == key) {
+            continue;
+        }
+        let n = names.iter().position(|k| k == key).unwrap_or_else(|| {
+            names.push(key.to_string());
+            names.len() - 1
+        });
+        *text = format!("{open}#{}{close}", n + 1);
+    }
+}
+
+/// A key answer's parts: what opens it, the key, what closes it (`("Some(", "Spur(1)", ")")`);
+/// `None` for an answer that holds no key.
+pub(crate) fn key_in(text: &str) -> Option<(&str, &str, &str)> {
+    if text == "None" || text == SKIPPED || text.starts_with("Err(") {
+        return None;
+    }
+    for open in ["Some(", "Ok("] {
+        if let Some(key) = text.strip_prefix(open).and_then(|k| k.strip_suffix(')')) {
+            return Some((open, key, ")"));
+        }
+    }
+    Some(("", text, ""))
+}
+
 fn result(response: &Response, thread: usize, index: usize) -> Option<&str> {
     response.results[thread].get(index)?.as_deref()
 }
@@ -1710,8 +1837,19 @@ mod tests {
         let mut count = 0;
         let mut ids = 0;
         let mut queued = 0;
+        let mut interned = 0;
         let mut apply = |method: &str| -> Result<Option<String>, Outcome> {
             match method {
+                // An interner numbering the strings it interns (each call a new string).
+                "intern" => {
+                    interned += 1;
+                    Ok(Some(format!("Sym({})", interned - 1)))
+                }
+                "try_intern" => {
+                    interned += 1;
+                    Ok(Some(format!("Ok(Sym({}))", interned - 1)))
+                }
+                "interned" => Ok(Some(interned.to_string())),
                 "hit" => {
                     count += 1;
                     Ok(Some(count.to_string()))
@@ -1952,6 +2090,100 @@ mod tests {
 left out: []
 runs=15 linearizations=2 ran=[a0 b0 | a0 b0 | b0 a0 | b0 a0 | - | - | a0 b0 | a0 b0 | a0 b0 | a0 b0 | b0 a0 | b0 a0 | b0 a0 | b0 a0 | a0 b0 own]",
         );
+    }
+
+    /// lasso 0.7.3's `ThreadedRodeo`: thread 1's intern took key 0 and thread 2's key 1, but
+    /// thread 2's string was recorded first, so its `len` (here `interned`) answered 1: with
+    /// key 1 no order of whole calls gives that. Keys are opaque to their users (tests only
+    /// hand them back), so answers are the same up to renaming keys: no violation. Compared as
+    /// written, it is one.
+    #[test]
+    fn keys_numbered_in_another_order_match_up_to_renaming() {
+        let test = test_case("Interner", &[], [&["intern"], &["try_intern", "interned"]]);
+        let run = concurrent([&["Sym(0)"], &["Ok(Sym(1))", "1"]], None);
+        let mut config = ResultsConfig::default();
+        config.keys.insert(
+            "fixtures::Interner".into(),
+            ["intern".to_string(), "try_intern".to_string()].into(),
+        );
+        check_with(
+            &test,
+            &run,
+            &mut SequentialOutcomes::new(),
+            &config,
+            "linearizable by b0 b1 a0
+left out: [final state: no Debug text]
+runs=5 linearizations=3 ran=[a0 b0 b1 | a0 b0 b1 | b0 a0 b1 | b0 a0 b1 | b0 b1 a0]",
+        );
+        check(
+            &test,
+            &run,
+            "violation: closest linearization: t1.1 t2.1 t2.2
+  thread 2 call 2 `interned`: observed 1, expected 2
+left out: [final state: no Debug text]
+runs=21 linearizations=3 ran=[a0 b0 b1 | a0 b0 b1 | b0 a0 b1 | b0 a0 b1 | b0 b1 a0 | b0 b1 a0 | - | - | a0 b0 b1 | a0 b0 b1 | a0 b0 b1 | a0 b0 b1 | b0 a0 b1 | b0 a0 b1 | b0 a0 b1 | b0 a0 b1 | b0 b1 a0 | b0 b1 a0 | b0 b1 a0 | b0 b1 a0 | a0 b0 b1 own]",
+        );
+    }
+
+    /// Renaming keeps which calls answered the same key: two interns of new strings that
+    /// answered one key, or a new string answering a key the prefix handed out, match no
+    /// order, whatever the keys are called.
+    #[test]
+    fn one_key_for_two_new_strings_or_an_old_key_for_a_new_string_is_a_violation() {
+        let mut config = ResultsConfig::default();
+        config
+            .keys
+            .insert("fixtures::Interner".into(), ["intern".to_string()].into());
+        let verdict = |prefix: &[&str], threads: [&[&str]; 2], answers: [&[&str]; 2]| {
+            let test = test_case("Interner", prefix, threads);
+            let run = concurrent(answers, None);
+            let mut outcomes = SequentialOutcomes::new();
+            check_results(&test, &run, &mut outcomes, &config, |o, _| {
+                fake_run(&test, o, 0)
+            })
+            .verdict
+        };
+        let two_new = verdict(&[], [&["intern"], &["intern"]], [&["Sym(0)"], &["Sym(0)"]]);
+        let ResultsVerdict::Violation(violation) = two_new else {
+            panic!("{two_new:?}")
+        };
+        assert_eq!(
+            violation.to_string(),
+            "closest linearization: t1.1 t2.1
+  thread 2 call 1 `intern`: observed Sym(0) (#1), expected Sym(1) (#2)"
+        );
+        let old_key = verdict(
+            &["intern"],
+            [&["intern"], &["interned"]],
+            [&["Sym(0)"], &["2"]],
+        );
+        assert!(
+            matches!(old_key, ResultsVerdict::Violation(_)),
+            "{old_key:?}"
+        );
+    }
+
+    /// The reproducer's allowed outcomes are renamed as the check renames: every order of two
+    /// new interns answers `#1` then `#2`, the prefix's key keeping its text.
+    #[test]
+    fn allowed_outcomes_rename_keys_and_keep_the_prefixs() {
+        let mut config = ResultsConfig::default();
+        config
+            .keys
+            .insert("fixtures::Interner".into(), ["intern".to_string()].into());
+        let test = test_case(
+            "Interner",
+            &["intern"],
+            [&["intern"], &["intern", "interned"]],
+        );
+        let allowed = allowed_outcomes(&test, &mut SequentialOutcomes::new(), &config, |o| {
+            fake_run(&test, o, 0)
+        })
+        .unwrap();
+        assert_eq!(allowed.keys, [true, true, false]);
+        assert_eq!(allowed.fixed_keys, ["Sym(0)"]);
+        let texts: Vec<String> = allowed.outcomes.iter().map(|o| o.texts.join(" ")).collect();
+        assert_eq!(texts, ["#1 #2 3", "#1 #2 2"]);
     }
 
     /// A slab whose keys name the calling thread's shard: the concurrent run's thread 2 got

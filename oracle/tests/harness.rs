@@ -1600,6 +1600,10 @@ fn reproducers_compile_against_the_real_crate_and_a_check_then_act_one_and_a_wro
             texts: vec!["()".into(), "()".into(), "7".into()],
         }],
         left_out: vec![],
+        // `get`'s answer taken as an opaque key (as `intern`'s would be): the reproducer
+        // renames it `#1` before comparing, which compiles and runs here.
+        keys: vec![false, false, true],
+        fixed_keys: vec!["9".into()],
     };
     let counter = model
         .types
@@ -1635,6 +1639,10 @@ fn reproducers_compile_against_the_real_crate_and_a_check_then_act_one_and_a_wro
     assert!(!passed && output.contains("key inserted twice"), "{output}");
     assert!(
         output.contains("wrong result in run 1: no sequential order"),
+        "{output}"
+    );
+    assert!(
+        output.contains("thread 2 call 1 `get`: observed #1, closest allowed 7"),
         "{output}"
     );
 }
