@@ -607,7 +607,8 @@ fn render_key_renaming(out: &mut String, allowed: &AllowedOutcomes) {
     );
     out.push_str(
         "/// `observed` with the key each [`KEYED`] text holds (inside `Some(..)` or `Ok(..)`, or the\n\
-         /// whole text; `None` and `Err(..)` hold none) written `#n`, unless the prefix answered it.\n\
+         /// whole text; `None` and `Err(..)` hold none) written `#n`, unless the prefix answered it,\n\
+         /// and those keys renamed in the final state (the text after [`KEYED`]'s) too.\n\
          fn renamed_keys(observed: &[String]) -> Vec<String> {\n\
         \x20   let mut names: Vec<String> = Vec::new();\n\
         \x20   let mut renamed = observed.to_vec();\n\
@@ -631,6 +632,19 @@ fn render_key_renaming(out: &mut String, allowed: &AllowedOutcomes) {
         \x20       };\n\
         \x20       let close = if open.is_empty() { \"\" } else { \")\" };\n\
         \x20       *text = format!(\"{open}#{}{close}\", n + 1);\n\
+        \x20   }\n\
+        \x20   // The final state, after the calls: each key in it renamed too, longest first, but\n\
+        \x20   // not one that is a bare number (a count may read the same).\n\
+        \x20   if let Some(state) = renamed.get_mut(KEYED.len()) {\n\
+        \x20       let mut order: Vec<(usize, &String)> = names\n\
+        \x20           .iter()\n\
+        \x20           .enumerate()\n\
+        \x20           .filter(|(_, key)| key.chars().any(|c| !(c.is_ascii_digit() || c == '-')))\n\
+        \x20           .collect();\n\
+        \x20       order.sort_by_key(|(_, key)| std::cmp::Reverse(key.len()));\n\
+        \x20       for (n, key) in order {\n\
+        \x20           *state = state.replace(key.as_str(), &format!(\"#{}\", n + 1));\n\
+        \x20       }\n\
         \x20   }\n\
         \x20   renamed\n\
          }\n\n",

@@ -620,8 +620,8 @@ impl SequentialOutcomes {
             fixed.extend(prefix_keys(test, sequential, keyed));
             fixed
         });
-        let observed_keys = renamed_keys(test, concurrent, keyed, &fixed);
-        let expected_keys = renamed_keys(test, sequential, keyed, &fixed);
+        let (observed_keys, observed_names) = renamed_keys(test, concurrent, keyed, &fixed);
+        let (expected_keys, expected_names) = renamed_keys(test, sequential, keyed, &fixed);
         fn text<'a>(
             renamed: &'a BTreeMap<(usize, usize), String>,
             response: &'a Response,
@@ -675,9 +675,13 @@ impl SequentialOutcomes {
             }
         }
         if config.compares_state(&test.type_path) && self.unstable_state.is_none() && !coalesced {
+            let state = |response: &Response, names: &[String]| {
+                let text = response.final_state.as_deref()?;
+                Some(rename_keys_in_state(text, names))
+            };
             if let Some((observed, expected)) = changed(
-                concurrent.final_state.as_deref(),
-                sequential.final_state.as_deref(),
+                state(concurrent, &observed_names).as_deref(),
+                state(sequential, &expected_names).as_deref(),
             ) {
                 out.push(Difference {
                     place: Place::FinalState,
@@ -905,9 +909,14 @@ pub fn allowed_outcomes(
                     .to_string()
             })
             .collect();
-        rename_keys(&mut texts, &keys, &fixed_keys);
+        let names = rename_keys(&mut texts, &keys, &fixed_keys);
         if final_state {
-            texts.extend(response.final_state.clone());
+            texts.extend(
+                response
+                    .final_state
+                    .as_deref()
+                    .map(|state| rename_keys_in_state(state, &names)),
+            );
         }
         if !allowed.iter().any(|a| a.texts == texts) {
             allowed.push(AllowedOutcome {
@@ -1467,9 +1476,9 @@ fn renamed_keys(
     response: &Response,
     keyed: Option<&BTreeSet<String>>,
     fixed: &[String],
-) -> BTreeMap<(usize, usize), String> {
+) -> (BTreeMap<(usize, usize), String>, Vec<String>) {
     let Some(keyed) = keyed else {
-        return BTreeMap::new();
+        return (BTreeMap::new(), Vec::new());
     };
     let (places, mut texts): (Vec<(usize, usize)>, Vec<String>) = test
         .threads
@@ -1480,8 +1489,8 @@ fn renamed_keys(
         .filter_map(|(t, i, _)| Some(((t, i), result(response, t, i)?.to_string())))
         .unzip();
     let all = vec![true; texts.len()];
-    rename_keys(&mut texts, &all, fixed);
-    places.into_iter().zip(texts).collect()
+    let names = rename_keys(&mut texts, &all, fixed);
+    (places.into_iter().zip(texts).collect(), names)
 }
 
 /// The keys the prefix calls of `keyed` methods answered in `response`.
@@ -1497,7 +1506,7 @@ fn prefix_keys(test: &TestCase, response: &Response, keyed: &BTreeSet<String>) -
 /// `texts` (a reproducer's compared texts, in [`AllowedOutcomes::calls`] order) with the key
 /// of each text `keys` marks renamed `#n` as [`renamed_keys`] renames them, a key in `fixed`
 /// (the prefix's) kept. The reproducer renames what it observes by the same rule.
-pub(crate) fn rename_keys(texts: &mut [String], keys: &[bool], fixed: &[String]) {
+pub(crate) fn rename_keys(texts: &mut [String], keys: &[bool], fixed: &[String]) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for (text, _) in texts.iter_mut().zip(keys).filter(|(_, keyed)| **keyed) {
         let Some((open, key, close)) = key_in(text) else {
@@ -1512,6 +1521,26 @@ pub(crate) fn rename_keys(texts: &mut [String], keys: &[bool], fixed: &[String])
         });
         *text = format!("{open}#{}{close}", n + 1);
     }
+    names
+}
+
+/// `state` (a final state's text) with each key in `names` renamed `#n` as the calls' answers
+/// were ([`rename_keys`]' answer): a map from strings to keys shows the keys the calls handed
+/// out. A key whose text is a bare number is left as it is, since a count or a length in the
+/// state may read the same; so is a key no call answered.
+pub(crate) fn rename_keys_in_state(state: &str, names: &[String]) -> String {
+    let mut order: Vec<(usize, &String)> = names
+        .iter()
+        .enumerate()
+        .filter(|(_, key)| key.chars().any(|c| !(c.is_ascii_digit() || c == '-')))
+        .collect();
+    // Longer keys first, so that no key is renamed inside another.
+    order.sort_by_key(|(_, key)| std::cmp::Reverse(key.len()));
+    let mut state = state.to_string();
+    for (n, key) in order {
+        state = state.replace(key.as_str(), &format!("#{}", n + 1));
+    }
+    state
 }
 
 /// A key answer's parts: what opens it, the key, what closes it (`("Some(", "Spur(1)", ")")`);
@@ -1899,6 +1928,8 @@ mod tests {
         }
         let mut events = Vec::new();
         let mut cache: BTreeMap<i128, i128> = BTreeMap::new();
+        // The interner's strings (one per call) and the keys they got, in interning order.
+        let mut strings: Vec<String> = Vec::new();
         for &(t, i) in order {
             let method = &test.threads[t as usize][i as usize].method;
             events.push((t, method.as_str(), true));
@@ -1928,7 +1959,14 @@ mod tests {
                 _ => apply(method),
             };
             match answer {
-                Ok(text) => response.results[t as usize][i as usize] = text,
+                Ok(text) => {
+                    if let Some(key) = text.as_deref().and_then(key_in) {
+                        if method.ends_with("intern") {
+                            strings.push(format!("\"s{t}{i}\": {}", key.1));
+                        }
+                    }
+                    response.results[t as usize][i as usize] = text
+                }
                 Err(outcome) => {
                     // As the worker's watchdog answers: events, no results.
                     response.outcome = outcome;
@@ -1943,6 +1981,7 @@ mod tests {
             "fixtures::Counter" => Some(format!("Counter {{ n: {count} }}")),
             "fixtures::Queue" => Some(format!("Queue {{ n: {queued} }}")),
             "fixtures::Map" => Some(["{1: 1, 2: 2}", "{2: 2, 1: 1}"][run as usize % 2].into()),
+            "fixtures::Interner" => Some(format!("Interner {{ map: {{{}}} }}", strings.join(", "))),
             _ => None,
         };
         response
@@ -2100,7 +2139,11 @@ runs=15 linearizations=2 ran=[a0 b0 | a0 b0 | b0 a0 | b0 a0 | - | - | a0 b0 | a0
     #[test]
     fn keys_numbered_in_another_order_match_up_to_renaming() {
         let test = test_case("Interner", &[], [&["intern"], &["try_intern", "interned"]]);
-        let run = concurrent([&["Sym(0)"], &["Ok(Sym(1))", "1"]], None);
+        // The strings map shows the keys too: renamed with the answers' names.
+        let run = concurrent(
+            [&["Sym(0)"], &["Ok(Sym(1))", "1"]],
+            Some(r#"Interner { map: {"s00": Sym(0), "s10": Sym(1)} }"#),
+        );
         let mut config = ResultsConfig::default();
         config.keys.insert(
             "fixtures::Interner".into(),
@@ -2112,7 +2155,7 @@ runs=15 linearizations=2 ran=[a0 b0 | a0 b0 | b0 a0 | b0 a0 | - | - | a0 b0 | a0
             &mut SequentialOutcomes::new(),
             &config,
             "linearizable by b0 b1 a0
-left out: [final state: no Debug text]
+left out: []
 runs=5 linearizations=3 ran=[a0 b0 b1 | a0 b0 b1 | b0 a0 b1 | b0 a0 b1 | b0 b1 a0]",
         );
         check(
@@ -2120,7 +2163,7 @@ runs=5 linearizations=3 ran=[a0 b0 b1 | a0 b0 b1 | b0 a0 b1 | b0 a0 b1 | b0 b1 a
             &run,
             "violation: closest linearization: t1.1 t2.1 t2.2
   thread 2 call 2 `interned`: observed 1, expected 2
-left out: [final state: no Debug text]
+left out: []
 runs=21 linearizations=3 ran=[a0 b0 b1 | a0 b0 b1 | b0 a0 b1 | b0 a0 b1 | b0 b1 a0 | b0 b1 a0 | - | - | a0 b0 b1 | a0 b0 b1 | a0 b0 b1 | a0 b0 b1 | b0 a0 b1 | b0 a0 b1 | b0 a0 b1 | b0 a0 b1 | b0 b1 a0 | b0 b1 a0 | b0 b1 a0 | b0 b1 a0 | a0 b0 b1 own]",
         );
     }
@@ -2163,6 +2206,20 @@ runs=21 linearizations=3 ran=[a0 b0 b1 | a0 b0 b1 | b0 a0 b1 | b0 a0 b1 | b0 b1 
         );
     }
 
+    /// Keys in a final state are renamed as the answers named them, longest first; a key that
+    /// is a bare number, or one no call answered, keeps its text.
+    #[test]
+    fn keys_in_the_final_state_are_renamed_as_the_answers_are() {
+        let names = ["Sym(1)".to_string(), "Sym(10)".into(), "7".into()];
+        assert_eq!(
+            rename_keys_in_state(
+                "{\"a\": Sym(10), \"b\": Sym(1), \"c\": Sym(2), n: 7}",
+                &names
+            ),
+            "{\"a\": #2, \"b\": #1, \"c\": Sym(2), n: 7}"
+        );
+    }
+
     /// The reproducer's allowed outcomes are renamed as the check renames: every order of two
     /// new interns answers `#1` then `#2`, the prefix's key keeping its text.
     #[test]
@@ -2183,7 +2240,15 @@ runs=21 linearizations=3 ran=[a0 b0 b1 | a0 b0 b1 | b0 a0 b1 | b0 a0 b1 | b0 b1 
         assert_eq!(allowed.keys, [true, true, false]);
         assert_eq!(allowed.fixed_keys, ["Sym(0)"]);
         let texts: Vec<String> = allowed.outcomes.iter().map(|o| o.texts.join(" ")).collect();
-        assert_eq!(texts, ["#1 #2 3", "#1 #2 2"]);
+        // The final state (the strings' map, in the order they were interned) is renamed too.
+        assert_eq!(
+            texts,
+            [
+                r#"#1 #2 3 Interner { map: {"s00": #1, "s10": #2} }"#,
+                r#"#1 #2 3 Interner { map: {"s10": #2, "s00": #1} }"#,
+                r#"#1 #2 2 Interner { map: {"s10": #2, "s00": #1} }"#,
+            ]
+        );
     }
 
     /// A slab whose keys name the calling thread's shard: the concurrent run's thread 2 got
