@@ -28,6 +28,7 @@ use crate::verdict::linearizations;
 use analysis::{Approximation, Model};
 use generator::{Call, TestCase};
 use serde::Serialize;
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
@@ -675,14 +676,17 @@ impl SequentialOutcomes {
             }
         }
         if config.compares_state(&test.type_path) && self.unstable_state.is_none() && !coalesced {
-            let state = |response: &Response, names: &[String]| {
-                let text = response.final_state.as_deref()?;
-                Some(rename_keys_in_state(text, names))
-            };
-            if let Some((observed, expected)) = changed(
-                state(concurrent, &observed_names).as_deref(),
-                state(sequential, &expected_names).as_deref(),
-            ) {
+            let observed_state = concurrent
+                .final_state
+                .as_deref()
+                .map(|text| rename_keys_in_state(text, &observed_names));
+            let expected_state = sequential
+                .final_state
+                .as_deref()
+                .map(|text| rename_keys_in_state(text, &expected_names));
+            if let Some((observed, expected)) =
+                changed(observed_state.as_deref(), expected_state.as_deref())
+            {
                 out.push(Difference {
                     place: Place::FinalState,
                     observed,
@@ -915,7 +919,7 @@ pub fn allowed_outcomes(
                 response
                     .final_state
                     .as_deref()
-                    .map(|state| rename_keys_in_state(state, &names)),
+                    .map(|state| rename_keys_in_state(state, &names).into_owned()),
             );
         }
         if !allowed.iter().any(|a| a.texts == texts) {
@@ -1528,7 +1532,10 @@ pub(crate) fn rename_keys(texts: &mut [String], keys: &[bool], fixed: &[String])
 /// were ([`rename_keys`]' answer): a map from strings to keys shows the keys the calls handed
 /// out. A key whose text is a bare number is left as it is, since a count or a length in the
 /// state may read the same; so is a key no call answered.
-pub(crate) fn rename_keys_in_state(state: &str, names: &[String]) -> String {
+pub(crate) fn rename_keys_in_state<'s>(state: &'s str, names: &[String]) -> Cow<'s, str> {
+    if names.is_empty() {
+        return Cow::Borrowed(state);
+    }
     let mut order: Vec<(usize, &String)> = names
         .iter()
         .enumerate()
@@ -1540,7 +1547,7 @@ pub(crate) fn rename_keys_in_state(state: &str, names: &[String]) -> String {
     for (n, key) in order {
         state = state.replace(key.as_str(), &format!("#{}", n + 1));
     }
-    state
+    Cow::Owned(state)
 }
 
 /// A key answer's parts: what opens it, the key, what closes it (`("Some(", "Spur(1)", ")")`);
