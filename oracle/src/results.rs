@@ -621,8 +621,18 @@ impl SequentialOutcomes {
             fixed.extend(prefix_keys(test, sequential, keyed));
             fixed
         });
-        let (observed_keys, observed_names) = renamed_keys(test, concurrent, keyed, &fixed);
-        let (expected_keys, expected_names) = renamed_keys(test, sequential, keyed, &fixed);
+        // Only the compared calls' keys are named, as the reproducer names them
+        // (`allowed_outcomes`): a left-out call's key (its method's text varies) would shift
+        // the names of the others.
+        let compared = |call: &Call| {
+            !held
+                && config.not_compared(&test.type_path, &call.method).is_none()
+                && !self.unstable_methods.contains_key(&call.method)
+        };
+        let (observed_keys, observed_names) =
+            renamed_keys(test, concurrent, keyed, &fixed, &compared);
+        let (expected_keys, expected_names) =
+            renamed_keys(test, sequential, keyed, &fixed, &compared);
         fn text<'a>(
             renamed: &'a BTreeMap<(usize, usize), String>,
             response: &'a Response,
@@ -636,10 +646,7 @@ impl SequentialOutcomes {
         }
         for (t, calls) in test.threads.iter().enumerate() {
             for (i, call) in calls.iter().enumerate() {
-                if held
-                    || config.not_compared(&test.type_path, &call.method).is_some()
-                    || self.unstable_methods.contains_key(&call.method)
-                {
+                if !compared(call) {
                     continue;
                 }
                 if let Some((observed, expected)) = changed(
@@ -1468,7 +1475,8 @@ fn suffix_answers<'a, 'r>(
     })
 }
 
-/// The suffix calls' answers of `keyed` methods ([`ResultsConfig::keys`]) in `response`, each
+/// The compared suffix calls' answers of `keyed` methods ([`ResultsConfig::keys`]) in
+/// `response` (`compared` says which calls are compared), each
 /// with its key renamed `#n`, the n-th distinct key answered in thread order (thread 0's calls,
 /// then thread 1's): two runs' answers are the same up to a consistent renaming of keys
 /// exactly when their renamed texts are. The key is the text inside `Some(..)` or `Ok(..)`, or
@@ -1480,6 +1488,7 @@ fn renamed_keys(
     response: &Response,
     keyed: Option<&BTreeSet<String>>,
     fixed: &[String],
+    compared: &dyn Fn(&Call) -> bool,
 ) -> (BTreeMap<(usize, usize), String>, Vec<String>) {
     let Some(keyed) = keyed else {
         return (BTreeMap::new(), Vec::new());
@@ -1489,7 +1498,7 @@ fn renamed_keys(
         .iter()
         .enumerate()
         .flat_map(|(t, calls)| calls.iter().enumerate().map(move |(i, c)| (t, i, c)))
-        .filter(|(_, _, call)| keyed.contains(&call.method))
+        .filter(|(_, _, call)| keyed.contains(&call.method) && compared(call))
         .filter_map(|(t, i, _)| Some(((t, i), result(response, t, i)?.to_string())))
         .unzip();
     let all = vec![true; texts.len()];
