@@ -43,6 +43,9 @@ holds. A CONDITION holds when all its fields hold (an empty one always holds):
 - "calls": [m, ..]: some call of either thread of its test (or original test) is one of these
   (a chained call `get_or_create(..).inc()` calls both methods);
 - "calls_each_thread": [m, ..]: each of the two threads calls one of these;
+- "calls_across": [[a, b], ..]: in the reported (shrunk) test, one thread calls a and the other
+  b (a remote `remove` beside the owner's `insert`, whatever pair the test was built for; the
+  original test's incidental calls do not count);
 - "messages": [regex, ..]: the message, the message before shrinking or the panic's location
   (`file:line:col`) matches one of them;
 - "kinds": as above, for this condition only.
@@ -248,6 +251,16 @@ def condition_holds(cond, v):
         if not any(len(thread_calls(t)) == 2 and all(any(same_method(c, m) for c in thread for m in want)
                                                      for thread in thread_calls(t))
                    for t in tests_of(v)):
+            return False
+    if "calls_across" in cond:
+        def across(t):
+            threads = thread_calls(t)
+            if len(threads) != 2:
+                return False
+            calls = lambda thread, m: any(same_method(c, m) for c in thread)
+            return any((calls(threads[0], a) and calls(threads[1], b)) or (calls(threads[0], b) and calls(threads[1], a))
+                       for a, b in cond["calls_across"])
+        if not (v.get("test") and across(v["test"])):
             return False
     if "messages" in cond:
         texts = [v.get("message") or "", v.get("original_message") or "", v.get("location") or ""]
