@@ -12,6 +12,7 @@
 
 use crate::coverage::{Coverage, PairCoverage};
 use crate::pools::{percent, takes_instance, InstanceCtx, OwnValues, Pools, ValueGen};
+use crate::setups::SlowSetups;
 use crate::strategy::{Selector, Strategy};
 use crate::testcase::{Call, Chain, Execution, Scope, TestCase, Value};
 use analysis::{
@@ -139,6 +140,8 @@ pub struct TestGenerator {
     outstanding: BTreeSet<u64>,
     /// Calls (method and arguments) that hung when run alone: not written again.
     hung: HashSet<(String, String)>,
+    /// Constructor arguments seen in slow setups only: drawn again.
+    slow_setups: SlowSetups,
     diagnostics: Vec<Diagnostic>,
     /// The guards threads may keep in scopes, whose `from` is a usable method.
     scopes: Vec<ScopeGuard>,
@@ -247,6 +250,7 @@ impl TestGenerator {
             next_id: config.first_test_id,
             outstanding: BTreeSet::new(),
             hung: HashSet::new(),
+            slow_setups: SlowSetups::default(),
             diagnostics,
             scopes,
             scope_hung: HashSet::new(),
@@ -267,6 +271,7 @@ impl TestGenerator {
             test.id = self.next_id;
             self.next_id += 1;
             self.outstanding.insert(test.id);
+            self.slow_setups.handed_out(&test);
             batch.push(test);
         }
         batch
@@ -278,6 +283,8 @@ impl TestGenerator {
         if self.outstanding.remove(&execution.test_id) {
             self.coverage.record(&execution.covered);
         }
+        self.slow_setups
+            .record(execution.test_id, execution.setup_us);
         for call in &execution.hung {
             match &call.scope {
                 // A scope that blocked alone: a call inside it waited for the guard its own
@@ -818,10 +825,18 @@ impl TestGenerator {
             instances: 1,
             receiver: 0,
         };
-        let args = constructor_params(&self.constructor)
-            .map(|kind| values.value(kind, ctx, rng))
-            .collect();
-        Call::new(self.constructor.name.clone(), 0, args)
+        // Arguments seen in slow setups only are drawn again, a few times at most (a type
+        // whose every argument is slow still gets built): see `setups.rs`.
+        let mut call = Call::new(self.constructor.name.clone(), 0, Vec::new());
+        for _ in 0..HUNG_REDRAWS {
+            call.args = constructor_params(&self.constructor)
+                .map(|kind| values.value(kind, ctx, rng))
+                .collect();
+            if !self.slow_setups.avoided(&call) {
+                break;
+            }
+        }
+        call
     }
 }
 
@@ -1435,6 +1450,7 @@ mod tests {
                         covered,
                         violation: None,
                         hung: Vec::new(),
+                        setup_us: None,
                     });
                 }
                 all.extend(batch);
@@ -1948,6 +1964,7 @@ mod tests {
                 covered: covered.clone(),
                 violation: None,
                 hung: Vec::new(),
+                setup_us: None,
             });
         }
         assert_eq!(generator.pairs()[1].covered, 1);
@@ -1982,6 +1999,7 @@ mod tests {
                     covered: vec![],
                     violation: None,
                     hung: Vec::new(),
+                    setup_us: None,
                 });
             }
             all
@@ -1998,10 +2016,63 @@ mod tests {
             covered: vec![],
             violation: None,
             hung: vec![max.clone()],
+            setup_us: None,
         });
         let after = calls(&mut generator);
         assert!(after.iter().all(|c| c.args != max.args));
         assert!(after.iter().filter(|c| c.method == "reserve").count() > 100);
+    }
+
+    /// A constructor argument whose setups were slow (and never fast) is drawn again: after
+    /// two slow setups of `new(3072)` (moka's `SegmentedCache` builds 4,096 caches for it) the
+    /// generator builds the type with other sizes, and tests whose setups were not measured
+    /// teach it nothing.
+    #[test]
+    fn a_constructor_argument_seen_only_in_slow_setups_is_drawn_again() {
+        let mut model = model(vec![method("get", vec![])], &[("get", "get", Group::High)]);
+        model.constructors[0].params = vec![analysis::Param {
+            name: "segments".into(),
+            ty: "usize".into(),
+            kind: ParamKind::Int {
+                bits: 64,
+                signed: false,
+            },
+        }];
+        model.constants = vec![3072];
+        let slow = Value::Int(3072);
+        // 300 tests, each answered with a setup time: 60 ms when built with 3072, else
+        // 0.3 ms (`None`: not measured). How many of them were built with it.
+        let run = |generator: &mut TestGenerator, measured: bool| -> usize {
+            let tests = generator.next_batch(300);
+            for t in &tests {
+                let us = if t.instances[0].args[0] == slow {
+                    60_000
+                } else {
+                    300
+                };
+                generator.record::<()>(&Execution {
+                    test_id: t.id,
+                    covered: vec![],
+                    violation: None,
+                    hung: Vec::new(),
+                    setup_us: measured.then_some(us),
+                });
+            }
+            tests
+                .iter()
+                .filter(|t| t.instances[0].args[0] == slow)
+                .count()
+        };
+        let mut unmeasured = generator(&model, Strategy::Random, 3);
+        let (first, later) = (run(&mut unmeasured, false), run(&mut unmeasured, false));
+        assert!(first > 5 && later > 5, "drawn {first} and {later} times");
+        let mut measured = generator(&model, Strategy::Random, 3);
+        assert_eq!(
+            run(&mut measured, true),
+            first,
+            "the same tests while learning"
+        );
+        assert_eq!(run(&mut measured, true), 0);
     }
 
     /// A thread's call of a method that hands out a scope guard keeps it in a scope in some
@@ -2094,6 +2165,7 @@ mod tests {
             covered: vec![],
             violation: None,
             hung: vec![blocked],
+            setup_us: None,
         });
         let after = generator.next_batch(200);
         let after_scopes = scoped(&after);

@@ -14,6 +14,7 @@ mod campaign;
 mod coverage;
 mod generate;
 mod pools;
+mod setups;
 mod shrink;
 mod strategy;
 

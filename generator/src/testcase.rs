@@ -294,6 +294,10 @@ pub struct Execution<V> {
     /// Calls that hung when run alone (a sequential order blocked in them, which explained
     /// the run's deadlock): each costs a timeout, so the generator does not write them again.
     pub hung: Vec<Call>,
+    /// Microseconds the test's run spent building its instances and prefix and dropping
+    /// them, when it passed and the executor measured it: the generator draws again
+    /// constructor arguments seen only in slow setups (see `TestGenerator::record`).
+    pub setup_us: Option<u64>,
 }
 
 /// The oracle as the generator sees it.

@@ -96,6 +96,7 @@ impl FakeExecutor {
             covered,
             violation,
             hung: Vec::new(),
+            setup_us: None,
         }
     }
 }

@@ -346,6 +346,7 @@ fn crashed(test_id: u64, message: String, started: Instant) -> Response {
         results: [Vec::new(), Vec::new()],
         final_state: None,
         elapsed_us: started.elapsed().as_micros() as u64,
+        setup_us: 0,
         runs: 1,
         schedule: None,
         own_threads: false,

@@ -1858,6 +1858,7 @@ mod tests {
             results: [texts(results[0]), texts(results[1])],
             final_state: final_state.map(String::from),
             elapsed_us: 5,
+            setup_us: 0,
             runs: 1,
             schedule: None,
             own_threads: false,

@@ -78,6 +78,7 @@ names! {
         Results = "results",
         FinalState = "final_state",
         ElapsedUs = "elapsed_us",
+        SetupUs = "setup_us",
         Runs = "runs",
         Schedule = "schedule",
         TimedOut = "timed_out",

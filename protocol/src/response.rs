@@ -11,7 +11,7 @@ use std::marker::PhantomData;
 /// the instrumented copy's `&'static str`s, covcon reads `String`s.
 ///
 /// Only `test_id`, `outcome` and `elapsed_us` must be there; the rest is left out when empty,
-/// `None`, `false` or, for `runs`, 1 (events and results are always written).
+/// `None`, `false`, 0 or, for `runs`, 1 (events and results are always written).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Response<N = String> {
     pub test_id: u64,
@@ -32,6 +32,10 @@ pub struct Response<N = String> {
     /// `Debug` text of instance 0 after the run, when the type implements `Debug`.
     pub final_state: Option<String>,
     pub elapsed_us: u64,
+    /// Of the last run, the microseconds spent building its instances and handles, running
+    /// its prefix and dropping them again: what the test costs before and after its threads
+    /// run (a constructor given `4096` segments builds 4,096 caches). 0 when not measured.
+    pub setup_us: u64,
     /// How many runs of a repeated test were made (the answer is the last one's).
     pub runs: u64,
     /// A controlled run's schedule: what replays it.
@@ -63,6 +67,7 @@ impl<N> Response<N> {
             results: [Vec::new(), Vec::new()],
             final_state: None,
             elapsed_us: 0,
+            setup_us: 0,
             runs: 1,
             schedule: None,
             own_threads: false,
@@ -191,6 +196,9 @@ impl<N: Serialize> Serialize for Response<N> {
             put(&mut map, Field::FinalState, state)?;
         }
         put(&mut map, Field::ElapsedUs, &self.elapsed_us)?;
+        if self.setup_us != 0 {
+            put(&mut map, Field::SetupUs, &self.setup_us)?;
+        }
         if self.runs != 1 {
             put(&mut map, Field::Runs, &self.runs)?;
         }
@@ -308,6 +316,7 @@ impl<'de, N: Deserialize<'de>> Deserialize<'de> for Response<N> {
                         Field::PrefixResults => response.prefix_results = map.next_value()?,
                         Field::Results => response.results = map.next_value()?,
                         Field::FinalState => response.final_state = map.next_value()?,
+                        Field::SetupUs => response.setup_us = map.next_value()?,
                         Field::Runs => response.runs = map.next_value()?,
                         Field::Schedule => response.schedule = map.next_value()?,
                         Field::OwnThreads => response.own_threads = map.next_value()?,
@@ -530,6 +539,7 @@ mod tests {
                 Response {
                     covered: None,
                     final_state: None,
+                    setup_us: 250,
                     runs: 4,
                     own_threads: true,
                     timed_out: true,
@@ -544,7 +554,7 @@ mod tests {
                     }),
                     ..passed()
                 },
-                r#"{"test_id":7,"outcome":{"kind":"passed"},{events},"prefix_results":["1",null],"results":[["()"],[null]],"elapsed_us":12,"runs":4,"schedule":{"seed":9,"steps":30,"switches":[3,7],"free":true,"wakes":1,"handoffs":2},"own_threads":true,"timed_out":true,"recovered":true}"#,
+                r#"{"test_id":7,"outcome":{"kind":"passed"},{events},"prefix_results":["1",null],"results":[["()"],[null]],"elapsed_us":12,"setup_us":250,"runs":4,"schedule":{"seed":9,"steps":30,"switches":[3,7],"free":true,"wakes":1,"handoffs":2},"own_threads":true,"timed_out":true,"recovered":true}"#,
             ),
             (
                 Response {

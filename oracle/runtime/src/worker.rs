@@ -975,10 +975,12 @@ fn run_concurrent(
     clear_events();
     set_noise([0.0; 3]);
     let threads_before = thread_count();
+    let setup_started = Instant::now();
     let (built, prefix_results) = match setup(driver, test) {
         Ok(ready) => ready,
         Err(answer) => return *answer,
     };
+    let setup_took = setup_started.elapsed();
     let built = Arc::new(built);
     let slot: Arc<Mutex<Option<ThreadRun>>> = Arc::new(Mutex::new(None));
     let job: Job = {
@@ -1018,7 +1020,9 @@ fn run_concurrent(
     let runs = [mine, theirs];
     let outcome = concurrent_outcome(&runs);
     let [mine, theirs] = runs;
+    let dropping = Instant::now();
     quietly(move || drop(built));
+    let setup_us = (setup_took + dropping.elapsed()).as_micros() as u64;
     let events = drain_events();
     Answer {
         covered: Some(covered_pairs(&events, &test.type_path)),
@@ -1026,6 +1030,7 @@ fn run_concurrent(
         prefix_results,
         results: [mine.results, theirs.results],
         final_state,
+        setup_us: setup_us.max(1),
         schedule,
         own_threads,
         timed_out,

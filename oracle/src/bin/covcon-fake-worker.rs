@@ -345,6 +345,7 @@ fn response(test_id: u64, outcome: Outcome, events: Vec<Event>) -> Response {
         results: [Vec::new(), Vec::new()],
         final_state: None,
         elapsed_us: 1,
+        setup_us: 0,
         runs: 1,
         schedule: None,
         own_threads: false,

@@ -145,6 +145,21 @@ pub struct TypeRunStats {
     /// Failing runs whose verdict ran out of time ([`crate::verdict::Verdict::cut_short`]),
     /// not reported.
     pub unjudged: u64,
+    /// The fastest setup of a passing campaign run (`Response::setup_us`), in microseconds.
+    pub fastest_setup_us: Option<u64>,
+}
+
+/// Whether a test whose run's setup (building and dropping its instances and prefix) took
+/// `setup_us` is too slow to explore, when the type's fastest took `fastest_us`: 5 ms and 16
+/// times the fastest. An exploration runs the test up to 400 times (`EXPLORE_RUNS`); moka 0.9's
+/// `SegmentedCache::new(2, 3072)` (4,096 caches) takes 120–470 ms to set up where
+/// `new(2, 3)` takes 0.1–0.3 ms, and its campaign spent most of its time exploring such tests.
+/// A later test of the pair with a faster setup is explored instead; a type whose every setup
+/// is slow (a database opened per test) is explored as before.
+pub(crate) fn slow_to_explore(setup_us: u64, fastest_us: Option<u64>) -> bool {
+    const SLOW_TO_EXPLORE_US: u64 = 5_000;
+    setup_us >= SLOW_TO_EXPLORE_US
+        && fastest_us.is_some_and(|fastest| setup_us >= fastest.saturating_mul(16))
 }
 
 /// Counts over everything an executor has run so far.
@@ -375,6 +390,14 @@ impl OracleExecutor {
             if self.search_over.load(Ordering::Relaxed) {
                 break;
             }
+            if let Some(setup_us) = execution.setup_us {
+                let fastest = lock(&self.per_type)
+                    .get(&test.type_path)
+                    .and_then(|stats| stats.fastest_setup_us);
+                if slow_to_explore(setup_us, fastest) {
+                    continue;
+                }
+            }
             let judge = |candidate: &TestCase, response| self.judge(candidate, response).0;
             if let Some(violation) = self.explore(test, judge) {
                 execution.violation.get_or_insert(violation);
@@ -447,6 +470,7 @@ impl OracleExecutor {
             .take()
             .unwrap_or_else(|| trace::covered_pairs(&response.events, &test.type_path));
         let failed = Failure::of(&response.outcome).is_some();
+        let (passed, setup_us) = (response.outcome == Outcome::Passed, response.setup_us);
         let setup_failed = !failed && response.outcome != Outcome::Passed;
         if setup_failed {
             count(&self.stats.setup_failures);
@@ -470,6 +494,7 @@ impl OracleExecutor {
             covered,
             violation,
             hung,
+            setup_us: (passed && setup_us > 0).then_some(setup_us),
         }
     }
 
@@ -488,6 +513,10 @@ impl OracleExecutor {
     fn note_type_run(&self, test: &TestCase, response: &Response, setup_failed: bool) {
         self.type_stats_of(test, |stats| {
             stats.own_threads |= response.own_threads;
+            if response.outcome == Outcome::Passed && response.setup_us > 0 {
+                let fastest = stats.fastest_setup_us.get_or_insert(response.setup_us);
+                *fastest = (*fastest).min(response.setup_us);
+            }
             stats.tests += 1;
             stats.runs += response.runs.max(1);
             if setup_failed {
@@ -619,5 +648,22 @@ fn two_threads(type_path: &str, pair: [&str; 2], threads: [Vec<Call>; 2]) -> Tes
         threads,
         noise_seed: 0,
         control: Default::default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::slow_to_explore;
+
+    #[test]
+    fn a_test_is_too_slow_to_explore_only_beside_faster_setups_of_its_type() {
+        // moka's SegmentedCache: 3072 segments against 3.
+        assert!(slow_to_explore(120_000, Some(150)));
+        // 3 ms is not slow, whatever the fastest.
+        assert!(!slow_to_explore(3_000, Some(50)));
+        // A database opened per test: every setup slow alike.
+        assert!(!slow_to_explore(40_000, Some(25_000)));
+        // Nothing to compare with yet.
+        assert!(!slow_to_explore(120_000, None));
     }
 }

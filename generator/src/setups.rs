@@ -1,0 +1,169 @@
+//! Constructor arguments that make a test's setup slow.
+//!
+//! A type's own constants become argument values (`OwnValues`: a size and its neighbours), and
+//! some of them cost more than a test is worth when a constructor takes them: moka 0.9's
+//! `SegmentedCache::new(1, 3072)` builds 4,096 caches, 60 ms a run (8,192 for `3073`, 540 ms),
+//! where `new(1, 4)` takes 0.4 ms; every sequential order of its verdicts and every schedule of
+//! its pair's exploration builds it again, and the type ran 32 tests in 40 s. The worker
+//! measures each run's setup (building the instances and prefix, and dropping them:
+//! `Response::setup_us`); a constructor argument seen in slow setups only is drawn again, as a
+//! call that hung alone is.
+//!
+//! A setup is slow when it takes [`SLOW_SETUP`] or more and [`SLOW_FACTOR`] times the type's
+//! fastest: a type whose every setup is slow (a database opened per test) has no argument to
+//! avoid. A value is avoided after [`SLOW_SIGHTINGS`] slow setups and no fast one, so that a
+//! run descheduled once on a loaded machine does not cost a value, and a value also seen in a
+//! fast setup (slow only beside a long prefix) is kept. Nothing is learned while setups are
+//! fast, so the tests of a seed stay the same there.
+
+use crate::testcase::{Call, TestCase};
+use std::collections::HashMap;
+
+/// The least setup time that can be slow, in microseconds.
+const SLOW_SETUP: u64 = 20_000;
+
+/// How many times the type's fastest setup a slow one takes at least.
+const SLOW_FACTOR: u64 = 16;
+
+/// Slow setups (and no fast one) before a constructor argument is avoided.
+const SLOW_SIGHTINGS: u32 = 2;
+
+/// What the generator knows of its tests' setup times.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct SlowSetups {
+    /// The fastest setup measured, in microseconds.
+    fastest: Option<u64>,
+    /// Per constructor argument (its position and `Debug` text): setups seen [slow, fast].
+    seen: HashMap<(usize, String), [u32; 2]>,
+    /// The constructor arguments of each test handed out and not yet recorded.
+    outstanding: HashMap<u64, Vec<(usize, String)>>,
+}
+
+impl SlowSetups {
+    /// Keeps `test`'s constructor arguments until its execution is recorded.
+    pub(crate) fn handed_out(&mut self, test: &TestCase) {
+        let args = test.instances.iter().flat_map(arguments).collect();
+        self.outstanding.insert(test.id, args);
+    }
+
+    /// Learns from the setup time of test `id` (`None`: not measured, or the run failed).
+    pub(crate) fn record(&mut self, id: u64, setup_us: Option<u64>) {
+        let Some(args) = self.outstanding.remove(&id) else {
+            return;
+        };
+        let Some(us) = setup_us else {
+            return;
+        };
+        let fastest = *self.fastest.get_or_insert(us);
+        self.fastest = Some(fastest.min(us));
+        let slow = us >= SLOW_SETUP && us >= fastest.saturating_mul(SLOW_FACTOR);
+        for arg in args {
+            self.seen.entry(arg).or_default()[usize::from(!slow)] += 1;
+        }
+    }
+
+    /// Whether `call` (a constructor's) takes an argument seen in slow setups only.
+    pub(crate) fn avoided(&self, call: &Call) -> bool {
+        !self.seen.is_empty()
+            && arguments(call).any(|arg| {
+                self.seen
+                    .get(&arg)
+                    .is_some_and(|&[slow, fast]| slow >= SLOW_SIGHTINGS && fast == 0)
+            })
+    }
+}
+
+/// A constructor call's arguments, each with its position.
+fn arguments(call: &Call) -> impl Iterator<Item = (usize, String)> + '_ {
+    call.args
+        .iter()
+        .enumerate()
+        .map(|(i, arg)| (i, format!("{arg:?}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testcase::Value;
+
+    fn call(args: &[i128]) -> Call {
+        Call::new("new", 0, args.iter().map(|&n| Value::Int(n)).collect())
+    }
+
+    fn test(id: u64, args: &[i128]) -> TestCase {
+        TestCase {
+            id,
+            type_path: "k::T".into(),
+            pair: ["a".into(), "b".into()],
+            instances: vec![call(args)],
+            handles: Vec::new(),
+            prefix: Vec::new(),
+            threads: [Vec::new(), Vec::new()],
+            noise_seed: 0,
+            control: Default::default(),
+        }
+    }
+
+    /// Setups of `(args, µs)` in order, then whether each of `probes` is avoided.
+    fn learn(setups: &[(&[i128], u64)], probes: &[&[i128]]) -> Vec<bool> {
+        let mut learned = SlowSetups::default();
+        for (id, (args, us)) in setups.iter().enumerate() {
+            learned.handed_out(&test(id as u64, args));
+            learned.record(id as u64, Some(*us));
+        }
+        probes
+            .iter()
+            .map(|args| learned.avoided(&call(args)))
+            .collect()
+    }
+
+    #[test]
+    fn an_argument_seen_only_in_slow_setups_twice_is_avoided() {
+        // moka's SegmentedCache: 4 segments take 400 µs, 3072 take 60 ms.
+        let setups: &[(&[i128], u64)] = &[
+            (&[1, 4], 400),
+            (&[1, 3072], 60_000),
+            (&[0, 3072], 62_000),
+            (&[0, 4], 380),
+        ];
+        assert_eq!(
+            learn(setups, &[&[1, 4], &[0, 3072], &[5, 3072], &[3072, 4]]),
+            [false, true, true, false],
+            "3072 as the second argument only; the first arguments were seen fast too"
+        );
+        // Once slow only, it is not avoided yet.
+        assert_eq!(learn(&setups[..2], &[&[1, 3072]]), [false]);
+    }
+
+    #[test]
+    fn a_value_also_seen_in_a_fast_setup_is_kept() {
+        let setups: &[(&[i128], u64)] =
+            &[(&[8], 300), (&[8], 50_000), (&[8], 50_000), (&[8], 50_000)];
+        assert_eq!(learn(setups, &[&[8]]), [false]);
+    }
+
+    #[test]
+    fn nothing_is_slow_when_every_setup_takes_about_as_long() {
+        // A database opened per test: 25-40 ms every time.
+        let setups: &[(&[i128], u64)] = &[
+            (&[1], 25_000),
+            (&[2], 40_000),
+            (&[2], 39_000),
+            (&[3], 26_000),
+        ];
+        assert_eq!(learn(setups, &[&[1], &[2], &[3]]), [false, false, false]);
+    }
+
+    #[test]
+    fn a_setup_not_measured_teaches_nothing() {
+        let mut learned = SlowSetups::default();
+        for id in 0..3 {
+            learned.handed_out(&test(id, &[3072]));
+            learned.record(id, None);
+        }
+        learned.handed_out(&test(9, &[4]));
+        learned.record(9, Some(300));
+        assert!(!learned.avoided(&call(&[3072])));
+        assert!(learned.outstanding.is_empty());
+    }
+}
