@@ -464,6 +464,11 @@ pub struct SequentialOutcomes {
     /// Orders also run with each call on the thread it ran on concurrently
     /// ([`Speed::OwnThreads`]).
     on_own_threads: BTreeSet<Vec<(u8, u32)>>,
+    /// The sequential runs of this test's rewrites with coalesced calls' closures as they ran
+    /// ([`ResultsConfig::coalesced_variants`]), each its own, kept as this test's are: a
+    /// confirmation re-run of a moka test checks up to eight rewrites again, each of up to
+    /// 252 orders run a few times over, which then run only the closest order's extra runs.
+    variants: Vec<SequentialOutcomes>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -472,6 +477,17 @@ struct TestCalls {
     handles: Vec<Call>,
     prefix: Vec<Call>,
     threads: [Vec<Call>; 2],
+}
+
+impl TestCalls {
+    fn of(test: &TestCase) -> TestCalls {
+        TestCalls {
+            instances: test.instances.clone(),
+            handles: test.handles.clone(),
+            prefix: test.prefix.clone(),
+            threads: test.threads.clone(),
+        }
+    }
 }
 
 impl SequentialOutcomes {
@@ -488,14 +504,31 @@ impl SequentialOutcomes {
         self.len() == 0
     }
 
+    /// The runs held for `variant`, a rewrite of this test's calls
+    /// ([`ResultsConfig::coalesced_variants`]), taken out to check it with; give them back
+    /// with [`SequentialOutcomes::keep_variant`]. None yet: a fresh set.
+    pub fn take_variant(&mut self, variant: &TestCase) -> SequentialOutcomes {
+        let calls = TestCalls::of(variant);
+        match self
+            .variants
+            .iter()
+            .position(|v| v.calls.as_ref() == Some(&calls))
+        {
+            Some(at) => self.variants.swap_remove(at),
+            None => SequentialOutcomes::new(),
+        }
+    }
+
+    /// Keeps the runs of a variant ([`SequentialOutcomes::take_variant`]) with this test's.
+    pub fn keep_variant(&mut self, variant: SequentialOutcomes) {
+        if variant.calls.is_some() {
+            self.variants.push(variant);
+        }
+    }
+
     /// Starts over unless the runs held are of `test`'s calls.
     fn for_test(&mut self, test: &TestCase) {
-        let calls = TestCalls {
-            instances: test.instances.clone(),
-            handles: test.handles.clone(),
-            prefix: test.prefix.clone(),
-            threads: test.threads.clone(),
-        };
+        let calls = TestCalls::of(test);
         if self.calls.as_ref() != Some(&calls) {
             *self = SequentialOutcomes {
                 calls: Some(calls),
@@ -816,6 +849,41 @@ pub fn check_results_until(
         runs: check.runs,
         linearizations,
     }
+}
+
+/// Whether some linearization of `test` gives the results of `concurrent` as they stand:
+/// the first step of [`check_results_until`] (each order run once, and a second time when it
+/// does not match outright), without gathering evidence of what varies between runs. A quick
+/// look at a test's rewrites ([`ResultsConfig::coalesced_variants`]) before any of them is
+/// checked in full: the one that explains a run is often not the first.
+pub fn some_order_matches(
+    test: &TestCase,
+    concurrent: &Response,
+    outcomes: &mut SequentialOutcomes,
+    config: &ResultsConfig,
+    deadline: Option<std::time::Instant>,
+    run: impl FnMut(&[(u8, u32)], Speed) -> Response,
+) -> bool {
+    if concurrent.outcome != Outcome::Passed || test.threads.iter().all(Vec::is_empty) {
+        return false;
+    }
+    let mut check = Check {
+        test,
+        concurrent,
+        outcomes,
+        config,
+        run,
+        runs: 0,
+        slow_left: 0,
+        give_up_at: deadline.map(|d| d + VERDICT_GRACE),
+        cut_short: false,
+    };
+    check.outcomes.for_test(test);
+    check
+        .outcomes
+        .learn_from_prefix(test, &concurrent.prefix_results);
+    let orders = orders_to_try(test, concurrent, config.max_linearizations);
+    check.first_match(&orders).0.is_some()
 }
 
 /// Every outcome the linearizations of one test give, with what is left out of the
@@ -2065,6 +2133,64 @@ mod tests {
             .map(|(t, c)| format!("{}{}", ["a", "b"][*t as usize], c))
             .collect::<Vec<_>>()
             .join(" ")
+    }
+
+    /// The quick look at a rewrite: its orders as they stand, twice each at most, no
+    /// evidence gathered; a lost update matches no order, a run that one order gives does.
+    #[test]
+    fn some_order_matches_runs_each_order_twice_at_most_and_gathers_no_evidence() {
+        let config = ResultsConfig::default();
+        let look = |test: &TestCase, concurrent: &Response| {
+            let mut made = 0;
+            let found = some_order_matches(
+                test,
+                concurrent,
+                &mut SequentialOutcomes::new(),
+                &config,
+                None,
+                |order, speed| {
+                    made += 1;
+                    fake_run_at(test, order, made, speed)
+                },
+            );
+            (found, made)
+        };
+        let (test, lost) = lost_update();
+        assert_eq!(look(&test, &lost), (false, 4), "two orders, twice each");
+        let fine = concurrent([&["1"], &["2"]], Some("Counter { n: 2 }"));
+        assert_eq!(look(&test, &fine), (true, 1));
+    }
+
+    /// A variant's runs (a rewrite of the test, `coalesced_variants`) are kept with the
+    /// test's: checking it again (a confirmation re-run of the same test) runs nothing new
+    /// but the closest order's extra runs, where a fresh set ran every order again.
+    #[test]
+    fn a_variants_runs_are_kept_with_its_tests_and_reused() {
+        let (test, concurrent) = lost_update();
+        let mut variant = test.clone();
+        variant.threads[1][0].receiver = 0;
+        variant.prefix.push(test.threads[0][0].clone());
+        let config = ResultsConfig::default();
+        let mut outcomes = SequentialOutcomes::new();
+        outcomes.for_test(&test);
+        let check_variant = |outcomes: &mut SequentialOutcomes| {
+            let mut runs = outcomes.take_variant(&variant);
+            let mut made = 0;
+            check_results(&variant, &concurrent, &mut runs, &config, |order, speed| {
+                made += 1;
+                fake_run_at(&variant, order, made, speed)
+            });
+            outcomes.keep_variant(runs);
+            made
+        };
+        let first = check_variant(&mut outcomes);
+        let again = check_variant(&mut outcomes);
+        assert!(first > 6, "the first check runs every order: {first}");
+        assert!(again <= config.extra_runs as u64 + 1, "again: {again}");
+        assert_eq!(outcomes.variants.len(), 1);
+        // Another test's runs start over, its variants' too.
+        outcomes.for_test(&test_case("Counter", &[], [&["hit"], &["get"]]));
+        assert!(outcomes.variants.is_empty());
     }
 
     fn lost_update() -> (TestCase, Response) {

@@ -7,8 +7,8 @@
 use super::{lock, OracleExecutor, Violation, ViolationKind};
 use crate::protocol::{Outcome, Response};
 use crate::results::{
-    check_results_until, holding_guard, stuck_call, ResultsVerdict, ResultsViolation,
-    SequentialOutcomes,
+    check_results_until, holding_guard, some_order_matches, stuck_call, ResultsVerdict,
+    ResultsViolation, SequentialOutcomes,
 };
 use crate::trace;
 use crate::verdict::{self, Failure, Pace, Passes};
@@ -148,8 +148,30 @@ impl OracleExecutor {
         let ResultsVerdict::Violation(results) = first.verdict else {
             return None;
         };
-        for variant in config.coalesced_variants(test, response) {
-            let again = check(&variant, &mut SequentialOutcomes::default());
+        let variants = config.coalesced_variants(test, response);
+        // A quick look at every rewrite first (its orders as they stand): the one that
+        // explains the run need not be the first, and a full check gathers evidence (every
+        // order run a few times over) before it says a rewrite does not explain it.
+        for variant in &variants {
+            let mut runs = outcomes.take_variant(variant);
+            let explained = some_order_matches(
+                variant,
+                response,
+                &mut runs,
+                config,
+                self.deadline,
+                |order, speed| self.results_run(variant, order, speed, pause_us),
+            );
+            outcomes.keep_variant(runs);
+            if explained {
+                self.type_stats_of(test, |stats| stats.coalesced_explained += 1);
+                return None;
+            }
+        }
+        for variant in &variants {
+            let mut runs = outcomes.take_variant(variant);
+            let again = check(variant, &mut runs);
+            outcomes.keep_variant(runs);
             if !matches!(again.verdict, ResultsVerdict::Violation(_)) {
                 self.type_stats_of(test, |stats| stats.coalesced_explained += 1);
                 return None;
