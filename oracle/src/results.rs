@@ -810,7 +810,21 @@ pub(crate) fn check_results(
     config: &ResultsConfig,
     run: impl FnMut(&[(u8, u32)], Speed) -> Response,
 ) -> ResultsCheck {
-    check_results_until(test, concurrent, outcomes, config, None, run)
+    check_results_until(test, concurrent, outcomes, config, (None, Depth::Full), run)
+}
+
+/// How far a check of results goes ([`check_results_until`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Depth {
+    /// To a verdict: a violation only once every order has been run a few times over, so
+    /// that text that varies between runs of the same calls is left out.
+    Full,
+    /// A quick look: each order run once, and again when it does not match outright, up to
+    /// the first that gives the run as it stands (`Linearizable`); none, and the check is
+    /// `Inconclusive` without gathering evidence. For a test's rewrites
+    /// ([`ResultsConfig::coalesced_variants`]) before any of them is checked in full: the
+    /// one that explains a run is often not the first.
+    FirstMatch,
 }
 
 /// How long after the campaign's deadline a verdict begun before it may go on.
@@ -825,7 +839,7 @@ pub fn check_results_until(
     concurrent: &Response,
     outcomes: &mut SequentialOutcomes,
     config: &ResultsConfig,
-    deadline: Option<std::time::Instant>,
+    (deadline, depth): (Option<std::time::Instant>, Depth),
     run: impl FnMut(&[(u8, u32)], Speed) -> Response,
 ) -> ResultsCheck {
     let mut check = Check {
@@ -838,6 +852,7 @@ pub fn check_results_until(
         slow_left: SLOW_RUNS,
         give_up_at: deadline.map(|d| d + VERDICT_GRACE),
         cut_short: false,
+        depth,
     };
     let (verdict, linearizations) = check.decide();
     ResultsCheck {
@@ -849,41 +864,6 @@ pub fn check_results_until(
         runs: check.runs,
         linearizations,
     }
-}
-
-/// Whether some linearization of `test` gives the results of `concurrent` as they stand:
-/// the first step of [`check_results_until`] (each order run once, and a second time when it
-/// does not match outright), without gathering evidence of what varies between runs. A quick
-/// look at a test's rewrites ([`ResultsConfig::coalesced_variants`]) before any of them is
-/// checked in full: the one that explains a run is often not the first.
-pub fn some_order_matches(
-    test: &TestCase,
-    concurrent: &Response,
-    outcomes: &mut SequentialOutcomes,
-    config: &ResultsConfig,
-    deadline: Option<std::time::Instant>,
-    run: impl FnMut(&[(u8, u32)], Speed) -> Response,
-) -> bool {
-    if concurrent.outcome != Outcome::Passed || test.threads.iter().all(Vec::is_empty) {
-        return false;
-    }
-    let mut check = Check {
-        test,
-        concurrent,
-        outcomes,
-        config,
-        run,
-        runs: 0,
-        slow_left: 0,
-        give_up_at: deadline.map(|d| d + VERDICT_GRACE),
-        cut_short: false,
-    };
-    check.outcomes.for_test(test);
-    check
-        .outcomes
-        .learn_from_prefix(test, &concurrent.prefix_results);
-    let orders = orders_to_try(test, concurrent, config.max_linearizations);
-    check.first_match(&orders).0.is_some()
 }
 
 /// Every outcome the linearizations of one test give, with what is left out of the
@@ -1065,6 +1045,7 @@ struct Check<'a, R> {
     give_up_at: Option<std::time::Instant>,
     /// Whether it gave up part way.
     cut_short: bool,
+    depth: Depth,
 }
 
 impl<R: FnMut(&[(u8, u32)], Speed) -> Response> Check<'_, R> {
@@ -1119,6 +1100,10 @@ impl<R: FnMut(&[(u8, u32)], Speed) -> Response> Check<'_, R> {
         }
         if self.cut_short {
             return (out_of_time(), compared);
+        }
+        if self.depth == Depth::FirstMatch {
+            let reason = "no order gives the run as it stands (a first look)".to_string();
+            return (ResultsVerdict::Inconclusive { reason }, compared);
         }
         self.gather_evidence(&orders);
         if self.cut_short {
@@ -2138,21 +2123,22 @@ mod tests {
     /// The quick look at a rewrite: its orders as they stand, twice each at most, no
     /// evidence gathered; a lost update matches no order, a run that one order gives does.
     #[test]
-    fn some_order_matches_runs_each_order_twice_at_most_and_gathers_no_evidence() {
+    fn a_first_look_runs_each_order_twice_at_most_and_gathers_no_evidence() {
         let config = ResultsConfig::default();
         let look = |test: &TestCase, concurrent: &Response| {
             let mut made = 0;
-            let found = some_order_matches(
+            let check = check_results_until(
                 test,
                 concurrent,
                 &mut SequentialOutcomes::new(),
                 &config,
-                None,
+                (None, Depth::FirstMatch),
                 |order, speed| {
                     made += 1;
                     fake_run_at(test, order, made, speed)
                 },
             );
+            let found = matches!(check.verdict, ResultsVerdict::Linearizable { .. });
             (found, made)
         };
         let (test, lost) = lost_update();
@@ -3102,7 +3088,7 @@ runs=7 linearizations=2 ran=[a0 b0 | a0 b0 | b0 a0 | b0 a0 | - | - | a0 b0 own]"
             &run,
             &mut SequentialOutcomes::new(),
             &config,
-            Some(past),
+            (Some(past), Depth::Full),
             |order, speed| {
                 runs += 1;
                 fake_run_at(&test, order, 0, speed)
@@ -3116,7 +3102,7 @@ runs=7 linearizations=2 ran=[a0 b0 | a0 b0 | b0 a0 | b0 a0 | - | - | a0 b0 own]"
             &run,
             &mut SequentialOutcomes::new(),
             &config,
-            Some(later),
+            (Some(later), Depth::Full),
             |order, speed| fake_run_at(&test, order, 0, speed),
         );
         assert!(

@@ -7,8 +7,8 @@
 use super::{lock, OracleExecutor, Violation, ViolationKind};
 use crate::protocol::{Outcome, Response};
 use crate::results::{
-    check_results_until, holding_guard, some_order_matches, stuck_call, ResultsVerdict,
-    ResultsViolation, SequentialOutcomes,
+    check_results_until, holding_guard, stuck_call, Depth, ResultsVerdict, ResultsViolation,
+    SequentialOutcomes,
 };
 use crate::trace;
 use crate::verdict::{self, Failure, Pace, Passes};
@@ -134,17 +134,17 @@ impl OracleExecutor {
     ) -> Option<(ResultsViolation, u32)> {
         let config = self.config.results.as_ref()?;
         let pause_us = verdict::alone_pause(response.elapsed_us);
-        let check = |test: &TestCase, outcomes: &mut SequentialOutcomes| {
+        let check = |test: &TestCase, outcomes: &mut SequentialOutcomes, depth| {
             check_results_until(
                 test,
                 response,
                 outcomes,
                 config,
-                self.deadline,
+                (self.deadline, depth),
                 |order, speed| self.results_run(test, order, speed, pause_us),
             )
         };
-        let first = check(test, outcomes);
+        let first = check(test, outcomes, Depth::Full);
         let ResultsVerdict::Violation(results) = first.verdict else {
             return None;
         };
@@ -152,27 +152,21 @@ impl OracleExecutor {
         // A quick look at every rewrite first (its orders as they stand): the one that
         // explains the run need not be the first, and a full check gathers evidence (every
         // order run a few times over) before it says a rewrite does not explain it.
-        for variant in &variants {
+        // A first look at every rewrite (its orders as they stand) before any is checked in
+        // full: the one that explains the run need not be the first, and a full check gathers
+        // evidence (every order run a few times over) before it says a rewrite does not.
+        for (depth, variant) in [Depth::FirstMatch, Depth::Full]
+            .into_iter()
+            .flat_map(|depth| variants.iter().map(move |variant| (depth, variant)))
+        {
             let mut runs = outcomes.take_variant(variant);
-            let explained = some_order_matches(
-                variant,
-                response,
-                &mut runs,
-                config,
-                self.deadline,
-                |order, speed| self.results_run(variant, order, speed, pause_us),
-            );
+            let again = check(variant, &mut runs, depth);
             outcomes.keep_variant(runs);
+            let explained = match depth {
+                Depth::FirstMatch => matches!(again.verdict, ResultsVerdict::Linearizable { .. }),
+                Depth::Full => !matches!(again.verdict, ResultsVerdict::Violation(_)),
+            };
             if explained {
-                self.type_stats_of(test, |stats| stats.coalesced_explained += 1);
-                return None;
-            }
-        }
-        for variant in &variants {
-            let mut runs = outcomes.take_variant(variant);
-            let again = check(variant, &mut runs);
-            outcomes.keep_variant(runs);
-            if !matches!(again.verdict, ResultsVerdict::Violation(_)) {
                 self.type_stats_of(test, |stats| stats.coalesced_explained += 1);
                 return None;
             }
