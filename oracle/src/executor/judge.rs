@@ -149,9 +149,6 @@ impl OracleExecutor {
             return None;
         };
         let variants = config.coalesced_variants(test, response);
-        // A quick look at every rewrite first (its orders as they stand): the one that
-        // explains the run need not be the first, and a full check gathers evidence (every
-        // order run a few times over) before it says a rewrite does not explain it.
         // A first look at every rewrite (its orders as they stand) before any is checked in
         // full: the one that explains the run need not be the first, and a full check gathers
         // evidence (every order run a few times over) before it says a rewrite does not.
