@@ -2154,7 +2154,6 @@ mod tests {
     fn a_variants_runs_are_kept_with_its_tests_and_reused() {
         let (test, concurrent) = lost_update();
         let mut variant = test.clone();
-        variant.threads[1][0].receiver = 0;
         variant.prefix.push(test.threads[0][0].clone());
         let config = ResultsConfig::default();
         let mut outcomes = SequentialOutcomes::new();
