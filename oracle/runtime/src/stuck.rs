@@ -6,7 +6,8 @@
 //! `recv`): then nothing in the process can wake any of them. The worker's own threads count
 //! only while they run user code; while they wait in the runtime (the helper between runs, the
 //! main thread waiting for the helper's suffix) they touch no lock of the user's. Every other
-//! thread of the process (threads the user's code started) counts, whatever it does.
+//! thread of the process (threads the user's code started) counts, whatever it does, except
+//! while both test threads wait in the runtime: the run is then ending.
 //!
 //! The watchdog takes two [`Snapshot`]s a few milliseconds apart; the run is stuck if both
 //! show the same threads, each in an untimed futex wait, each with the same number of context
@@ -155,23 +156,13 @@ pub(crate) struct Snapshot {
 /// The snapshot of a process in which every thread that could run user code is asleep in an
 /// untimed futex wait, or `None` if one is not (or cannot be read), or if none could.
 pub(crate) fn blocked_snapshot() -> Option<Snapshot> {
-    let skip: Vec<i32> = [&MAIN, &HELPER, &WATCHDOG]
-        .into_iter()
-        .filter(|t| t.idle.load(Ordering::SeqCst))
-        .map(|t| t.tid.load(Ordering::SeqCst))
-        .collect();
-    let mut tids = Vec::new();
+    let workers = [&MAIN, &HELPER, &WATCHDOG]
+        .map(|t| (t.tid.load(Ordering::SeqCst), t.idle.load(Ordering::SeqCst)));
+    let mut all = Vec::new();
     for entry in std::fs::read_dir("/proc/self/task").ok()? {
-        let tid: i32 = entry.ok()?.file_name().to_str()?.parse().ok()?;
-        if !skip.contains(&tid) {
-            tids.push(tid);
-        }
+        all.push(entry.ok()?.file_name().to_str()?.parse::<i32>().ok()?);
     }
-    // Each look reads two small files per thread; a process of hundreds of threads is left to
-    // the timeout rather than slowed down every few milliseconds.
-    if tids.is_empty() || tids.len() > MAX_THREADS {
-        return None;
-    }
+    let tids = threads_to_look_at(&all, workers)?;
     // A test thread spinning for good: the time it began stands in for its switches (the
     // top bit set, so it is never taken for a count of them).
     let now = now_us();
@@ -209,6 +200,32 @@ pub(crate) fn blocked_snapshot() -> Option<Snapshot> {
     }
     threads.sort_unstable();
     Some(Snapshot { threads })
+}
+
+/// The threads of the process (`all`) the stuck test looks at, given the worker's main
+/// thread, helper and watchdog as `(tid, idle)`: every thread but the worker's idle ones, or
+/// `None` when there is nothing to look at.
+///
+/// Nothing is looked at while both test threads are idle: the helper has finished its suffix
+/// and the main thread is on its way out of its wait for it (a sleep of microseconds, which a
+/// loaded machine can stretch to milliseconds), so the run is ending, whatever the threads of
+/// the user's do. Looking then took a run for blocked for good because a timer thread of the
+/// user's (futures-timer's, between two timers) was parked untimed while the main thread had
+/// not yet been given a core: governor 0.10.4's `until_n_ready`, a false alarm under load.
+/// Nor is a process of hundreds of threads looked at: each look reads two small files per
+/// thread, and such a run is left to the timeout rather than slowed down every few
+/// milliseconds.
+fn threads_to_look_at(all: &[i32], workers: [(i32, bool); 3]) -> Option<Vec<i32>> {
+    let [main, helper, _] = workers;
+    if main.1 && helper.1 {
+        return None;
+    }
+    let tids: Vec<i32> = all
+        .iter()
+        .copied()
+        .filter(|tid| !workers.iter().any(|&(w, idle)| idle && w == *tid))
+        .collect();
+    (!tids.is_empty() && tids.len() <= MAX_THREADS).then_some(tids)
 }
 
 impl Snapshot {
@@ -406,6 +423,37 @@ mod tests {
     }
 
     static TID: AtomicI32 = AtomicI32::new(0);
+
+    /// The worker's idle threads are never looked at; while both test threads are idle (the
+    /// run ending), nothing is, even a thread of the user's asleep untimed.
+    #[test]
+    fn looks_at_no_thread_while_both_test_threads_are_idle() {
+        let (main, helper, watchdog, user) = (10, 11, 12, 20);
+        let all = [main, helper, watchdog, user];
+        let cases = [
+            // (main idle, helper idle): what is looked at.
+            ((false, false), Some(vec![main, helper, user])),
+            // The main thread waits for the helper's suffix.
+            ((true, false), Some(vec![helper, user])),
+            // A sequential order on the main thread, the helper between runs.
+            ((false, true), Some(vec![main, user])),
+            // The helper's suffix is done, the main thread not yet out of its wait.
+            ((true, true), None),
+        ];
+        for ((main_idle, helper_idle), expected) in cases {
+            let workers = [(main, main_idle), (helper, helper_idle), (watchdog, true)];
+            assert_eq!(
+                threads_to_look_at(&all, workers),
+                expected,
+                "main idle {main_idle}, helper idle {helper_idle}"
+            );
+        }
+        // Too many threads to look at every few milliseconds; or none at all.
+        let many: Vec<i32> = (100..100 + MAX_THREADS as i32 + 1).collect();
+        let workers = [(main, false), (helper, true), (watchdog, true)];
+        assert_eq!(threads_to_look_at(&many, workers), None);
+        assert_eq!(threads_to_look_at(&[helper, watchdog], workers), None);
+    }
 
     /// A spin counts for the worker thread that spins, whatever the role of its call: a
     /// sequential order runs thread 1's calls on the main thread, whose spin the stuck test
