@@ -35,5 +35,7 @@ pub use harness::{
 };
 mod reproducer;
 mod saved;
-pub use reproducer::{render_reproducer, render_results_reproducer};
+pub use reproducer::{
+    render_reproducer, render_reproducer_seeking, render_results_reproducer, Sought,
+};
 pub use saved::{SavedOracle, SavedTest};

@@ -62,16 +62,44 @@ fn tuple(items: &[String]) -> String {
     }
 }
 
+/// The failure a reproducer looks for. Another failure in a run (a panic the report is not
+/// about: ratelimit 0.7.1's overflow beside the deadlock covcon reported there) ends that
+/// run's batch and is told at the end, should the sought one never show; it does not stop
+/// the search, which it would otherwise end every time it comes first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sought<'a> {
+    /// Any panic or deadlock.
+    Any,
+    /// A panic with this message, digits aside (as the verdict compares messages).
+    Panic(&'a str),
+    /// A deadlock: the test's own watch, no panic.
+    Deadlock,
+    /// A wrong result: the reproducer's own check of a run's results.
+    WrongResult,
+}
+
 /// The reproducer's source. `prepared` gives the generic instantiation the harness used (a
 /// generic type without it gets `u32` for its parameters); `headline` says what went wrong
-/// (`panic "key inserted twice" at src/lib.rs:31`) and goes into the file's doc comment.
+/// (`panic "key inserted twice" at src/lib.rs:31`) and goes into the file's doc comment. Any
+/// panic or deadlock counts ([`Sought::Any`]).
 pub fn render_reproducer(
     ty: &TypeModel,
     test: &TestCase,
     prepared: Option<&PreparedType>,
     headline: &str,
 ) -> String {
-    render(ty, test, prepared, headline, None)
+    render(ty, test, prepared, headline, None, Sought::Any)
+}
+
+/// As [`render_reproducer`], counting only the failure `sought` as the reproduced one.
+pub fn render_reproducer_seeking(
+    ty: &TypeModel,
+    test: &TestCase,
+    prepared: Option<&PreparedType>,
+    headline: &str,
+    sought: Sought<'_>,
+) -> String {
+    render(ty, test, prepared, headline, None, sought)
 }
 
 /// The reproducer of a wrong result: as [`render_reproducer`], and each run also fails when
@@ -83,7 +111,14 @@ pub fn render_results_reproducer(
     headline: &str,
     allowed: &AllowedOutcomes,
 ) -> String {
-    render(ty, test, prepared, headline, Some(allowed))
+    render(
+        ty,
+        test,
+        prepared,
+        headline,
+        Some(allowed),
+        Sought::WrongResult,
+    )
 }
 
 fn render(
@@ -92,6 +127,7 @@ fn render(
     prepared: Option<&PreparedType>,
     headline: &str,
     allowed: Option<&AllowedOutcomes>,
+    sought: Sought<'_>,
 ) -> String {
     let instantiation = instantiation(ty, prepared);
     let concrete = concrete_type(ty, test, prepared);
@@ -111,6 +147,7 @@ fn render(
         .unwrap_or(first(1));
     doc_comment(&mut out, test, headline, m1, m2);
     cx.items(&mut out, test, &concrete, allowed);
+    out.push_str(&sought_items(sought));
     let _ = writeln!(
         out,
         "#[test]\nfn covcon_violation_{}_{}_{}() {{",
@@ -118,8 +155,22 @@ fn render(
         ident(m1),
         ident(m2)
     );
+    if sought != Sought::Any {
+        out.push_str(
+            "    // Another failure's panic is printed the first time only.\n\
+            \x20   let print = std::panic::take_hook();\n\
+            \x20   std::panic::set_hook(Box::new(move |info| {\n\
+            \x20       // `try_lock`: a panic raised while `OTHER` is held must not wait for it.\n\
+            \x20       if sought(info.payload()) || OTHER.try_lock().map_or(true, |o| o.1.is_none()) {\n\
+            \x20           print(info);\n\
+            \x20       }\n\
+            \x20   }));\n",
+        );
+    }
     out.push_str(
-        "    let deadline = Instant::now() + Duration::from_secs(60);\n\
+        "    // A minute, or `COVCON_REPRODUCE_SECS` seconds.\n\
+        \x20   let seconds = std::env::var(\"COVCON_REPRODUCE_SECS\").ok().and_then(|s| s.parse().ok()).unwrap_or(60);\n\
+        \x20   let deadline = Instant::now() + Duration::from_secs(seconds);\n\
         \x20   // Runs before this batch.\n\
         \x20   let mut first = 0u64;\n\
         \x20   while Instant::now() < deadline {\n\
@@ -140,9 +191,12 @@ fn render(
         "        let runs = shared.watch(&stopped, first);\n\
         \x20       let _ = (t0.join(), t1.join());\n\
         \x20       first += runs;\n\
-        \x20   }\n\
-         }\n",
+        \x20   }\n",
     );
+    if sought != Sought::Any {
+        out.push_str("    other_failures(first);\n");
+    }
+    out.push_str("}\n");
     if out.contains("run_dir(run)") {
         out.push_str(RUN_DIR);
     }
@@ -196,9 +250,9 @@ fn doc_comment(out: &mut String, test: &TestCase, headline: &str, m1: &str, m2: 
          //!     cargo test --release --test <file name>\n\
          //! ```\n\
          //!\n\
-         //! It repeats the test for up to a minute, with schedule noise that changes from run to\n\
-         //! run, and fails as soon as the failure shows. `cargo covcon replay` runs the `.json`\n\
-         //! twin{}.\n",
+         //! It repeats the test for up to a minute (`COVCON_REPRODUCE_SECS` sets another time), with\n\
+         //! schedule noise that changes from run to run, and fails as soon as the failure shows.\n\
+         //! `cargo covcon replay` runs the `.json` twin{}.\n",
         test.type_path,
         headline.replace('\n', " "),
         test.id,
@@ -243,6 +297,81 @@ fn with_alloc(out: String) -> String {
     }
 }
 
+/// The items that tell the failure `sought` from another: `sought(payload)`, `note_other` and,
+/// unless any failure counts, `other_failures` (called after the last run).
+fn sought_items(sought: Sought<'_>) -> String {
+    let (what, body) = match sought {
+        Sought::Any => {
+            return "/// Whether a thread's panic is the failure this test reproduces: any is.\n\
+                    fn sought(_: &(dyn std::any::Any + Send)) -> bool {\n\
+                    \x20   true\n\
+                    }\n\n\
+                    fn note_other(_: &(dyn std::any::Any + Send)) {}\n\n"
+                .to_string()
+        }
+        Sought::Panic(message) => (
+            format!(
+                "a panic with the message {:?} (digits aside)",
+                message.replace('\n', " ")
+            ),
+            format!(
+                "    const MESSAGE: &str = {message:?};\n\
+                 \x20   // Digits aside: lengths, counters and addresses differ from run to run.\n\
+                 \x20   let digits = |s: &str| s.split(|c: char| c.is_ascii_digit()).filter(|p| !p.is_empty()).map(str::to_owned).collect::<Vec<_>>();\n\
+                 \x20   match payload_text(panic) {{\n\
+                 \x20       Some(text) => digits(&text) == digits(MESSAGE),\n\
+                 \x20       None => MESSAGE == \"Box<dyn Any>\",\n\
+                 \x20   }}\n"
+            ),
+        ),
+        Sought::Deadlock => (
+            "a deadlock (no panic is)".to_string(),
+            "    let _ = panic;\n    false\n".to_string(),
+        ),
+        Sought::WrongResult => (
+            "a wrong result (`check_outcome`'s panic)".to_string(),
+            "    payload_text(panic).is_some_and(|text| text.starts_with(\"wrong result in run \"))\n"
+                .to_string(),
+        ),
+    };
+    format!(
+        "/// Whether a thread's panic is the failure this test reproduces: {what}.\n\
+         fn sought(panic: &(dyn std::any::Any + Send)) -> bool {{\n\
+         {body}\
+         }}\n\n\
+         /// A panic's message, when it has one.\n\
+         #[allow(dead_code)]\n\
+         fn payload_text(panic: &(dyn std::any::Any + Send)) -> Option<String> {{\n\
+         \x20   panic\n\
+         \x20       .downcast_ref::<&str>()\n\
+         \x20       .map(|s| s.to_string())\n\
+         \x20       .or_else(|| panic.downcast_ref::<String>().cloned())\n\
+         }}\n\n\
+         /// Panics other than the one sought: how many, and the first one's message.\n\
+         static OTHER: Mutex<(u64, Option<String>)> = Mutex::new((0, None));\n\n\
+         /// Notes a panic that is not the failure sought (another bug, or a contract the test\n\
+         /// breaks): its run's batch ends and a fresh one goes on.\n\
+         fn note_other(panic: &(dyn std::any::Any + Send)) {{\n\
+         \x20   let text = payload_text(panic).unwrap_or_else(|| \"Box<dyn Any>\".to_string());\n\
+         \x20   let mut other = lock(&OTHER);\n\
+         \x20   if other.1.is_none() {{\n\
+         \x20       eprintln!(\"another failure than the one this test reproduces (going on): {{text}}\");\n\
+         \x20   }}\n\
+         \x20   other.0 += 1;\n\
+         \x20   other.1.get_or_insert(text);\n\
+         }}\n\n\
+         /// After the last of `runs` runs: the failure sought never showed; fails if another did.\n\
+         fn other_failures(runs: u64) {{\n\
+         \x20   let other = lock(&OTHER).clone();\n\
+         \x20   if let (count, Some(first)) = other {{\n\
+         \x20       // std's hook again, which the test's quiet one replaced: this panic is told.\n\
+         \x20       drop(std::panic::take_hook());\n\
+         \x20       panic!(\"the failure this test reproduces did not show in {{}} runs, but another did, {{}} times; the first: {{}}\", runs, count, first);\n\
+         \x20   }}\n\
+         }}\n\n"
+    )
+}
+
 /// The reproducer's executor for `async fn` calls, std only: polls the future on the calling
 /// thread and parks it while the future is pending.
 const BLOCK_ON: &str = "\
@@ -285,6 +414,8 @@ const RUNS_PER_PAIR: u64 = 1_000;
 /// and runs the prefix, then hands the instances to thread 2 (`publish`); the two meet at a
 /// spinning barrier (`start_together`) and call at once; thread 2 hands back what it saw
 /// (`finish`). A panic in either stops both (`fail`); the test's own thread watches (`watch`).
+/// A panic other than the failure sought (`sought`) ends the batch without failing the test:
+/// a fresh pair goes on.
 struct Shared<S> {
     state: Mutex<Option<S>>,
     published: AtomicU64,
@@ -339,8 +470,14 @@ impl<S> Shared<S> {
         let _ = lock(&self.stopped).send(());
     }
 
+    /// A thread panicked: the batch stops, and the test fails with the panic when it is the
+    /// failure sought; another is noted (`note_other`).
     fn fail(&self, panic: Box<dyn std::any::Any + Send>) {
-        lock(&self.failure).get_or_insert(panic);
+        if sought(panic.as_ref()) {
+            lock(&self.failure).get_or_insert(panic);
+        } else {
+            note_other(panic.as_ref());
+        }
         self.stop();
     }
 
@@ -880,7 +1017,9 @@ impl Render<'_> {
             \x20                       std::result::Result::Ok(true) => {}\n\
             \x20                       std::result::Result::Ok(false) => break,\n\
             \x20                       std::result::Result::Err(panic) => {\n\
-            \x20                           eprintln!(\"failed in run {run}\");\n\
+            \x20                           if sought(panic.as_ref()) {\n\
+            \x20                               eprintln!(\"failed in run {run}\");\n\
+            \x20                           }\n\
             \x20                           shared.fail(panic);\n\
             \x20                       }\n\
             \x20                   }\n\
@@ -927,7 +1066,9 @@ impl Render<'_> {
             \x20                   match result {{\n\
             \x20                       std::result::Result::Ok(seen) => shared.finish(runs, seen),\n\
             \x20                       std::result::Result::Err(panic) => {{\n\
-            \x20                           eprintln!(\"failed in run {{run}}\");\n\
+            \x20                           if sought(panic.as_ref()) {{\n\
+            \x20                               eprintln!(\"failed in run {{run}}\");\n\
+            \x20                           }}\n\
             \x20                           shared.fail(panic);\n\
             \x20                           break;\n\
             \x20                       }}\n\
@@ -1663,13 +1804,63 @@ mod tests {
         );
     }
 
+    /// Any panic counts unless a failure is sought; then another ends its batch only, and is
+    /// told after the last run if the sought one never showed.
+    #[test]
+    fn a_reproducer_tells_the_failure_it_seeks_from_another() {
+        let any = sought_items(Sought::Any);
+        assert!(any.contains("-> bool {\n    true\n}"), "{any}");
+        assert!(!any.contains("fn other_failures"), "{any}");
+        let panic = sought_items(Sought::Panic("index 3 out of\nrange"));
+        for text in [
+            "const MESSAGE: &str = \"index 3 out of\\nrange\";",
+            "digits(&text) == digits(MESSAGE)",
+            "the message \"index 3 out of range\" (digits aside)",
+            "fn other_failures(runs: u64)",
+            "fn note_other(panic: &(dyn std::any::Any + Send))",
+        ] {
+            assert!(panic.contains(text), "`{text}` in:\n{panic}");
+        }
+        let deadlock = sought_items(Sought::Deadlock);
+        assert!(
+            deadlock.contains("let _ = panic;\n    false\n}"),
+            "{deadlock}"
+        );
+        let wrong = sought_items(Sought::WrongResult);
+        assert!(
+            wrong.contains("text.starts_with(\"wrong result in run \")"),
+            "{wrong}"
+        );
+        // The test's body calls `other_failures` after its last batch, only when it seeks one.
+        let ty = TypeModel {
+            path: "k::Counter".into(),
+            methods: vec![Method {
+                name: "add".into(),
+                ..Method::default()
+            }],
+            ..TypeModel::default()
+        };
+        let test = TestCase {
+            instances: vec![call("new", vec![])],
+            threads: [vec![call("add", vec![])], vec![call("add", vec![])]],
+            ..two_adds_and_a_get()
+        };
+        let calls = |sought| {
+            render_reproducer_seeking(&ty, &test, None, "panic", sought)
+                .matches("    other_failures(first);\n}")
+                .count()
+        };
+        assert_eq!((calls(Sought::Any), calls(Sought::Deadlock)), (0, 1));
+    }
+
     #[test]
     fn a_reproducer_keeps_its_minute_its_failure_messages_and_says_how_to_build_it() {
         check(
             &two_adds_and_a_get(),
             None,
             &[
-                ("Duration::from_secs(60)", 1),
+                ("Duration::from_secs(seconds)", 1),
+                (".unwrap_or(60);", 1),
                 ("deadlock: the two threads made no progress for 10 s (run {})\", run)", 1),
                 // Either thread's panic stops the run and is raised again on the test's thread.
                 ("eprintln!(\"failed in run {run}\")", 2),

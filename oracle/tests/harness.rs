@@ -1485,6 +1485,15 @@ fn sequential_orders_on_own_threads_run_each_call_on_its_thread() {
 /// Copies the testdata crate to a scratch directory with `files` as integration tests, and
 /// runs `cargo test` there with `args`; answers whether it passed and its output.
 fn cargo_test_in_copy(files: &[(&str, String)], args: &[&str]) -> (bool, String) {
+    cargo_test_in_copy_with(files, args, &[])
+}
+
+/// [`cargo_test_in_copy`] with `envs` set for `cargo test`.
+fn cargo_test_in_copy_with(
+    files: &[(&str, String)],
+    args: &[&str],
+    envs: &[(&str, &str)],
+) -> (bool, String) {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("covcon-reproducers");
     let _ = std::fs::remove_dir_all(dir.join("tests"));
     std::fs::create_dir_all(dir.join("src")).unwrap();
@@ -1498,6 +1507,7 @@ fn cargo_test_in_copy(files: &[(&str, String)], args: &[&str]) -> (bool, String)
     let output = Command::new(env!("CARGO"))
         .args(["test", "--offline", "--quiet"])
         .args(args)
+        .envs(envs.iter().copied())
         .current_dir(&dir)
         .output()
         .unwrap();
@@ -1513,11 +1523,13 @@ fn cargo_test_in_copy(files: &[(&str, String)], args: &[&str]) -> (bool, String)
 fn reproducers_compile_against_the_real_crate_and_a_check_then_act_one_and_a_wrong_result_fail() {
     let model = model();
     let prepared = &harness().0.types;
-    let render = |path: &str, test: TestCase| {
+    let render_seeking = |path: &str, test: &TestCase, sought: oracle::Sought| {
         let ty = model.types.iter().find(|t| t.path == path).unwrap();
         let prepared = prepared.iter().find(|p| p.path == path);
-        oracle::render_reproducer(ty, &test, prepared, "panic \"key inserted twice\"")
+        let headline = "panic \"key inserted twice\"";
+        oracle::render_reproducer_seeking(ty, test, prepared, headline, sought)
     };
+    let render = |path: &str, test: TestCase| render_seeking(path, &test, oracle::Sought::Any);
     let mut registry = test(
         "Registry",
         vec![call("new", vec![])],
@@ -1617,8 +1629,18 @@ fn reproducers_compile_against_the_real_crate_and_a_check_then_act_one_and_a_wro
         "wrong result",
         &impossible,
     );
+    // The same test looking for its own panic, and for a deadlock, which its panic is not:
+    // that one goes on past the panics to its deadline, then says what it saw instead.
+    let own_panic = oracle::Sought::Panic("key inserted twice");
     let files = [
-        ("check_then_act.rs", render("tsafe::Registry", registry)),
+        (
+            "check_then_act.rs",
+            render_seeking("tsafe::Registry", &registry, own_panic),
+        ),
+        (
+            "another_failure.rs",
+            render_seeking("tsafe::Registry", &registry, oracle::Sought::Deadlock),
+        ),
         ("arguments.rs", render("tsafe::Counter", everything)),
         ("generic.rs", render("tsafe::Cache", generic)),
         ("builder.rs", render("tsafe::Pool", built)),
@@ -1626,7 +1648,7 @@ fn reproducers_compile_against_the_real_crate_and_a_check_then_act_one_and_a_wro
     ];
     let (compiled, output) = cargo_test_in_copy(&files, &["--no-run"]);
     assert!(compiled, "{output}\n{}", files[1].1);
-    let (passed, output) = cargo_test_in_copy(
+    let (passed, output) = cargo_test_in_copy_with(
         &files,
         &[
             "--no-fail-fast",
@@ -1634,7 +1656,21 @@ fn reproducers_compile_against_the_real_crate_and_a_check_then_act_one_and_a_wro
             "check_then_act",
             "--test",
             "wrong_result",
+            "--test",
+            "another_failure",
         ],
+        &[("COVCON_REPRODUCE_SECS", "5")],
+    );
+    assert!(
+        output.contains(
+            "another failure than the one this test reproduces (going on): key inserted twice"
+        ),
+        "{output}"
+    );
+    assert!(
+        output.contains("the failure this test reproduces did not show in")
+            && output.contains("but another did"),
+        "{output}"
     );
     assert!(!passed && output.contains("key inserted twice"), "{output}");
     assert!(

@@ -8,7 +8,7 @@ use super::confirm::unconfirmed;
 use super::{lock, OracleExecutor, Violation, ViolationKind};
 use crate::config::{OracleConfig, OracleError};
 use crate::harness::PreparedType;
-use crate::reproducer::{render_reproducer, render_results_reproducer};
+use crate::reproducer::{render_reproducer_seeking, render_results_reproducer, Sought};
 use crate::results::{allowed_outcomes, AllowedOutcomes, SequentialOutcomes};
 use crate::saved::{SavedOracle, SavedTest};
 use crate::verdict::Passes;
@@ -241,7 +241,14 @@ impl ViolationFiles {
                     Some(allowed) => {
                         render_results_reproducer(ty, test, prepared, &headline, allowed)
                     }
-                    None => render_reproducer(ty, test, prepared, &headline),
+                    None => {
+                        let sought = match violation.kind {
+                            ViolationKind::Panic => Sought::Panic(&violation.message),
+                            ViolationKind::Deadlock => Sought::Deadlock,
+                            ViolationKind::Crash | ViolationKind::WrongResult => Sought::Any,
+                        };
+                        render_reproducer_seeking(ty, test, prepared, &headline, sought)
+                    }
                 }
             }
             None => format!(
