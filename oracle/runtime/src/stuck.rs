@@ -20,9 +20,10 @@
 //! stuck.
 //!
 //! Nor does spinning, with one exception: a test thread that has spun (the copy's
-//! `core::hint::spin_loop()`, [`crate::spin_loop`]) for [`SPIN_STUCK_MS`] without finishing
-//! one of the test's calls or reading the clock in between, and still spins (its last pause
-//! under [`SPIN_RECENT_MS`] ago), counts as waiting for good, the time it started spinning
+//! `core::hint::spin_loop()`, [`crate::spin_loop`]) for [`SPIN_STUCK_MS`] and
+//! [`SPIN_STUCK_PAUSES`] pauses without finishing one of the test's calls or reading the clock
+//! in between, and still spins (its last pause under [`SPIN_RECENT_MS`] ago), counts as
+//! waiting for good, the time it started spinning
 //! standing in for its context switches. A call that spun once and then computes for long
 //! is not taken for one that spins on. A spin lock's `lock` or a
 //! barrier's `wait` that nothing else can release then ends in milliseconds too, instead of
@@ -40,6 +41,14 @@ pub(crate) const SPIN_STUCK_MS: u64 = 50;
 /// How recent a spinning thread's last pause must be for it to count as spinning still.
 const SPIN_RECENT_MS: u64 = 10;
 
+/// How many pauses a thread must have made since it began spinning to count as spinning for
+/// good: a spin that nothing ends makes thousands a millisecond, while a bounded backoff makes
+/// about a hundred before it parks or reads the clock (crossbeam's `Backoff`: 127 pauses and a
+/// few yields). On a loaded machine those few yields, and the time slices the thread waits for
+/// a core, stretched one such backoff past [`SPIN_STUCK_MS`]: crossbeam-channel 0.3.6's
+/// `recv_timeout` was taken for a thread spinning for good, and its run for a deadlock.
+const SPIN_STUCK_PAUSES: u64 = 1_000;
+
 /// A worker thread, as the stuck test sees it.
 pub(crate) struct RuntimeThread {
     /// Its kernel thread id, 0 until it registers.
@@ -51,6 +60,8 @@ pub(crate) struct RuntimeThread {
     spinning_since: AtomicU64,
     /// When it last paused in a spin, on the same clock.
     last_spin: AtomicU64,
+    /// Pauses since it began spinning.
+    pauses: AtomicU64,
 }
 
 impl RuntimeThread {
@@ -60,17 +71,19 @@ impl RuntimeThread {
             idle: AtomicBool::new(idle),
             spinning_since: AtomicU64::new(0),
             last_spin: AtomicU64::new(0),
+            pauses: AtomicU64::new(0),
         }
     }
 
-    /// Since when it has spun without progress, if for [`SPIN_STUCK_MS`] at least by `now`
-    /// ([`now_us`]).
+    /// Since when it has spun without progress, if for [`SPIN_STUCK_MS`] and
+    /// [`SPIN_STUCK_PAUSES`] at least by `now` ([`now_us`]).
     fn stuck_spinning(&self, now: u64) -> Option<u64> {
         let since = self.spinning_since.load(Ordering::SeqCst);
         let last = self.last_spin.load(Ordering::SeqCst);
         (since != 0
             && now.saturating_sub(since) >= SPIN_STUCK_MS * 1000
-            && now.saturating_sub(last) <= SPIN_RECENT_MS * 1000)
+            && now.saturating_sub(last) <= SPIN_RECENT_MS * 1000
+            && self.pauses.load(Ordering::SeqCst) >= SPIN_STUCK_PAUSES)
             .then_some(since)
     }
 
@@ -116,8 +129,10 @@ pub(crate) fn note_spin(role: u8) {
     let now = now_us();
     thread.last_spin.store(now, Ordering::SeqCst);
     if thread.spinning_since.load(Ordering::Relaxed) == 0 {
+        thread.pauses.store(0, Ordering::SeqCst);
         thread.spinning_since.store(now, Ordering::SeqCst);
     }
+    thread.pauses.fetch_add(1, Ordering::SeqCst);
 }
 
 /// The test thread of `role` made progress (finished or began one of the test's calls, read
@@ -484,6 +499,11 @@ mod tests {
         assert_ne!(since, 0);
         note_spin(1);
         assert_eq!(HELPER.spinning_since.load(Ordering::SeqCst), since);
+        assert_eq!(HELPER.pauses.load(Ordering::SeqCst), 2);
+        note_progress(1);
+        // A new spin counts its pauses afresh.
+        note_spin(1);
+        assert_eq!(HELPER.pauses.load(Ordering::SeqCst), 1);
         note_progress(1);
         assert_eq!(HELPER.spinning_since.load(Ordering::SeqCst), 0);
 
@@ -494,8 +514,13 @@ mod tests {
         thread
             .last_spin
             .store(1_000 + stuck_after - 1, Ordering::SeqCst);
+        thread.pauses.store(SPIN_STUCK_PAUSES, Ordering::SeqCst);
         assert_eq!(thread.stuck_spinning(1_000 + stuck_after - 1), None);
         assert_eq!(thread.stuck_spinning(1_000 + stuck_after), Some(1_000));
+        // As long, but a bounded backoff's few pauses (its thread starved of a core).
+        thread.pauses.store(SPIN_STUCK_PAUSES - 1, Ordering::SeqCst);
+        assert_eq!(thread.stuck_spinning(1_000 + stuck_after), None);
+        thread.pauses.store(SPIN_STUCK_PAUSES, Ordering::SeqCst);
         // Spun once, then went on without pausing again: not spinning still.
         let late = 1_000 + stuck_after + SPIN_RECENT_MS * 1000;
         assert_eq!(thread.stuck_spinning(late), None);
