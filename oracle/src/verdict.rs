@@ -12,7 +12,7 @@
 //! the orders are run once at full speed and then paced by schedule noise (see [`judge`]); a
 //! paced order that fails the same way explains the run too.
 
-use crate::protocol::Outcome;
+use crate::protocol::{Event, Outcome};
 use generator::TestCase;
 
 /// A linearization: the suffix calls in execution order, each (thread, index in its thread).
@@ -35,6 +35,10 @@ pub(crate) enum Failure {
         inside: [Option<String>; 2],
         /// The thread a wake-up probe let finish (see `Outcome::Deadlocked`).
         lost_wakeup: Option<u8>,
+        /// `(t, c)` when thread `t` hung in its call `c` after the other thread had finished
+        /// all its calls ([`Failure::waited_after`]): only orders that run all of the other
+        /// thread's calls before that call can explain it.
+        waited_after: Option<(u8, u32)>,
     },
     Crash {
         message: String,
@@ -80,6 +84,7 @@ impl Failure {
             } => Some(Failure::Deadlock {
                 inside: inside.clone(),
                 lost_wakeup: *lost_wakeup,
+                waited_after: None,
             }),
             Outcome::Crashed { message } => Some(Failure::Crash {
                 message: message.clone(),
@@ -87,6 +92,53 @@ impl Failure {
             Outcome::Passed
             | Outcome::Panicked { thread: None, .. }
             | Outcome::SetupFailed { .. } => None,
+        }
+    }
+
+    /// The deadlock of a run of `test` with `events`, marked [`Failure::Deadlock`]'s
+    /// `waited_after` when one thread hung in one of its calls after the other had finished
+    /// all of its own: a sequential order hangs the same way only if it runs the other
+    /// thread's calls before the hung one, since each of them finished, so took effect,
+    /// while the hung call still waited (rsevents 0.2.1: `wait` parked for good after `set`
+    /// had returned, which the order `wait; set` does not explain: there `wait` waits for a
+    /// `set` that has not run). Read from the suffix calls' outermost events; when they do
+    /// not account for every call (a call that records none), the failure is left as it is.
+    pub(crate) fn waited_after(self, test: &TestCase, events: &[Event]) -> Failure {
+        let Failure::Deadlock {
+            inside,
+            lost_wakeup,
+            waited_after: None,
+        } = self
+        else {
+            return self;
+        };
+        // Outermost starts and ends of each suffix thread.
+        let mut depth = [0u32; 2];
+        let mut counts = [(0u32, 0u32); 2];
+        for e in events.iter().filter(|e| e.thread < 2) {
+            let t = usize::from(e.thread);
+            if e.start {
+                if depth[t] == 0 {
+                    counts[t].0 += 1;
+                }
+                depth[t] += 1;
+            } else {
+                depth[t] = depth[t].saturating_sub(1);
+                if depth[t] == 0 {
+                    counts[t].1 += 1;
+                }
+            }
+        }
+        let len = |t: usize| u32::try_from(test.threads[t].len()).unwrap_or(u32::MAX);
+        let finished = |t: usize| counts[t] == (len(t), len(t));
+        let hung = |t: usize| counts[t].0 == counts[t].1 + 1 && counts[t].0 <= len(t);
+        let waited_after = (0..2usize)
+            .find(|&t| hung(t) && finished(1 - t))
+            .map(|t| (t as u8, counts[t].1));
+        Failure::Deadlock {
+            inside,
+            lost_wakeup,
+            waited_after,
         }
     }
 
@@ -514,7 +566,23 @@ const MAX_ORDERS: usize = 5_000;
 /// are cut there and duplicates dropped.
 fn orders_to_try(test: &TestCase, failure: &Failure) -> Vec<Order> {
     let lens = [test.threads[0].len(), test.threads[1].len()];
-    let all = linearizations(lens, MAX_ORDERS);
+    let mut all = linearizations(lens, MAX_ORDERS);
+    if let Failure::Deadlock {
+        waited_after: Some((t, c)),
+        ..
+    } = failure
+    {
+        // The other thread's calls all before the hung one (see `Failure::waited_after`).
+        let other = 1 - t;
+        all.retain(|order| {
+            let hung = order.iter().position(|call| *call == (*t, *c));
+            let last_other = order.iter().rposition(|(thread, _)| *thread == other);
+            match (hung, last_other) {
+                (Some(hung), Some(last)) => last < hung,
+                _ => true,
+            }
+        });
+    }
     let targets = failure.calls();
     if targets.is_empty() {
         return all;
@@ -728,6 +796,84 @@ mod tests {
             }
         );
         assert_eq!(got, expect);
+    }
+
+    /// A wait that hung after the other thread had finished its calls (rsevents 0.2.1: `wait`
+    /// parked for good after `set` returned) is explained only by orders that run the other
+    /// thread's calls first: `wait; set`, which hangs because `set` never runs, does not.
+    /// Events that do not account for every call leave the failure as before.
+    #[test]
+    fn a_wait_hung_after_the_other_thread_finished_needs_its_calls_first() {
+        let event = |thread: u8, method: &str, start: bool| Event {
+            clock: 0,
+            thread,
+            type_path: "k::T".into(),
+            method: method.into(),
+            start,
+        };
+        let test = test_case([2, 1]);
+        let deadlock = Outcome::Deadlocked {
+            inside: [Some("a".into()), None],
+            blocked_for_good: true,
+            lost_wakeup: None,
+        };
+        let failure = Failure::of(&deadlock).expect("a deadlock");
+        // The prefix's events (thread 2) and nested ones do not count.
+        let events = vec![
+            event(2, "new", true),
+            event(2, "new", false),
+            event(0, "a", true),
+            event(0, "inner", true),
+            event(0, "inner", false),
+            event(0, "a", false),
+            event(1, "b", true),
+            event(0, "a", true),
+            event(1, "b", false),
+        ];
+        let marked = failure.clone().waited_after(&test, &events);
+        assert!(
+            matches!(
+                marked,
+                Failure::Deadlock {
+                    waited_after: Some((0, 1)),
+                    ..
+                }
+            ),
+            "{marked:?}"
+        );
+        // Thread 1's end missing: not every call accounted for, nothing marked.
+        let unmarked = failure.clone().waited_after(&test, &events[..8]);
+        assert!(
+            matches!(
+                unmarked,
+                Failure::Deadlock {
+                    waited_after: None,
+                    ..
+                }
+            ),
+            "{unmarked:?}"
+        );
+        // Only a sequential order in which `a` runs twice with nothing after it hangs, as a
+        // wait with nothing to wake it; the orders the marked failure tries put `b` first.
+        let hangs = |order: &[(u8, u32)]| {
+            if order.first() == Some(&(0, 0)) && order.get(1) == Some(&(0, 1)) {
+                deadlock.clone()
+            } else {
+                Outcome::Passed
+            }
+        };
+        let judged = |failure: &Failure| {
+            let mut ran = Vec::new();
+            let verdict = judge(&test, failure, 1_000, None, None, |order, pace| {
+                if *pace == Pace::Full {
+                    ran.push(order_text(order));
+                }
+                hangs(order)
+            });
+            (verdict.violation, ran.join(" | "))
+        };
+        assert_eq!(judged(&unmarked), (false, "a0 a1 b0".to_string()));
+        assert_eq!(judged(&marked), (true, "a0 b0 a1 | b0 a0 a1".to_string()));
     }
 
     /// A verdict out of time makes no more runs and reports nothing: every sequential order

@@ -229,6 +229,18 @@ fn a_blocking_take_on_an_empty_queue_is_not_reported() {
     check(1, &["take | put"], "[put+take]; none");
 }
 
+/// The fake's concurrent `take` hangs even after the other thread's `put` has returned: a lost
+/// wake-up, which `take` before `put` does not explain (there `take` waits for a `put` still
+/// to come); the orders with `put` first pass.
+#[test]
+fn a_take_hung_after_the_other_thread_finished_its_put_is_a_violation() {
+    check(
+        1,
+        &["ok_a take | put"],
+        "[ok_a+put]; deadlock {ok_a, take} \"deadlock: thread 0 blocked in take, thread 1 blocked in (no instrumented method)\" after 4 linearizations",
+    );
+}
+
 /// The call a sequential order blocked in, when that explained a run's deadlock, comes back
 /// as `hung` for the generator to avoid; a deadlock no order explains gives none.
 #[test]
@@ -240,7 +252,11 @@ fn the_call_a_sequential_order_hung_in_comes_back_to_the_generator() {
     };
     let mut executor =
         OracleExecutor::with_worker(Path::new(FAKE), &config, &Model::default()).unwrap();
-    let tests = [test_case(1, "ok_a take | put"), test_case(2, "lock | lock")];
+    // `take` hangs while the other thread's `ok_b` still runs: `take` before `put` explains it.
+    let tests = [
+        test_case(1, "ok_a take | put ok_b"),
+        test_case(2, "lock | lock"),
+    ];
     let hung: Vec<Vec<String>> = executor
         .execute(&tests)
         .iter()

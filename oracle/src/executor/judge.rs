@@ -33,6 +33,7 @@ impl OracleExecutor {
         passes: Passes,
     ) -> Option<Violation> {
         if let Some(failure) = Failure::of(&response.outcome) {
+            let failure = failure.waited_after(test, &response.events);
             let mut last = None;
             let pause_us = verdict::alone_pause(response.elapsed_us);
             let verdict = verdict::judge_with(
@@ -316,6 +317,7 @@ pub(super) fn describe(
         Failure::Deadlock {
             inside,
             lost_wakeup,
+            ..
         } => {
             let methods = match inside {
                 [Some(a), Some(b)] => [a.clone(), b.clone()],
