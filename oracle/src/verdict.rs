@@ -112,13 +112,24 @@ impl Failure {
         else {
             return self;
         };
-        // Outermost starts and ends of each suffix thread.
+        // Outermost starts and ends of each suffix thread, each start the thread's next call.
         let mut depth = [0u32; 2];
         let mut counts = [(0u32, 0u32); 2];
         for e in events.iter().filter(|e| e.thread < 2) {
             let t = usize::from(e.thread);
             if e.start {
                 if depth[t] == 0 {
+                    let next = test.threads[t].get(counts[t].0 as usize);
+                    if next.is_none_or(|call| call.method != e.method) {
+                        // A call made by something else than the test's next call (a call
+                        // that records no events of its own): the events do not say which
+                        // of the test's calls ran.
+                        return Failure::Deadlock {
+                            inside,
+                            lost_wakeup,
+                            waited_after: None,
+                        };
+                    }
                     counts[t].0 += 1;
                 }
                 depth[t] += 1;
@@ -841,6 +852,17 @@ mod tests {
             ),
             "{marked:?}"
         );
+        // An outermost call the test did not make (its own made no events): nothing marked.
+        let mut stray = events.clone();
+        stray[6] = event(1, "inner", true);
+        stray[8] = event(1, "inner", false);
+        assert!(matches!(
+            failure.clone().waited_after(&test, &stray),
+            Failure::Deadlock {
+                waited_after: None,
+                ..
+            }
+        ));
         // Thread 1's end missing: not every call accounted for, nothing marked.
         let unmarked = failure.clone().waited_after(&test, &events[..8]);
         assert!(
