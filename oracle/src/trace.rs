@@ -62,7 +62,7 @@ fn in_clock_order<'e>(events: &'e [Event], type_path: &str) -> Vec<&'e Event> {
 
 /// Each outermost call as (its start event, start clock, end clock); a call still running at
 /// the end of the trace ends at `u64::MAX`.
-fn top_level_calls<'e>(events: &[&'e Event]) -> Vec<(&'e Event, u64, u64)> {
+pub(crate) fn top_level_calls<'e>(events: &[&'e Event]) -> Vec<(&'e Event, u64, u64)> {
     let mut depth: HashMap<u8, (usize, usize)> = HashMap::new();
     let mut calls: Vec<(&Event, u64, u64)> = Vec::new();
     for event in events {

@@ -112,33 +112,25 @@ impl Failure {
         else {
             return self;
         };
-        // Outermost starts and ends of each suffix thread, each start the thread's next call.
-        let mut depth = [0u32; 2];
+        // Each suffix thread's outermost calls (`trace::top_level_calls`), each of which
+        // must be the thread's next call of the test: a call that records no events of its
+        // own but calls code that does would be miscounted, and is left as it is.
+        let mut sorted: Vec<&Event> = events.iter().filter(|e| e.thread < 2).collect();
+        sorted.sort_by_key(|e| e.clock);
+        let calls = crate::trace::top_level_calls(&sorted);
         let mut counts = [(0u32, 0u32); 2];
-        for e in events.iter().filter(|e| e.thread < 2) {
-            let t = usize::from(e.thread);
-            if e.start {
-                if depth[t] == 0 {
-                    let next = test.threads[t].get(counts[t].0 as usize);
-                    if next.is_none_or(|call| call.method != e.method) {
-                        // A call made by something else than the test's next call (a call
-                        // that records no events of its own): the events do not say which
-                        // of the test's calls ran.
-                        return Failure::Deadlock {
-                            inside,
-                            lost_wakeup,
-                            waited_after: None,
-                        };
-                    }
-                    counts[t].0 += 1;
-                }
-                depth[t] += 1;
-            } else {
-                depth[t] = depth[t].saturating_sub(1);
-                if depth[t] == 0 {
-                    counts[t].1 += 1;
-                }
+        for (start, _, end) in calls {
+            let t = usize::from(start.thread);
+            let next = test.threads[t].get(counts[t].0 as usize);
+            if next.is_none_or(|call| call.method != start.method) {
+                return Failure::Deadlock {
+                    inside,
+                    lost_wakeup,
+                    waited_after: None,
+                };
             }
+            counts[t].0 += 1;
+            counts[t].1 += u32::from(end != u64::MAX);
         }
         let len = |t: usize| u32::try_from(test.threads[t].len()).unwrap_or(u32::MAX);
         let finished = |t: usize| counts[t] == (len(t), len(t));
