@@ -52,13 +52,13 @@ holds. A CONDITION holds when all its fields hold (an empty one always holds):
 
 Usage: scripts/find-bench.py --corpus DIR [--fetch] [--covcon BIN] [--set bugs|controls|all]
                              [--only a,b] [--budget SECS] [--seed N] [--strategy S]
-                             [--out DIR] [--json FILE] [--no-run]
+                             [--repeat N|auto] [--out DIR] [--json FILE] [--no-run]
 
 `--set bugs` (the default) is the bugs (22) and the negative control; `controls` the fixed
 versions; `all` both. `--only` keeps entries whose id (<crate>-<version>) starts with one of the
 given prefixes (`--only spin,lasso-0.7`). `--strategy` passes covcon's `--strategy` (to compare
-the default with `random` in seconds, one `--seed` and `--out` per run). `--no-run` judges what
-OUT already holds.
+the default with `random` in seconds, one `--seed` and `--out` per run); `--repeat` passes its
+`--repeat`. `--no-run` judges what OUT already holds.
 
 For example (session 31's baseline: about 25 min for the bugs, 30 min for the controls):
 
@@ -189,6 +189,8 @@ def run_entry(args, entry):
     cmd += ["--time-budget", f"{args.budget}s", "--seed", str(args.seed), "--out", out, "-q"]
     if args.strategy:
         cmd += ["--strategy", args.strategy]
+    if args.repeat:
+        cmd += ["--repeat", args.repeat]
     run_covcon(cmd, out, timeout=args.budget + 1800)
 
 
@@ -381,6 +383,7 @@ def main():
     ap.add_argument("--budget", type=int, default=60)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--strategy", help="covcon's --strategy (its default when not given)")
+    ap.add_argument("--repeat", help="covcon's --repeat (its default when not given)")
     ap.add_argument("--out", default="target/find")
     ap.add_argument("--json")
     ap.add_argument("--no-run", action="store_true")

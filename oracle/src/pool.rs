@@ -338,20 +338,8 @@ fn patience(request: &Request) -> Duration {
 
 fn crashed(test_id: u64, message: String, started: Instant) -> Response {
     Response {
-        test_id,
-        outcome: Outcome::Crashed { message },
-        events: Vec::new(),
-        covered: None,
-        prefix_results: Vec::new(),
-        results: [Vec::new(), Vec::new()],
-        final_state: None,
         elapsed_us: started.elapsed().as_micros() as u64,
-        setup_us: 0,
-        runs: 1,
-        schedule: None,
-        own_threads: false,
-        timed_out: false,
-        recovered: false,
+        ..Response::new(test_id, Outcome::Crashed { message })
     }
 }
 

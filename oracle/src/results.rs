@@ -1903,20 +1903,10 @@ mod tests {
                 .collect()
         };
         Response {
-            test_id: 1,
-            outcome: Outcome::Passed,
-            events: vec![],
-            covered: None,
-            prefix_results: vec![],
             results: [texts(results[0]), texts(results[1])],
             final_state: final_state.map(String::from),
             elapsed_us: 5,
-            setup_us: 0,
-            runs: 1,
-            schedule: None,
-            own_threads: false,
-            timed_out: false,
-            recovered: false,
+            ..Response::new(1, Outcome::Passed)
         }
     }
 

@@ -1253,6 +1253,67 @@ fn a_repeated_batch_answers_each_test_once_after_its_own_runs_or_its_first_failu
     );
 }
 
+/// A repeated run whose results are captured answers, beside its last run, each earlier run
+/// that answered otherwise (`others`), each with its run number, and each replays from its own
+/// seed: `incr ∥ incr` on a `Counter` answers `1` and `2` in either order, which 16 random
+/// walks both show. Without `capture` nothing is kept.
+#[test]
+fn a_repeated_run_with_results_captured_answers_each_other_result_once_and_replays_it() {
+    let both = || {
+        test(
+            "Counter",
+            vec![call("new", vec![])],
+            vec![],
+            [vec![call("incr", vec![])], vec![call("incr", vec![])]],
+        )
+    };
+    let request = |seed: u64, repeat: u64| {
+        let mut request = controlled(both(), Control::Random);
+        if let Request::Concurrent {
+            noise,
+            repeat: runs,
+            ..
+        } = &mut request
+        {
+            noise.seed = seed;
+            *runs = repeat;
+        }
+        request
+    };
+    let results = |r: &Response| format!("{:?}", r.results);
+    let mut worker = Worker::start();
+    let answer = worker.ask(&request(40, 16)).expect("an answer");
+    assert_eq!((answer.outcome.clone(), answer.runs), (Outcome::Passed, 16));
+    let mut seen = vec![results(&answer)];
+    for other in &answer.others {
+        assert!(!seen.contains(&results(other)), "{seen:?}: {other:?}");
+        seen.push(results(other));
+        assert!((1..16).contains(&other.runs), "{other:?}");
+        let schedule = other
+            .schedule
+            .as_ref()
+            .expect("a controlled run's schedule");
+        assert_eq!(schedule.seed, 40 + other.runs - 1);
+        assert!(other.others.is_empty() && other.covered.is_none());
+        let again = worker
+            .ask(&request(schedule.seed, 1))
+            .expect("the run again");
+        assert_eq!(results(&again), results(other), "run {}", other.runs);
+    }
+    seen.sort();
+    assert_eq!(
+        seen,
+        [
+            r#"[[Some("1")], [Some("2")]]"#,
+            r#"[[Some("2")], [Some("1")]]"#
+        ]
+    );
+    let lean = worker
+        .ask(&without_capture(request(40, 16)))
+        .expect("an answer");
+    assert!(lean.others.is_empty());
+}
+
 #[test]
 fn malformed_lines_are_answered_as_setup_failures_and_the_worker_goes_on() {
     let queue = |t0| test("Queue", vec![call("new", vec![])], vec![], [t0, vec![]]);

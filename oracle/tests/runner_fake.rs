@@ -528,6 +528,38 @@ fn an_unconfirmed_violation_seen_again_is_confirmed_then() {
     assert_eq!(saved.id, 2);
 }
 
+/// Under the results oracle a repeated test's answer carries its earlier runs that answered
+/// otherwise, and each is judged as the run it was. The fake's `skew` loses an update only in a
+/// free run whose test's noise seed is a multiple of 4: test 2 run four times (seeds 2, 3, 4,
+/// 5) loses it in its third run only, and its last run is linearizable; the violation is the
+/// third run's, saved with seed 4. Test 5 (seeds 5 to 8) loses it in its last run. Each runs
+/// on an executor of its own (a second sighting would take the first's files), confirmation
+/// off (re-runs of a free run draw other seeds): what is checked is which run is judged and
+/// saved.
+#[test]
+fn a_wrong_result_in_an_earlier_run_of_a_repeated_test_is_judged_as_that_run() {
+    let out = tempfile::tempdir().unwrap();
+    let config = OracleConfig {
+        results: Some(ResultsConfig::default()),
+        repeat: oracle::Repeat::Times(4),
+        confirm_runs: 0,
+        ..config(out.path(), 1)
+    };
+    let found: Vec<(u64, u64, u64)> = [2, 5]
+        .iter()
+        .map(|&id| {
+            let mut executor =
+                OracleExecutor::with_worker(Path::new(FAKE), &config, &Model::default()).unwrap();
+            let executions = executor.execute(&[test_case(id, "skew | skew")]);
+            let v = executions[0].violation.as_ref().expect("a lost update");
+            assert_eq!(v.kind, oracle::ViolationKind::WrongResult);
+            (v.test.id, saved(v).noise_seed, v.response.runs)
+        })
+        .collect();
+    // (test, the saved run's seed, that run's number)
+    assert_eq!(found, [(2, 4, 3), (5, 8, 4)]);
+}
+
 #[test]
 fn a_flaky_violation_records_how_often_it_repeated() {
     let out = tempfile::tempdir().unwrap();

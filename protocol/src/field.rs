@@ -83,6 +83,7 @@ names! {
         Schedule = "schedule",
         TimedOut = "timed_out",
         Recovered = "recovered",
+        Others = "others",
         Switches = "switches",
         Free = "free",
         Wakes = "wakes",

@@ -53,6 +53,12 @@ pub struct Response<N = String> {
     /// worker's watchdog ended it by unwinding the waiting calls: the outcome is that
     /// deadlock, and the worker lives on (without this, a deadlock answer ends the worker).
     pub recovered: bool,
+    /// Of a repeated test whose results are captured, the earlier runs that passed with
+    /// results unlike this answer's and each other's (results, prefix results and final
+    /// state), each a whole answer of its own with its `runs` the run's number (1 for the
+    /// first) and its own `schedule`: the results oracle judges every one, and the k-th run
+    /// replays from `seed + k - 1`. Empty otherwise; never nested.
+    pub others: Vec<Response<N>>,
 }
 
 impl<N> Response<N> {
@@ -73,6 +79,7 @@ impl<N> Response<N> {
             own_threads: false,
             timed_out: false,
             recovered: false,
+            others: Vec::new(),
         }
     }
 
@@ -214,6 +221,9 @@ impl<N: Serialize> Serialize for Response<N> {
                 put(&mut map, field, &true)?;
             }
         }
+        if !self.others.is_empty() {
+            put(&mut map, Field::Others, &self.others)?;
+        }
         map.end()
     }
 }
@@ -322,6 +332,7 @@ impl<'de, N: Deserialize<'de>> Deserialize<'de> for Response<N> {
                         Field::OwnThreads => response.own_threads = map.next_value()?,
                         Field::TimedOut => response.timed_out = map.next_value()?,
                         Field::Recovered => response.recovered = map.next_value()?,
+                        Field::Others => response.others = map.next_value()?,
                         _ => {
                             map.next_value::<IgnoredAny>()?;
                         }
@@ -544,6 +555,11 @@ mod tests {
                     own_threads: true,
                     timed_out: true,
                     recovered: true,
+                    others: vec![Response {
+                        results: [vec![Some("1".into())], vec![]],
+                        runs: 2,
+                        ..Response::new(7, Outcome::Passed)
+                    }],
                     schedule: Some(Schedule {
                         seed: 9,
                         steps: 30,
@@ -554,7 +570,7 @@ mod tests {
                     }),
                     ..passed()
                 },
-                r#"{"test_id":7,"outcome":{"kind":"passed"},{events},"prefix_results":["1",null],"results":[["()"],[null]],"elapsed_us":12,"setup_us":250,"runs":4,"schedule":{"seed":9,"steps":30,"switches":[3,7],"free":true,"wakes":1,"handoffs":2},"own_threads":true,"timed_out":true,"recovered":true}"#,
+                r#"{"test_id":7,"outcome":{"kind":"passed"},{events},"prefix_results":["1",null],"results":[["()"],[null]],"elapsed_us":12,"setup_us":250,"runs":4,"schedule":{"seed":9,"steps":30,"switches":[3,7],"free":true,"wakes":1,"handoffs":2},"own_threads":true,"timed_out":true,"recovered":true,"others":[{"test_id":7,"outcome":{"kind":"passed"},"events":[],"prefix_results":[],"results":[["1"],[]],"elapsed_us":0,"runs":2}]}"#,
             ),
             (
                 Response {

@@ -28,7 +28,9 @@
 //! - `hit` adds one to a counter and returns it; `lost` does too, except that two `lost`
 //!   calls at the same step of a concurrent run both return the same value (a lost update),
 //!   in a free run, and in a controlled one only where `narrow` panics; `drift` loses the
-//!   same way in the worker's first concurrent run and from its sixth on.
+//!   same way in the worker's first concurrent run and from its sixth on; `skew` in a free
+//!   run whose test's noise seed is a multiple of 4 (a repeated test's k-th run is the test
+//!   with `noise_seed + k - 1`, as covcon replays it).
 //!   Other calls return `()`; the final state is the counter.
 //!
 //! A `batch` request is answered one run at a time, each line written as its run ends.
@@ -56,35 +58,34 @@ fn main() {
                 noise,
                 repeat,
                 timeout_ms,
+                capture,
                 ..
-            } => {
-                // Repeated in the worker up to the first run that does not pass.
-                let mut made = 0;
-                loop {
-                    concurrent_runs += 1;
-                    made += 1;
-                    let mut response = concurrent(&test, noise, concurrent_runs, timeout_ms);
-                    if response.outcome != Outcome::Passed || made >= repeat.max(1) {
-                        response.runs = made;
-                        break vec![response];
-                    }
-                }
-            }
+            } => vec![repeated(
+                &test,
+                noise,
+                repeat,
+                timeout_ms,
+                capture,
+                &mut concurrent_runs,
+            )],
             Request::Sequential {
                 test, order, noise, ..
             } => vec![sequential(&test, &order, noise.pause_us > 0)],
             Request::Batch {
-                tests, timeout_ms, ..
+                tests,
+                timeout_ms,
+                capture,
             } => {
                 // Answered one run at a time, as the real worker does, so an abort in the
                 // middle leaves the runs before it answered.
                 for run in tests {
-                    concurrent_runs += 1;
-                    answer(concurrent(
+                    answer(repeated(
                         &run.test,
                         run.noise,
-                        concurrent_runs,
+                        run.repeat,
                         timeout_ms,
+                        capture,
+                        &mut concurrent_runs,
                     ));
                 }
                 Vec::new()
@@ -92,6 +93,41 @@ fn main() {
         };
         responses.into_iter().for_each(answer);
     }
+}
+
+/// Runs `test` up to `repeat` times, up to the first run that does not pass, run k as the test
+/// with noise seed `noise_seed + k - 1`, and answers the last; with `capture`, the earlier runs
+/// whose results differ from its and each other's go with it, as the real worker sends them.
+fn repeated(
+    test: &generator::TestCase,
+    noise: Noise,
+    repeat: u64,
+    timeout_ms: u64,
+    capture: bool,
+    concurrent_runs: &mut u64,
+) -> Response {
+    let mut others: Vec<Response> = Vec::new();
+    for made in 1.. {
+        *concurrent_runs += 1;
+        let run = generator::TestCase {
+            noise_seed: test.noise_seed.wrapping_add(made - 1),
+            ..test.clone()
+        };
+        let mut response = concurrent(&run, noise, *concurrent_runs, timeout_ms);
+        response.runs = made;
+        let passed = response.outcome == Outcome::Passed;
+        if !passed || made >= repeat.max(1) {
+            if passed {
+                others.retain(|other| !same_results(other, &response));
+            }
+            response.others = others;
+            return response;
+        }
+        if capture && !others.iter().any(|other| same_results(other, &response)) {
+            others.push(response);
+        }
+    }
+    unreachable!("the runs end at `repeat`")
 }
 
 /// Writes one answer line; exits after a deadlock, as the real worker does after its
@@ -209,15 +245,18 @@ fn concurrent_run(test: &generator::TestCase, noise: Noise, run: u64, timeout_ms
             }
         }
         let lost = (in_window && names == [Some("lost"), Some("lost")])
-            || (names == [Some("drift"), Some("drift")] && (run == 1 || run >= 6));
+            || (names == [Some("drift"), Some("drift")] && (run == 1 || run >= 6))
+            || (names == [Some("skew"), Some("skew")]
+                && noise.control.is_free()
+                && test.noise_seed.is_multiple_of(4));
         if lost {
             counter += 1;
         }
         for (t, name) in names.iter().enumerate() {
             let Some(name) = name else { continue };
             results[t].push(Some(match *name {
-                "lost" | "drift" if lost => counter.to_string(),
-                "hit" | "lost" | "drift" => {
+                "lost" | "drift" | "skew" if lost => counter.to_string(),
+                "hit" | "lost" | "drift" | "skew" => {
                     counter += 1;
                     counter.to_string()
                 }
@@ -282,15 +321,16 @@ fn sequential(test: &generator::TestCase, order: &[(u8, u32)], paused: bool) -> 
             return response(test.id, outcome, events);
         }
         event(t, name, false);
-        results[t as usize][i as usize] = Some(if matches!(name, "hit" | "lost" | "drift") {
-            counter += 1;
-            counter.to_string()
-        } else if name == "busy" {
-            // One thread alone always gets the lock.
-            "Some(0)".to_string()
-        } else {
-            "()".to_string()
-        });
+        results[t as usize][i as usize] =
+            Some(if matches!(name, "hit" | "lost" | "drift" | "skew") {
+                counter += 1;
+                counter.to_string()
+            } else if name == "busy" {
+                // One thread alone always gets the lock.
+                "Some(0)".to_string()
+            } else {
+                "()".to_string()
+            });
     }
     let mut answer = response(test.id, Outcome::Passed, events);
     answer.results = results;
@@ -337,21 +377,15 @@ fn panic(thread: u8, call: u32, method: &str) -> Outcome {
 
 fn response(test_id: u64, outcome: Outcome, events: Vec<Event>) -> Response {
     Response {
-        test_id,
-        outcome,
         events,
-        covered: None,
-        prefix_results: Vec::new(),
-        results: [Vec::new(), Vec::new()],
-        final_state: None,
         elapsed_us: 1,
-        setup_us: 0,
-        runs: 1,
-        schedule: None,
-        own_threads: false,
-        timed_out: false,
-        recovered: false,
+        ..Response::new(test_id, outcome)
     }
+}
+
+/// Whether two runs answered alike, as the real worker compares them.
+fn same_results(a: &Response, b: &Response) -> bool {
+    a.results == b.results && a.final_state == b.final_state && a.prefix_results == b.prefix_results
 }
 
 /// Whether this is the first `stall` of test `id` for the process that started this worker

@@ -438,33 +438,20 @@ impl OracleExecutor {
         let count = |counter: &AtomicU64| counter.fetch_add(1, Ordering::Relaxed);
         count(&self.stats.tests);
         self.pace_with(test, &response);
-        // A repeated test's answer is its last run's: replays need that run's seed.
-        let seed = match &response.schedule {
-            Some(schedule) => {
-                count(&self.stats.controlled_runs);
-                if schedule.free {
-                    count(&self.stats.uncontrolled_runs);
-                }
-                let seen = u32::try_from(schedule.steps).unwrap_or(u32::MAX).max(2);
-                let mut steps = lock(&self.steps);
-                let estimate = steps.entry(test.type_path.clone()).or_insert(seen);
-                *estimate = seen.max(*estimate - *estimate / 8);
-                schedule.seed
+        if let Some(schedule) = &response.schedule {
+            count(&self.stats.controlled_runs);
+            if schedule.free {
+                count(&self.stats.uncontrolled_runs);
             }
-            None => test
-                .noise_seed
-                .wrapping_add(response.runs.saturating_sub(1)),
-        };
-        let last_run;
-        let test = if seed == test.noise_seed {
-            test
-        } else {
-            last_run = TestCase {
-                noise_seed: seed,
-                ..test.clone()
-            };
-            &last_run
-        };
+            let seen = u32::try_from(schedule.steps).unwrap_or(u32::MAX).max(2);
+            let mut steps = lock(&self.steps);
+            let estimate = steps.entry(test.type_path.clone()).or_insert(seen);
+            *estimate = seen.max(*estimate - *estimate / 8);
+        }
+        // A repeated test's answer is its last run's: replays need that run's seed.
+        let sent = test;
+        let last_run = run_of(sent, &response);
+        let test = last_run.as_ref();
         let covered = response
             .covered
             .take()
@@ -477,7 +464,7 @@ impl OracleExecutor {
         }
         self.note_type_run(test, &response, setup_failed);
         let (violation, hung) = if judge {
-            self.judge(test, response)
+            self.judge(sent, response)
         } else {
             (None, Vec::new())
         };
@@ -498,15 +485,28 @@ impl OracleExecutor {
         }
     }
 
-    /// The violation a run of `test` shows, confirmed and written, and the calls that hung
-    /// alone (see [`Execution::hung`]).
-    fn judge(&self, test: &TestCase, response: Response) -> (Option<Violation>, Vec<Call>) {
+    /// The violation the runs `response` answers of `test` (as sent) show, confirmed and
+    /// written, and the calls that hung alone (see [`Execution::hung`]). The answered run is
+    /// judged as the run it was (its own seed), and after it the earlier runs of a repeated
+    /// test that answered otherwise (`Response::others`, results captured), each likewise,
+    /// against the same sequential runs: the orders of one test's calls are run once for all
+    /// its runs.
+    fn judge(&self, test: &TestCase, mut response: Response) -> (Option<Violation>, Vec<Call>) {
+        let others = std::mem::take(&mut response.others);
         let mut outcomes = SequentialOutcomes::new();
         let mut hung = Vec::new();
         let passes = self.verdict_passes(test);
-        let violation = self
-            .violation_in(test, response, &mut outcomes, &mut hung, passes)
-            .and_then(|violation| self.record(violation, &mut outcomes, passes));
+        let run = run_of(test, &response);
+        let mut violation = self.violation_in(&run, response, &mut outcomes, &mut hung, passes);
+        for other in others {
+            if violation.is_some() {
+                break;
+            }
+            let run = run_of(test, &other);
+            violation = self.violation_in(&run, other, &mut outcomes, &mut hung, passes);
+        }
+        let violation =
+            violation.and_then(|violation| self.record(violation, &mut outcomes, passes));
         (violation, hung)
     }
 
@@ -584,6 +584,25 @@ pub const WORKER_DIR: &str = "worker-cwd";
 /// The worker command for a harness binary: no arguments, `COVCON_VERBOSE` when verbose, run
 /// in [`WORKER_DIR`] under the output directory (an absolute path, as a relative `--out` is
 /// meant from covcon's own directory).
+/// The run of `test` that `response` answers: a repeated test's k-th run ran under its own
+/// seed (its schedule's, or `noise_seed + k - 1` for a free run), which replays it.
+fn run_of<'t>(test: &'t TestCase, response: &Response) -> std::borrow::Cow<'t, TestCase> {
+    let seed = match &response.schedule {
+        Some(schedule) => schedule.seed,
+        None => test
+            .noise_seed
+            .wrapping_add(response.runs.saturating_sub(1)),
+    };
+    if seed == test.noise_seed {
+        std::borrow::Cow::Borrowed(test)
+    } else {
+        std::borrow::Cow::Owned(TestCase {
+            noise_seed: seed,
+            ..test.clone()
+        })
+    }
+}
+
 fn worker_command(program: &Path, config: &OracleConfig) -> WorkerCommand {
     let mut env = Vec::new();
     if config.verbose {

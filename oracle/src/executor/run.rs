@@ -75,18 +75,17 @@ impl OracleExecutor {
         }
     }
 
-    /// Runs of a campaign test: one under the results oracle, which judges the results of
-    /// every run it is answered; else [`OracleConfig::repeat`], or as many as the test's pair
-    /// has earned ([`adaptive_repeat`]), no new one after [`REPEAT_LIMIT`] (a test whose runs
-    /// are far slower than its type's). Counts the test for its pair.
+    /// Runs of a campaign test: [`OracleConfig::repeat`], or as many as the test's pair has
+    /// earned ([`adaptive_repeat`]), no new one after [`REPEAT_LIMIT`] (a test whose runs are
+    /// far slower than its type's). Counts the test for its pair. Under the results oracle
+    /// the worker answers the runs whose results differ (`Response::others`), each judged.
     fn campaign_runs(&self, test: &TestCase) -> Runs {
-        match (&self.config.results, self.config.repeat) {
-            (Some(_), _) => Runs::ONCE,
-            (None, Repeat::Times(repeat)) => Runs {
+        match self.config.repeat {
+            Repeat::Times(repeat) => Runs {
                 repeat: u64::from(repeat.max(1)),
                 for_ms: None,
             },
-            (None, Repeat::Adaptive) => {
+            Repeat::Adaptive => {
                 let mut pace = lock(&self.pace);
                 let earned = pace.aimed(test);
                 match adaptive_repeat(earned, pace.run_us(&test.type_path)) {
@@ -102,7 +101,7 @@ impl OracleExecutor {
 
     /// Takes a campaign answer into what `--repeat auto` reads ([`RepeatPace::ran`]).
     pub(super) fn pace_with(&self, test: &TestCase, response: &Response) {
-        if self.config.repeat == Repeat::Adaptive && self.config.results.is_none() {
+        if self.config.repeat == Repeat::Adaptive {
             lock(&self.pace).ran(&test.type_path, response);
         }
     }
