@@ -2864,19 +2864,26 @@ runs={runs} linearizations=2 ran=[{ran}]"
             .collect()
     }
 
+    /// `hit ∥ hit` on a counter, the second thread's call started and ended first: it answered
+    /// 1, the first thread's 2.
+    fn second_thread_first() -> Response {
+        let mut run = concurrent([&["2"], &["1"]], Some("Counter { n: 2 }"));
+        run.events = events(&[
+            (1, "hit", true),
+            (1, "hit", false),
+            (0, "hit", true),
+            (0, "hit", false),
+        ]);
+        run
+    }
+
     /// An order already run for the test is compared before any order is run: a run whose
     /// results `b0 a0` gives, checked after a check that ran `b0 a0` only, runs nothing, though
     /// with no events to go by `a0 b0` comes first.
     #[test]
     fn orders_already_run_are_compared_before_any_is_run() {
         let test = test_case("Counter", &[], [&["hit"], &["hit"]]);
-        let mut started_b = concurrent([&["2"], &["1"]], Some("Counter { n: 2 }"));
-        started_b.events = events(&[
-            (1, "hit", true),
-            (1, "hit", false),
-            (0, "hit", true),
-            (0, "hit", false),
-        ]);
+        let started_b = second_thread_first();
         let config = ResultsConfig::default();
         let mut outcomes = SequentialOutcomes::new();
         check_with(
@@ -2899,16 +2906,9 @@ runs={runs} linearizations=2 ran=[{ran}]"
     #[test]
     fn the_linearization_the_concurrent_run_started_its_calls_in_is_tried_first() {
         let test = test_case("Counter", &[], [&["hit"], &["hit"]]);
-        let mut run = concurrent([&["2"], &["1"]], Some("Counter { n: 2 }"));
-        run.events = events(&[
-            (1, "hit", true),
-            (1, "hit", false),
-            (0, "hit", true),
-            (0, "hit", false),
-        ]);
         check(
             &test,
-            &run,
+            &second_thread_first(),
             "linearizable by b0 a0\nleft out: []\nruns=1 linearizations=1 ran=[b0 a0]",
         );
     }

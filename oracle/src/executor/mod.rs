@@ -581,9 +581,6 @@ impl Executor for OracleExecutor {
 /// The directory under the output directory that workers run in ([`WorkerCommand::dir`]).
 pub const WORKER_DIR: &str = "worker-cwd";
 
-/// The worker command for a harness binary: no arguments, `COVCON_VERBOSE` when verbose, run
-/// in [`WORKER_DIR`] under the output directory (an absolute path, as a relative `--out` is
-/// meant from covcon's own directory).
 /// The run of `test` that `response` answers: a repeated test's k-th run ran under its own
 /// seed (its schedule's, or `noise_seed + k - 1` for a free run), which replays it.
 fn run_of<'t>(test: &'t TestCase, response: &Response) -> std::borrow::Cow<'t, TestCase> {
@@ -603,6 +600,9 @@ fn run_of<'t>(test: &'t TestCase, response: &Response) -> std::borrow::Cow<'t, T
     }
 }
 
+/// The worker command for a harness binary: no arguments, `COVCON_VERBOSE` when verbose, run
+/// in [`WORKER_DIR`] under the output directory (an absolute path, as a relative `--out` is
+/// meant from covcon's own directory).
 fn worker_command(program: &Path, config: &OracleConfig) -> WorkerCommand {
     let mut env = Vec::new();
     if config.verbose {
