@@ -182,6 +182,14 @@ impl ResultsConfig {
         self.compare_final_state && !self.approximate_state.contains_key(type_path)
     }
 
+    /// Why the final state of `concurrent`, a run of `test`, is not compared either: a call's
+    /// answer held the object ([`Self::held_by`]) and a call answered a failure
+    /// ([`failed_under_hold`]).
+    fn state_held_by(&self, test: &TestCase, concurrent: &Response) -> Option<LeftOutReason> {
+        self.held_by(test)
+            .filter(|_| failed_under_hold(test, concurrent))
+    }
+
     /// Why no call's answer of `test` is compared: the first of its suffix calls whose answer
     /// holds the object ([`ResultsConfig::holding`]) or is driven ([`ResultsConfig::driven`]).
     fn held_by(&self, test: &TestCase) -> Option<LeftOutReason> {
@@ -715,11 +723,10 @@ impl SequentialOutcomes {
                 }
             }
         }
-        let state_held = held && failed_under_hold(test, concurrent);
         if config.compares_state(&test.type_path)
             && self.unstable_state.is_none()
             && !coalesced
-            && !state_held
+            && config.state_held_by(test, concurrent).is_none()
         {
             let observed_state = concurrent
                 .final_state
@@ -781,13 +788,14 @@ impl SequentialOutcomes {
                 reason,
             })
             .collect();
+        let state_held = config.state_held_by(test, concurrent);
         let state = match (&self.unstable_state, &concurrent.final_state) {
             _ if !config.compare_final_state => Some(LeftOutReason::Ignored),
             _ if !config.compares_state(&test.type_path) => config
                 .approximate_state
                 .get(&test.type_path)
                 .map(|why| LeftOutReason::Approximate { why: why.clone() }),
-            _ if held.is_some() && failed_under_hold(test, concurrent) => held.clone(),
+            _ if state_held.is_some() => state_held,
             (Some((first, second)), _) => Some(LeftOutReason::Unstable {
                 first: first.clone(),
                 second: second.clone(),

@@ -83,6 +83,15 @@ impl<N> Response<N> {
         }
     }
 
+    /// Whether two runs of one test answered alike: what the results oracle compares (the
+    /// suffix calls' results, the final state) and the prefix's results (evidence of what
+    /// varies). A repeated run keeps only `others` unlike its answer and each other.
+    pub fn answers_like(&self, other: &Response<N>) -> bool {
+        self.results == other.results
+            && self.final_state == other.final_state
+            && self.prefix_results == other.prefix_results
+    }
+
     /// Whether the run was controlled from start to end ([`Schedule::ordered_all`]).
     pub fn replayable(&self) -> bool {
         self.schedule.as_ref().is_some_and(Schedule::ordered_all)

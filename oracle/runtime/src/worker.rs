@@ -645,7 +645,7 @@ fn answer(
                 *last = covered;
             }
             if judged_for_results(&answer) {
-                others.retain(|other| !same_results(other, &answer));
+                others.retain(|other| !other.answers_like(&answer));
             }
             answer.others = others;
             return with_id(id, answer);
@@ -659,7 +659,7 @@ fn answer(
         if keep_others
             && others.len() < MAX_OTHERS
             && judged_for_results(&answer)
-            && !others.iter().any(|other| same_results(other, &answer))
+            && !others.iter().any(|other| other.answers_like(&answer))
         {
             answer.runs = runs;
             answer.covered = None;
@@ -681,12 +681,6 @@ const MAX_OTHERS: usize = 8;
 /// acquisition or attempt made its answers ones no sequential order gives.
 fn judged_for_results(answer: &Answer) -> bool {
     passed(&answer.outcome) && !answer.timed_out
-}
-
-/// Whether two runs of one test answered alike: what the results oracle compares (the suffix
-/// calls' results, the final state) and the prefix's results (evidence of what varies).
-fn same_results(a: &Answer, b: &Answer) -> bool {
-    a.results == b.results && a.final_state == b.final_state && a.prefix_results == b.prefix_results
 }
 
 fn empty_answer(outcome: Outcome) -> Answer {

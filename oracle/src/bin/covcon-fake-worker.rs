@@ -118,12 +118,12 @@ fn repeated(
         let passed = response.outcome == Outcome::Passed;
         if !passed || made >= repeat.max(1) {
             if passed {
-                others.retain(|other| !same_results(other, &response));
+                others.retain(|other| !other.answers_like(&response));
             }
             response.others = others;
             return response;
         }
-        if capture && !others.iter().any(|other| same_results(other, &response)) {
+        if capture && !others.iter().any(|other| other.answers_like(&response)) {
             others.push(response);
         }
     }
@@ -381,11 +381,6 @@ fn response(test_id: u64, outcome: Outcome, events: Vec<Event>) -> Response {
         elapsed_us: 1,
         ..Response::new(test_id, outcome)
     }
-}
-
-/// Whether two runs answered alike, as the real worker compares them.
-fn same_results(a: &Response, b: &Response) -> bool {
-    a.results == b.results && a.final_state == b.final_state && a.prefix_results == b.prefix_results
 }
 
 /// Whether this is the first `stall` of test `id` for the process that started this worker
