@@ -198,7 +198,7 @@ pub struct RunArgs {
     /// Run each generated test N times back to back in its worker, with new noise or a new
     /// schedule each time, up to the first run that fails (under `--oracle results` every run
     /// that answers otherwise is judged); `auto`: once for a pair's first tests, up to 16 as
-    /// its tests go on [default: 1]
+    /// its tests go on [default: 1; `auto` under `--oracle results`]
     #[arg(long, value_name = "N|auto", help_heading = "Execution")]
     pub repeat: Option<oracle::Repeat>,
     /// How the two threads of a test are scheduled: `free` (both at once, with noise),

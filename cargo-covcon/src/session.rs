@@ -147,9 +147,14 @@ pub(crate) fn oracle_config(root: &Path, options: &OracleOptions) -> OracleConfi
     if let Some(scheduling) = settings.scheduling {
         config.scheduling = scheduling;
     }
-    if let Some(repeat) = options.repeat {
-        config.repeat = repeat;
-    }
+    // Under the results oracle a test's runs are judged against one set of sequential runs
+    // (`Response::others`), and `auto` found more published bugs than one run a test
+    // (docs/benchmarks.md, "Throughput", session 37); the panic oracle keeps 1 (session 31).
+    config.repeat = match options.repeat {
+        Some(repeat) => repeat,
+        None if options.oracle == OracleKind::Results => oracle::Repeat::Adaptive,
+        None => config.repeat,
+    };
     if let Some(runs) = options.confirm_runs {
         config.confirm_runs = runs.max(1);
     }
@@ -379,6 +384,20 @@ mod tests {
         );
         assert_eq!(config.repeat, oracle::Repeat::Times(1));
         assert_eq!(config.shrink, Some(SHRINK));
+        // Under the results oracle a test runs as often as its pair earned, unless told.
+        let results = OracleOptions {
+            oracle: OracleKind::Results,
+            ..OracleOptions::default()
+        };
+        assert_eq!(
+            oracle_config(root, &results).repeat,
+            oracle::Repeat::Adaptive
+        );
+        let once = OracleOptions {
+            repeat: Some(oracle::Repeat::Times(1)),
+            ..results
+        };
+        assert_eq!(oracle_config(root, &once).repeat, oracle::Repeat::Times(1));
     }
 
     #[test]

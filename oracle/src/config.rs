@@ -120,8 +120,9 @@ impl NoiseLevel {
 /// How often each campaign test runs in its worker (`--repeat`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Repeat {
-    /// This many runs (at least 1). The default is 1: the adaptive count found one
-    /// published bug far less often (quick_cache 0.6.0, docs/benchmarks.md, session 31).
+    /// This many runs (at least 1). The default is 1: under the panic oracle the adaptive
+    /// count found one published bug far less often (quick_cache 0.6.0, docs/benchmarks.md,
+    /// session 31); `cargo covcon` picks `Adaptive` under the results oracle (session 37).
     Times(u32),
     /// As many as the test's pair has earned (`auto`): one until a run covered the pair and
     /// for its first 8 tests after, then more, up to 16 (`executor/run.rs`,
