@@ -135,7 +135,7 @@ pub fn bench(args: &BenchArgs) -> Result<ExitCode> {
         max_tests: args.max_tests,
         per_run,
         prepared: &prepared,
-        scopes: session.oracle.results.is_none(),
+        scoped_tests: generator::scoped_tests(session.oracle.results.is_some()),
     };
     let mut runs = Vec::new();
     for (i, t) in runnable.iter().enumerate() {
@@ -223,8 +223,8 @@ struct Settings<'a> {
     max_tests: u64,
     per_run: Duration,
     prepared: &'a Prepared,
-    /// Whether threads keep guards in scopes: not under the results oracle.
-    scopes: bool,
+    /// In how many tests threads may keep guards in scopes (`generator::scoped_tests`).
+    scoped_tests: u32,
 }
 
 impl Settings<'_> {
@@ -236,7 +236,7 @@ impl Settings<'_> {
             max_tests_per_type: Some(self.max_tests),
             batch_size: BATCH,
             types: self.prepared.campaign_types(t),
-            scopes: self.scopes,
+            scoped_tests: self.scoped_tests,
             // The bench measures the first sighting, as it always has.
             stop_at_unconfirmed: true,
             ..CampaignConfig::default()

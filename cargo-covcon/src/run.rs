@@ -218,7 +218,7 @@ fn campaign(
         types,
         stop: interrupt_flag(console),
         // A scope runs whole in the results oracle's sequential orders: not written there.
-        scopes: oracle_config.results.is_none(),
+        scoped_tests: generator::scoped_tests(oracle_config.results.is_some()),
         ..CampaignConfig::default()
     };
     let mut reporter = Reporter::new(console);

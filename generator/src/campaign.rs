@@ -40,9 +40,9 @@ pub struct CampaignConfig {
     /// Raised (by a signal handler, say) to end the campaign after the current batch: the
     /// type running stops as `Interrupted`, the ones after it are skipped as not reached.
     pub stop: StopFlag,
-    /// Whether threads keep guards in scopes (`generator::Scope`): false under the results
-    /// oracle.
-    pub scopes: bool,
+    /// In how many tests (percent) threads may keep guards in scopes (`generator::Scope`):
+    /// [`crate::scoped_tests`] for the oracle.
+    pub scoped_tests: u32,
 }
 
 /// A flag another thread raises to stop a campaign; clones share it.
@@ -80,7 +80,7 @@ impl Default for CampaignConfig {
             pools: Pools::default(),
             types: BTreeMap::new(),
             stop: StopFlag::default(),
-            scopes: true,
+            scoped_tests: 100,
         }
     }
 }
@@ -264,7 +264,7 @@ fn generator_config(model: &TypeModel, config: &CampaignConfig) -> GeneratorConf
         constructor: type_config.constructor,
         instantiation: type_config.instantiation,
         first_test_id: 0,
-        scopes: config.scopes,
+        scoped_tests: config.scoped_tests,
     }
 }
 

@@ -47,6 +47,22 @@ const REUSE_SEED: u64 = 0x5EED_0F4E_05ED;
 /// in a scope: half of them, so the plain call (its guard dropped at once) stays as common.
 const SCOPE_PERCENT: u32 = 50;
 
+/// In how many tests (percent) threads may keep guards in scopes under the results oracle.
+/// A test with a scope is judged for panics and deadlocks only (its orders run each scope
+/// whole, so a call that saw the guard held has no order that gives its answer), so most tests
+/// go without, and their results are compared.
+const SCOPED_TESTS_UNDER_RESULTS: u32 = 25;
+
+/// [`GeneratorConfig::scoped_tests`] for a campaign: every test may keep guards in scopes under
+/// the panic oracle, [`SCOPED_TESTS_UNDER_RESULTS`] of them under the results oracle.
+pub fn scoped_tests(results_oracle: bool) -> u32 {
+    if results_oracle {
+        SCOPED_TESTS_UNDER_RESULTS
+    } else {
+        100
+    }
+}
+
 /// At most this many calls inside a scope.
 const SCOPE_CALLS: usize = 2;
 
@@ -81,9 +97,9 @@ pub struct GeneratorConfig {
     pub instantiation: BTreeMap<String, ParamKind>,
     /// The id of the first test handed out (ids are unique within a campaign).
     pub first_test_id: u64,
-    /// Whether threads keep guards in scopes ([`Call::scope`]): not under the results
-    /// oracle, whose sequential orders would run a scope whole.
-    pub scopes: bool,
+    /// In how many tests (percent) threads may keep guards in scopes ([`Call::scope`]):
+    /// [`scoped_tests`] for the oracle.
+    pub scoped_tests: u32,
 }
 
 /// Generates tests for one type and learns from their executions.
@@ -145,6 +161,8 @@ pub struct TestGenerator {
     diagnostics: Vec<Diagnostic>,
     /// The guards threads may keep in scopes, whose `from` is a usable method.
     scopes: Vec<ScopeGuard>,
+    /// [`GeneratorConfig::scoped_tests`].
+    scoped_tests: u32,
     /// Calls that blocked inside a scope of a method, as (method, call inside); an empty call
     /// when the scope blocked with none inside: not written again.
     scope_hung: HashSet<(String, String)>,
@@ -196,7 +214,7 @@ impl TestGenerator {
                 own_method(&methods, &via.from).map(Source::Method)
             })
             .collect();
-        let scopes: Vec<ScopeGuard> = if config.scopes {
+        let scopes: Vec<ScopeGuard> = if config.scoped_tests > 0 {
             model
                 .scopes
                 .iter()
@@ -253,6 +271,7 @@ impl TestGenerator {
             slow_setups: SlowSetups::default(),
             diagnostics,
             scopes,
+            scoped_tests: config.scoped_tests,
             scope_hung: HashSet::new(),
             remote,
         })
@@ -501,6 +520,10 @@ impl TestGenerator {
                 0
             };
         let [first, second] = suffixes;
+        // Drawn only for a type with scopes under the results oracle, so the other tests stay
+        // as they were.
+        let scoping = !self.scopes.is_empty()
+            && (self.scoped_tests >= 100 || percent(&mut self.rng, self.scoped_tests));
         let mut threads: [Vec<Call>; 2] = Default::default();
         for (thread, (suffix, receiver)) in [(first, 0), (second, second_receiver)]
             .into_iter()
@@ -532,7 +555,7 @@ impl TestGenerator {
                     receiver,
                 };
                 let mut call = self.method_call(m, ctx, &mut handles, Some(&mut locals));
-                if !call.keep {
+                if !call.keep && scoping {
                     call.scope = self.scope(m, ctx, &mut handles);
                 }
                 locals.calls.push(call);
@@ -2077,7 +2100,8 @@ mod tests {
 
     /// A thread's call of a method that hands out a scope guard keeps it in a scope in some
     /// tests (never in the prefix), with at most two calls inside and the guard's finishing
-    /// method or none; with scopes off (the results oracle) never.
+    /// method or none; under the results oracle in about a quarter of the tests, and with
+    /// scopes off never.
     #[test]
     fn scopes_are_written_only_when_asked_for_and_only_in_threads() {
         let int = || ParamKind::Int {
@@ -2100,14 +2124,14 @@ mod tests {
                 takes: analysis::GuardTaking::Value,
             }],
         }];
-        let tests = |scopes: bool| {
+        let tests = |scoped_tests: u32| {
             let config = GeneratorConfig {
                 strategy: Strategy::Bc,
                 seed: 3,
-                scopes,
+                scoped_tests,
                 ..GeneratorConfig::default()
             };
-            TestGenerator::new(&ty, &config).unwrap().next_batch(200)
+            TestGenerator::new(&ty, &config).unwrap().next_batch(400)
         };
         let scoped = |tests: &[TestCase]| -> Vec<Scope> {
             tests
@@ -2116,8 +2140,21 @@ mod tests {
                 .filter_map(|c| c.scope.as_deref().cloned())
                 .collect()
         };
-        assert!(scoped(&tests(false)).is_empty());
-        let with = tests(true);
+        assert!(scoped(&tests(0)).is_empty());
+        // Of the tests that call `reserve` in a thread: nearly all keep a scope under the panic
+        // oracle, about a quarter under the results oracle.
+        let share = |tests: &[TestCase]| {
+            let calling: Vec<&TestCase> = tests
+                .iter()
+                .filter(|t| t.threads.iter().flatten().any(|c| c.method == "reserve"))
+                .collect();
+            let with = calling.iter().filter(|t| t.has_scope()).count();
+            with * 100 / calling.len()
+        };
+        let under_results = share(&tests(scoped_tests(true)));
+        assert!((15..=35).contains(&under_results), "{under_results}%");
+        let with = tests(scoped_tests(false));
+        assert!(share(&with) >= 70, "{}%", share(&with));
         let scopes = scoped(&with);
         assert!(scopes.len() > 20, "{} scopes", scopes.len());
         assert!(with
@@ -2146,7 +2183,7 @@ mod tests {
         let config = GeneratorConfig {
             strategy: Strategy::Bc,
             seed: 3,
-            scopes: true,
+            scoped_tests: 100,
             ..GeneratorConfig::default()
         };
         let mut generator = TestGenerator::new(&ty, &config).unwrap();

@@ -24,7 +24,8 @@ pub use campaign::{
 };
 pub use coverage::PairCoverage;
 pub use generate::{
-    GeneratorConfig, TestGenerator, LONG_SUFFIX, MAX_PREFIX_CALLS, SHORT_SUFFIX, SHORT_TESTS,
+    scoped_tests, GeneratorConfig, TestGenerator, LONG_SUFFIX, MAX_PREFIX_CALLS, SHORT_SUFFIX,
+    SHORT_TESTS,
 };
 pub use pools::Pools;
 pub use shrink::{method_calls, shrink, ShrinkConfig, ShrinkStop, Shrunk, StillFails};

@@ -59,6 +59,12 @@ impl TestCase {
             })
             .collect()
     }
+
+    /// Whether a thread keeps a guard in a scope ([`Call::scope`]): the test's orders run
+    /// each scope whole, so under the results oracle its results are not compared.
+    pub fn has_scope(&self) -> bool {
+        self.threads.iter().flatten().any(|c| c.scope.is_some())
+    }
 }
 
 /// A call of a constructor or method. `receiver` is an instance index (ignored for
@@ -90,7 +96,8 @@ pub struct Call {
     /// thread keeps on its stack while it makes the scope's calls, then ends with one of the
     /// guard's methods or drops (`let g = c0.reserve(3); c0.book(3, 1); g.confirm(2)`). The
     /// whole scope is one step of the thread: a sequential order runs it without the other
-    /// thread's calls in between, which is why scopes are written under the panic oracle only.
+    /// thread's calls in between, which is why a test with a scope is judged for panics and
+    /// deadlocks only, its results not compared ([`TestCase::has_scope`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub scope: Option<Box<Scope>>,
 }

@@ -256,7 +256,7 @@ impl Judge<'_> {
         let mut executor = self.prepared.executor(&config)?;
         let campaign = CampaignConfig {
             types: self.prepared.campaign_types(t),
-            scopes: config.results.is_none(),
+            scoped_tests: generator::scoped_tests(config.results.is_some()),
             ..campaign.clone()
         };
         let result = generator::run_campaign(

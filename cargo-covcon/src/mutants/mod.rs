@@ -139,7 +139,7 @@ pub fn mutants(args: &MutantsArgs) -> Result<ExitCode> {
             let campaign = CampaignConfig {
                 time_budget: budget,
                 stop: stop.clone(),
-                scopes: session.oracle.results.is_none(),
+                scoped_tests: generator::scoped_tests(session.oracle.results.is_some()),
                 ..campaign_config(args)?
             };
             judge.by_campaign(campaign)?
