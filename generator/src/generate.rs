@@ -49,9 +49,11 @@ const SCOPE_PERCENT: u32 = 50;
 
 /// In how many tests (percent) threads may keep guards in scopes under the results oracle.
 /// A test with a scope is judged for panics and deadlocks only (its orders run each scope
-/// whole, so a call that saw the guard held has no order that gives its answer), so most tests
-/// go without, and their results are compared.
-const SCOPED_TESTS_UNDER_RESULTS: u32 = 25;
+/// whole, so a call that saw the guard held has no order that gives its answer), so half the
+/// tests go without, and their results are compared. (A quarter found `rusty::booking`'s bug
+/// in 7 of 8 seeds of 3 s, median 596 tests; half in 8 of 8, median 232; prometheus-client
+/// 0.18.0's results bug, in a type with a guard, no slower: session 38.)
+const SCOPED_TESTS_UNDER_RESULTS: u32 = 50;
 
 /// [`GeneratorConfig::scoped_tests`] for a campaign: every test may keep guards in scopes under
 /// the panic oracle, [`SCOPED_TESTS_UNDER_RESULTS`] of them under the results oracle.
@@ -2100,7 +2102,7 @@ mod tests {
 
     /// A thread's call of a method that hands out a scope guard keeps it in a scope in some
     /// tests (never in the prefix), with at most two calls inside and the guard's finishing
-    /// method or none; under the results oracle in about a quarter of the tests, and with
+    /// method or none; under the results oracle in about half of the tests, and with
     /// scopes off never.
     #[test]
     fn scopes_are_written_only_when_asked_for_and_only_in_threads() {
@@ -2142,7 +2144,7 @@ mod tests {
         };
         assert!(scoped(&tests(0)).is_empty());
         // Of the tests that call `reserve` in a thread: nearly all keep a scope under the panic
-        // oracle, about a quarter under the results oracle.
+        // oracle, about half under the results oracle.
         let share = |tests: &[TestCase]| {
             let calling: Vec<&TestCase> = tests
                 .iter()
@@ -2152,7 +2154,7 @@ mod tests {
             with * 100 / calling.len()
         };
         let under_results = share(&tests(scoped_tests(true)));
-        assert!((15..=35).contains(&under_results), "{under_results}%");
+        assert!((35..=65).contains(&under_results), "{under_results}%");
         let with = tests(scoped_tests(false));
         assert!(share(&with) >= 70, "{}%", share(&with));
         let scopes = scoped(&with);
