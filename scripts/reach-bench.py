@@ -9,7 +9,7 @@ builds on its own; never into this repository) and says which versions it got: u
 `dir` names in reach-corpus.json when they moved on. Then, for each crate, it runs
 
     <covcon> covcon --manifest-path CORPUS/<dir>/Cargo.toml [--features ..] \
-        --time-budget <budget>s --seed 1 --out OUT/<dir> -q
+        [--oracle results] --time-budget <budget>s --seed 1 --out OUT/<dir> -q
 
 one crate at a time, keeps each report.json and stderr under OUT/<dir>, and judges each
 expected type:
@@ -27,7 +27,11 @@ lists every violation (pair, kind, message) so that a human reads each one: a vi
 published code is a false alarm until someone has shown it is a bug.
 
 Usage: scripts/reach-bench.py --corpus DIR [--fetch] --covcon BIN [--budget SECS]
-                              [--only a,b] [--out DIR] [--json FILE] [--no-run]
+                              [--oracle panic|results] [--only a,b] [--out DIR] [--json FILE]
+                              [--no-run]
+
+`--oracle results` runs the corpus under the results oracle: on correct published code every
+wrong result it reports is a false alarm to read, as every panic is.
 """
 
 import argparse
@@ -106,6 +110,8 @@ def run_crate(args, crate):
     os.makedirs(out, exist_ok=True)
     cmd = [args.covcon, "covcon", "--manifest-path", os.path.join(d, "Cargo.toml"),
            "--time-budget", f"{args.budget}s", "--seed", "1", "--out", out, "-q"]
+    if args.oracle != "panic":
+        cmd += ["--oracle", args.oracle]
     for f in crate.get("features", []):
         cmd += ["--features", f]
     run_covcon(cmd, out, timeout=args.budget + 900)
@@ -171,6 +177,7 @@ def main():
     ap.add_argument("--corpus", required=True)
     ap.add_argument("--covcon", default=os.path.join(HERE, "..", "target", "release", "cargo-covcon"))
     ap.add_argument("--budget", type=int, default=20)
+    ap.add_argument("--oracle", choices=["panic", "results"], default="panic")
     ap.add_argument("--only", default="")
     ap.add_argument("--out", default="target/reach")
     ap.add_argument("--json")
