@@ -578,7 +578,12 @@ pub(crate) fn take_keys(types: &mut [TypeModel]) {
         let makers: Vec<(String, String, ReturnShape)> = owner
             .methods
             .iter()
-            .filter(|m| m.supported() && m.via.is_none() && !m.params.is_empty())
+            // One whose only arguments are timeouts (`pop_until(deadline: Instant) ->
+            // Option<T>`) is a getter that waits: it hands back what a caller put in
+            // (atomicring 0.5.0's queue, whose `try_push(content: T)` took only popped values).
+            .filter(|m| {
+                m.supported() && m.via.is_none() && m.params.iter().any(|p| !is_time(&p.kind))
+            })
             // One that takes a key looks an entry up (`get(key) -> Option<usize>` answers a
             // value, or `None`): it makes no key.
             .filter(|m| !m.params.iter().any(|p| is_key_name(&p.name)))
@@ -635,6 +640,22 @@ pub(crate) fn take_keys(types: &mut [TypeModel]) {
                 }
             }
         }
+    }
+}
+
+/// Whether a parameter is a time (a timeout or a deadline): a `Duration`, an `Instant` or a
+/// `SystemTime`, by reference or in an `Option`.
+fn is_time(kind: &ParamKind) -> bool {
+    match kind {
+        ParamKind::Duration => true,
+        ParamKind::Value { path } => {
+            matches!(
+                path.as_str(),
+                "std::time::Instant" | "std::time::SystemTime"
+            )
+        }
+        ParamKind::Ref { inner } | ParamKind::Option { inner } => is_time(inner),
+        _ => false,
     }
 }
 

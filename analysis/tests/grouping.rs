@@ -960,7 +960,8 @@ fn an_integer_key_parameter_takes_what_the_maker_returned_or_a_generated_one() {
 /// A parameter of the type's own type parameter (`resolve(key: &K)`) takes what a maker
 /// returned of it (`intern(s: &str) -> K`), never a made-up one: lasso 0.7.1's
 /// `ThreadedRodeo<K>`. A method that takes what it returns (`swap(v: V) -> V`) holds values
-/// and makes none.
+/// and makes none; so does one that only waits for a value (`take_for(timeout) -> Option<V>`,
+/// `take_until(deadline)`: atomicring 0.5.0's `pop_until`).
 #[test]
 fn a_parameter_of_a_type_parameter_takes_what_a_maker_returned() {
     let source = format!(
@@ -975,6 +976,8 @@ fn a_parameter_of_a_type_parameter_takes_what_a_maker_returned() {
             pub fn resolve(&self, key: &K) -> String {{ self.strings.lock().unwrap()[key.index()].clone() }}
             pub fn swap(&self, v: V) -> V {{ self.last.lock().unwrap().replace(v).unwrap_or_default() }}
             pub fn store(&self, v: V) {{ *self.last.lock().unwrap() = Some(v) }}
+            pub fn take_for(&self, timeout: std::time::Duration) -> Option<V> {{ self.last.lock().unwrap().take() }}
+            pub fn take_until(&self, deadline: std::time::Instant) -> Option<V> {{ self.last.lock().unwrap().take() }}
         }}"
     );
     let model = analyze_source("fixture", "2021", &source);

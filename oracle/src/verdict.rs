@@ -103,7 +103,17 @@ impl Failure {
     /// had returned, which the order `wait; set` does not explain: there `wait` waits for a
     /// `set` that has not run). Read from the suffix calls' outermost events; when they do
     /// not account for every call (a call that records none), the failure is left as it is.
-    pub(crate) fn waited_after(self, test: &TestCase, events: &[Event]) -> Failure {
+    /// Only for a run whose threads were blocked for good (`outcome`): a call that spun
+    /// until the run's timeout (`Outcome::over_time`) may have spun only because the other
+    /// thread was starved until just before the end, and would have finished once that thread's
+    /// calls took effect (atomicring 0.5.1's `push_overwrite` spinning on a full queue beside
+    /// a `try_pop` was reported so, where the order with the pop after both pushes spins too).
+    pub(crate) fn waited_after(
+        self,
+        test: &TestCase,
+        outcome: &Outcome,
+        events: &[Event],
+    ) -> Failure {
         let Failure::Deadlock {
             inside,
             lost_wakeup,
@@ -112,6 +122,13 @@ impl Failure {
         else {
             return self;
         };
+        if outcome.over_time() {
+            return Failure::Deadlock {
+                inside,
+                lost_wakeup,
+                waited_after: None,
+            };
+        }
         // Each suffix thread's outermost calls (`trace::top_level_calls`), each of which
         // must be the thread's next call of the test: a call that records no events of its
         // own but calls code that does would be miscounted, and is left as it is.
@@ -804,7 +821,8 @@ mod tests {
     /// A wait that hung after the other thread had finished its calls (rsevents 0.2.1: `wait`
     /// parked for good after `set` returned) is explained only by orders that run the other
     /// thread's calls first: `wait; set`, which hangs because `set` never runs, does not.
-    /// Events that do not account for every call leave the failure as before.
+    /// Events that do not account for every call, or a run that only outlived its timeout,
+    /// leave the failure as before.
     #[test]
     fn a_wait_hung_after_the_other_thread_finished_needs_its_calls_first() {
         let event = |thread: u8, method: &str, start: bool| Event {
@@ -833,7 +851,7 @@ mod tests {
             event(0, "a", true),
             event(1, "b", false),
         ];
-        let marked = failure.clone().waited_after(&test, &events);
+        let marked = failure.clone().waited_after(&test, &deadlock, &events);
         assert!(
             matches!(
                 marked,
@@ -849,14 +867,28 @@ mod tests {
         stray[6] = event(1, "inner", true);
         stray[8] = event(1, "inner", false);
         assert!(matches!(
-            failure.clone().waited_after(&test, &stray),
+            failure.clone().waited_after(&test, &deadlock, &stray),
             Failure::Deadlock {
                 waited_after: None,
                 ..
             }
         ));
         // Thread 1's end missing: not every call accounted for, nothing marked.
-        let unmarked = failure.clone().waited_after(&test, &events[..8]);
+        let unmarked = failure.clone().waited_after(&test, &deadlock, &events[..8]);
+        // A run that only outlived its timeout (a call spinning, perhaps while the other
+        // thread was starved until just before the end): nothing marked.
+        let over_time = Outcome::Deadlocked {
+            inside: [Some("a".into()), None],
+            blocked_for_good: false,
+            lost_wakeup: None,
+        };
+        assert!(matches!(
+            failure.clone().waited_after(&test, &over_time, &events),
+            Failure::Deadlock {
+                waited_after: None,
+                ..
+            }
+        ));
         assert!(
             matches!(
                 unmarked,

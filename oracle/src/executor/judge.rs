@@ -34,7 +34,7 @@ impl OracleExecutor {
         passes: Passes,
     ) -> Option<Violation> {
         if let Some(failure) = Failure::of(&response.outcome) {
-            let failure = failure.waited_after(test, &response.events);
+            let failure = failure.waited_after(test, &response.outcome, &response.events);
             let mut last = None;
             let pause_us = verdict::alone_pause(response.elapsed_us);
             let verdict = verdict::judge_with(

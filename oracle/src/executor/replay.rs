@@ -103,6 +103,8 @@ impl OracleExecutor {
                 }
                 continue;
             };
+            // Judged as the campaign judged it (`violation_in`).
+            let failure = failure.waited_after(test, &response.outcome, &response.events);
             let pause_us = verdict::alone_pause(response.elapsed_us);
             let found = describe(test, &failure, response, 0);
             let (repeats, more) = self.confirm(&found, &mut outcomes, runs - run);
