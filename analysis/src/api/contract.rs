@@ -215,7 +215,15 @@ pub(crate) fn coalescing(attrs: &[syn::Attribute]) -> Option<String> {
 /// replaced with [`get_with`]". Its name, without a path or `()`.
 pub(crate) fn works_like(attrs: &[syn::Attribute]) -> Option<String> {
     let text = doc_text_of(attrs);
-    let lower = text.to_ascii_lowercase();
+    let mut lower = text.to_ascii_lowercase();
+    // A maintainer's note first ("TODO: Remove this in v0.13.0. Deprecated, replaced with
+    // [`try_get_with`]": moka 0.12's deprecated aliases) does not open the doc.
+    while lower.starts_with("todo") {
+        lower = match lower.split_once(". ") {
+            Some((_, after)) => after.to_string(),
+            None => return None,
+        };
+    }
     let rest = [
         "works like ",
         "similar to ",
@@ -609,6 +617,11 @@ mod tests {
                 " Deprecated, replaced with [`try_get_with`](#method.try_get_with)",
                 Some("try_get_with"),
             ),
+            (
+                " TODO: Remove this in v0.13.0.\n Deprecated, replaced with [`try_get_with`](#method.try_get_with)",
+                Some("try_get_with"),
+            ),
+            (" TODO: like `get`, but faster", None),
             (" Returns a value. Works like [`get_with`].", None),
             (" Works like a charm.", None),
         ] {
