@@ -12,7 +12,7 @@
 //! the orders are run once at full speed and then paced by schedule noise (see [`judge`]); a
 //! paced order that fails the same way explains the run too.
 
-use crate::protocol::{Event, Outcome};
+use crate::protocol::{Event, Outcome, Response};
 use generator::TestCase;
 
 /// A linearization: the suffix calls in execution order, each (thread, index in its thread).
@@ -46,6 +46,14 @@ pub(crate) enum Failure {
 }
 
 impl Failure {
+    /// The failure a concurrent run of `test` shows, as its verdict judges it: its outcome's
+    /// ([`Failure::of`]), a deadlock marked by the run's events ([`Failure::waited_after`]).
+    /// The campaign and `replay` both judge through this, so they judge alike.
+    pub(crate) fn of_run(test: &TestCase, response: &Response) -> Option<Failure> {
+        Failure::of(&response.outcome)
+            .map(|failure| failure.waited_after(test, &response.outcome, &response.events))
+    }
+
     /// The failure a concurrent run's outcome shows, if any. A panic in a constructor or the
     /// prefix is not one: those run sequentially anyway.
     pub(crate) fn of(outcome: &Outcome) -> Option<Failure> {
@@ -108,12 +116,10 @@ impl Failure {
     /// thread was starved until just before the end, and would have finished once that thread's
     /// calls took effect (atomicring 0.5.1's `push_overwrite` spinning on a full queue beside
     /// a `try_pop` was reported so, where the order with the pop after both pushes spins too).
-    pub(crate) fn waited_after(
-        self,
-        test: &TestCase,
-        outcome: &Outcome,
-        events: &[Event],
-    ) -> Failure {
+    fn waited_after(self, test: &TestCase, outcome: &Outcome, events: &[Event]) -> Failure {
+        if outcome.over_time() {
+            return self;
+        }
         let Failure::Deadlock {
             inside,
             lost_wakeup,
@@ -122,13 +128,6 @@ impl Failure {
         else {
             return self;
         };
-        if outcome.over_time() {
-            return Failure::Deadlock {
-                inside,
-                lost_wakeup,
-                waited_after: None,
-            };
-        }
         // Each suffix thread's outermost calls (`trace::top_level_calls`), each of which
         // must be the thread's next call of the test: a call that records no events of its
         // own but calls code that does would be miscounted, and is left as it is.

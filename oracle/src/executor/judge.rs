@@ -33,8 +33,7 @@ impl OracleExecutor {
         hung: &mut Vec<Call>,
         passes: Passes,
     ) -> Option<Violation> {
-        if let Some(failure) = Failure::of(&response.outcome) {
-            let failure = failure.waited_after(test, &response.outcome, &response.events);
+        if let Some(failure) = Failure::of_run(test, &response) {
             let mut last = None;
             let pause_us = verdict::alone_pause(response.elapsed_us);
             let verdict = verdict::judge_with(

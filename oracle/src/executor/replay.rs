@@ -84,7 +84,7 @@ impl OracleExecutor {
             let response = self.pool.request(&self.concurrent_request(&again));
             result.runs = run;
             let outcome = response.outcome.clone();
-            let Some(failure) = Failure::of(&outcome) else {
+            let Some(failure) = Failure::of_run(test, &response) else {
                 if outcome != Outcome::Passed {
                     // The setup or prefix failed: nothing concurrent to judge.
                     result.outcome = outcome;
@@ -103,8 +103,6 @@ impl OracleExecutor {
                 }
                 continue;
             };
-            // Judged as the campaign judged it (`violation_in`).
-            let failure = failure.waited_after(test, &response.outcome, &response.events);
             let pause_us = verdict::alone_pause(response.elapsed_us);
             let found = describe(test, &failure, response, 0);
             let (repeats, more) = self.confirm(&found, &mut outcomes, runs - run);
