@@ -2179,12 +2179,17 @@ fn a_random_walk_through_long_threads_hands_over_a_bounded_number_of_times() {
             assert!(schedule.handoffs <= 64, "seed {seed}: {schedule:?}");
             if !schedule.free {
                 // About 700 points where both threads can run: a coin at each switched half
-                // of them before. How many hand-overs the walk makes before its coin budget
-                // is spent depends on how often a thread was found asleep and passed over
+                // of them before. How many hand-overs the walk makes depends on how often a
+                // thread was found asleep and passed over, which the machine's load decides
                 // (`wakes`: 15 to 215 in runs of one seed on a loaded machine, and 16 to 50
-                // hand-overs); it still switches at random from the start.
+                // hand-overs; 5 and 5 beside a campaign and the suite, when this asked for 8
+                // hand-overs at least): it still switches from the start, which the load
+                // does not change (the coin's own count is `sched.rs`'s unit test).
                 assert!(schedule.steps > 500, "{schedule:?}");
-                assert!(schedule.handoffs >= 8, "seed {seed}: {schedule:?}");
+                assert!(
+                    schedule.switches.first().is_some_and(|&at| at <= 256),
+                    "seed {seed}: {schedule:?}"
+                );
                 controlled_runs += 1;
                 if controlled_runs == 2 {
                     break;
