@@ -345,12 +345,34 @@ pub(crate) fn discover<'a>(
             found.push(t);
         }
     }
+    let root = files.iter().find(|f| f.module.is_empty());
+    // A method whose doc points to a section of the crate's doc for details, where that
+    // section says the operations it speaks of are not atomic (papaya's `clear` and `retain`,
+    // to "# Consistency"), is not atomic.
+    let sections = root.map_or_else(Vec::new, |f| {
+        api::contract::not_atomic_sections(&f.ast.attrs)
+    });
+    for t in &mut found {
+        let pointing: HashMap<String, Approximation> = t
+            .fns
+            .iter()
+            .filter(|f| f.field.is_none())
+            .filter_map(|f| {
+                let why = api::contract::section_not_atomic(&f.item.attrs, &sections)?;
+                Some((f.name.clone(), why))
+            })
+            .collect();
+        for m in &mut t.model.methods {
+            if let Some(why) = pointing.get(&m.name) {
+                if !matches!(m.approximate, Some(Approximation::NotAtomic { .. })) {
+                    m.approximate = Some(why.clone());
+                }
+            }
+        }
+    }
     // A crate whose doc says whole-structure operations see a snapshot (flurry): those of
     // its types' methods that take no key or value of their own are approximate.
-    let crate_doc = files
-        .iter()
-        .find(|f| f.module.is_empty())
-        .and_then(|f| api::contract::crate_approximation(&f.ast.attrs));
+    let crate_doc = root.and_then(|f| api::contract::crate_approximation(&f.ast.attrs));
     if let Some(why) = crate_doc {
         for t in &mut found {
             for m in t

@@ -178,7 +178,12 @@ fn analyze_package(
     let mut diags = loaded.diagnostics.clone();
     let safe = discover::thread_safe_names(&facts, &index);
     let names = discover::relevant_names(&facts, &safe);
-    let files = source::parse_relevant(&loaded, &cfg, |f| f.facts.mentions(&names));
+    // The crate root always: its doc may say what whole-structure operations see, or that
+    // a section's operations are not atomic (`discover.rs`), though it declares no type
+    // (papaya's `lib.rs` only re-exports its maps).
+    let files = source::parse_relevant(&loaded, &cfg, |f| {
+        f.module.is_empty() || f.facts.mentions(&names)
+    });
     // Files of constants only (a `constants.rs`): the sizes the types' code names may be
     // declared there. Large ones (generated tables) are left out.
     let const_files = source::parse_relevant(&loaded, &cfg, |f| {

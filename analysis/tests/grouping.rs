@@ -1046,6 +1046,61 @@ fn a_type_parameter_taken_as_data_answers_no_opaque_key() {
     );
 }
 
+/// How `model` says type `ty`'s method `method` answers approximately, if it does.
+fn approximation_of(
+    model: &analysis::Model,
+    ty: &str,
+    method: &str,
+) -> Option<analysis::Approximation> {
+    let t = model.types.iter().find(|t| t.name == ty).unwrap();
+    let m = t.methods.iter().find(|m| m.name == method).unwrap();
+    m.approximate.clone()
+}
+
+/// papaya's crate doc says, under "# Consistency", that `clear` and its kin "may not produce
+/// "perfect" results if the map is being concurrently modified", and `clear`'s and `retain`'s
+/// docs point there for details: they are not atomic, and the results oracle judges no test
+/// that calls them (it had reported `insert ∥ retain` and `clear ∥ try_insert` on papaya
+/// 0.2.5). `insert`, whose doc points to another section, is compared as before.
+#[test]
+fn a_method_pointing_to_a_crate_doc_section_that_says_not_atomic_is_not_atomic() {
+    let source = format!(
+        "//! # Usage
+        //!
+        //! Pin the map.
+        //!
+        //! # Consistency
+        //!
+        //! Operations such as `clear` rely on iteration and may not produce \"perfect\"
+        //! results if the map is being concurrently modified.
+        {SYNC}
+        #[derive(Default)] pub struct Map {{ n: Mutex<Vec<u8>> }}
+        impl Map {{
+            pub fn new() -> Self {{ Self::default() }}
+            /// Inserts. See the [crate-level documentation](crate#usage) for details.
+            pub fn insert(&self, k: u8) {{ self.n.lock().unwrap().push(k) }}
+            /// Clears the map. See the [consistency](crate#consistency) section for details.
+            pub fn clear(&self) {{ self.n.lock().unwrap().clear() }}
+            /// Retains. See the [consistency](crate#consistency) section for details.
+            pub fn retain(&self, f: impl Fn(&u8) -> bool) {{ self.n.lock().unwrap().retain(f) }}
+        }}"
+    );
+    let model = analyze_source("fixture", "2021", &source);
+    let approximate = |name: &str| approximation_of(&model, "Map", name);
+    for name in ["clear", "retain"] {
+        assert!(
+            matches!(
+                approximate(name),
+                Some(analysis::Approximation::NotAtomic { ref line })
+                    if line.contains("# Consistency") && line.contains("concurrently modified")
+            ),
+            "{name}: {:?}",
+            approximate(name)
+        );
+    }
+    assert_eq!(approximate("insert"), None);
+}
+
 /// flurry's crate doc: "Operations that inspect the map as a whole, rather than a single key,
 /// operate on a snapshot of the underlying table." The methods that take no key or value of
 /// their own read the whole map, and are approximate; one that takes a key is not.
@@ -1066,15 +1121,7 @@ fn a_crate_doc_that_makes_whole_structure_reads_snapshots_makes_them_approximate
         }}"
     );
     let model = analyze_source("fixture", "2021", &source);
-    let map = model.types.iter().find(|t| t.name == "Map").unwrap();
-    let approximate = |name: &str| {
-        map.methods
-            .iter()
-            .find(|m| m.name == name)
-            .unwrap()
-            .approximate
-            .clone()
-    };
+    let approximate = |name: &str| approximation_of(&model, "Map", name);
     let line =
         "Operations that inspect the map as a whole, rather than a single key, operate on a \
                 snapshot of the underlying table.";

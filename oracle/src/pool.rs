@@ -146,7 +146,9 @@ impl Pool {
             let wanted = current.ids[answered];
             let patience = patience(&current.request);
             let started = Instant::now();
+            let mut serial = 0;
             let result = self.live_worker(&mut slot, index).and_then(|worker| {
+                serial = worker.serial;
                 while sent < queue.len() && sent < PIPELINE {
                     if worker.send(&queue[sent]).is_err() {
                         // The worker is gone; its answers so far may still be in the pipe,
@@ -160,14 +162,21 @@ impl Pool {
             let lost = match result {
                 // The worker exits after a deadlock it did not recover from; make sure of it
                 // below.
-                Ok(response) => {
+                Ok(mut response) => {
+                    response.worker = serial;
+                    for other in &mut response.others {
+                        other.worker = serial;
+                    }
                     let deadlocked = matches!(response.outcome, Outcome::Deadlocked { .. })
                         && !response.recovered;
                     responses.push(response);
                     deadlocked
                 }
                 Err(message) => {
-                    responses.push(crashed(wanted, message, started));
+                    responses.push(Response {
+                        worker: serial,
+                        ..crashed(wanted, message, started)
+                    });
                     true
                 }
             };
@@ -193,6 +202,20 @@ impl Pool {
         responses
     }
 
+    /// Ends the calling pool thread's worker (worker 0's outside the pool), so that its next
+    /// request goes to a new process: what a type prints that differs from one process to
+    /// the next (a clock calibrated when the process first reads it) shows only that way.
+    pub(crate) fn restart_worker(&self) {
+        let index = self
+            .threads
+            .current_thread_index()
+            .unwrap_or(0)
+            .min(self.slots.len() - 1);
+        if let Some(worker) = lock(&self.slots[index]).take() {
+            worker.kill();
+        }
+    }
+
     /// The slot's worker, started first if the slot is empty.
     fn live_worker<'s>(
         &self,
@@ -200,13 +223,13 @@ impl Pool {
         index: usize,
     ) -> Result<&'s mut Worker, String> {
         if slot.is_none() {
-            let worker = Worker::spawn(&self.command, index).map_err(|e| {
+            let serial = self.spawned.fetch_add(1, Ordering::Relaxed) + 1;
+            let worker = Worker::spawn(&self.command, index, serial).map_err(|e| {
                 format!(
                     "cannot start worker `{}`: {e}",
                     self.command.program.display()
                 )
             })?;
-            self.spawned.fetch_add(1, Ordering::Relaxed);
             *slot = Some(worker);
         }
         Ok(slot.as_mut().expect("a worker is in the slot"))
@@ -407,10 +430,13 @@ struct Worker {
     stderr: Arc<Mutex<VecDeque<String>>>,
     /// Answers expected to requests sent and not received yet.
     in_flight: usize,
+    /// Its number among the pool's workers, in the order they were started (1 for the first):
+    /// what marks its answers ([`Response::worker`]).
+    serial: u64,
 }
 
 impl Worker {
-    fn spawn(command: &WorkerCommand, index: usize) -> std::io::Result<Worker> {
+    fn spawn(command: &WorkerCommand, index: usize, serial: u64) -> std::io::Result<Worker> {
         let mut child = Command::new(&command.program);
         child
             .args(&command.args)
@@ -440,6 +466,7 @@ impl Worker {
             stdout: LineReader::new(stdout),
             stderr,
             in_flight: 0,
+            serial,
         })
     }
 

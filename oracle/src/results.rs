@@ -472,6 +472,8 @@ pub struct SequentialOutcomes {
     /// Orders also run with each call on the thread it ran on concurrently
     /// ([`Speed::OwnThreads`]).
     on_own_threads: BTreeSet<Vec<(u8, u32)>>,
+    /// Whether an order was run in a worker started for it ([`Speed::NewWorker`]).
+    in_new_worker: bool,
     /// The sequential runs of this test's rewrites with coalesced calls' closures as they ran
     /// ([`ResultsConfig::coalesced_variants`]), each its own, kept as this test's are: a
     /// confirmation re-run of a moka test checks up to eight rewrites again, each of up to
@@ -550,6 +552,11 @@ impl SequentialOutcomes {
         self.failing_starts
             .iter()
             .any(|start| start.len() < order.len() && order.starts_with(start))
+    }
+
+    /// Whether any of the runs held was made by worker process `worker`.
+    fn ran_in(&self, worker: u64) -> bool {
+        self.runs.values().flatten().any(|run| run.worker == worker)
     }
 
     fn runs_of(&self, order: &[(u8, u32)]) -> &[Response] {
@@ -1040,6 +1047,13 @@ pub enum Speed {
     /// calling thread (sharded-slab's keys name the thread's shard) gives its other answer
     /// there, and text that differs from the one-thread runs is left out as varying.
     OwnThreads,
+    /// At full speed, in a worker process started for it: what a type prints that differs
+    /// from process to process (governor's `QuantaClock`, calibrated when a process first
+    /// reads the clock) differs from the runs made in the process before, and is left out as
+    /// varying. Made when none of the test's sequential runs ran in the process of the
+    /// concurrent run being judged (that worker was replaced in between: a later test of its
+    /// batch timed out).
+    NewWorker,
 }
 
 /// Slow runs one check makes at most, on the way to a violation only: what they show is left
@@ -1227,6 +1241,12 @@ impl<R: FnMut(&[(u8, u32)], Speed) -> Response> Check<'_, R> {
         // The closest once more with each call on its own thread, once per test.
         if self.outcomes.on_own_threads.insert(closest.closest.clone()) {
             self.run_order_at(&closest.closest, Speed::OwnThreads);
+        }
+        // Compared across processes: the closest once more in another one, once per test.
+        let worker = self.concurrent.worker;
+        if worker != 0 && !self.outcomes.in_new_worker && !self.outcomes.ran_in(worker) {
+            self.outcomes.in_new_worker = true;
+            self.run_order_at(&closest.closest, Speed::NewWorker);
         }
     }
 
@@ -1960,6 +1980,8 @@ mod tests {
     /// its own thread, `Key(0)` when all run on one (sharded-slab's keys name the shard of
     /// the calling thread).
     fn fake_run_at(test: &TestCase, order: &[(u8, u32)], run: u64, speed: Speed) -> Response {
+        // Sequential runs are made by worker 2, or by worker 3 when in a new one.
+        let worker = if speed == Speed::NewWorker { 3 } else { 2 };
         let mut count = 0;
         let mut ids = 0;
         let mut queued = 0;
@@ -1976,6 +1998,8 @@ mod tests {
                     Ok(Some(format!("Ok(Sym({}))", interned - 1)))
                 }
                 "interned" => Ok(Some(interned.to_string())),
+                // A clock calibrated when its process first reads it (governor's QuantaClock).
+                "clock" => Ok(Some(format!("Calibration({worker})"))),
                 "hit" => {
                     count += 1;
                     Ok(Some(count.to_string()))
@@ -2016,6 +2040,7 @@ mod tests {
             }
         };
         let mut response = concurrent([&[], &[]], None);
+        response.worker = worker;
         response.results = [
             vec![None; test.threads[0].len()],
             vec![None; test.threads[1].len()],
@@ -2097,10 +2122,10 @@ mod tests {
         let runs_before = outcomes.len() as u64;
         let check = check_results(test, concurrent, outcomes, config, |order, speed| {
             let mut ran = ran.borrow_mut();
-            let own = if speed == Speed::OwnThreads {
-                " own"
-            } else {
-                ""
+            let own = match speed {
+                Speed::OwnThreads => " own",
+                Speed::NewWorker => " new",
+                _ => "",
             };
             ran.push(if order.is_empty() {
                 "-".to_string()
@@ -2439,7 +2464,9 @@ runs=15 linearizations=2 ran=[a0 b0 | a0 b0 | b0 a0 | b0 a0 | - | - | a0 b0 | a0
                 &mut SequentialOutcomes::new(),
                 &config,
                 |_, speed| match speed {
-                    Speed::Full | Speed::OwnThreads => concurrent([&["0"], &["0"]], None),
+                    Speed::Full | Speed::OwnThreads | Speed::NewWorker => {
+                        concurrent([&["0"], &["0"]], None)
+                    }
                     Speed::Slow => {
                         slow_runs += 1;
                         concurrent([&[slow], &[slow]], None)
@@ -2525,6 +2552,36 @@ runs=2 linearizations=1 ran=[a0 a1 b0 | a0 a1 b0]",
             "linearizable by b0 a0 a1
 left out: [`tags`: its Debug text differed between two sequential runs of the same calls ([1, 2] vs [2, 1]); final state: no Debug text]
 runs=21 linearizations=3 ran=[b0 a0 a1 | b0 a0 a1 | a0 b0 a1 | a0 b0 a1 | a0 a1 b0 | a0 a1 b0 | - | - | b0 a0 a1 | b0 a0 a1 | b0 a0 a1 | b0 a0 a1 | a0 b0 a1 | a0 b0 a1 | a0 b0 a1 | a0 b0 a1 | a0 a1 b0 | a0 a1 b0 | a0 a1 b0 | a0 a1 b0 | b0 a0 a1 own]",
+        );
+    }
+
+    /// Text a type prints that differs from process to process (a clock calibrated when its
+    /// process first reads it), compared between a concurrent run in one worker and
+    /// sequential runs in another (the first was replaced after a later test timed out): the
+    /// closest order runs once more in a new worker, which shows the text varying, and it is
+    /// left out (governor 0.10.4's `RateLimiter::clock`, reported under the results oracle).
+    /// The same text from the worker that made the sequential runs is a difference.
+    #[test]
+    fn text_that_differs_between_worker_processes_is_left_out_not_reported() {
+        let test = test_case("Limiter", &[], [&["clock", "hit"], &["hit"]]);
+        let in_worker = |worker| Response {
+            worker,
+            ..concurrent([&["Calibration(1)", "1"], &["2"]], None)
+        };
+        check(
+            &test,
+            &in_worker(1),
+            "linearizable by a0 a1 b0
+left out: [`clock`: its Debug text differed between two sequential runs of the same calls (Calibration(2) vs Calibration(3)); final state: no Debug text]
+runs=22 linearizations=3 ran=[a0 a1 b0 | a0 a1 b0 | a0 b0 a1 | a0 b0 a1 | b0 a0 a1 | b0 a0 a1 | - | - | a0 a1 b0 | a0 a1 b0 | a0 a1 b0 | a0 a1 b0 | a0 b0 a1 | a0 b0 a1 | a0 b0 a1 | a0 b0 a1 | b0 a0 a1 | b0 a0 a1 | b0 a0 a1 | b0 a0 a1 | a0 a1 b0 own | a0 a1 b0 new]",
+        );
+        check(
+            &test,
+            &in_worker(2),
+            "violation: closest linearization: t1.1 t1.2 t2.1
+  thread 1 call 1 `clock`: observed Calibration(1), expected Calibration(2)
+left out: [final state: no Debug text]
+runs=21 linearizations=3 ran=[a0 a1 b0 | a0 a1 b0 | a0 b0 a1 | a0 b0 a1 | b0 a0 a1 | b0 a0 a1 | - | - | a0 a1 b0 | a0 a1 b0 | a0 a1 b0 | a0 a1 b0 | a0 b0 a1 | a0 b0 a1 | a0 b0 a1 | a0 b0 a1 | b0 a0 a1 | b0 a0 a1 | b0 a0 a1 | b0 a0 a1 | a0 a1 b0 own]",
         );
     }
 

@@ -696,6 +696,21 @@ fn a_lost_update_is_a_wrong_result_with_the_results_oracle_on() {
     );
 }
 
+/// `calibration` answers text that differs from one worker process to the next. The worker
+/// that ran the first test concurrently aborts in the second, so the first is judged with
+/// sequential runs in another process, whose `Calibration(pid)` differs: one more run of the
+/// closest order in a new worker shows the text varying, and no wrong result is reported
+/// (governor's `QuantaClock` was, in a campaign whose later tests timed out).
+#[test]
+fn text_that_differs_between_worker_processes_is_no_wrong_result() {
+    // Eight tests on one worker: chunks of two, each judged after both of its tests ran.
+    let mut scripts = vec!["calibration | hit", "abort | ok"];
+    scripts.extend(["ok_a | ok_b"; 6]);
+    let mut expect = vec!["[calibration+hit]; none", "[]; none"];
+    expect.extend(["[ok_a+ok_b]; none"; 6]);
+    check_with(with_results(1), &scripts, &expect.join("\n"));
+}
+
 /// `busy` answers `None` when run concurrently (its timed acquisition timed out, the run says)
 /// and `Some(0)` alone: a contention-only answer by design, not judged.
 #[test]

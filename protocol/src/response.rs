@@ -59,6 +59,11 @@ pub struct Response<N = String> {
     /// first) and its own `schedule`: the results oracle judges every one, and the k-th run
     /// replays from `seed + k - 1`. Empty otherwise; never nested.
     pub others: Vec<Response<N>>,
+    /// Which worker process answered: covcon's pool numbers its workers as it starts them
+    /// (1 for the first) and marks each answer. Not on the wire; 0 when not known. Text a
+    /// type prints that differs from process to process (a clock's calibration, an address)
+    /// is only compared between runs of one process, or once its variation is seen.
+    pub worker: u64,
 }
 
 impl<N> Response<N> {
@@ -80,6 +85,7 @@ impl<N> Response<N> {
             timed_out: false,
             recovered: false,
             others: Vec::new(),
+            worker: 0,
         }
     }
 

@@ -112,6 +112,20 @@ const NOT_ATOMIC_PHRASES: &[&str] = &[
     "concurrently modified before",
 ];
 
+/// The phrases by which a section of the crate's doc, which a method's doc points to for
+/// details, says that the operations it speaks of are made in steps concurrent calls fall
+/// between (papaya's "# Consistency", which `clear` and `retain` point to: "operations such
+/// as `clear` and `clone` rely on iteration and may not produce "perfect" results if the map
+/// is being concurrently modified"), besides [`NOT_ATOMIC_PHRASES`].
+const SECTION_PHRASES: &[&str] = &[
+    "being concurrently modified",
+    "concurrent modification*",
+    "weak snapshot",
+    "weakly consistent",
+    "not linearizable",
+    "not linearisable",
+];
+
 /// The phrases by which a method's doc says it fails when it finds a lock held: quick_cache's
 /// `try_insert` ("`Err((key, value))` if the shard lock could not be acquired without
 /// blocking"), scc's `try_entry` ("`None` if the entry could not be locked"). Only locks:
@@ -163,6 +177,113 @@ fn doc_hidden(attrs: &[syn::Attribute]) -> bool {
 /// with the sentence that says so.
 pub(crate) fn type_approximation(attrs: &[syn::Attribute]) -> Option<Approximation> {
     quoted(attrs, TYPE_PHRASES).map(|line| Approximation::TypeDoc { line })
+}
+
+/// A section of the crate root's doc that says the operations it speaks of are not atomic
+/// ([`not_atomic_sections`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Section {
+    /// The anchor rustdoc gives its heading (`consistency`, `atomic-operations`).
+    pub anchor: String,
+    pub heading: String,
+    /// The sentence that says so.
+    pub line: String,
+}
+
+/// The sections (under `#` headings) of the crate root's doc comment (`attrs`, its inner
+/// attributes) that say the operations they speak of are not atomic
+/// ([`SECTION_PHRASES`], [`NOT_ATOMIC_PHRASES`]).
+pub(crate) fn not_atomic_sections(attrs: &[syn::Attribute]) -> Vec<Section> {
+    let mut sections: Vec<(String, Vec<String>)> = Vec::new();
+    let mut in_code = false;
+    for text in attrs.iter().filter_map(doc_attr) {
+        for line in text.lines().map(str::trim) {
+            if line.starts_with("```") || line.starts_with("~~~") {
+                in_code = !in_code;
+            } else if in_code {
+                continue;
+            } else if let Some(heading) = line.strip_prefix('#') {
+                sections.push((
+                    heading.trim_start_matches('#').trim().to_string(),
+                    Vec::new(),
+                ));
+            } else if let Some((_, words)) = sections.last_mut() {
+                words.extend(line.split_whitespace().map(str::to_string));
+            }
+        }
+    }
+    let phrases: Vec<&str> = NOT_ATOMIC_PHRASES
+        .iter()
+        .chain(SECTION_PHRASES)
+        .copied()
+        .collect();
+    sections
+        .into_iter()
+        .filter_map(|(heading, words)| {
+            let line = quoted_in(&words.join(" "), &phrases)?;
+            Some(Section {
+                anchor: anchor_of(&heading),
+                heading,
+                line,
+            })
+        })
+        .collect()
+}
+
+/// The anchor rustdoc gives a heading: lower case, white space made `-`, other punctuation
+/// (a code span's backticks) dropped.
+fn anchor_of(heading: &str) -> String {
+    heading
+        .chars()
+        .filter_map(|c| match c {
+            c if c.is_alphanumeric() || c == '_' => Some(c.to_ascii_lowercase()),
+            c if c.is_whitespace() || c == '-' => Some('-'),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Whether the doc comment `attrs` carry points to one of `sections` of the crate root's doc
+/// for details (a link to `crate#consistency`, or `index.html#consistency` as older docs
+/// write it): the method is not atomic by what that section says
+/// ([`Approximation::NotAtomic`], quoting the pointer and the section's sentence).
+pub(crate) fn section_not_atomic(
+    attrs: &[syn::Attribute],
+    sections: &[Section],
+) -> Option<Approximation> {
+    if sections.is_empty() {
+        return None;
+    }
+    let text = doc_text_of(attrs);
+    for target in ["crate#", "index.html#"] {
+        let mut from = 0;
+        while let Some(found) = text[from..].find(target) {
+            let at = from + found;
+            from = at + target.len();
+            // The link's target starts after `(`, `: ` or white space; a URL is another site's.
+            let start = text[..at]
+                .rfind(|c: char| c == '(' || c.is_whitespace())
+                .map_or(0, |i| i + 1);
+            let prefix = &text[start..at];
+            if prefix.contains("://") || !prefix.chars().all(|c| c == '.' || c == '/') {
+                continue;
+            }
+            let anchor: String = text[from..]
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '-' || *c == '_')
+                .collect();
+            if let Some(section) = sections.iter().find(|s| s.anchor == anchor) {
+                let pointer = sentence(&text, at, from);
+                return Some(Approximation::NotAtomic {
+                    line: format!(
+                        "{pointer} — its crate's doc, \"# {}\": {}",
+                        section.heading, section.line
+                    ),
+                });
+            }
+        }
+    }
+    None
 }
 
 /// Whether the crate root's doc comment (`attrs`, its inner attributes) says that what
@@ -246,13 +367,17 @@ pub(crate) fn works_like(attrs: &[syn::Attribute]) -> Option<String> {
 
 /// The sentence of the doc comment `attrs` carry in which the first of `phrases` stands.
 fn quoted(attrs: &[syn::Attribute], phrases: &[&str]) -> Option<String> {
-    let text = doc_text_of(attrs);
+    quoted_in(&doc_text_of(attrs), phrases)
+}
+
+/// The sentence of `text` in which the first of `phrases` stands.
+fn quoted_in(text: &str, phrases: &[&str]) -> Option<String> {
     let lower = text.to_ascii_lowercase();
     let (at, end) = phrases
         .iter()
         .filter_map(|phrase| find_phrase(&lower, phrase))
         .min()?;
-    Some(sentence(&text, at, end).to_string())
+    Some(sentence(text, at, end).to_string())
 }
 
 /// Whether `attrs` hold any doc comment.
@@ -469,6 +594,72 @@ mod tests {
             " This is never not atomic.",
         ] {
             assert_eq!(approximation(&attrs_of(doc)), None, "{doc}");
+        }
+    }
+
+    /// papaya's crate doc ("# Consistency") and the `clear` that points to it: a method whose
+    /// doc points to a section of the crate's doc that says its operations may not be atomic
+    /// is not atomic, quoting both; a pointer to another section, to another site, or no
+    /// pointer, is not.
+    #[test]
+    fn a_doc_pointing_to_a_crate_section_that_says_not_atomic_is_not_atomic() {
+        let krate: syn::File = syn::parse_str(
+            "//! # Usage\n\
+             //!\n\
+             //! Pin the map, then use it.\n\
+             //!\n\
+             //! ```\n\
+             //! // this is not atomic (in code: not read)\n\
+             //! ```\n\
+             //!\n\
+             //! # Consistency\n\
+             //!\n\
+             //! Reads reflect the most-recent write. Similarly, operations such as `clear` and\n\
+             //! `clone` rely on iteration and may not produce \"perfect\" results if the map is\n\
+             //! being concurrently modified.\n\
+             //!\n\
+             //! ## `Atomic` operations\n\
+             //!\n\
+             //! `update` is atomic.\n",
+        )
+        .unwrap();
+        let sections = not_atomic_sections(&krate.attrs);
+        assert_eq!(
+            sections,
+            [Section {
+                anchor: "consistency".into(),
+                heading: "Consistency".into(),
+                line: "Similarly, operations such as `clear` and `clone` rely on iteration and \
+                       may not produce \"perfect\" results if the map is being concurrently \
+                       modified."
+                    .into(),
+            }]
+        );
+        assert_eq!(anchor_of("`Atomic` operations"), "atomic-operations");
+        let clear = attrs_of(
+            " Clears the map.\n\n Note that this method will block until any in-progress resizes are\n completed before proceeding. See the [consistency](crate#consistency)\n section for details.",
+        );
+        assert_eq!(
+            section_not_atomic(&clear, &sections),
+            Some(Approximation::NotAtomic {
+                line: "See the [consistency](crate#consistency) section for details. — its \
+                       crate's doc, \"# Consistency\": Similarly, operations such as `clear` and \
+                       `clone` rely on iteration and may not produce \"perfect\" results if the \
+                       map is being concurrently modified."
+                    .into()
+            })
+        );
+        // As older docs write the pointer: a reference link to `index.html#…`.
+        let older = attrs_of(
+            " Clears the map. See [the notes].\n\n [the notes]: ../index.html#consistency",
+        );
+        assert!(section_not_atomic(&older, &sections).is_some());
+        for doc in [
+            " Pins the map. See the [crate-level documentation](crate#usage) for details.",
+            " See [std](https://doc.rust-lang.org/std/collections/index.html#consistency).",
+            " Clears the map.",
+        ] {
+            assert_eq!(section_not_atomic(&attrs_of(doc), &sections), None, "{doc}");
         }
     }
 

@@ -31,6 +31,8 @@
 //!   same way in the worker's first concurrent run and from its sixth on; `skew` in a free
 //!   run whose test's noise seed is a multiple of 4 (a repeated test's k-th run is the test
 //!   with `noise_seed + k - 1`, as covcon replays it).
+//! - `calibration` answers `Calibration(pid)`, the worker's process id: text that differs
+//!   from process to process (a clock calibrated when its process first reads it).
 //!   Other calls return `()`; the final state is the counter.
 //!
 //! A `batch` request is answered one run at a time, each line written as its run ends.
@@ -262,6 +264,7 @@ fn concurrent_run(test: &generator::TestCase, noise: Noise, run: u64, timeout_ms
                 }
                 // A timed acquisition that timed out: the other thread held the lock.
                 "busy" => "None".to_string(),
+                "calibration" => calibration(),
                 _ => "()".to_string(),
             }));
             event(t as u8, name, false);
@@ -328,6 +331,8 @@ fn sequential(test: &generator::TestCase, order: &[(u8, u32)], paused: bool) -> 
             } else if name == "busy" {
                 // One thread alone always gets the lock.
                 "Some(0)".to_string()
+            } else if name == "calibration" {
+                calibration()
             } else {
                 "()".to_string()
             });
@@ -336,6 +341,11 @@ fn sequential(test: &generator::TestCase, order: &[(u8, u32)], paused: bool) -> 
     answer.results = results;
     answer.final_state = Some(format!("Counter {{ n: {counter} }}"));
     answer
+}
+
+/// What `calibration` answers: text that differs from one worker process to the next.
+fn calibration() -> String {
+    format!("Calibration({})", std::process::id())
 }
 
 /// The file `touch` writes, relative to the worker's working directory.

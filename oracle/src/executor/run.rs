@@ -156,6 +156,10 @@ impl OracleExecutor {
             Speed::Full => self.sequential(test, order),
             Speed::Slow => self.paced_sequential(test, order, &Pace::Paused { pause_us }),
             Speed::OwnThreads => self.paced_sequential(test, order, &Pace::OwnThreads),
+            Speed::NewWorker => {
+                self.pool.restart_worker();
+                self.sequential(test, order)
+            }
         }
     }
 
