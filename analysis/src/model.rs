@@ -533,6 +533,14 @@ pub enum Approximation {
     /// it answers beside a concurrent call (sled 0.32's `space_amplification`, a ratio of the
     /// files' physical size that the log's buffering of two threads' writes changes).
     Hidden,
+    /// The method answers a view of the object: a type of the crate that borrows it (a
+    /// lifetime argument) and whose `Debug` lists the entries it iterates over `self`
+    /// (papaya's `HashSet::pin_owned` answers `HashSetRef<'_, ..>`, printed
+    /// `f.debug_set().entries(self.iter())`). Its text, read after the call returns, shows
+    /// the object as it is then, the other thread's later calls included, not what the call
+    /// answered: papaya 0.2.5's `pin_owned(); insert(0) ∥ pin_owned(); len()` printed the
+    /// second `pin_owned` as `{0}` beside a `len` of 0, which no order gives (replayed 20/20).
+    View,
     /// The method is a collection's `capacity()`: it measures the storage the structure has
     /// allocated, not its contents, and when a concurrent structure grows or gives back its
     /// storage depends on the calls' timing (scc's `HashSet` frees its buckets when the last
@@ -555,6 +563,9 @@ impl std::fmt::Display for Approximation {
             Approximation::Hidden => {
                 f.write_str("it is #[doc(hidden)], outside the documented API")
             }
+            Approximation::View => f.write_str(
+                "it answers a view that borrows the object and lists it when printed, after the call returns",
+            ),
             Approximation::Storage => f.write_str(
                 "it measures allocated storage, which the calls' timing grows and frees",
             ),

@@ -1101,6 +1101,46 @@ fn a_method_pointing_to_a_crate_doc_section_that_says_not_atomic_is_not_atomic()
     assert_eq!(approximate("insert"), None);
 }
 
+/// papaya's `pin_owned` answers a `HashSetRef<'_, ..>` whose `Debug` lists `self.iter()`: a
+/// view, printed after the call returns, of the set as it is then (the other thread's later
+/// insert included), not an answer of the call; its text is not compared. A borrowed entry
+/// that prints its own fields, and an owned answer, are answers like any other.
+#[test]
+fn a_method_answering_a_view_that_lists_the_borrowed_collection_is_not_compared() {
+    let source = format!(
+        "{SYNC}
+        use std::fmt;
+        #[derive(Default)] pub struct Map {{ n: Mutex<Vec<u8>> }}
+        pub struct MapRef<'a> {{ map: &'a Map }}
+        impl MapRef<'_> {{
+            pub fn iter(&self) -> std::vec::IntoIter<u8> {{ self.map.n.lock().unwrap().clone().into_iter() }}
+        }}
+        impl fmt::Debug for MapRef<'_> {{
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {{
+                f.debug_set().entries(self.iter()).finish()
+            }}
+        }}
+        pub struct Entry<'a> {{ map: &'a Map, key: u8 }}
+        impl fmt::Debug for Entry<'_> {{
+            fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {{
+                f.debug_struct(\"Entry\").field(\"key\", &self.key).finish()
+            }}
+        }}
+        impl Map {{
+            pub fn new() -> Self {{ Self::default() }}
+            pub fn insert(&self, k: u8) {{ self.n.lock().unwrap().push(k) }}
+            pub fn pin(&self) -> MapRef<'_> {{ MapRef {{ map: self }} }}
+            pub fn entry(&self, key: u8) -> Entry<'_> {{ Entry {{ map: self, key }} }}
+            pub fn snapshot(&self) -> Vec<u8> {{ self.n.lock().unwrap().clone() }}
+        }}"
+    );
+    let model = analyze_source("fixture", "2021", &source);
+    let approximate = |name: &str| approximation_of(&model, "Map", name);
+    assert_eq!(approximate("pin"), Some(analysis::Approximation::View));
+    assert_eq!(approximate("entry"), None);
+    assert_eq!(approximate("snapshot"), None);
+}
+
 /// flurry's crate doc: "Operations that inspect the map as a whole, rather than a single key,
 /// operate on a snapshot of the underlying table." The methods that take no key or value of
 /// their own read the whole map, and are approximate; one that takes a key is not.

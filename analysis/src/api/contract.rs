@@ -482,6 +482,7 @@ mod tests {
             Approximation::Configured
             | Approximation::Hidden
             | Approximation::Storage
+            | Approximation::View
             | Approximation::NotAtomic { .. }
             | Approximation::TypeDoc { .. }
             | Approximation::CrateDoc { .. } => unreachable!(),

@@ -18,6 +18,10 @@ pub(crate) struct ModuleFacts {
     /// Types whose `impl Iterator` waits in `next` (a receive, a wait, a park): an event
     /// subscriber's iterator, which waits for the next event however long it takes.
     pub(crate) waiting_iterators: Vec<String>,
+    /// Types with a lifetime parameter whose `impl Debug` lists the entries of an iterator
+    /// over `self` (`f.debug_map().entries(self.iter())`): a view that borrows a collection
+    /// and prints it as it is when printed (papaya's `HashMapRef<'_, ..>`).
+    pub(crate) live_views: Vec<String>,
 }
 
 /// The generic arguments of an implementing type (`Arc<T>` in `impl<T> RefCnt for Arc<T>`).
@@ -192,6 +196,9 @@ pub(crate) fn module_facts(items: &[syn::Item], module: &[String], out: &mut Vec
                         if t.ident == "Iterator" && next_waits(i) {
                             facts.waiting_iterators.push(self_name.clone());
                         }
+                        if t.ident == "Debug" && borrows(&i.self_ty) && lists_self(i) {
+                            facts.live_views.push(self_name.clone());
+                        }
                         facts.trait_impls.push((
                             self_name,
                             t.ident.to_string(),
@@ -320,6 +327,7 @@ impl CrateIndex {
             entry.uses.extend(m.uses);
             entry.trait_impls.extend(m.trait_impls);
             entry.waiting_iterators.extend(m.waiting_iterators);
+            entry.live_views.extend(m.live_views);
         }
         let mut externs: BTreeSet<String> = dependencies.into_iter().collect();
         externs.extend(["std", "core", "alloc"].map(String::from));
@@ -612,6 +620,14 @@ impl CrateIndex {
             .any(|m| m.waiting_iterators.iter().any(|t| t == name))
     }
 
+    /// Whether the crate's `impl Debug for <name>` prints a view of a collection it borrows
+    /// (found by name; [`ModuleFacts::live_views`]).
+    pub(crate) fn is_live_view(&self, name: &str) -> bool {
+        self.modules
+            .values()
+            .any(|m| m.live_views.iter().any(|t| t == name))
+    }
+
     /// The one public struct, enum, union or type alias of the crate named `name`, if there is
     /// exactly one (what an example's `use my_crate::*;` makes `name` mean).
     pub(crate) fn public_type_named(&self, name: &str) -> Option<Def> {
@@ -646,6 +662,48 @@ impl CrateIndex {
 /// `recv()`, a `wait`, `wait_while` or `park` (sled's `Subscriber`, whose `next` waits for the
 /// next event on a watched prefix). A test that drove such an iterator would wait until its
 /// timeout, whatever the other thread does.
+/// Whether `ty` has a lifetime argument (`HashMapRef<'_, K, V>`, `Ref<'a, T>`).
+fn borrows(ty: &syn::Type) -> bool {
+    let syn::Type::Path(p) = ty else { return false };
+    p.path.segments.last().is_some_and(|last| {
+        matches!(&last.arguments, syn::PathArguments::AngleBracketed(args)
+            if args.args.iter().any(|a| matches!(a, syn::GenericArgument::Lifetime(_))))
+    })
+}
+
+/// Whether an `impl Debug`'s `fmt` lists entries that a method of `self` iterates:
+/// `.entries(self.iter())`, `.entries(self.map.keys())`.
+fn lists_self(imp: &syn::ItemImpl) -> bool {
+    struct Lists(bool);
+    impl<'ast> syn::visit::Visit<'ast> for Lists {
+        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+            if m.method == "entries" && m.args.iter().any(calls_on_self) {
+                self.0 = true;
+            }
+            syn::visit::visit_expr_method_call(self, m);
+        }
+    }
+    fn calls_on_self(e: &syn::Expr) -> bool {
+        match e {
+            syn::Expr::MethodCall(m) => calls_on_self(&m.receiver),
+            syn::Expr::Field(f) => calls_on_self(&f.base),
+            syn::Expr::Path(p) => p.path.is_ident("self"),
+            syn::Expr::Reference(r) => calls_on_self(&r.expr),
+            syn::Expr::Paren(p) => calls_on_self(&p.expr),
+            _ => false,
+        }
+    }
+    let mut lists = Lists(false);
+    for item in &imp.items {
+        if let syn::ImplItem::Fn(f) = item {
+            if f.sig.ident == "fmt" {
+                syn::visit::Visit::visit_block(&mut lists, &f.block);
+            }
+        }
+    }
+    lists.0
+}
+
 fn next_waits(imp: &syn::ItemImpl) -> bool {
     struct Waits(bool);
     impl<'ast> syn::visit::Visit<'ast> for Waits {

@@ -1041,7 +1041,12 @@ fn method(
         is_async: sig.asyncness.is_some(),
         via: None,
         hands_out: None,
-        approximate: contract::approximation(attrs).or_else(|| contract::storage_answer(sig)),
+        approximate: contract::approximation(attrs)
+            .or_else(|| contract::storage_answer(sig))
+            .or_else(|| match &sig.output {
+                syn::ReturnType::Type(_, t) => answers_view(t, cx).then_some(Approximation::View),
+                syn::ReturnType::Default => None,
+            }),
         iterates: match &sig.output {
             syn::ReturnType::Type(_, t) => is_iterator(t, cx),
             syn::ReturnType::Default => false,
@@ -1067,21 +1072,39 @@ fn method(
 /// (`covcon_rt::attempt`); a reference holds nothing (it has no `Drop`), nor does an
 /// `impl Trait`.
 fn holds_receiver(ty: &syn::Type, cx: &TyCx) -> bool {
+    // Either side of a `Result` (quick_cache's `Result<V, PlaceholderGuard<..>>`).
+    answered_crate_type(ty, cx, &|name| {
+        name.contains("Guard") || implements(cx, "Drop", name)
+    })
+}
+
+/// Whether a returned value of type `ty` is a view of the object ([`Approximation::View`]): a
+/// type of the crate whose `Debug` lists what it iterates over a collection it borrows
+/// ([`CrateIndex::is_live_view`]), also inside `Option`, `Result`, ….
+fn answers_view(ty: &syn::Type, cx: &TyCx) -> bool {
+    let Some(scope) = cx.scope.as_ref() else {
+        return false;
+    };
+    answered_crate_type(ty, cx, &|name| scope.index.is_live_view(name))
+}
+
+/// Whether `ty`, or a type inside it as an `Option`, `Result`, `LockResult` or
+/// `TryLockResult` holds it (either side of a `Result`), is a type of the crate whose name
+/// `pred` accepts.
+fn answered_crate_type(ty: &syn::Type, cx: &TyCx, pred: &dyn Fn(&str) -> bool) -> bool {
     match ty {
-        syn::Type::Paren(p) => holds_receiver(&p.elem, cx),
-        syn::Type::Group(g) => holds_receiver(&g.elem, cx),
+        syn::Type::Paren(p) => answered_crate_type(&p.elem, cx, pred),
+        syn::Type::Group(g) => answered_crate_type(&g.elem, cx, pred),
         syn::Type::Path(p) if p.qself.is_none() => {
             let Some(last) = p.path.segments.last() else {
                 return false;
             };
-            // Either side of a `Result` (quick_cache's `Result<V, PlaceholderGuard<..>>`).
             if HOLDER_WRAPPERS.contains(&last.ident.to_string().as_str()) {
                 return type_args(last)
                     .into_iter()
-                    .any(|inner| holds_receiver(inner, cx));
+                    .any(|inner| answered_crate_type(inner, cx, pred));
             }
-            crate_type(p, cx)
-                .is_some_and(|name| name.contains("Guard") || implements(cx, "Drop", &name))
+            crate_type(p, cx).is_some_and(|name| pred(&name))
         }
         _ => false,
     }
