@@ -472,8 +472,6 @@ pub struct SequentialOutcomes {
     /// Orders also run with each call on the thread it ran on concurrently
     /// ([`Speed::OwnThreads`]).
     on_own_threads: BTreeSet<Vec<(u8, u32)>>,
-    /// Whether an order was run in a worker started for it ([`Speed::NewWorker`]).
-    in_new_worker: bool,
     /// The sequential runs of this test's rewrites with coalesced calls' closures as they ran
     /// ([`ResultsConfig::coalesced_variants`]), each its own, kept as this test's are: a
     /// confirmation re-run of a moka test checks up to eight rewrites again, each of up to
@@ -554,9 +552,15 @@ impl SequentialOutcomes {
             .any(|start| start.len() < order.len() && order.starts_with(start))
     }
 
-    /// Whether any of the runs held was made by worker process `worker`.
-    fn ran_in(&self, worker: u64) -> bool {
-        self.runs.values().flatten().any(|run| run.worker == worker)
+    /// Whether the runs held cannot show text that differs between worker processes: none of
+    /// them was made by the concurrent run's worker process `worker` (known: not 0), and all
+    /// were made by one other process.
+    fn all_in_one_other_process(&self, worker: u64) -> bool {
+        let mut workers = self.runs.values().flatten().map(|run| run.worker);
+        let Some(first) = workers.next() else {
+            return false;
+        };
+        worker != 0 && first != worker && workers.all(|w| w == first)
     }
 
     fn runs_of(&self, order: &[(u8, u32)]) -> &[Response] {
@@ -1242,10 +1246,12 @@ impl<R: FnMut(&[(u8, u32)], Speed) -> Response> Check<'_, R> {
         if self.outcomes.on_own_threads.insert(closest.closest.clone()) {
             self.run_order_at(&closest.closest, Speed::OwnThreads);
         }
-        // Compared across processes: the closest once more in another one, once per test.
-        let worker = self.concurrent.worker;
-        if worker != 0 && !self.outcomes.in_new_worker && !self.outcomes.ran_in(worker) {
-            self.outcomes.in_new_worker = true;
+        // Compared with runs of one other process only: the closest once more in a new one
+        // (after which the runs come from two, so once per test).
+        if self
+            .outcomes
+            .all_in_one_other_process(self.concurrent.worker)
+        {
             self.run_order_at(&closest.closest, Speed::NewWorker);
         }
     }

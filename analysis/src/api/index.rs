@@ -694,14 +694,23 @@ fn lists_self(imp: &syn::ItemImpl) -> bool {
         }
     }
     let mut lists = Lists(false);
+    visit_method(imp, "fmt", &mut lists);
+    lists.0
+}
+
+/// Visits the body of the impl's method `name`.
+fn visit_method<'ast>(
+    imp: &'ast syn::ItemImpl,
+    name: &str,
+    visitor: &mut impl syn::visit::Visit<'ast>,
+) {
     for item in &imp.items {
         if let syn::ImplItem::Fn(f) = item {
-            if f.sig.ident == "fmt" {
-                syn::visit::Visit::visit_block(&mut lists, &f.block);
+            if f.sig.ident == name {
+                visitor.visit_block(&f.block);
             }
         }
     }
-    lists.0
 }
 
 fn next_waits(imp: &syn::ItemImpl) -> bool {
@@ -728,13 +737,7 @@ fn next_waits(imp: &syn::ItemImpl) -> bool {
         }
     }
     let mut waits = Waits(false);
-    for item in &imp.items {
-        if let syn::ImplItem::Fn(f) = item {
-            if f.sig.ident == "next" {
-                syn::visit::Visit::visit_block(&mut waits, &f.block);
-            }
-        }
-    }
+    visit_method(imp, "next", &mut waits);
     waits.0
 }
 
