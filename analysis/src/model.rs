@@ -1107,6 +1107,12 @@ pub enum SyncOp {
     /// `wait_timeout`, `wait_while`, `wait_timeout_while`), and the mutex that guard is of,
     /// as an expression at the site (`self.items`).
     Wait { lock: String },
+    /// A condition variable's untimed wait that borrows the guard (`cv.wait(&mut guard)`:
+    /// parking_lot's, lock_api-style) of a lock of the type: the copy registers the waiting
+    /// thread with the watchdog, which can wake it (a probe for a lost wake-up) and end a run
+    /// blocked there without losing the worker. The wait itself is the condition variable's
+    /// own, not taken over by the schedule (a waiter found asleep gives the turn away).
+    WaitMut,
     /// A condition variable's `notify_one` (`all` false) or `notify_all`; `waited` when some
     /// site waits on that condition variable (only those notifies are schedule points).
     Notify { all: bool, waited: bool },

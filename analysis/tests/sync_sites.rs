@@ -25,6 +25,7 @@ fn check(body: &str, expect: &str) {
                 SyncOp::FlagAttempt => " (flag attempt)".to_string(),
                 SyncOp::Container => " (container)".to_string(),
                 SyncOp::Wait { lock } => format!(" (releasing {lock})"),
+                SyncOp::WaitMut => " (waits, borrowing its guard)".to_string(),
                 SyncOp::Notify { all, waited } => {
                     format!(" (notify, all: {all}, waited: {waited})")
                 }
@@ -157,6 +158,50 @@ impl Queue {
          put: self.inner.ready | .notify_one() (notify, all: false, waited: true)
          take_soon: self.inner.items | .lock() (or try_lock)
          take_soon: self.inner.ready | .wait_timeout(items, std::time::Duration::from_millis(1)) (releasing self.inner.items)",
+    );
+}
+
+/// parking_lot's untimed `wait(&mut guard)` on a guard of the type's own mutex is a site
+/// (the copy registers its waiter with the watchdog), and makes the condition variable's
+/// notifies sites; its timed waits, and a wait on a guard that is not the type's, are not.
+#[test]
+fn a_condvar_wait_borrowing_a_guard_of_the_types_own_mutex_is_a_site() {
+    // atomicring 0.5.0's shape: `pop` waits without looking at the ring again under the lock.
+    check(
+        r#"
+pub struct Ring { items: parking_lot::Mutex<Vec<u32>>, ready: parking_lot::Condvar, later: parking_lot::Condvar }
+impl Ring {
+    pub fn new() -> Self { Ring { items: parking_lot::Mutex::new(vec![]), ready: parking_lot::Condvar::new(), later: parking_lot::Condvar::new() } }
+    pub fn put(&self, x: u32) {
+        self.items.lock().push(x);
+        self.ready.notify_one();
+        self.later.notify_all();
+    }
+    pub fn take(&self) -> u32 {
+        let mut items = self.items.lock();
+        loop {
+            if let Some(x) = items.pop() { return x; }
+            self.ready.wait(&mut items);
+        }
+    }
+    pub fn take_soon(&self) -> Option<u32> {
+        let mut items = self.items.lock();
+        self.later.wait_for(&mut items, std::time::Duration::from_millis(1));
+        items.pop()
+    }
+    pub fn take_from(&self, other: &parking_lot::Mutex<Vec<u32>>) -> Option<u32> {
+        let mut items = other.lock();
+        self.later.wait(&mut items);
+        items.pop()
+    }
+}
+"#,
+        "put: self.items | .lock() (or try_lock)
+         put: self.ready | .notify_one() (notify, all: false, waited: true)
+         put: self.later | .notify_all() (notify, all: true, waited: false)
+         take: self.items | .lock() (or try_lock)
+         take: self.ready | .wait(&mut items) (waits, borrowing its guard)
+         take_soon: self.items | .lock() (or try_lock)",
     );
 }
 

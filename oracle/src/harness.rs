@@ -771,7 +771,9 @@ fn container_point(site: &SyncSite, points: &[&Span], sites: &[SyncSite]) -> boo
 /// an atomic operation `self.n.load(o)` becomes `::covcon_rt::at(&self.n).load(o)` (and a
 /// container's call `self.map.insert(k, v)` `::covcon_rt::at(&self.map).insert(k, v)`), a
 /// condition wait `self.cv.wait(g)` on `self.m`'s guard becomes `::covcon_rt::Cond(&self.cv,
-/// &self.m).wait(g)` and a notify `::covcon_rt::notifying(&self.cv, false).notify_one()`. None when
+/// &self.m).wait(g)`, a wait borrowing its guard `self.cv.wait(&mut g)` (parking_lot's)
+/// `::covcon_rt::wait_mut(&self.cv, |c| { c.notify_all(); }, |c| c.wait(&mut g))`, and a
+/// notify `::covcon_rt::notifying(&self.cv, false).notify_one()`. None when
 /// the source at the site's positions is not such a call (a macro's tokens, a stale model).
 fn site_insertions(site: &SyncSite, file: &Path, source: &str) -> Vec<Insertion> {
     let lines = copy::Lines::new(source);
@@ -864,6 +866,19 @@ fn site_insertions(site: &SyncSite, file: &Path, source: &str) -> Vec<Insertion>
             part(start, "::covcon_rt::Cond(&", Rank::Open),
             part(site.receiver_end, &format!(", &{lock})"), Rank::Close),
         ],
+        SyncOp::WaitMut
+            if plain_receiver && call.starts_with(".wait(&mut") && call.ends_with(')') =>
+        {
+            vec![
+                part(start, "::covcon_rt::wait_mut(&", Rank::Open),
+                part(
+                    site.receiver_end,
+                    ", |__covcon_c| { __covcon_c.notify_all(); }, |__covcon_c| __covcon_c",
+                    Rank::Middle,
+                ),
+                part(site.call_end, ")", Rank::Close),
+            ]
+        }
         SyncOp::Notify { all, waited: true } if plain_receiver && call == notify_call(*all) => {
             vec![
                 part(start, "::covcon_rt::notifying(&", Rank::Open),

@@ -720,6 +720,7 @@ fn from_sync_site(site: &SyncSite, file: &Path, source: &str) -> Vec<Draft> {
         | SyncOp::TimedAcquire { .. }
         | SyncOp::Attempt { .. }
         | SyncOp::Wait { .. }
+        | SyncOp::WaitMut
         | SyncOp::Container => Vec::new(),
     }
 }

@@ -2078,6 +2078,51 @@ passed"#
     assert_eq!(summary(worker.ask(&Request::Ping)), "worker died");
 }
 
+/// A wait that borrows its guard (parking_lot's `wait(&mut guard)`, `ParkedQueue`) is the
+/// condition variable's own, registered with the watchdog: a run blocked for good there gets
+/// the wake-up probe (a lost wake-up when the woken thread gets on with its call) and is ended
+/// without losing the worker, as with std's waits. A run the probe's wake-up let finish
+/// keeps its worker too.
+#[test]
+fn a_wait_borrowing_its_guard_is_probed_for_a_lost_wake_up_and_ended_without_losing_the_worker() {
+    let queue = |threads| test("ParkedQueue", vec![call("new", vec![])], vec![], threads);
+    let take = || call("take", vec![]);
+    let quiet = || call("put_quietly", vec![Value::Int(7)]);
+    let binary = &analysed().binary;
+    let mut worker = Worker::of(binary);
+    let answers: Vec<String> = [
+        // `take` waits first (found asleep, it gives the turn away), the put never notifies.
+        preempted(queue([vec![take()], vec![quiet()]]), 0),
+        // Two takes of nothing: woken, each finds the queue empty and waits again.
+        concurrent(queue([vec![take()], vec![take()]])),
+        // A put that notifies wakes the take: no deadlock.
+        preempted(
+            queue([vec![take()], vec![call("put", vec![Value::Int(7)])]]),
+            0,
+        ),
+        // Sequentially, `take` before the put waits on nothing yet.
+        sequential(queue([vec![take()], vec![quiet()]]), vec![(0, 0), (1, 0)]),
+        Request::Ping,
+    ]
+    .iter()
+    .map(|request| {
+        let answer = worker.ask(request);
+        let recovered = answer.as_ref().is_some_and(|a| a.recovered);
+        let summary = summary(answer);
+        let outcome = summary.split(" | ").next().unwrap_or_default().to_string();
+        format!("{outcome}{}", if recovered { " (recovered)" } else { "" })
+    })
+    .collect();
+    assert_eq!(
+        answers.join("\n"),
+        r#"deadlocked (blocked for good, lost wake-up of thread 0) inside [Some("take"), None] (recovered)
+deadlocked (blocked for good) inside [Some("take"), Some("take")] (recovered)
+passed
+deadlocked (blocked for good) inside [Some("take"), None] (recovered)
+passed"#
+    );
+}
+
 /// `Accounts`, thread 0 `forward` (locks `a` then `b`), thread 1 `backward` (`b` then `a`).
 fn forward_backward() -> TestCase {
     test(

@@ -50,8 +50,9 @@ pub struct Response<N = String> {
     /// oracles still do.
     pub timed_out: bool,
     /// The run was blocked for good on condition variables of the copy alone, and the
-    /// worker's watchdog ended it by unwinding the waiting calls: the outcome is that
-    /// deadlock, and the worker lives on (without this, a deadlock answer ends the worker).
+    /// worker's watchdog ended it by unwinding the waiting calls, or its wake-up probe woke
+    /// a waiter that then finished the run: the outcome is that deadlock, and the worker
+    /// lives on (without this, a deadlock answer ends the worker).
     pub recovered: bool,
     /// Of a repeated test whose results are captured, the earlier runs that passed with
     /// results unlike this answer's and each other's (results, prefix results and final

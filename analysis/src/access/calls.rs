@@ -249,6 +249,11 @@ impl Walker<'_> {
             }
             Some(FieldKind::Concurrent) if !self.ty.own_sync.contains(path) => SyncOp::Container,
             Some(FieldKind::Condvar)
+                if name == "wait" && std::mem::take(&mut self.last_wait_mut) =>
+            {
+                SyncOp::WaitMut
+            }
+            Some(FieldKind::Condvar)
                 if matches!(
                     name,
                     "wait" | "wait_timeout" | "wait_while" | "wait_timeout_while"
@@ -433,6 +438,7 @@ impl Walker<'_> {
     ) {
         self.out.wait_stmts.push(self.cur_stmt);
         self.last_wait_lock = None;
+        self.last_wait_mut = false;
         let mut result = Val::default();
         if let Some(first) = args.first() {
             let (by_ref, inner) = match strip_parens(first) {
@@ -446,7 +452,9 @@ impl Walker<'_> {
                             let s = &self.out.sections[old];
                             (s.lock.clone(), s.instance.clone(), s.mode)
                         };
-                        if !by_ref {
+                        if by_ref {
+                            self.last_wait_mut = args.len() == 1;
+                        } else {
                             self.last_wait_lock = self.expression_of(&instance, &lock);
                         }
                         self.out.sections[old].ended_by_wait = true;

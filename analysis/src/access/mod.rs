@@ -548,6 +548,9 @@ struct Walker<'a> {
     /// The mutex the last `Condvar::wait`'s guard (passed by value) is of, as an expression
     /// at the call (`self.items`).
     last_wait_lock: Option<String>,
+    /// Whether the last `Condvar::wait` borrowed a guard of the type's own lock (`&mut g`,
+    /// parking_lot's), so that its site is a [`crate::model::SyncOp::WaitMut`].
+    last_wait_mut: bool,
     /// What the next closure's first parameter names (an element of a lock collection).
     closure_param: Option<Place>,
     /// For a field's method (`Inner::m` reached as `self.inner.m()`): the field, so that its
@@ -576,8 +579,8 @@ fn end_of<T: Spanned>(t: &T) -> (u32, u32) {
 /// The synchronisation sites of a type's functions (public methods and helpers), each once,
 /// in source order; none in a function a macro wrote (its spans point into the macro). A
 /// notify is `waited` when some site waits on its condition variable (std's waits, which take
-/// the guard by value: parking_lot's condition variables have no wait sites, and their
-/// notifies answer another type than std's, so only waited ones become schedule points).
+/// the guard by value, and parking_lot's untimed `wait(&mut guard)`); only waited notifies
+/// become schedule points.
 pub(crate) fn sync_sites(
     ty: &FoundType,
     summaries: &HashMap<String, MethodSummary>,
@@ -586,7 +589,7 @@ pub(crate) fn sync_sites(
     let waited: std::collections::HashSet<&str> = summaries
         .values()
         .flat_map(|s| &s.sites)
-        .filter(|s| matches!(s.op, SyncOp::Wait { .. }))
+        .filter(|s| matches!(s.op, SyncOp::Wait { .. } | SyncOp::WaitMut))
         .map(|s| s.field.as_str())
         .collect();
     let mut out: Vec<crate::model::SyncSite> = Vec::new();
@@ -708,6 +711,7 @@ impl<'a> Walker<'a> {
             depth: 0,
             last_wait_val: None,
             last_wait_lock: None,
+            last_wait_mut: false,
             closure_param: None,
             prefix: String::new(),
             loop_depth: 0,

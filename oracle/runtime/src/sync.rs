@@ -193,7 +193,7 @@ pub fn attempt<'a, L: ?Sized, R: Attempt>(lock: &'a L, attempt: impl FnOnce(&'a 
 /// run from now on), and the notify is a schedule point; the real notify follows, for waits
 /// outside control. Otherwise nothing.
 #[inline]
-pub fn notifying(condvar: &std::sync::Condvar, _all: bool) -> &std::sync::Condvar {
+pub fn notifying<C: ?Sized>(condvar: &C, _all: bool) -> &C {
     let role = role();
     if role < 2 && sched::on() {
         // Two test threads: a notify of either kind wakes the one other waiter there can be.
@@ -247,11 +247,17 @@ fn address<C: ?Sized>(value: &C) -> usize {
 /// ended: a notify the copy did not see (a thread of the user's own) is never lost.
 pub struct Cond<'a, T>(pub &'a std::sync::Condvar, pub &'a std::sync::Mutex<T>);
 
-/// The condition variable each test thread is waiting on for real with no timeout (its
-/// address, 0 for none): what the watchdog's wake-up probe ([`wake_waiters`]) notifies. The
-/// third slot is the worker's main thread outside a test thread's role (building the
-/// instances, running the prefix), which only the watchdog's ending of a blocked run wakes.
-static WAITING: [Mutex<usize>; 3] = [const { Mutex::new(0) }; 3];
+/// How to wake the condition variable each test thread is waiting on for real with no
+/// timeout (its `notify_all`, `None` for none): what the watchdog's wake-up probe
+/// ([`wake_waiters`]) calls. The third slot is the worker's main thread outside a test
+/// thread's role (building the instances, running the prefix), which only the watchdog's
+/// ending of a blocked run wakes. Each entry borrows the waiting call's condition variable
+/// and is cleared, under its slot's lock, before that borrow ends ([`waiting_for_real`]).
+static WAITING: [Mutex<Option<Waker>>; 3] = [const { Mutex::new(None) }; 3];
+
+/// A waiting thread's condition variable's `notify_all`, borrowed for as long as the thread
+/// waits (the `'static` is the slot's promise, not the borrow's: see [`WAITING`]).
+type Waker = &'static (dyn Fn() + Sync);
 
 thread_local! {
     /// Whether this is the worker's main thread (the one that runs the setup).
@@ -263,8 +269,9 @@ pub(crate) fn mark_setup_thread() {
     SETUP_THREAD.with(|s| s.set(true));
 }
 
-/// A test thread's untimed wait on `cv`, for real, registered in [`WAITING`] while it lasts.
-fn waiting_for_real<R>(cv: &std::sync::Condvar, wait: impl FnOnce() -> R) -> R {
+/// A test thread's untimed wait on a condition variable, for real, registered in [`WAITING`]
+/// while it lasts with `wake`, the condition variable's `notify_all`.
+fn waiting_for_real<R>(wake: &(dyn Fn() + Sync), wait: impl FnOnce() -> R) -> R {
     let role = role();
     let index = if role == NO_ROLE && SETUP_THREAD.with(Cell::get) {
         2
@@ -274,9 +281,15 @@ fn waiting_for_real<R>(cv: &std::sync::Condvar, wait: impl FnOnce() -> R) -> R {
     let Some(slot) = WAITING.get(index) else {
         return wait();
     };
-    *slot.lock().unwrap_or_else(|p| p.into_inner()) = address(cv);
+    // SAFETY: only the lifetime is changed. The entry is cleared below, under the slot's
+    // lock, before `wake` (borrowed for this whole call) can end, and [`wake`] calls it only
+    // under the same lock; an unwinding `wait` (a panic in the user's wait) is caught by
+    // `Registration`'s drop, which clears it too.
+    let waker: Waker = unsafe { std::mem::transmute::<&(dyn Fn() + Sync), Waker>(wake) };
+    let registered = Registration(slot);
+    *slot.lock().unwrap_or_else(|p| p.into_inner()) = Some(waker);
     let result = wait();
-    *slot.lock().unwrap_or_else(|p| p.into_inner()) = 0;
+    drop(registered);
     if abandoning() {
         // The run is blocked for good and the watchdog woke this wait to end it: leave the
         // call by unwinding (no panic message; the worker answers the deadlock).
@@ -286,12 +299,21 @@ fn waiting_for_real<R>(cv: &std::sync::Condvar, wait: impl FnOnce() -> R) -> R {
     result
 }
 
+/// Clears a [`WAITING`] slot when dropped: after the wait returns, or while it unwinds.
+struct Registration(&'static Mutex<Option<Waker>>);
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    }
+}
+
 /// How many test threads wait for real on a condition variable of the copy, registered in
 /// [`WAITING`].
 pub(crate) fn registered_waiters() -> usize {
     WAITING
         .iter()
-        .filter(|slot| *slot.lock().unwrap_or_else(|p| p.into_inner()) != 0)
+        .filter(|slot| slot.lock().unwrap_or_else(|p| p.into_inner()).is_some())
         .count()
 }
 
@@ -309,20 +331,38 @@ pub(crate) fn wake_all_waiters() {
     wake(&WAITING);
 }
 
-fn wake(slots: &[Mutex<usize>]) -> u8 {
+fn wake(slots: &[Mutex<Option<Waker>>]) -> u8 {
     let mut woken = 0;
     for (role, slot) in slots.iter().enumerate() {
         // Held while notifying: the waiting thread clears its slot under the same lock before
-        // its wait's borrow of the condition variable ends, so the address is alive here.
-        let cv = slot.lock().unwrap_or_else(|p| p.into_inner());
-        if *cv != 0 {
-            // SAFETY: a non-zero slot holds the address of a `Condvar` a test thread is
-            // waiting on through a `&Condvar` that outlives the slot's entry (see above).
-            unsafe { &*(*cv as *const std::sync::Condvar) }.notify_all();
+        // its wait's borrow of the condition variable ends, so the waker is alive here.
+        let waker = slot.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(notify_all) = *waker {
+            notify_all();
             woken |= 1 << role;
         }
     }
     woken
+}
+
+/// A condition variable's untimed wait that borrows its guard, in the instrumented copy:
+/// parking_lot's `self.ready.wait(&mut items)` is written `::covcon_rt::wait_mut(&self.ready,
+/// |c| { c.notify_all(); }, |c| c.wait(&mut items))`. The wait is the condition variable's
+/// own, in every run (a controlled run's scheduler finds the waiter asleep and gives the
+/// turn away, and the other thread's notify wakes it for real); a test thread's wait is
+/// registered with the watchdog while it lasts, as std's uncontrolled waits are
+/// ([`waiting_for_real`]): a run blocked for good there gets the wake-up probe (a lost
+/// wake-up shows as the woken thread getting on with its call) and is ended without losing
+/// the worker. parking_lot promises no spurious wake-ups, but the probe only wakes a run
+/// that is blocked for good already: whatever the woken thread then does, the run is the
+/// deadlock it was.
+pub fn wait_mut<'a, C: Sync + ?Sized, R>(
+    condvar: &'a C,
+    notify_all: impl Fn(&C) + Sync,
+    wait: impl FnOnce(&'a C) -> R,
+) -> R {
+    let wake = || notify_all(condvar);
+    waiting_for_real(&wake, || wait(condvar))
 }
 
 type Guard_<'a, T> = std::sync::MutexGuard<'a, T>;
@@ -333,7 +373,7 @@ impl<'a, T> Cond<'a, T> {
             Ok(woken) => woken
                 .map(|(guard, _)| guard)
                 .map_err(|p| std::sync::PoisonError::new(p.into_inner().0)),
-            Err(guard) => waiting_for_real(self.0, move || self.0.wait(guard)),
+            Err(guard) => waiting_for_real(&|| self.0.notify_all(), move || self.0.wait(guard)),
         }
     }
 

@@ -630,7 +630,10 @@ fn answer(
             answer.recovered = true;
         } else if passed(&answer.outcome) || matches!(answer.outcome, Outcome::Panicked { .. }) {
             if let Some(blocked) = woken_by_probe(passed(&answer.outcome)) {
+                // The run ended by itself after the wake-up: the worker is as good as after
+                // any run, and is kept.
                 answer.outcome = blocked;
+                answer.recovered = true;
             }
         }
         unwatch();

@@ -214,6 +214,108 @@ impl Queue {
     }
 }
 
+/// `Queue`'s `put`, `put_quietly` and `take` on a mutex and condition variable with
+/// parking_lot's API (`wait(&mut guard)`, [`parked`]): the copy registers the wait with the
+/// watchdog (`covcon_rt::wait_mut`).
+#[derive(Debug)]
+pub struct ParkedQueue {
+    items: parked::Mutex<Vec<u32>>,
+    ready: parked::Condvar,
+}
+
+impl ParkedQueue {
+    pub fn new() -> ParkedQueue {
+        ParkedQueue {
+            items: parked::Mutex::new(Vec::new()),
+            ready: parked::Condvar::new(),
+        }
+    }
+    pub fn put(&self, v: u32) {
+        self.items.lock().push(v);
+        self.ready.notify_one();
+    }
+    pub fn put_quietly(&self, v: u32) {
+        self.items.lock().push(v);
+    }
+    pub fn take(&self) -> u32 {
+        let mut items = self.items.lock();
+        loop {
+            if let Some(v) = items.pop() {
+                return v;
+            }
+            self.ready.wait(&mut items);
+        }
+    }
+}
+
+mod parked {
+    //! A mutex and condition variable with parking_lot's API (`lock()` answers the guard,
+    //! `wait(&mut guard)` borrows it), on std's. Nothing here is public, so the analysis
+    //! tests none of it.
+
+    use std::sync::PoisonError;
+
+    /// std's, under names the analysis does not take for a lock: the sites are the users'.
+    type Lock<T> = std::sync::Mutex<T>;
+    type Signal = std::sync::Condvar;
+
+    pub(crate) struct Mutex<T>(Lock<T>);
+
+    pub(crate) struct MutexGuard<'a, T>(Option<std::sync::MutexGuard<'a, T>>);
+
+    impl<T> Mutex<T> {
+        pub(crate) fn new(value: T) -> Mutex<T> {
+            Mutex(Lock::new(value))
+        }
+        pub(crate) fn lock(&self) -> MutexGuard<'_, T> {
+            MutexGuard(Some(self.0.lock().unwrap_or_else(PoisonError::into_inner)))
+        }
+        pub(crate) fn try_lock(&self) -> Option<MutexGuard<'_, T>> {
+            self.0.try_lock().ok().map(|guard| MutexGuard(Some(guard)))
+        }
+    }
+
+    impl<T: std::fmt::Debug> std::fmt::Debug for Mutex<T> {
+        fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            self.0.fmt(f)
+        }
+    }
+
+    impl<T> std::ops::Deref for MutexGuard<'_, T> {
+        type Target = T;
+        fn deref(&self) -> &T {
+            self.0.as_deref().expect("a guard holds its lock")
+        }
+    }
+
+    impl<T> std::ops::DerefMut for MutexGuard<'_, T> {
+        fn deref_mut(&mut self) -> &mut T {
+            self.0.as_deref_mut().expect("a guard holds its lock")
+        }
+    }
+
+    #[derive(Debug)]
+    pub(crate) struct Condvar(Signal);
+
+    impl Condvar {
+        pub(crate) fn new() -> Condvar {
+            Condvar(Signal::new())
+        }
+        pub(crate) fn wait<T>(&self, guard: &mut MutexGuard<'_, T>) {
+            let held = guard.0.take().expect("a guard holds its lock");
+            guard.0 = Some(self.0.wait(held).unwrap_or_else(PoisonError::into_inner));
+        }
+        pub(crate) fn notify_one(&self) -> bool {
+            self.0.notify_one();
+            true
+        }
+        pub(crate) fn notify_all(&self) -> usize {
+            self.0.notify_all();
+            0
+        }
+    }
+}
+
 /// Generic: instantiated by the harness. `K` needs `Hash + Eq`, `V` needs `Clone`.
 #[derive(Debug)]
 pub struct Cache<K, V> {
