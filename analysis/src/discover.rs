@@ -514,14 +514,31 @@ fn sync_fields<'a>(decl: &TypeDecl<'a>, decls: &Decls<'a>, index: &CrateIndex) -
     let mut inner_types = HashMap::new();
     for (name, ty) in &decl.fields {
         let ty = &with_defaults(ty, decl.generics);
-        fields.insert(name.clone(), field_kind(ty));
+        let local = local_inner(ty, decls, &decl.name);
+        // A type of the crate named like an atomic (atomicring's `AtomicRingBuffer`,
+        // prometheus' `AtomicF64`) is no atomic of std's but a type with fields and methods
+        // of its own: followed like any type of the crate, so that its methods' accesses
+        // are the caller's (`self.ring.try_push(x)` writes `ring.mem`), not taken for one
+        // atomic operation each.
+        let own_atomic = field_kind(ty) == FieldKind::Atomic
+            && local.is_some_and(|t| t.name.starts_with("Atomic") && !t.fields.is_empty());
+        fields.insert(
+            name.clone(),
+            if own_atomic {
+                FieldKind::Other
+            } else {
+                field_kind(ty)
+            },
+        );
         lock_types.extend(lock_type(ty).map(|t| (name.clone(), t)));
         if let Some(what) = sync_type_in(ty) {
             sync_reasons.push(format!("field '{name}' is {}", article(&what)));
-            continue;
+            if !own_atomic {
+                continue;
+            }
         }
         // One level through a local type: `inner: Arc<Inner>` with `Inner { count: AtomicUsize }`.
-        if let Some(inner) = local_inner(ty, decls, &decl.name) {
+        if let Some(inner) = local {
             inner_types.insert(name.clone(), inner.name.clone());
             for imp in decls
                 .impls

@@ -86,6 +86,10 @@ fn classify(
     if na != nb {
         high.extend(foreign_lock_order(nb, b, na, a));
     }
+    high.extend(lost_wakeup(na, a, nb, b));
+    if na != nb {
+        high.extend(lost_wakeup(nb, b, na, a));
+    }
     let mut kept = None;
     if high.is_empty() {
         match removed(na, a, nb, b) {
@@ -252,6 +256,48 @@ fn torn_update(na: &str, a: &MethodSummary, nb: &str, b: &MethodSummary) -> Opti
         }
     }
     None
+}
+
+/// A wake-up `a` can miss: `a` waits on a condition variable and reads a field `b` writes
+/// outside every lock its waits release, and `b` notifies. `b`'s write and notify can then
+/// fall between `a`'s read and its wait, and wake nobody (atomicring 0.5.0's `pop`: the ring
+/// tried without the lock, then `gate` taken and waited on). A read under the lock the wait
+/// releases is checked again before the wait can miss anything, as the classic
+/// `while !ready { wait }` is.
+fn lost_wakeup(na: &str, a: &MethodSummary, nb: &str, b: &MethodSummary) -> Option<String> {
+    if a.wait_stmts.is_empty() || b.notify_stmts.is_empty() {
+        return None;
+    }
+    let released: Vec<(&str, &str)> = a
+        .sections
+        .iter()
+        .filter(|s| s.ended_by_wait)
+        .map(|s| (s.lock.as_str(), s.instance.as_str()))
+        .collect();
+    if released.is_empty() {
+        return None;
+    }
+    let written: BTreeSet<&str> = b
+        .accesses
+        .iter()
+        .filter(|x| x.kind.writes())
+        .map(|x| x.field.as_str())
+        .collect();
+    let read = a.accesses.iter().find(|x| {
+        written.contains(x.field.as_str())
+            && !x.sections.iter().any(|&i| {
+                a.sections
+                    .get(i)
+                    .is_some_and(|s| released.contains(&(s.lock.as_str(), s.instance.as_str())))
+            })
+    })?;
+    let locks: Vec<String> = released.iter().map(|(l, _)| format!("`{l}`")).collect();
+    Some(format!(
+        "`{na}` reads `{}` at line {} outside {}, the lock its wait releases, and `{nb}` writes it and notifies: a notify between the read and the wait wakes nobody",
+        read.field,
+        read.line,
+        locks.join(", ")
+    ))
 }
 
 /// The sections (lock, mode) that cover every access in `accs` within one acquisition.

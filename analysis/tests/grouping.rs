@@ -220,6 +220,77 @@ fn methods_of_an_inner_type_behind_an_arc_are_followed() {
     );
 }
 
+/// A type of the crate named like an atomic is a type of its own, followed like `Inner`
+/// above (atomicring 0.5.0's `AtomicRingQueue` around its `AtomicRingBuffer`): `push`'s
+/// load and store of the ring's counter conflict with `pop`'s, and with each other. Taken
+/// for one atomic, every call on it was one indivisible read, and every pair low.
+#[test]
+fn a_type_of_the_crate_named_like_an_atomic_is_followed() {
+    check(
+        &format!(
+            "{SYNC}pub struct AtomicRing {{ count: AtomicUsize }}
+            impl AtomicRing {{
+                pub fn new() -> Self {{ todo!() }}
+                pub fn push(&self) {{ let n = self.count.load(Ordering::SeqCst); self.count.store(n + 1, Ordering::SeqCst); }}
+                pub fn pop(&self) {{ self.count.fetch_sub(1, Ordering::SeqCst); }}
+            }}
+            pub struct Queue {{ ring: AtomicRing }}
+            impl Queue {{
+                pub fn new() -> Self {{ todo!() }}
+                pub fn push(&self) {{ self.ring.push() }}
+                pub fn pop(&self) {{ self.ring.pop() }}
+            }}"
+        ),
+        "push push: high
+         push pop: high
+         pop pop: low
+         push push: high
+         push pop: high
+         pop pop: low",
+    );
+}
+
+/// A waiter that reads what the notifier writes outside the lock its wait releases can miss
+/// the notify (atomicring 0.5.0's `pop`); reading it again under that lock, it cannot, and
+/// only that pair's own fields decide its group.
+#[test]
+fn a_wait_after_a_read_outside_its_lock_is_high_with_the_notifier() {
+    let ring = |pop_body: &str| {
+        format!(
+            "{SYNC}pub struct Ring {{ items: Mutex<Vec<u32>>, gate: parking_lot::Mutex<()>, ready: parking_lot::Condvar }}
+            impl Ring {{
+                pub fn new() -> Self {{ todo!() }}
+                pub fn push(&self, x: u32) {{
+                    self.items.lock().unwrap().push(x);
+                    drop(self.gate.lock());
+                    self.ready.notify_one();
+                }}
+                pub fn pop(&self) -> u32 {{ loop {{ {pop_body} }} }}
+            }}"
+        )
+    };
+    check(
+        &ring(
+            "if let Some(x) = self.items.lock().unwrap().pop() { return x; }
+             let mut gate = self.gate.lock();
+             self.ready.wait(&mut gate);",
+        ),
+        "push push: low
+         push pop: high
+         pop pop: low",
+    );
+    check(
+        &ring(
+            "let mut gate = self.gate.lock();
+             if let Some(x) = self.items.lock().unwrap().pop() { return x; }
+             self.ready.wait(&mut gate);",
+        ),
+        "push push: low
+         push pop: low
+         pop pop: low",
+    );
+}
+
 #[test]
 fn a_collection_of_locks_reached_through_a_helper_is_one_lock() {
     check(
