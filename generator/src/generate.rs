@@ -304,8 +304,11 @@ impl TestGenerator {
         if self.outstanding.remove(&execution.test_id) {
             self.coverage.record(&execution.covered);
         }
-        self.slow_setups
-            .record(execution.test_id, execution.setup_us);
+        self.slow_setups.record(
+            execution.test_id,
+            execution.setup_us,
+            execution.looped_alone,
+        );
         for call in &execution.hung {
             match &call.scope {
                 // A scope that blocked alone: a call inside it waited for the guard its own
@@ -1476,6 +1479,7 @@ mod tests {
                         violation: None,
                         hung: Vec::new(),
                         setup_us: None,
+                        looped_alone: false,
                     });
                 }
                 all.extend(batch);
@@ -1990,6 +1994,7 @@ mod tests {
                 violation: None,
                 hung: Vec::new(),
                 setup_us: None,
+                looped_alone: false,
             });
         }
         assert_eq!(generator.pairs()[1].covered, 1);
@@ -2025,6 +2030,7 @@ mod tests {
                     violation: None,
                     hung: Vec::new(),
                     setup_us: None,
+                    looped_alone: false,
                 });
             }
             all
@@ -2042,6 +2048,7 @@ mod tests {
             violation: None,
             hung: vec![max.clone()],
             setup_us: None,
+            looped_alone: false,
         });
         let after = calls(&mut generator);
         assert!(after.iter().all(|c| c.args != max.args));
@@ -2081,6 +2088,7 @@ mod tests {
                     violation: None,
                     hung: Vec::new(),
                     setup_us: measured.then_some(us),
+                    looped_alone: false,
                 });
             }
             tests
@@ -2205,6 +2213,7 @@ mod tests {
             violation: None,
             hung: vec![blocked],
             setup_us: None,
+            looped_alone: false,
         });
         let after = generator.next_batch(200);
         let after_scopes = scoped(&after);

@@ -1,4 +1,4 @@
-//! Constructor arguments that make a test's setup slow.
+//! Constructor arguments that make a test's setup slow, or a call loop for ever.
 //!
 //! A type's own constants become argument values (`OwnValues`: a size and its neighbours), and
 //! some of them cost more than a test is worth when a constructor takes them: moka 0.9's
@@ -15,6 +15,14 @@
 //! run descheduled once on a loaded machine does not cost a value, and a value also seen in a
 //! fast setup (slow only beside a long prefix) is kept. Nothing is learned while setups are
 //! fast, so the tests of a seed stay the same there.
+//!
+//! A test whose failure a call running alone until the run's timeout explained
+//! (`Execution::looped_alone`: a loop, not a wait the watchdog ends in milliseconds) costs
+//! that timeout again in each of its verdict's orders: atomicring 0.5.0's
+//! `with_capacity(1)` makes a ring that never holds an item (one slot stays free), whose
+//! `push_overwrite` retries for ever, and the campaign spent 9 of every 10 seconds waiting for
+//! those runs. The constructor arguments of [`LOOP_SIGHTINGS`] such tests are drawn again, as
+//! slow ones are; a wait that blocks for good is ended in milliseconds and teaches nothing.
 
 use crate::testcase::{Call, TestCase};
 use std::collections::HashMap;
@@ -28,6 +36,9 @@ const SLOW_FACTOR: u64 = 16;
 /// Slow setups (and no fast one) before a constructor argument is avoided.
 const SLOW_SIGHTINGS: u32 = 2;
 
+/// Tests whose call looped alone before a constructor argument of theirs is avoided.
+const LOOP_SIGHTINGS: u32 = 2;
+
 /// What the generator knows of its tests' setup times.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct SlowSetups {
@@ -35,6 +46,8 @@ pub(crate) struct SlowSetups {
     fastest: Option<u64>,
     /// Per constructor argument (its position and `Debug` text): setups seen [slow, fast].
     seen: HashMap<(usize, String), [u32; 2]>,
+    /// Per constructor argument: tests whose call looped alone (`Execution::looped_alone`).
+    looped: HashMap<(usize, String), u32>,
     /// The constructor arguments of each test handed out and not yet recorded.
     outstanding: HashMap<u64, Vec<(usize, String)>>,
 }
@@ -46,11 +59,17 @@ impl SlowSetups {
         self.outstanding.insert(test.id, args);
     }
 
-    /// Learns from the setup time of test `id` (`None`: not measured, or the run failed).
-    pub(crate) fn record(&mut self, id: u64, setup_us: Option<u64>) {
+    /// Learns from the setup time of test `id` (`None`: not measured, or the run failed) and
+    /// whether a call of it looped alone.
+    pub(crate) fn record(&mut self, id: u64, setup_us: Option<u64>, looped_alone: bool) {
         let Some(args) = self.outstanding.remove(&id) else {
             return;
         };
+        if looped_alone {
+            for arg in &args {
+                *self.looped.entry(arg.clone()).or_default() += 1;
+            }
+        }
         let Some(us) = setup_us else {
             return;
         };
@@ -62,14 +81,21 @@ impl SlowSetups {
         }
     }
 
-    /// Whether `call` (a constructor's) takes an argument seen in slow setups only.
+    /// Whether `call` (a constructor's) takes an argument seen in slow setups only, or in
+    /// [`LOOP_SIGHTINGS`] tests whose call looped alone.
     pub(crate) fn avoided(&self, call: &Call) -> bool {
-        !self.seen.is_empty()
-            && arguments(call).any(|arg| {
-                self.seen
-                    .get(&arg)
-                    .is_some_and(|&[slow, fast]| slow >= SLOW_SIGHTINGS && fast == 0)
-            })
+        let slow = |arg: &(usize, String)| {
+            self.seen
+                .get(arg)
+                .is_some_and(|&[slow, fast]| slow >= SLOW_SIGHTINGS && fast == 0)
+        };
+        let looped = |arg: &(usize, String)| {
+            self.looped
+                .get(arg)
+                .is_some_and(|&tests| tests >= LOOP_SIGHTINGS)
+        };
+        (!self.seen.is_empty() || !self.looped.is_empty())
+            && arguments(call).any(|arg| slow(&arg) || looped(&arg))
     }
 }
 
@@ -109,7 +135,7 @@ mod tests {
         let mut learned = SlowSetups::default();
         for (id, (args, us)) in setups.iter().enumerate() {
             learned.handed_out(&test(id as u64, args));
-            learned.record(id as u64, Some(*us));
+            learned.record(id as u64, Some(*us), false);
         }
         probes
             .iter()
@@ -159,11 +185,39 @@ mod tests {
         let mut learned = SlowSetups::default();
         for id in 0..3 {
             learned.handed_out(&test(id, &[3072]));
-            learned.record(id, None);
+            learned.record(id, None, false);
         }
         learned.handed_out(&test(9, &[4]));
-        learned.record(9, Some(300));
+        learned.record(9, Some(300), false);
         assert!(!learned.avoided(&call(&[3072])));
         assert!(learned.outstanding.is_empty());
+    }
+
+    /// atomicring's `with_capacity(1)`: a call looping alone (failed runs: no setup time) in
+    /// two tests built with `1` avoids it; `4`, seen once in such a test beside them, not yet.
+    #[test]
+    fn an_argument_of_two_tests_whose_call_looped_alone_is_avoided() {
+        let mut learned = SlowSetups::default();
+        let runs: &[(&[i128], Option<u64>, bool)] = &[
+            (&[1], Some(300), false),
+            (&[1], None, true),
+            (&[4], None, true),
+            (&[4], Some(300), false),
+        ];
+        for (id, (args, us, looped)) in runs.iter().enumerate() {
+            learned.handed_out(&test(id as u64, args));
+            learned.record(id as u64, *us, *looped);
+        }
+        assert_eq!(
+            [learned.avoided(&call(&[1])), learned.avoided(&call(&[4]))],
+            [false, false],
+            "one such test each"
+        );
+        learned.handed_out(&test(9, &[1]));
+        learned.record(9, None, true);
+        assert_eq!(
+            [learned.avoided(&call(&[1])), learned.avoided(&call(&[4]))],
+            [true, false]
+        );
     }
 }

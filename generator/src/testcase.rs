@@ -305,6 +305,12 @@ pub struct Execution<V> {
     /// them, when it passed and the executor measured it: the generator draws again
     /// constructor arguments seen only in slow setups (see `TestGenerator::record`).
     pub setup_us: Option<u64>,
+    /// Whether a call of `hung` ran alone until the run's timeout (a loop that never ends,
+    /// not a wait the watchdog ends in milliseconds): every such run costs the timeout, and
+    /// the state the test's constructor arguments made is the likelier cause than the
+    /// call's own (atomicring's `with_capacity(1)`, where `push_overwrite` retries for
+    /// ever), so the generator draws those arguments again after a second such test.
+    pub looped_alone: bool,
 }
 
 /// The oracle as the generator sees it.

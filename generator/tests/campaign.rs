@@ -97,6 +97,7 @@ impl FakeExecutor {
             violation,
             hung: Vec::new(),
             setup_us: None,
+            looped_alone: false,
         }
     }
 }

@@ -22,7 +22,8 @@ impl OracleExecutor {
     /// failure no linearization repeats, or (with the results oracle on) a passing run whose
     /// results no linearization gives. `outcomes` keeps the sequential runs of `test`; `hung`
     /// gets the call a sequential order blocked in when that explained a failure (a call
-    /// that hangs alone, such as `reserve(usize::MAX)`: not worth generating again). A
+    /// that hangs alone, such as `reserve(usize::MAX)`: not worth generating again), and
+    /// whether it ran until the timeout rather than being found blocked for good. A
     /// failure's verdict makes the passes `passes` says ([`Passes::FullSpeed`]: a provisional
     /// one, for shrinking candidates).
     pub(super) fn violation_in(
@@ -30,7 +31,7 @@ impl OracleExecutor {
         test: &TestCase,
         response: Response,
         outcomes: &mut SequentialOutcomes,
-        hung: &mut Vec<Call>,
+        hung: &mut Vec<(Call, bool)>,
         passes: Passes,
     ) -> Option<Violation> {
         if let Some(failure) = Failure::of_run(test, &response) {
@@ -61,15 +62,22 @@ impl OracleExecutor {
             }
             if !verdict.violation {
                 // The run that explained the failure is the last one made.
-                if let (Some((order, Outcome::Deadlocked { .. })), Some(last)) =
-                    (&verdict.explained_by, &last)
+                if let (
+                    Some((
+                        order,
+                        Outcome::Deadlocked {
+                            blocked_for_good, ..
+                        },
+                    )),
+                    Some(last),
+                ) = (&verdict.explained_by, &last)
                 {
                     let at = stuck_call(test, order, &last.events);
                     let call = at.and_then(|at| {
                         let (thread, index) = order[at];
                         test.threads[thread as usize].get(index as usize)
                     });
-                    hung.extend(call.cloned());
+                    hung.extend(call.map(|call| (call.clone(), !blocked_for_good)));
                 }
                 return None;
             }

@@ -468,6 +468,8 @@ impl OracleExecutor {
         } else {
             (None, Vec::new())
         };
+        let looped_alone = hung.iter().any(|(_, looped)| *looped);
+        let hung = hung.into_iter().map(|(call, _)| call).collect();
         match (&violation, failed) {
             (Some(_), _) => count(&self.stats.violations),
             (None, true) => count(&self.stats.explained),
@@ -482,16 +484,22 @@ impl OracleExecutor {
             violation,
             hung,
             setup_us: (passed && setup_us > 0).then_some(setup_us),
+            looped_alone,
         }
     }
 
     /// The violation the runs `response` answers of `test` (as sent) show, confirmed and
-    /// written, and the calls that hung alone (see [`Execution::hung`]). The answered run is
+    /// written, and the calls that hung alone (see [`Execution::hung`]), each with whether it
+    /// ran until the timeout ([`Execution::looped_alone`]). The answered run is
     /// judged as the run it was (its own seed), and after it the earlier runs of a repeated
     /// test that answered otherwise (`Response::others`, results captured), each likewise,
     /// against the same sequential runs: the orders of one test's calls are run once for all
     /// its runs.
-    fn judge(&self, test: &TestCase, mut response: Response) -> (Option<Violation>, Vec<Call>) {
+    fn judge(
+        &self,
+        test: &TestCase,
+        mut response: Response,
+    ) -> (Option<Violation>, Vec<(Call, bool)>) {
         let others = std::mem::take(&mut response.others);
         let mut outcomes = SequentialOutcomes::new();
         let mut hung = Vec::new();
