@@ -48,12 +48,7 @@ fn iterator_reads(it: &Method, writer: &Method, ws: &MethodSummary) -> Option<St
     if !it.iterates {
         return None;
     }
-    let written: BTreeSet<&str> = ws
-        .accesses
-        .iter()
-        .filter(|x| x.kind.writes())
-        .map(|x| x.field.as_str())
-        .collect();
+    let written = written_fields(ws);
     if written.is_empty() {
         return None;
     }
@@ -222,12 +217,7 @@ fn foreign_lock_order(na: &str, a: &MethodSummary, nb: &str, b: &MethodSummary) 
 /// Multi-field atomicity (an invariant spanning fields): `a` writes two fields in separate
 /// critical sections and `b` uses both, so `b` can see one updated and not the other.
 fn torn_update(na: &str, a: &MethodSummary, nb: &str, b: &MethodSummary) -> Option<String> {
-    let written: BTreeSet<&str> = a
-        .accesses
-        .iter()
-        .filter(|x| x.kind.writes())
-        .map(|x| x.field.as_str())
-        .collect();
+    let written = written_fields(a);
     let used: BTreeSet<&str> = b.accesses.iter().map(|x| x.field.as_str()).collect();
     let both: Vec<&str> = written.intersection(&used).copied().collect();
     for (i, f) in both.iter().enumerate() {
@@ -277,12 +267,7 @@ fn lost_wakeup(na: &str, a: &MethodSummary, nb: &str, b: &MethodSummary) -> Opti
     if released.is_empty() {
         return None;
     }
-    let written: BTreeSet<&str> = b
-        .accesses
-        .iter()
-        .filter(|x| x.kind.writes())
-        .map(|x| x.field.as_str())
-        .collect();
+    let written = written_fields(b);
     let read = a.accesses.iter().find(|x| {
         written.contains(x.field.as_str())
             && !x.sections.iter().any(|&i| {
@@ -298,6 +283,15 @@ fn lost_wakeup(na: &str, a: &MethodSummary, nb: &str, b: &MethodSummary) -> Opti
         read.line,
         locks.join(", ")
     ))
+}
+
+/// The fields a method writes.
+fn written_fields(s: &MethodSummary) -> BTreeSet<&str> {
+    s.accesses
+        .iter()
+        .filter(|x| x.kind.writes())
+        .map(|x| x.field.as_str())
+        .collect()
 }
 
 /// The sections (lock, mode) that cover every access in `accs` within one acquisition.

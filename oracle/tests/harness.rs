@@ -2050,13 +2050,7 @@ fn a_run_blocked_on_the_copys_condition_variables_is_ended_without_losing_the_wo
         Request::Ping,
     ]
     .iter()
-    .map(|request| {
-        let answer = worker.ask(request);
-        let recovered = answer.as_ref().is_some_and(|a| a.recovered);
-        let summary = summary(answer);
-        let outcome = summary.split(" | ").next().unwrap_or_default().to_string();
-        format!("{outcome}{}", if recovered { " (recovered)" } else { "" })
-    })
+    .map(|request| outcome_of(&mut worker, request))
     .collect();
     assert_eq!(
         answers.join("\n"),
@@ -2105,13 +2099,7 @@ fn a_wait_borrowing_its_guard_is_probed_for_a_lost_wake_up_and_ended_without_los
         Request::Ping,
     ]
     .iter()
-    .map(|request| {
-        let answer = worker.ask(request);
-        let recovered = answer.as_ref().is_some_and(|a| a.recovered);
-        let summary = summary(answer);
-        let outcome = summary.split(" | ").next().unwrap_or_default().to_string();
-        format!("{outcome}{}", if recovered { " (recovered)" } else { "" })
-    })
+    .map(|request| outcome_of(&mut worker, request))
     .collect();
     assert_eq!(
         answers.join("\n"),
@@ -2121,6 +2109,16 @@ passed
 deadlocked (blocked for good) inside [Some("take"), None] (recovered)
 passed"#
     );
+}
+
+/// A request's outcome as the worker answers it, marked when the worker lived on after a
+/// deadlock (`recovered`).
+fn outcome_of(worker: &mut Worker, request: &Request) -> String {
+    let answer = worker.ask(request);
+    let recovered = answer.as_ref().is_some_and(|a| a.recovered);
+    let summary = summary(answer);
+    let outcome = summary.split(" | ").next().unwrap_or_default().to_string();
+    format!("{outcome}{}", if recovered { " (recovered)" } else { "" })
 }
 
 /// `Accounts`, thread 0 `forward` (locks `a` then `b`), thread 1 `backward` (`b` then `a`).
