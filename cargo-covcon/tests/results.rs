@@ -236,13 +236,18 @@ fn a_lost_update_is_a_wrong_result_under_the_results_oracle_only_and_its_twin_is
     // failure (in CI). How often reproducers of such windows fail natively is a measure
     // (scripts/check-reproducers.sh), not this test's claim; its claim is that the reproducer
     // captures the results, compares them with the allowed outcomes and fails on a lost
-    // update. So the copy's `hit` yields between the two, which makes the race show in most
-    // runs whether the threads share a core or not.
+    // update. So the copy's `hit` sleeps 200 µs between the two, which makes the race show
+    // in most runs whether the threads share a core or not. (A `yield_now` there was not
+    // enough with both cores taken by processes of a higher priority: the reproducer went its
+    // minute without a failure, session 40.)
     let hit_counter = copy.root().join("rusty/src/hit_counter.rs");
     let code = std::fs::read_to_string(&hit_counter).unwrap();
     let racy = "let n = self.hits.load(Ordering::Relaxed);\n";
     assert!(code.contains(racy), "{code}");
-    let widened = code.replace(racy, &format!("{racy}std::thread::yield_now();\n"));
+    let widened = code.replace(
+        racy,
+        &format!("{racy}std::thread::sleep(std::time::Duration::from_micros(200));\n"),
+    );
     std::fs::write(&hit_counter, widened).unwrap();
     let tests = copy.root().join("rusty/tests");
     std::fs::write(tests.join("covcon_wrong_result.rs"), &source).unwrap();
