@@ -520,16 +520,11 @@ fn sync_fields<'a>(decl: &TypeDecl<'a>, decls: &Decls<'a>, index: &CrateIndex) -
         // of its own: followed like any type of the crate, so that its methods' accesses
         // are the caller's (`self.ring.try_push(x)` writes `ring.mem`), not taken for one
         // atomic operation each.
-        let own_atomic = field_kind(ty) == FieldKind::Atomic
+        let kind = field_kind(ty);
+        let own_atomic = kind == FieldKind::Atomic
             && local.is_some_and(|t| t.name.starts_with("Atomic") && !t.fields.is_empty());
-        fields.insert(
-            name.clone(),
-            if own_atomic {
-                FieldKind::Other
-            } else {
-                field_kind(ty)
-            },
-        );
+        let kind = if own_atomic { FieldKind::Other } else { kind };
+        fields.insert(name.clone(), kind);
         lock_types.extend(lock_type(ty).map(|t| (name.clone(), t)));
         if let Some(what) = sync_type_in(ty) {
             sync_reasons.push(format!("field '{name}' is {}", article(&what)));
