@@ -341,7 +341,7 @@ pub(super) fn describe(
             let in_call = |t: usize| inside[t].as_deref().unwrap_or("(no instrumented method)");
             let message = match lost_wakeup {
                 Some(t) => format!(
-                    "lost wake-up: thread {t} waited in {} on a condition variable for a notify that never came, although what it waited for already held: every thread was blocked, and a spurious wake-up (which correct code survives) let it finish; without one it waits for ever",
+                    "lost wake-up: thread {t} waited in {} on a condition variable for a notify that never came, although what it waited for already held: every thread was blocked, and one wake-up from covcon's watchdog (as a spurious wake-up would be, which code that re-checks its condition survives) let it finish; without it, it waits for ever",
                     in_call(usize::from(*t).min(1))
                 ),
                 None => format!(
