@@ -228,6 +228,14 @@ pub struct GenericParam {
     /// implements a trait bound), tried before covcon's usual candidates.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub candidates: Vec<String>,
+    /// A type parameter whose values the crate may keep in memory it manages itself (a
+    /// field of one of its types is a `MaybeUninit`, a raw or atomic pointer, an epoch
+    /// pointer…) and that no impl of the type bounds by `Copy`: covcon tries a boxed integer
+    /// for it first (`Box<i32>`), so that a value read twice, or read where none was
+    /// written, frees memory twice or a pointer that is garbage, a crash the panic oracle
+    /// sees, where an integer would pass unnoticed.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub boxed: bool,
 }
 
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -306,6 +314,13 @@ pub struct Constructor {
     /// argument's type to inference, which the blanket `From<X> for X` makes ambiguous.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub converts: Option<String>,
+    /// The sentence of its doc that says what it builds pairs concurrent calls up (a
+    /// rendezvous: crossbeam-channel's `bounded(0)`, whose sends "must appear at the same
+    /// time" as receives "in order to pair up"). Each such call completes only beside the
+    /// other, which no order of whole calls gives, so the results oracle does not compare
+    /// answers in a test whose instance it built (`ResultsConfig::rendezvous`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rendezvous: Option<String>,
     /// Why covcon cannot call it, when it cannot ([`Constructor::supported`]).
     #[serde(flatten, with = "crate::reason::support")]
     pub reason: Option<Reason>,

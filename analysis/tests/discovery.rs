@@ -1143,3 +1143,53 @@ fn a_type_that_cannot_be_shared_is_tested_through_the_handles_it_hands_out() {
         Some(analysis::Group::Removed)
     );
 }
+
+#[test]
+fn a_parameter_the_crate_may_keep_in_memory_it_manages_is_marked_boxed_unless_copy_bounds_it() {
+    let with_slots = "use std::cell::UnsafeCell;
+         use std::mem::MaybeUninit;
+         use std::sync::atomic::{AtomicUsize, AtomicU64};
+         struct Slot<T> { stamp: AtomicUsize, value: UnsafeCell<MaybeUninit<T>> }
+         pub struct Queue<T> { head: AtomicUsize, slots: Box<[Slot<T>]> }
+         unsafe impl<T: Send> Sync for Queue<T> {}
+         impl<T> Queue<T> {
+             pub fn new() -> Self { todo!() }
+             pub fn push(&self, v: T) { todo!() }
+             pub fn pop(&self) -> Option<T> { todo!() }
+         }
+         pub struct Cell<T> { v: AtomicU64, t: std::marker::PhantomData<T> }
+         impl<T> Cell<T> { pub fn new(v: T) -> Self { todo!() } }
+         impl<T: Copy> Cell<T> { pub fn load(&self) -> T { todo!() } }";
+    let model = analyze_source("demo", "2021", with_slots);
+    let boxed = |name: &str| {
+        let t = model.types.iter().find(|t| t.name == name).unwrap();
+        t.generics[0].boxed
+    };
+    assert!(boxed("Queue"));
+    // `Cell<Box<u32>>` has no `load`.
+    assert!(!boxed("Cell"));
+    // A crate that keeps no value in memory of its own: integers as ever.
+    let plain = analyze_source(
+        "demo",
+        "2021",
+        "use std::sync::Mutex;
+         pub struct Stack<T> { items: Mutex<Vec<T>> }
+         impl<T> Stack<T> { pub fn new() -> Self { todo!() } pub fn push(&self, v: T) {} }",
+    );
+    assert!(!plain.types[0].generics[0].boxed);
+    // A crate that hands what it removes to an epoch collector: values dropped later, in
+    // batches, cost every test the collector's work; integers as ever.
+    let epoch = analyze_source(
+        "demo",
+        "2021",
+        "use std::mem::MaybeUninit;
+         use std::sync::atomic::AtomicUsize;
+         pub struct Atomic<T>(std::marker::PhantomData<T>);
+         struct Node<T> { value: MaybeUninit<T> }
+         pub struct Tree<T> { len: AtomicUsize, root: Atomic<Node<T>> }
+         unsafe impl<T: Send> Sync for Tree<T> {}
+         impl<T> Tree<T> { pub fn new() -> Self { todo!() } pub fn insert(&self, v: T) {} }",
+    );
+    let tree = epoch.types.iter().find(|t| t.name == "Tree").unwrap();
+    assert!(!tree.generics[0].boxed);
+}

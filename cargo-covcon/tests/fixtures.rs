@@ -71,7 +71,7 @@ fn expected_outcome(row: &Row) -> String {
         return format!("{found}, or nothing (expected miss: {why})");
     }
     match row.shows_as.as_str() {
-        "panic" | "deadlock" => found,
+        "panic" | "deadlock" | "crash" => found,
         _ => "reports nothing".to_owned(),
     }
 }

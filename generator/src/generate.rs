@@ -40,6 +40,14 @@ pub(crate) const MIX_PERCENT: u32 = 30;
 const REPEAT_SEED: u64 = 0x5EED_0F4E_9EA7;
 /// Mixed into the seed of the reused arguments' rng.
 const REUSE_SEED: u64 = 0x5EED_0F4E_05ED;
+/// Mixed into the seed of the constructors' rng.
+const CONSTRUCTOR_SEED: u64 = 0x5EED_0F4E_C70B;
+
+/// In how many instances (percent) a type with several usable constructors is built by one
+/// other than the first ([`TestGenerator::constructors`]): a channel's `bounded(cap)` runs its
+/// array flavour, which `unbounded()` never does; `with_capacity(1)`, `with_shard_amount(n)`,
+/// `with_value(v)` and a builder start the object at a boundary or in a state `new()` does not.
+const CONSTRUCTOR_PERCENT: u32 = 50;
 
 /// The counts a prefix call may be repeated: the pool's, and each size the type's code names
 /// with its neighbours (31 → 30, 31, 32), the boundary and both sides of it.
@@ -133,7 +141,11 @@ pub struct TestGenerator {
     used: Vec<(usize, Value)>,
     /// Draws the reuse of arguments; apart from `rng`, like `repeat_rng`.
     reuse_rng: StdRng,
-    constructor: Constructor,
+    /// Draws which constructor builds an instance; apart from `rng`, like `repeat_rng`.
+    constructor_rng: StdRng,
+    /// The constructors instances are built with ([`choose_constructors`]): the first in
+    /// most tests, each other in an equal share of [`CONSTRUCTOR_PERCENT`].
+    constructors: Vec<Constructor>,
     /// The usable methods, in declaration order.
     methods: Vec<Method>,
     /// For each method that is a handle's (`Bar::tick`), where the handle comes from: the
@@ -190,13 +202,13 @@ impl TestGenerator {
             own: &own,
         };
         let mut diagnostics = Vec::new();
-        let constructor = choose_constructor(
+        let constructors = choose_constructors(
             model,
             config.constructor.as_deref(),
             &values,
             &mut diagnostics,
         )?;
-        let methods = usable_methods(model, &constructor, &values, &mut diagnostics);
+        let methods = usable_methods(model, &constructors[0], &values, &mut diagnostics);
         if methods.is_empty() {
             return Err(Reason::NoCallableMethod);
         }
@@ -257,7 +269,8 @@ impl TestGenerator {
             plain: plain_kinds(&methods, &config.instantiation),
             used: Vec::new(),
             reuse_rng: StdRng::seed_from_u64(config.seed ^ REUSE_SEED),
-            constructor,
+            constructor_rng: StdRng::seed_from_u64(config.seed ^ CONSTRUCTOR_SEED),
+            constructors,
             methods,
             handle_from,
             handle_sources,
@@ -363,9 +376,15 @@ impl TestGenerator {
         &self.type_path
     }
 
-    /// The constructor every test uses.
+    /// The constructor most tests use (the configured one, or the one with fewest
+    /// parameters); [`TestGenerator::constructors`] has the others.
     pub fn constructor(&self) -> &Constructor {
-        &self.constructor
+        &self.constructors[0]
+    }
+
+    /// Every constructor tests build instances with, the first most often.
+    pub fn constructors(&self) -> &[Constructor] {
+        &self.constructors
     }
 
     /// The id the next test handed out gets.
@@ -840,7 +859,18 @@ impl TestGenerator {
     }
 
     /// A constructor call; builder chains' arguments follow the first function's, in order.
+    /// The constructor is the first of [`TestGenerator::constructors`], or in
+    /// [`CONSTRUCTOR_PERCENT`] of the calls one of the others (drawn only when there are
+    /// others, so a type with one constructor gets the tests it always got).
     fn constructor_call(&mut self) -> Call {
+        let k = if self.constructors.len() > 1
+            && percent(&mut self.constructor_rng, CONSTRUCTOR_PERCENT)
+        {
+            self.constructor_rng.gen_range(1..self.constructors.len())
+        } else {
+            0
+        };
+        let constructor = &self.constructors[k];
         let values = ValueGen {
             pools: &self.pools,
             instantiation: &self.instantiation,
@@ -855,10 +885,20 @@ impl TestGenerator {
         };
         // Arguments seen in slow setups only are drawn again, a few times at most (a type
         // whose every argument is slow still gets built): see `setups.rs`.
-        let mut call = Call::new(self.constructor.name.clone(), 0, Vec::new());
+        let mut call = Call::new(constructor.name.clone(), 0, Vec::new());
+        let sizes = size_params(constructor);
         for _ in 0..HUNG_REDRAWS {
-            call.args = constructor_params(&self.constructor)
-                .map(|kind| values.value(kind, ctx, rng))
+            call.args = constructor_params(constructor)
+                .zip(&sizes)
+                .map(|(kind, &size)| {
+                    let v = values.value(kind, ctx, rng);
+                    match v {
+                        Value::Int(n) if size && n > MAX_SIZE_ARGUMENT => {
+                            Value::Int(*self.pools.ints.choose(rng).unwrap_or(&1))
+                        }
+                        v => v,
+                    }
+                })
                 .collect();
             if !self.slow_setups.avoided(&call) {
                 break;
@@ -1040,19 +1080,56 @@ pub(crate) fn alternating([m1, m2]: [usize; 2], length: usize) -> [Vec<usize>; 2
     [run(m1, m2), run(m2, m1)]
 }
 
+/// The largest value a constructor's size argument (`with_capacity(cap)`, `with_shard_amount`,
+/// a builder's `max_capacity`) is given: a size past it only sets up storage (flurry's
+/// `with_capacity(1 << 30)` sizes a table for a billion entries, `usize::MAX` aborts on the
+/// allocation), which costs every test it builds its run's timeout or its worker, and teaches
+/// nothing (a setup that never ends is never measured slow); the boundaries that matter to
+/// two threads are small ones (a queue of one slot, two shards). A larger draw becomes one of
+/// the plain pool's integers.
+const MAX_SIZE_ARGUMENT: i128 = 1024;
+
+/// For each of a constructor's arguments ([`constructor_params`]'s order), whether it is a
+/// size by its name (or its builder call's): `cap`, `capacity`, `size`, `shards`, `buckets`,
+/// `bytes`, `len`, `n`.
+fn size_params(constructor: &Constructor) -> Vec<bool> {
+    let sized = |name: &str| {
+        let name = name.to_ascii_lowercase();
+        name == "n"
+            || ["cap", "size", "shard", "bucket", "bytes", "len", "slots"]
+                .iter()
+                .any(|w| name.contains(w))
+    };
+    let chain = constructor.chain.iter().flat_map(|call| {
+        call.params
+            .iter()
+            .map(move |p| sized(&p.name) || sized(&call.name))
+    });
+    constructor
+        .params
+        .iter()
+        .map(|p| sized(&p.name))
+        .chain(chain)
+        .collect()
+}
+
 fn constructor_params(constructor: &Constructor) -> impl Iterator<Item = &ParamKind> {
     let chain = constructor.chain.iter().flat_map(|call| call.params.iter());
     constructor.params.iter().chain(chain).map(|p| &p.kind)
 }
 
-/// The configured constructor if usable, else the usable one with fewest parameters
-/// (functions and `Default` before builders on a tie).
-fn choose_constructor(
+/// The constructors tests build instances with: the configured one alone if usable; else the
+/// usable one with fewest parameters (functions and `Default` before builders on a tie) first,
+/// then every other usable one that hands the instance back the same way (the same tuple, or
+/// none: a channel's `bounded(cap)` beside `unbounded()`), which [`CONSTRUCTOR_PERCENT`] of
+/// the instances are built with. `Default` is left out beside a function without parameters,
+/// which it almost always calls.
+fn choose_constructors(
     model: &TypeModel,
     wanted: Option<&str>,
     values: &ValueGen<'_>,
     diagnostics: &mut Vec<Diagnostic>,
-) -> Result<Constructor, Reason> {
+) -> Result<Vec<Constructor>, Reason> {
     // A constructor that takes an instance cannot build the first one.
     let usable = |c: &&Constructor| {
         c.supported()
@@ -1061,7 +1138,7 @@ fn choose_constructor(
     let candidates: Vec<&Constructor> = model.constructors.iter().filter(usable).collect();
     if let Some(wanted) = wanted {
         if let Some(chosen) = candidates.iter().find(|c| c.name == wanted) {
-            return Ok((*chosen).clone());
+            return Ok(vec![(*chosen).clone()]);
         }
         diagnostics.push(warning(
             format!(
@@ -1072,8 +1149,8 @@ fn choose_constructor(
         ));
     }
     // A tuple's other elements are handles the tests use (a channel's receiving half).
-    candidates
-        .into_iter()
+    let primary = candidates
+        .iter()
         .min_by_key(|c| {
             (
                 c.tuple.is_none(),
@@ -1081,8 +1158,17 @@ fn choose_constructor(
                 c.kind == ConstructorKind::Builder,
             )
         })
-        .cloned()
-        .ok_or(Reason::NoUsableConstructor)
+        .copied()
+        .ok_or(Reason::NoUsableConstructor)?;
+    let plain_function = candidates
+        .iter()
+        .any(|c| c.kind == ConstructorKind::Function && constructor_params(c).next().is_none());
+    let others = candidates.into_iter().filter(|c| {
+        c.name != primary.name
+            && c.tuple == primary.tuple
+            && !(c.kind == ConstructorKind::Default && plain_function)
+    });
+    Ok(std::iter::once(primary).chain(others).cloned().collect())
 }
 
 /// Supported methods whose every parameter can be generated; the others become diagnostics.
@@ -1174,7 +1260,7 @@ fn warning(message: String, span: Option<analysis::Span>) -> Diagnostic {
 mod tests {
     use super::*;
     use crate::testcase::Value;
-    use analysis::{Group, InstancePassing, Pair, Param};
+    use analysis::{Group, InstancePassing, Pair, Param, TupleReturn};
 
     fn group_of(generator: &TestGenerator, a: &str, b: &str) -> Group {
         let pair = generator
@@ -1550,7 +1636,116 @@ mod tests {
             ..GeneratorConfig::default()
         };
         let mut configured = TestGenerator::new(&model, &config).unwrap();
-        assert_eq!(configured.next_batch(1)[0].instances[0].args.len(), 1);
+        let built: BTreeSet<String> = configured
+            .next_batch(64)
+            .iter()
+            .map(|t| t.instances[0].method.clone())
+            .collect();
+        assert_eq!(built, BTreeSet::from(["with".to_string()]));
+    }
+
+    #[test]
+    fn a_size_argument_of_a_constructor_stays_small_and_a_value_argument_does_not() {
+        let mut model = only_a_b();
+        let int = |name: &str| Param {
+            name: name.into(),
+            ty: "u64".into(),
+            kind: ParamKind::Int {
+                signed: false,
+                bits: 64,
+            },
+        };
+        model.constructors = vec![Constructor {
+            name: "with_capacity".into(),
+            params: vec![int("capacity"), int("initial")],
+            ..Constructor::default()
+        }];
+        let tests = generator(&model, Strategy::Bc, 1).next_batch(2000);
+        let largest = |k: usize| {
+            tests
+                .iter()
+                .filter_map(|t| match t.instances[0].args[k] {
+                    Value::Int(n) => Some(n),
+                    _ => None,
+                })
+                .max()
+                .unwrap()
+        };
+        assert!(largest(0) <= MAX_SIZE_ARGUMENT, "{}", largest(0));
+        // Edges are drawn for other integers: `u64::MAX` among 2,000 draws.
+        assert_eq!(largest(1), i128::from(u64::MAX));
+    }
+
+    #[test]
+    fn instances_are_built_by_every_constructor_that_returns_them_alike() {
+        let mut model = only_a_b();
+        let tuple = |index| {
+            Some(TupleReturn {
+                index,
+                elements: vec!["::m::T".into(), "::m::Rx".into()],
+            })
+        };
+        model.constructors = vec![
+            Constructor {
+                name: "bounded".into(),
+                params: vec![param(ParamKind::Bool)],
+                tuple: tuple(0),
+                ..Constructor::default()
+            },
+            Constructor {
+                name: "unbounded".into(),
+                tuple: tuple(0),
+                ..Constructor::default()
+            },
+            // The instance alone, where the tests may need the tuple's other half: not mixed.
+            Constructor {
+                name: "never".into(),
+                ..Constructor::default()
+            },
+        ];
+        let mut g = generator(&model, Strategy::Bc, 1);
+        assert_eq!(g.constructor().name, "unbounded");
+        let names = |g: &TestGenerator| -> Vec<String> {
+            g.constructors().iter().map(|c| c.name.clone()).collect()
+        };
+        assert_eq!(names(&g), ["unbounded", "bounded"]);
+        let tests = g.next_batch(200);
+        let bounded = tests
+            .iter()
+            .filter(|t| t.instances[0].method == "bounded")
+            .count();
+        assert!(tests.iter().all(|t| t.instances[0].method != "never"));
+        // About half of the instances, as `CONSTRUCTOR_PERCENT` says.
+        assert!(
+            (60..140).contains(&bounded),
+            "{bounded} of 200 built by `bounded`"
+        );
+        assert!(tests
+            .iter()
+            .filter(|t| t.instances[0].method == "bounded")
+            .all(|t| t.instances[0].args.len() == 1));
+
+        // `Default` beside a function without parameters is that function again.
+        model.constructors = vec![
+            Constructor {
+                name: "new".into(),
+                ..Constructor::default()
+            },
+            Constructor {
+                name: "default".into(),
+                kind: ConstructorKind::Default,
+                ..Constructor::default()
+            },
+            Constructor {
+                name: "with_capacity".into(),
+                params: vec![param(ParamKind::Bool)],
+                ..Constructor::default()
+            },
+        ];
+        assert_eq!(
+            names(&generator(&model, Strategy::Bc, 1)),
+            ["new", "with_capacity"]
+        );
     }
 
     #[test]

@@ -39,17 +39,21 @@ const SLOW_SIGHTINGS: u32 = 2;
 /// Tests whose call looped alone before a constructor argument of theirs is avoided.
 const LOOP_SIGHTINGS: u32 = 2;
 
+/// A constructor argument: the constructor's name, the argument's position and its `Debug`
+/// text (`bounded`'s `0` is not `with_capacity`'s).
+type Arg = (String, usize, String);
+
 /// What the generator knows of its tests' setup times.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct SlowSetups {
     /// The fastest setup measured, in microseconds.
     fastest: Option<u64>,
     /// Per constructor argument (its position and `Debug` text): setups seen [slow, fast].
-    seen: HashMap<(usize, String), [u32; 2]>,
+    seen: HashMap<Arg, [u32; 2]>,
     /// Per constructor argument: tests whose call looped alone (`Execution::looped_alone`).
-    looped: HashMap<(usize, String), u32>,
+    looped: HashMap<Arg, u32>,
     /// The constructor arguments of each test handed out and not yet recorded.
-    outstanding: HashMap<u64, Vec<(usize, String)>>,
+    outstanding: HashMap<u64, Vec<Arg>>,
 }
 
 impl SlowSetups {
@@ -84,12 +88,12 @@ impl SlowSetups {
     /// Whether `call` (a constructor's) takes an argument seen in slow setups only, or in
     /// [`LOOP_SIGHTINGS`] tests whose call looped alone.
     pub(crate) fn avoided(&self, call: &Call) -> bool {
-        let slow = |arg: &(usize, String)| {
+        let slow = |arg: &Arg| {
             self.seen
                 .get(arg)
                 .is_some_and(|&[slow, fast]| slow >= SLOW_SIGHTINGS && fast == 0)
         };
-        let looped = |arg: &(usize, String)| {
+        let looped = |arg: &Arg| {
             self.looped
                 .get(arg)
                 .is_some_and(|&tests| tests >= LOOP_SIGHTINGS)
@@ -99,12 +103,12 @@ impl SlowSetups {
     }
 }
 
-/// A constructor call's arguments, each with its position.
-fn arguments(call: &Call) -> impl Iterator<Item = (usize, String)> + '_ {
+/// A constructor call's arguments, each with its constructor and position.
+fn arguments(call: &Call) -> impl Iterator<Item = Arg> + '_ {
     call.args
         .iter()
         .enumerate()
-        .map(|(i, arg)| (i, format!("{arg:?}")))
+        .map(|(i, arg)| (call.method.clone(), i, format!("{arg:?}")))
 }
 
 #[cfg(test)]

@@ -308,10 +308,51 @@ pub(crate) fn attempts(generics: &[GenericParam]) -> usize {
     generics
         .iter()
         .filter(|g| g.kind == GenericKind::Type && g.informative_default().is_none())
-        .map(|g| g.candidates.len() + CANDIDATES.len() + usize::from(g.default.is_some()))
+        .map(|g| type_candidates(g).len())
         .max()
         .unwrap_or(1)
 }
+
+/// The type arguments to try for a type parameter with no informative default, in turn: its
+/// own candidates, then covcon's, then a unit default. For a parameter the crate may keep in
+/// memory it manages itself (`GenericParam::boxed`), a first candidate that is a primitive
+/// integer is tried boxed before it (`Box<i32>`, then `i32`): values it reads twice are then
+/// freed twice, a crash, and its answers print as the integer's.
+fn type_candidates(g: &GenericParam) -> Vec<String> {
+    let mut all: Vec<String> = g
+        .candidates
+        .iter()
+        .map(String::as_str)
+        .chain(CANDIDATES)
+        .chain(g.default.as_deref())
+        .map(str::to_string)
+        .collect();
+    if boxes_first(g) {
+        all.insert(0, format!("Box<{}>", all[0]));
+    }
+    all
+}
+
+/// Whether [`type_candidates`] tries a boxed integer first for `g`: it is marked `boxed` and
+/// its first candidate is a primitive integer.
+fn boxes_first(g: &GenericParam) -> bool {
+    let first = g.candidates.first().map_or(CANDIDATES[0], String::as_str);
+    g.boxed && PRIMITIVE_INTEGERS.contains(&first)
+}
+
+/// Whether the `attempt`th instantiation gives some type parameter a boxed integer
+/// ([`type_candidates`]).
+pub(crate) fn boxed_attempt(generics: &[GenericParam], attempt: usize) -> bool {
+    attempt == 0
+        && generics.iter().any(|g| {
+            g.kind == GenericKind::Type && g.informative_default().is_none() && boxes_first(g)
+        })
+}
+
+/// The integer types a boxed first candidate may box.
+const PRIMITIVE_INTEGERS: [&str; 12] = [
+    "u8", "u16", "u32", "u64", "usize", "i8", "i16", "i32", "i64", "isize", "u128", "i128",
+];
 
 /// The argument for each generic parameter in the `attempt`th instantiation: `'static` for
 /// lifetimes, a small constant for const generics, the default where there is one (with the
@@ -334,14 +375,8 @@ pub(crate) fn instantiate(generics: &[GenericParam], attempt: usize) -> Vec<Stri
             GenericKind::Type => match g.informative_default() {
                 Some(default) => default.clone(),
                 None => {
-                    let all: Vec<&str> = g
-                        .candidates
-                        .iter()
-                        .map(String::as_str)
-                        .chain(CANDIDATES)
-                        .chain(g.default.as_deref())
-                        .collect();
-                    all[attempt.min(all.len() - 1)].to_string()
+                    let all = type_candidates(g);
+                    all[attempt.min(all.len() - 1)].clone()
                 }
             },
         })
@@ -1828,6 +1863,7 @@ mod tests {
                 written: written.into(),
                 default: default.map(String::from),
                 candidates: vec![],
+                boxed: false,
             };
         let generics = [
             param("'a", GenericKind::Lifetime, "'a", None),
@@ -1858,12 +1894,47 @@ mod tests {
             written: "T = ()".into(),
             default: Some("()".into()),
             candidates: vec![],
+            boxed: false,
         }];
         assert_eq!(attempts(&generics), CANDIDATES.len() + 1);
         let tried: Vec<String> = (0..attempts(&generics))
             .map(|attempt| instantiate(&generics, attempt).remove(0))
             .collect();
         assert_eq!(tried, ["u32", "i64", "String", "Vec<u8>", "()"]);
+    }
+
+    /// A parameter the crate may keep in memory it manages itself gets its first integer
+    /// boxed first: a value read twice is then freed twice. A first candidate that owns heap
+    /// memory already, or a crate type, is tried as it is.
+    #[test]
+    fn a_parameter_kept_in_manual_memory_is_tried_boxed_first() {
+        let param = |candidates: &[&str], boxed| GenericParam {
+            name: "T".into(),
+            kind: GenericKind::Type,
+            written: "T".into(),
+            default: None,
+            candidates: candidates.iter().map(|c| c.to_string()).collect(),
+            boxed,
+        };
+        let tried = |g: GenericParam| -> Vec<String> {
+            let generics = [g];
+            (0..attempts(&generics))
+                .map(|attempt| instantiate(&generics, attempt).remove(0))
+                .collect()
+        };
+        assert_eq!(
+            tried(param(&["i32"], true))[..3],
+            ["Box<i32>", "i32", "u32"]
+        );
+        assert_eq!(tried(param(&[], true))[..2], ["Box<u32>", "u32"]);
+        assert_eq!(tried(param(&["i32"], false))[..2], ["i32", "u32"]);
+        assert_eq!(tried(param(&["String"], true))[0], "String");
+        assert_eq!(tried(param(&["::k::Job"], true))[0], "::k::Job");
+        // Only a box covcon put first is one `unbox` may take back: not the crate's own.
+        let generics = |candidates: &[&str]| [param(candidates, true)];
+        assert!(boxed_attempt(&generics(&["i32"]), 0));
+        assert!(!boxed_attempt(&generics(&["i32"]), 1));
+        assert!(!boxed_attempt(&generics(&["Box<i32>"]), 0));
     }
 
     #[test]
@@ -1884,6 +1955,7 @@ mod tests {
                 written: "M".into(),
                 default: None,
                 candidates: vec!["::k::Counter".into()],
+                boxed: false,
             },
             GenericParam {
                 name: "C".into(),
@@ -1891,6 +1963,7 @@ mod tests {
                 written: "C = fn() -> M".into(),
                 default: Some("fn() -> M".into()),
                 candidates: vec![],
+                boxed: false,
             },
         ];
         assert_eq!(

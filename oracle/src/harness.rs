@@ -280,15 +280,22 @@ fn prepare_inner(
             clock_patches = &[];
             continue;
         }
-        let mut progress = state.absorb(
-            &outcome.errors,
-            &generated,
-            &prep.harness_dir,
-            &copy.root,
-            &prep.workspace_root,
-            &insertions,
-            types,
-        );
+        // A constant that failed to evaluate for a type argument (E0080) is no instrumentation's
+        // fault: a boxed argument the type refuses is moved on first.
+        let const_eval = outcome
+            .errors
+            .iter()
+            .any(|e| e.rendered.starts_with("error[E0080]"));
+        let mut progress = (const_eval && state.unbox(types, &outcome.errors))
+            || state.absorb(
+                &outcome.errors,
+                &generated,
+                &prep.harness_dir,
+                &copy.root,
+                &prep.workspace_root,
+                &insertions,
+                types,
+            );
         let max_rounds = if mutants.is_empty() {
             MAX_ROUNDS
         } else {
@@ -296,6 +303,9 @@ fn prepare_inner(
             // for the type errors before it.
             MAX_ROUNDS * 3
         };
+        if !progress && state.unbox(types, &outcome.errors) {
+            progress = true;
+        }
         if (!progress || round >= max_rounds) && state.disable_sites(&insertions) {
             // Before giving up: one more round with no synchronisation site wrapped.
             progress = true;
@@ -1435,6 +1445,15 @@ impl<'o> State<'o> {
         self.root_path.contains(&index).then(|| root_path(&ty.path))
     }
 
+    /// Moves type `index` on to its next instantiation, which starts with nothing left out.
+    fn next_candidate(&mut self, index: usize) {
+        self.candidate[index] += 1;
+        self.skip_constructors[index].clear();
+        self.skip_methods[index].clear();
+        self.skip_values[index].clear();
+        self.plain_flows[index].clear();
+    }
+
     fn can_try_next(&self, index: usize, ty: &TypeModel) -> bool {
         let has_type_params = ty
             .generics
@@ -1650,6 +1669,38 @@ impl<'o> State<'o> {
 
     /// Takes in an error of type `ty` (`types[index]`) as a whole: it is named by its
     /// crate-root path, or tried with its next instantiation, or else dropped.
+    /// After a failed build whose errors named nothing to leave out: a boxed type argument
+    /// (`Box<u32>`, tried first for a parameter the crate keeps in memory of its own) may be
+    /// what a dependency refuses after monomorphisation, in its own source, where no entry of
+    /// the harness is named (scc 3.8.8's `Shared<T>`: sdd asserts `!needs_drop::<T>()` in a
+    /// constant). The types on a boxed argument that an error names (`scc::Shared::<..>`)
+    /// move on to their next one, or every such type when none is named; answers whether any
+    /// did.
+    fn unbox(&mut self, types: &[&TypeModel], errors: &[CompileError]) -> bool {
+        let boxed: Vec<usize> = (0..types.len())
+            .filter(|&index| {
+                let ty = types[index];
+                !self.dropped_types.contains_key(&ty.path)
+                    && !self.overrides.contains_key(&ty.path)
+                    && codegen::boxed_attempt(&ty.generics, self.candidate[index])
+                    && self.can_try_next(index, ty)
+            })
+            .collect();
+        let named: Vec<usize> = boxed
+            .iter()
+            .copied()
+            .filter(|&index| {
+                let path = format!("{}::<", types[index].path);
+                errors.iter().any(|e| e.rendered.contains(&path))
+            })
+            .collect();
+        let chosen = if named.is_empty() { boxed } else { named };
+        for &index in &chosen {
+            self.next_candidate(index);
+        }
+        !chosen.is_empty()
+    }
+
     fn absorb_type_error(&mut self, index: usize, ty: &TypeModel, reason: String) {
         let private = reason.contains("is private");
         if private && !self.root_path.contains(&index) && ty.path.matches("::").count() >= 2 {
@@ -1660,11 +1711,7 @@ impl<'o> State<'o> {
             self.skip_values[index].clear();
             self.plain_flows[index].clear();
         } else if self.can_try_next(index, ty) {
-            self.candidate[index] += 1;
-            self.skip_constructors[index].clear();
-            self.skip_methods[index].clear();
-            self.skip_values[index].clear();
-            self.plain_flows[index].clear();
+            self.next_candidate(index);
         } else {
             let args = self.generic_args(index, ty);
             let with = if args.is_empty() {

@@ -96,6 +96,12 @@ pub struct ResultsConfig {
     /// order across its shards, so two threads' interns may get keys 1 and 0 where every
     /// order of whole calls gives 0 and 1; which calls answered the same key still counts.
     pub keys: BTreeMap<String, BTreeSet<String>>,
+    /// Per type path, the constructors whose doc says what they build pairs concurrent calls
+    /// up (`analysis::Constructor::rendezvous`: a zero-capacity channel), with the sentence
+    /// that says so: a test whose instance one of them built is not judged by this oracle (a
+    /// `try_send` that met a waiting `recv_timeout` answers `Ok` beside the receive's message,
+    /// where each alone finds no partner in every order); its panics and deadlocks still count.
+    pub rendezvous: BTreeMap<String, BTreeMap<String, String>>,
 }
 
 impl Default for ResultsConfig {
@@ -113,6 +119,7 @@ impl Default for ResultsConfig {
             handing_out: BTreeMap::new(),
             contended: BTreeMap::new(),
             keys: BTreeMap::new(),
+            rendezvous: BTreeMap::new(),
         }
     }
 }
@@ -126,6 +133,14 @@ impl ResultsConfig {
             let keys = t.key_answers();
             if !keys.is_empty() {
                 self.keys.insert(t.path.clone(), keys);
+            }
+            for c in &t.constructors {
+                if let Some(line) = &c.rendezvous {
+                    self.rendezvous
+                        .entry(t.path.clone())
+                        .or_default()
+                        .insert(c.name.clone(), line.clone());
+                }
             }
             for m in &t.methods {
                 if let Some(
@@ -311,6 +326,16 @@ impl ResultsConfig {
                 variant
             })
             .collect()
+    }
+
+    /// An instance of `test` built by a constructor whose doc says what it builds pairs
+    /// concurrent calls up ([`ResultsConfig::rendezvous`]): the constructor and the sentence.
+    fn rendezvous_instance(&self, test: &TestCase) -> Option<(String, String)> {
+        let constructors = self.rendezvous.get(&test.type_path)?;
+        test.instances.iter().find_map(|call| {
+            let line = constructors.get(&call.method)?;
+            Some((call.method.clone(), line.clone()))
+        })
     }
 
     /// A suffix call of `test` whose method's doc says it is not atomic
@@ -1097,6 +1122,14 @@ impl<R: FnMut(&[(u8, u32)], Speed) -> Response> Check<'_, R> {
             let reason = "a timed acquisition timed out or an attempt found its lock held: its \
                           call answered what only contention gives"
                 .to_string();
+            return (ResultsVerdict::NotChecked { reason }, 0);
+        }
+        if let Some((constructor, line)) = self.config.rendezvous_instance(self.test) {
+            let reason = format!(
+                "the instance was built by `{constructor}`, whose doc says its calls pair up \
+                 (\"{line}\"): a call that met its partner answers what no order of whole \
+                 calls gives"
+            );
             return (ResultsVerdict::NotChecked { reason }, 0);
         }
         if let Some((method, line)) = self.config.not_atomic_call(self.test) {
@@ -3581,6 +3614,49 @@ runs=1 linearizations=1 ran=[a0 b0]",
             "{:?}",
             check.verdict
         );
+    }
+
+    /// A test whose instance a constructor built whose doc says its calls pair up (a
+    /// zero-capacity channel: a `try_send` that met a waiting `recv_timeout` answers `Ok`, and
+    /// the receive the message, where each alone finds no partner) is not judged; one built
+    /// by another constructor of the same type is.
+    #[test]
+    fn a_test_of_an_instance_whose_calls_pair_up_is_not_judged() {
+        let mut test = test_case("Counter", &[], [&["hit"], &["get"]]);
+        let run = concurrent([&["1"], &["7"]], Some("Counter { n: 1 }"));
+        let line = "send and receive operations must appear at the same time in order to pair up";
+        let config = ResultsConfig {
+            extra_runs: 0,
+            rendezvous: BTreeMap::from([(
+                "fixtures::Counter".to_string(),
+                BTreeMap::from([("bounded".to_string(), line.to_string())]),
+            )]),
+            ..ResultsConfig::default()
+        };
+        let verdict = |test: &TestCase| {
+            check_results(
+                test,
+                &run,
+                &mut SequentialOutcomes::new(),
+                &config,
+                |o, s| fake_run_at(test, o, 0, s),
+            )
+            .verdict
+        };
+        assert!(
+            matches!(verdict(&test), ResultsVerdict::Violation(_)),
+            "built by `new`"
+        );
+        test.instances[0].method = "bounded".into();
+        match verdict(&test) {
+            ResultsVerdict::NotChecked { reason } => {
+                assert!(
+                    reason.contains("`bounded`") && reason.contains("pair up"),
+                    "{reason}"
+                )
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     /// A call its thread skipped for want of a kept value (sled's `Db::open_tree` on a `Db`

@@ -2141,18 +2141,24 @@ const SECOND_POINT: Control = Control::Preempt {
     at: [2, 0],
 };
 
-#[test]
-fn a_workspace_member_with_inherited_settings_and_path_dependencies_is_copied_and_driven() {
+/// testdata/ws and the model of its member `name` (`crates/name`).
+fn ws_member(name: &str) -> (PathBuf, analysis::Model) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("testdata/ws");
     let package = analysis::PackageInfo {
-        name: "tally".into(),
-        lib_name: "tally".into(),
-        manifest_path: root.join("crates/tally/Cargo.toml"),
-        lib_root: root.join("crates/tally/src/lib.rs"),
+        name: name.into(),
+        lib_name: name.into(),
+        manifest_path: root.join(format!("crates/{name}/Cargo.toml")),
+        lib_root: root.join(format!("crates/{name}/src/lib.rs")),
         edition: "2021".into(),
         ..analysis::PackageInfo::default()
     };
     let model = analysis::analyze(&[package], &analysis::Config::default());
+    (root, model)
+}
+
+#[test]
+fn a_workspace_member_with_inherited_settings_and_path_dependencies_is_copied_and_driven() {
+    let (root, model) = ws_member("tally");
     let before = tree_hash(&root);
     let mut config = OracleConfig::new(&root);
     config.out_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("covcon-harness-ws");
@@ -2190,6 +2196,34 @@ fn a_workspace_member_with_inherited_settings_and_path_dependencies_is_copied_an
         r#"Passed [Some("1"), Some("2")]"#
     );
     assert_eq!(answer.events.len(), 4);
+}
+
+/// In a crate that keeps values in `MaybeUninit`, a type parameter's values are boxed
+/// integers (a value read out twice is then freed twice); a type that refuses a value needing
+/// drop in a constant, an error in code no harness entry names, falls back to the integer
+/// alone, and the other type stays boxed.
+#[test]
+fn a_boxed_argument_a_type_refuses_falls_back_to_the_integer_for_that_type_only() {
+    let (root, model) = ws_member("slots");
+    let boxed: Vec<(&str, bool)> = model
+        .types
+        .iter()
+        .map(|t| (t.path.as_str(), t.generics[0].boxed))
+        .collect();
+    assert_eq!(boxed, [("slots::PlainSlot", true), ("slots::Slot", true)]);
+    let mut config = OracleConfig::new(&root);
+    config.out_dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("covcon-harness-slots");
+    config.cargo_args = vec!["--offline".into()];
+    let harness = oracle::prepare(&model, &config).unwrap_or_else(|e| panic!("{e}"));
+    let used: Vec<(&str, &str)> = harness
+        .types
+        .iter()
+        .map(|t| (t.path.as_str(), t.instantiation["T"].as_str()))
+        .collect();
+    assert_eq!(
+        used,
+        [("slots::PlainSlot", "u32"), ("slots::Slot", "Box<u32>")]
+    );
 }
 
 /// A random walk through long threads hands the turn over a bounded number of times: each

@@ -151,6 +151,22 @@ const CONTENTION_PHRASES: &[&str] = &[
     "lock is currently held",
 ];
 
+/// The phrases by which a constructor's doc says that what it builds pairs concurrent calls up
+/// ([`crate::model::Constructor::rendezvous`]): crossbeam-channel's `bounded` ("A special case
+/// is zero-capacity channel, which cannot hold any messages. Instead, send and receive
+/// operations must appear at the same time in order to pair up and pass the message over."),
+/// std's `sync_channel` and flume's `bounded` ("rendezvous"). A send succeeds there only
+/// beside a receive that takes its message, and a receive only beside that send: each
+/// answers what no order of whole calls gives, where each alone finds no partner.
+const RENDEZVOUS_PHRASES: &[&str] = &[
+    "rendezvous",
+    "pair up",
+    "pairs up",
+    "must appear at the same time",
+    "zero-capacity",
+    "zero capacity",
+];
+
 /// Words that, just before a phrase (within two words), deny it: "is not an approximation",
 /// "can never be stale", "no estimate".
 const NEGATIONS: &[&str] = &["not", "never", "no"];
@@ -314,6 +330,12 @@ pub(crate) fn contended(attrs: &[syn::Attribute]) -> Option<String> {
         .iter()
         .any(|word| find_phrase(&lower, word).is_some());
     names_failure.then_some(line)
+}
+
+/// Whether a constructor's doc comment says what it builds pairs concurrent calls up (a
+/// rendezvous), with the sentence that says so.
+pub(crate) fn rendezvous(attrs: &[syn::Attribute]) -> Option<String> {
+    quoted(attrs, RENDEZVOUS_PHRASES)
 }
 
 /// A collection's `capacity()` (no argument but the receiver) answers the storage it has
@@ -561,6 +583,23 @@ mod tests {
             ),
         ] {
             check(doc, Some(line));
+        }
+    }
+
+    #[test]
+    fn a_constructor_whose_doc_says_its_calls_pair_up_is_a_rendezvous() {
+        let said = |doc: &str| rendezvous(&attrs_of(doc));
+        let bounded = "Creates a channel of bounded capacity.\n\nA special case is \
+                       zero-capacity channel, which cannot hold any messages. Instead, send \
+                       and receive operations must appear at the same time in order to pair up \
+                       and pass the message over.";
+        assert!(said(bounded).is_some_and(|line| line.contains("zero-capacity")));
+        assert!(said("Creates a rendezvous channel: a send waits for a receive.").is_some());
+        for doc in [
+            "Creates a channel of bounded capacity.",
+            "Creates a queue.\n\n# Panics\n\nPanics if the capacity is zero.",
+        ] {
+            assert_eq!(said(doc), None, "{doc}");
         }
     }
 

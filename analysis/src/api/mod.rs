@@ -142,6 +142,11 @@ pub(crate) fn describe(
     );
     used_candidates(&decl.name, usages, index, &wanted, &mut generics);
     dependency_candidates(decl, index, externals, &mut generics);
+    if manages_memory(decls) {
+        for g in generics.iter_mut().filter(|g| g.kind == GenericKind::Type) {
+            g.boxed = !bounded_by_copy(decl, &impls, &g.name);
+        }
+    }
 
     let mut methods = Vec::new();
     let mut constructors = Vec::new();
@@ -678,6 +683,7 @@ fn generic_params(generics: &syn::Generics, cx: &TyCx, index: &CrateIndex) -> Ve
                 written,
                 default: c.default.as_ref().and_then(|d| const_default(d, cx)),
                 candidates: vec![],
+                boxed: false,
             },
             syn::GenericParam::Type(t) => {
                 let name = t.ident.to_string();
@@ -693,12 +699,91 @@ fn generic_params(generics: &syn::Generics, cx: &TyCx, index: &CrateIndex) -> Ve
                     name,
                     kind: GenericKind::Type,
                     written,
+                    boxed: false,
                 }
             }
         };
         out.push(param);
     }
     out
+}
+
+/// Words of a field type that keep values in memory the crate manages itself: a slot written
+/// and read with `ptr::write`/`ptr::read`, a pointer that owns what it points to. A value of
+/// such a crate's type parameter that a race reads twice is dropped twice.
+const MANUAL_MEMORY: &[&str] = &[
+    "MaybeUninit",
+    "ManuallyDrop",
+    "AtomicPtr",
+    "NonNull",
+    "*mut",
+    "*const",
+];
+
+/// Words of a field type that hand what a structure removes to a deferred reclamation scheme
+/// (crossbeam-epoch's `Atomic`, sdd's `AtomicShared`/`AtomicOwned`, seize's `Collector`): a value that needs dropping is retired there and dropped later, in batches,
+/// so boxed values cost each test the collector's work (scc 3.8.8's `TreeIndex`: 128 tests in
+/// 5 s with `Box<u64>` keys, 18,604 with `u64`) and a value dropped twice is dropped at a
+/// moment no run controls. Such a crate's parameters stay integers.
+const DEFERRED_RECLAMATION: &[&str] = &["Atomic<", "AtomicOwned", "AtomicShared", "Collector"];
+
+/// Whether some field of a type of the crate keeps values in memory the crate manages
+/// itself ([`MANUAL_MEMORY`]), and none hands them to deferred reclamation
+/// ([`DEFERRED_RECLAMATION`]).
+fn manages_memory(decls: &Decls) -> bool {
+    let fields = || {
+        decls
+            .types
+            .iter()
+            .flat_map(|t| t.fields.iter().map(|(_, ty)| tokens(*ty)))
+    };
+    fields().any(|text| MANUAL_MEMORY.iter().any(|w| text.contains(w)))
+        && !fields().any(|text| DEFERRED_RECLAMATION.iter().any(|w| text.contains(w)))
+}
+
+/// Whether the type's declaration or one of its impls (their generics, where clauses and
+/// methods' signatures) bounds something by `Copy` where `param` is named: `impl<T: Copy>
+/// AtomicCell<T>`'s `load` would not compile for a boxed `T`, and a method that does not
+/// compile is left out.
+fn bounded_by_copy(decl: &TypeDecl, impls: &[&ImplDecl], param: &str) -> bool {
+    let names_copy = |text: &str| {
+        text.split(|c: char| !c.is_alphanumeric())
+            .any(|w| w == "Copy")
+    };
+    let decl_bounds = tokens(decl.generics)
+        + &decl
+            .generics
+            .where_clause
+            .as_ref()
+            .map(tokens)
+            .unwrap_or_default();
+    names_copy(&decl_bounds)
+        || impls.iter().any(|imp| {
+            let mut text = tokens(&imp.item.generics);
+            text += &imp
+                .item
+                .generics
+                .where_clause
+                .as_ref()
+                .map(tokens)
+                .unwrap_or_default();
+            for item in &imp.item.items {
+                if let syn::ImplItem::Fn(f) = item {
+                    text += &tokens(&f.sig.generics);
+                    text += &f
+                        .sig
+                        .generics
+                        .where_clause
+                        .as_ref()
+                        .map(tokens)
+                        .unwrap_or_default();
+                }
+            }
+            names_copy(&text)
+                && text
+                    .split(|c: char| !c.is_alphanumeric() && c != '_')
+                    .any(|w| w == param)
+        })
 }
 
 /// A type parameter's bounds, in its declaration and in the where clause.
@@ -867,7 +952,8 @@ fn inherent_fns(
             )),
             Some(_) => {}
             None => {
-                if let Some(c) = constructor(&f.sig, &fcx, decls) {
+                if let Some(mut c) = constructor(&f.sig, &fcx, decls) {
+                    c.rendezvous = contract::rendezvous(&f.attrs);
                     constructors.push(c);
                 }
             }
@@ -1452,6 +1538,7 @@ fn free_constructor(
         generic_args: type_generics.to_vec(),
         function: Some(function),
         tuple,
+        rendezvous: contract::rendezvous(&f.item.attrs),
         reason: Reason::signature(problems),
         ..Constructor::default()
     })
