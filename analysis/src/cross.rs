@@ -113,13 +113,21 @@ pub(crate) fn lock_facts(
 
 /// `s` with its fields and locks named as [`LockFacts::shared`] says.
 fn shared_names(ty: &FoundType, s: &MethodSummary) -> MethodSummary {
+    // The longest followed prefix names the type: `flavor.Array.0.head` is the array
+    // channel's `Channel.head` in a `Sender` and a `Receiver` alike.
     let rename = |path: &str| -> String {
-        let (root, rest) = path.split_once('.').unwrap_or((path, ""));
-        match ty.inner_types.get(root) {
-            Some(inner) if rest.is_empty() => inner.clone(),
-            Some(inner) => format!("{inner}.{rest}"),
-            None => format!("{}.{path}", ty.model.name),
+        let mut cut = Some(path.len());
+        while let Some(at) = cut {
+            let (root, rest) = (&path[..at], path.get(at + 1..).unwrap_or(""));
+            if let Some(inner) = ty.inner_types.get(root) {
+                return match rest {
+                    "" => inner.clone(),
+                    rest => format!("{inner}.{rest}"),
+                };
+            }
+            cut = root.rfind('.');
         }
+        format!("{}.{path}", ty.model.name)
     };
     let mut s = s.clone();
     for a in &mut s.accesses {

@@ -10,7 +10,7 @@
 
 use crate::api::index::{module_facts, CrateIndex, Def};
 use crate::api::render::idents;
-use crate::api::syntax::{Decls, TypeDecl};
+use crate::api::syntax::{DeclItem, Decls, TypeDecl};
 use crate::api::types::first_type_arg;
 pub(crate) use crate::api::types::type_name;
 use crate::api::{self, is_ref_self};
@@ -534,30 +534,30 @@ fn sync_fields<'a>(decl: &TypeDecl<'a>, decls: &Decls<'a>, index: &CrateIndex) -
         }
         // One level through a local type: `inner: Arc<Inner>` with `Inner { count: AtomicUsize }`.
         if let Some(inner) = local {
-            inner_types.insert(name.clone(), inner.name.clone());
-            for imp in decls
-                .impls
-                .iter()
-                .filter(|i| i.self_name == inner.name && i.trait_path.is_none())
-            {
-                for item in &imp.item.items {
-                    let syn::ImplItem::Fn(f) = item else { continue };
-                    if f.sig.receiver().is_some_and(is_ref_self) {
-                        inner_fns.push(FnDecl {
-                            name: f.sig.ident.to_string(),
-                            item: f,
-                            file: imp.file,
-                            ref_self: true,
-                            field: Some(name.clone()),
-                        });
+            let mut into = Followed {
+                fields: &mut fields,
+                lock_types: &mut lock_types,
+                sync_reasons: &mut sync_reasons,
+                inner_fns: &mut inner_fns,
+                inner_types: &mut inner_types,
+            };
+            into.follow(name, inner, decls, index, Depth::ByName);
+            // An enum's variants one level further: `Inner::Single(Single<T>)` is followed
+            // as the field `0.Single.0`, which `match &self.0 { Inner::Single(q) => .. }`
+            // binds `q` to (concurrent-queue's `ConcurrentQueue(Inner<T>)` dispatching to
+            // its flavours), so a method's accesses are its flavours' and its pairs are
+            // grouped by them.
+            if matches!(inner.item, DeclItem::Enum(_)) {
+                for (variant_field, vty) in &inner.fields {
+                    let payload = local_type_at(vty, decls, index, &inner.module, 0).filter(|p| {
+                        matches!(p.item, DeclItem::Struct(_))
+                            && p.name != inner.name
+                            && p.name != decl.name
+                    });
+                    if let Some(payload) = payload {
+                        let path = format!("{name}.{variant_field}");
+                        into.follow(&path, payload, decls, index, Depth::Resolved(1));
                     }
-                }
-            }
-            for (iname, ity) in &inner.fields {
-                fields.insert(format!("{name}.{iname}"), field_kind(ity));
-                lock_types.extend(lock_type(ity).map(|t| (format!("{name}.{iname}"), t)));
-                if let Some(what) = sync_type_in(ity) {
-                    sync_reasons.push(format!("field '{name}.{iname}' is {}", article(&what)));
                 }
             }
         }
@@ -596,6 +596,88 @@ fn sync_fields<'a>(decl: &TypeDecl<'a>, decls: &Decls<'a>, index: &CrateIndex) -
         inner_fns,
         inner_types,
         own_sync,
+    }
+}
+
+/// How [`Followed::follow`] came to a type: a field's type found by its name alone (the first
+/// type of the crate so named, its impls all those of the name: one level, as before
+/// `local_type_at`, whose path resolution changes what types such as papaya's `HashSet` see,
+/// `raw::HashMap` for `map::HashMap`; not yet measured), or a variant's type found by its
+/// path, followed `n` levels further.
+#[derive(Clone, Copy)]
+enum Depth {
+    ByName,
+    Resolved(usize),
+}
+
+/// Where [`sync_fields`] puts what it learns from a local type one of the type's fields holds.
+struct Followed<'s, 'a> {
+    fields: &'s mut HashMap<String, FieldKind>,
+    lock_types: &'s mut HashMap<String, String>,
+    sync_reasons: &'s mut Vec<String>,
+    inner_fns: &'s mut Vec<FnDecl<'a>>,
+    inner_types: &'s mut HashMap<String, String>,
+}
+
+impl<'a> Followed<'_, 'a> {
+    /// Follows the local type `inner` held at the field path `path` (`inner`, or
+    /// `0.Single.0` for a variant's): its `&self` methods become `path::name`, its fields
+    /// `path.field`, and `depth` levels further the fields of the local structs its own
+    /// fields hold (a variant's `head: CachePadded<Position<T>>` is `0.Unbounded.0.head.index`,
+    /// as the variant's type, analysed alone, sees it).
+    fn follow(
+        &mut self,
+        path: &str,
+        inner: &TypeDecl<'a>,
+        decls: &Decls<'a>,
+        index: &CrateIndex,
+        how: Depth,
+    ) {
+        self.inner_types
+            .insert(path.to_string(), inner.name.clone());
+        // Impls by the type's name; a type found by its path only its module's when another
+        // type has that name.
+        let (depth, resolved) = match how {
+            Depth::ByName => (0, false),
+            Depth::Resolved(depth) => (depth, true),
+        };
+        let unique = decls.types.iter().filter(|t| t.name == inner.name).count() == 1;
+        for imp in decls.impls.iter().filter(|i| {
+            i.self_name == inner.name
+                && i.trait_path.is_none()
+                && (!resolved || unique || i.module == inner.module)
+        }) {
+            for item in &imp.item.items {
+                let syn::ImplItem::Fn(f) = item else { continue };
+                if f.sig.receiver().is_some_and(is_ref_self) {
+                    self.inner_fns.push(FnDecl {
+                        name: f.sig.ident.to_string(),
+                        item: f,
+                        file: imp.file,
+                        ref_self: true,
+                        field: Some(path.to_string()),
+                    });
+                }
+            }
+        }
+        for (iname, ity) in &inner.fields {
+            let field = format!("{path}.{iname}");
+            self.fields.insert(field.clone(), field_kind(ity));
+            if let Some(t) = lock_type(ity) {
+                self.lock_types.insert(field.clone(), t);
+            }
+            if let Some(what) = sync_type_in(ity) {
+                self.sync_reasons
+                    .push(format!("field '{field}' is {}", article(&what)));
+            }
+            if depth > 0 && field_kind(ity) == FieldKind::Other {
+                let nested = local_type_at(ity, decls, index, &inner.module, 0)
+                    .filter(|t| matches!(t.item, DeclItem::Struct(_)) && t.name != inner.name);
+                if let Some(nested) = nested {
+                    self.follow(&field, nested, decls, index, Depth::Resolved(depth - 1));
+                }
+            }
+        }
     }
 }
 
@@ -736,4 +818,83 @@ fn local_inner<'d, 'a>(
         return None;
     }
     decls.types.iter().find(|t| t.name == n)
+}
+
+/// The local type a field's type names, found by its path from the module `from` (three
+/// `Channel`s in crossbeam-channel's flavour modules are three types), through `&`, `Arc`,
+/// `Box` and `CachePadded`, and through a wrapper of the crate that derefs to its type
+/// parameter (crossbeam-channel's `counter::Sender<C>`, `Deref<Target = C>`: the channel
+/// `C` is what its methods reach). A name the crate's paths do not resolve counts only
+/// when one type of the crate has it.
+fn local_type_at<'d, 'a>(
+    ty: &syn::Type,
+    decls: &'d Decls<'a>,
+    index: &CrateIndex,
+    from: &[String],
+    depth: usize,
+) -> Option<&'d TypeDecl<'a>> {
+    if depth > 4 {
+        return None;
+    }
+    let syn::Type::Path(p) = ty else {
+        return match ty {
+            syn::Type::Reference(r) => local_type_at(&r.elem, decls, index, from, depth + 1),
+            _ => None,
+        };
+    };
+    let last = p.path.segments.last()?;
+    let n = last.ident.to_string();
+    if matches!(n.as_str(), "Arc" | "Box" | "CachePadded") {
+        return local_type_at(first_type_arg(last)?, decls, index, from, depth + 1);
+    }
+    let segs = idents(&p.path);
+    let found = match index.resolve(from, &segs) {
+        Some((Def::Item { module, name, .. }, _)) => decls
+            .types
+            .iter()
+            .find(|t| t.name == name && t.module == module),
+        Some(_) => None,
+        None => {
+            let mut named = decls.types.iter().filter(|t| t.name == n);
+            named.next().filter(|_| named.next().is_none())
+        }
+    }?;
+    if !matches!(found.item, DeclItem::Struct(_)) {
+        return Some(found);
+    }
+    match deref_param(found, decls) {
+        Some(i) => {
+            let arg = crate::api::types::type_args(last).into_iter().nth(i)?;
+            local_type_at(arg, decls, index, from, depth + 1)
+        }
+        None => Some(found),
+    }
+}
+
+/// The position of the type parameter a struct of the crate derefs to (`impl<C> Deref for
+/// Sender<C> { type Target = C; .. }`: 0), if it has such an impl.
+fn deref_param(decl: &TypeDecl, decls: &Decls) -> Option<usize> {
+    decls.impls.iter().find_map(|imp| {
+        let named_deref = imp
+            .trait_path
+            .and_then(|t| t.segments.last())
+            .is_some_and(|s| s.ident == "Deref");
+        if imp.self_name != decl.name || !named_deref {
+            return None;
+        }
+        let target = imp.item.items.iter().find_map(|item| match item {
+            syn::ImplItem::Type(t) if t.ident == "Target" => Some(&t.ty),
+            _ => None,
+        })?;
+        let syn::Type::Path(target) = target else {
+            return None;
+        };
+        let target = target.path.get_ident()?;
+        let syn::Type::Path(self_ty) = &*imp.item.self_ty else {
+            return None;
+        };
+        let args = crate::api::types::type_args(self_ty.path.segments.last()?);
+        args.iter()
+            .position(|a| matches!(a, syn::Type::Path(p) if p.path.get_ident() == Some(target)))
+    })
 }

@@ -221,7 +221,7 @@ fn torn_update(na: &str, a: &MethodSummary, nb: &str, b: &MethodSummary) -> Opti
     let used: BTreeSet<&str> = b.accesses.iter().map(|x| x.field.as_str()).collect();
     let both: Vec<&str> = written.intersection(&used).copied().collect();
     for (i, f) in both.iter().enumerate() {
-        for g in &both[i + 1..] {
+        for g in both[i + 1..].iter().filter(|g| !other_variants(f, g)) {
             let accs: Vec<&Access> = a
                 .accesses
                 .iter()
@@ -246,6 +246,21 @@ fn torn_update(na: &str, a: &MethodSummary, nb: &str, b: &MethodSummary) -> Opti
         }
     }
     None
+}
+
+/// Whether two field paths lie in different variants of one enum field (`0.Single.0.state`
+/// and `0.Bounded.0.tail`: the first segments where they differ both name a variant, written
+/// in CamelCase where a field is in snake_case or a number): an instance holds one variant,
+/// so the two never change together.
+fn other_variants(f: &str, g: &str) -> bool {
+    let variant = |s: &str| s.starts_with(|c: char| c.is_ascii_uppercase());
+    // A variant is never a path's first segment (a field's name, or the type name a path
+    // across types is given: `Inner.len`, `Sender.count`).
+    f.split('.')
+        .zip(g.split('.'))
+        .enumerate()
+        .find(|(_, (x, y))| x != y)
+        .is_some_and(|(k, (x, y))| k > 0 && variant(x) && variant(y))
 }
 
 /// A wake-up `a` can miss: `a` waits on a condition variable and reads a field `b` writes

@@ -1241,3 +1241,96 @@ fn a_crate_doc_that_makes_whole_structure_reads_snapshots_makes_them_approximate
     assert_eq!(approximate("is_subset"), why);
     assert_eq!(approximate("insert"), None);
 }
+
+/// A type that dispatches to the variant its enum field holds (`match &self.0 { Inner::One(q)
+/// => q.push(v), .. }`, concurrent-queue's flavours): each method's accesses are its
+/// variants', so the pairs are grouped by them, and two variants' fields never change
+/// together (an instance holds one).
+#[test]
+fn a_method_that_dispatches_on_an_enum_field_has_its_variants_accesses() {
+    check(
+        &format!(
+            "{SYNC}pub struct Queue(Inner);
+            enum Inner {{ One(One), Many(Box<Many>) }}
+            struct One {{ state: AtomicUsize }}
+            impl One {{
+                fn push(&self, v: usize) {{ let s = self.state.load(Ordering::SeqCst); self.state.store(s + v, Ordering::SeqCst); }}
+                fn len(&self) -> usize {{ self.state.load(Ordering::SeqCst) }}
+            }}
+            struct Many {{ head: AtomicUsize }}
+            impl Many {{
+                fn push(&self, v: usize) {{ self.head.fetch_add(v, Ordering::SeqCst); }}
+                fn len(&self) -> usize {{ self.head.load(Ordering::SeqCst) }}
+            }}
+            unsafe impl Sync for Queue {{}}
+            impl Queue {{
+                pub fn new() -> Self {{ Queue(Inner::One(One {{ state: AtomicUsize::new(0) }})) }}
+                pub fn push(&self, v: usize) {{
+                    match &self.0 {{ Inner::One(q) => q.push(v), Inner::Many(q) => q.push(v) }}
+                }}
+                pub fn len(&self) -> usize {{
+                    match &self.0 {{ Inner::One(q) => q.len(), Inner::Many(q) => q.len() }}
+                }}
+            }}"
+        ),
+        "push push: high
+         push len: low
+         len len: low",
+    );
+}
+
+/// The variant's type is found by its path (two `Channel`s in two modules are two types),
+/// and through a wrapper that derefs to its type parameter (crossbeam-channel's
+/// `counter::Sender<C>`): the array channel's split update makes `send ∥ send` high, where the
+/// first `Channel` by name (the never channel, declared first) has nothing to conflict on
+/// (and its impl, found by name alone, would stand for the array channel's).
+#[test]
+fn a_variants_type_is_found_by_its_path_and_through_a_deref_wrapper() {
+    check(
+        &format!(
+            "{SYNC}mod never {{
+                pub struct Channel {{ pub closed: super::AtomicBool }}
+                impl Channel {{
+                    pub fn send(&self) {{}}
+                    pub fn len(&self) -> usize {{ 0 }}
+                }}
+            }}
+            mod array {{
+                pub struct Channel {{ pub tail: super::AtomicUsize }}
+                impl Channel {{
+                    pub fn send(&self) {{ let t = self.tail.load(super::Ordering::SeqCst); self.tail.store(t + 1, super::Ordering::SeqCst); }}
+                    pub fn len(&self) -> usize {{ self.tail.load(super::Ordering::SeqCst) }}
+                }}
+            }}
+            mod counter {{
+                pub struct Shared<C> {{ chan: Box<C> }}
+                impl<C> std::ops::Deref for Shared<C> {{
+                    type Target = C;
+                    fn deref(&self) -> &C {{ &self.chan }}
+                }}
+            }}
+            pub struct Sender {{ flavor: Flavor }}
+            enum Flavor {{ Array(counter::Shared<array::Channel>), Never(never::Channel) }}
+            unsafe impl Sync for Sender {{}}
+            impl Sender {{
+                pub fn new() -> Self {{ Sender {{ flavor: Flavor::Never(never::Channel {{ closed: AtomicBool::new(false) }}) }} }}
+                pub fn send(&self) {{
+                    match &self.flavor {{ Flavor::Array(c) => c.send(), Flavor::Never(c) => c.send() }}
+                }}
+                pub fn len(&self) -> usize {{
+                    match &self.flavor {{ Flavor::Array(c) => c.len(), Flavor::Never(c) => c.len() }}
+                }}
+            }}"
+        ),
+        // `Sender`, then the two channels (private types, grouped alone).
+        "send send: high
+         send len: low
+         len len: low
+         send send: high
+         send len: low
+         len len: low
+         send send: low
+         send len: low
+         len len: low",
+    );
+}

@@ -196,11 +196,25 @@ pub(crate) fn analyze_type(
     for (i, k) in keys.iter().enumerate() {
         by_name.entry(k.as_str()).or_default().push(i);
     }
+    // The field paths of followed enum variants (`0.Single.0`): a method called on a local
+    // (`q.push(v)` in a `match` arm binding `q`) may be any of theirs.
+    let variants: BTreeSet<&str> = fns
+        .iter()
+        .filter_map(|f| f.field.as_deref())
+        .filter(|f| f.contains('.'))
+        .collect();
     for (i, f) in fns.iter().enumerate() {
         let mut callees = Vec::new();
         let mut instances = vec!["self".to_string()];
         instances.extend(instance_params(&f.item.sig, &ty.model.name));
         collect_self_calls(&f.item.block, &instances, f.field.as_deref(), &mut callees);
+        if f.field.is_none() && !variants.is_empty() {
+            let mut on_locals = Vec::new();
+            collect_local_calls(&f.item.block, &instances, &mut on_locals);
+            for m in on_locals {
+                callees.extend(variants.iter().map(|v| format!("{v}::{m}")));
+            }
+        }
         for c in callees {
             for &j in by_name.get(c.as_str()).into_iter().flatten() {
                 graph.update_edge(nodes[i], nodes[j], ());
@@ -369,9 +383,14 @@ fn collect_self_calls(
                         None => self.0.push(m.method.to_string()),
                     }
                 }
-                syn::Expr::Field(f) if self.2.is_none() && is_self(&f.base) => {
+                syn::Expr::Field(f) if is_self(&f.base) => {
                     if let syn::Member::Named(field) = &f.member {
-                        self.0.push(format!("{field}::{}", m.method));
+                        match self.2 {
+                            // A followed type's own field (`self.receivers.notify()` in a
+                            // variant's channel: `flavor.Array.0.receivers::notify`).
+                            Some(prefix) => self.0.push(format!("{prefix}.{field}::{}", m.method)),
+                            None => self.0.push(format!("{field}::{}", m.method)),
+                        }
                     }
                 }
                 _ => {}
@@ -397,6 +416,25 @@ fn collect_self_calls(
         }
     }
     syn::visit::Visit::visit_block(&mut V(out, instances, field), block);
+}
+
+/// The methods called on a local variable (`q.push(v)`), not on an instance.
+fn collect_local_calls(block: &syn::Block, instances: &[String], out: &mut Vec<String>) {
+    struct V<'o>(&'o mut Vec<String>, &'o [String]);
+    impl<'ast> syn::visit::Visit<'ast> for V<'_> {
+        fn visit_expr_method_call(&mut self, m: &'ast syn::ExprMethodCall) {
+            if let syn::Expr::Path(p) = strip_parens(&m.receiver) {
+                if p.path
+                    .get_ident()
+                    .is_some_and(|i| !self.1.iter().any(|n| i == n))
+                {
+                    self.0.push(m.method.to_string());
+                }
+            }
+            syn::visit::visit_expr_method_call(self, m);
+        }
+    }
+    syn::visit::Visit::visit_block(&mut V(out, instances), block);
 }
 
 fn is_self(e: &syn::Expr) -> bool {

@@ -682,12 +682,76 @@ impl Walker<'_> {
                 return;
             }
         }
+        // A variant of an enum field the analysis follows (`Inner::Single(q)` matched
+        // against `&self.0`): `q` names the variant's field `0.Single.0`.
+        let mut aliased = Vec::new();
+        if let Some(Place {
+            base: Base::Field { instance, path },
+            proj,
+        }) = &v.place
+        {
+            if proj.is_empty() {
+                let mut found = Vec::new();
+                variant_bindings(pat, path, &mut found);
+                for (name, field) in found {
+                    if self.field_kind(&field).is_some() {
+                        let place = Place {
+                            base: Base::Field {
+                                instance: instance.clone(),
+                                path: field,
+                            },
+                            proj: vec![],
+                        };
+                        aliased.push(name.clone());
+                        self.bind(name, Binding::Alias(place));
+                    }
+                }
+            }
+        }
         for n in names {
-            self.bind(n, Binding::Opaque);
+            if !aliased.contains(&n) {
+                self.bind(n, Binding::Opaque);
+            }
         }
     }
 
     // ----- calls ---------------------------------------------------------------------------
+}
+
+/// The names a variant pattern binds to the variant's fields of the enum at field path
+/// `path`: `Inner::Single(q)` binds `q` to `{path}.Single.0`, `Kind::A { x, y: z }` binds `x`
+/// to `{path}.A.x` and `z` to `{path}.A.y`; a reference or parenthesised pattern is looked
+/// through. Only a plain name binds (a nested pattern is not followed).
+fn variant_bindings(pat: &syn::Pat, path: &str, out: &mut Vec<(String, String)>) {
+    let plain = |p: &syn::Pat| match p {
+        syn::Pat::Ident(i) if i.subpat.is_none() => Some(i.ident.to_string()),
+        _ => None,
+    };
+    match pat {
+        syn::Pat::Reference(r) => variant_bindings(&r.pat, path, out),
+        syn::Pat::Paren(p) => variant_bindings(&p.pat, path, out),
+        syn::Pat::TupleStruct(t) => {
+            let Some(variant) = t.path.segments.last() else {
+                return;
+            };
+            for (i, elem) in t.elems.iter().enumerate() {
+                if let Some(name) = plain(elem) {
+                    out.push((name, format!("{path}.{}.{i}", variant.ident)));
+                }
+            }
+        }
+        syn::Pat::Struct(s) => {
+            let Some(variant) = s.path.segments.last() else {
+                return;
+            };
+            for f in &s.fields {
+                if let (syn::Member::Named(member), Some(name)) = (&f.member, plain(&f.pat)) {
+                    out.push((name, format!("{path}.{}.{member}", variant.ident)));
+                }
+            }
+        }
+        _ => {}
+    }
 }
 
 pub(super) fn strip_parens(e: &syn::Expr) -> &syn::Expr {
