@@ -2017,6 +2017,9 @@ fn harness_target(
 /// error's line (columns in the copy are shifted by what was inserted
 /// before them, lines are not), else the last insertion at or before the error's line in the
 /// same file.
+/// The non-blocking attempts a wrapped lock site calls (`harness::wrap`'s `|l| l.try_lock()`).
+const ATTEMPTS: &[&str] = &["try_lock", "try_read", "try_write", "try_upgradable_read"];
+
 fn copy_insertions<'i>(
     error: &CompileError,
     copy_root: &Path,
@@ -2033,6 +2036,24 @@ fn copy_insertions<'i>(
                 .iter()
                 .filter(|i| copy::absolute(workspace_root, &i.file) == original)
         };
+        let sites = || {
+            in_file()
+                .filter(|i| i.rank != Rank::Statement && i.key.0 != 0 && i.line == *line)
+                .collect::<Vec<_>>()
+        };
+        // An attempt the wrapping of a lock site adds (`|l| l.try_lock()`) that the lock has
+        // not (a lock type of the crate's own: crossbeam-channel's `utils::Mutex`) is the
+        // site's fault, wherever the mutants are: blamed on the mutants above it, it made
+        // 15 of crossbeam-channel's 40 mutants unviable.
+        if ATTEMPTS
+            .iter()
+            .any(|a| error.message.contains(&format!("`{a}`")))
+        {
+            let on_line = sites();
+            if !on_line.is_empty() {
+                return on_line;
+            }
+        }
         // A mutant's schema at or before the line is the likeliest culprit (the rest of the
         // instrumentation compiles without mutants), then a wrapped site on the line.
         let mutant = in_file()
@@ -2041,11 +2062,9 @@ fn copy_insertions<'i>(
         if let Some(mutant) = mutant {
             return vec![mutant];
         }
-        let sites: Vec<&Insertion> = in_file()
-            .filter(|i| i.rank != Rank::Statement && i.line == *line)
-            .collect();
-        if !sites.is_empty() {
-            return sites;
+        let on_line = sites();
+        if !on_line.is_empty() {
+            return on_line;
         }
         let best = in_file()
             .filter(|i| i.line <= *line)
@@ -2092,6 +2111,45 @@ mod tests {
             &outcome(vec![], "error: no matching package"),
             out
         ));
+    }
+
+    /// A rustc error inside the copy is blamed on the mutant at or before its line, but one
+    /// about the attempt a wrapped lock site adds (`try_lock` on a lock of the crate's own
+    /// that has none) on the site on its line, whatever mutant comes before it.
+    #[test]
+    fn an_error_about_a_wrapped_sites_attempt_is_the_sites_not_the_mutant_above_it() {
+        let root = Path::new("/w");
+        let copy = Path::new("/w/target/covcon/copy");
+        let insertion = |line: u32, key: (u32, u32), rank: Rank| Insertion {
+            file: PathBuf::from("/w/src/zero.rs"),
+            line,
+            column: 8,
+            text: String::new(),
+            rank,
+            key,
+            end: None,
+        };
+        let insertions = vec![
+            insertion(150, (0, 7), Rank::Wrap),
+            insertion(226, (226, 8), Rank::Open),
+            insertion(226, (226, 8), Rank::Close),
+        ];
+        let error = |message: &str| CompileError {
+            places: vec![(PathBuf::from("/w/target/covcon/copy/src/zero.rs"), 226)],
+            message: message.into(),
+            rendered: String::new(),
+        };
+        let blamed = |message: &str| -> Vec<(u32, u32)> {
+            copy_insertions(&error(message), copy, root, &insertions)
+                .iter()
+                .map(|i| i.key)
+                .collect()
+        };
+        assert_eq!(
+            blamed("no method named `try_lock` found for reference `&utils::Mutex<Inner>`"),
+            vec![(226, 8), (226, 8)]
+        );
+        assert_eq!(blamed("borrow of moved value: `inner`"), vec![(0, 7)]);
     }
 
     /// Each crate written out is every file of its sources: a module left out of the list
