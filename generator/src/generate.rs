@@ -321,6 +321,7 @@ impl TestGenerator {
             execution.test_id,
             execution.setup_us,
             execution.looped_alone,
+            execution.setup_failed,
         );
         for call in &execution.hung {
             match &call.scope {
@@ -1566,6 +1567,7 @@ mod tests {
                         hung: Vec::new(),
                         setup_us: None,
                         looped_alone: false,
+                        setup_failed: false,
                     });
                 }
                 all.extend(batch);
@@ -2190,6 +2192,7 @@ mod tests {
                 hung: Vec::new(),
                 setup_us: None,
                 looped_alone: false,
+                setup_failed: false,
             });
         }
         assert_eq!(generator.pairs()[1].covered, 1);
@@ -2226,6 +2229,7 @@ mod tests {
                     hung: Vec::new(),
                     setup_us: None,
                     looped_alone: false,
+                    setup_failed: false,
                 });
             }
             all
@@ -2244,6 +2248,7 @@ mod tests {
             hung: vec![max.clone()],
             setup_us: None,
             looped_alone: false,
+            setup_failed: false,
         });
         let after = calls(&mut generator);
         assert!(after.iter().all(|c| c.args != max.args));
@@ -2284,6 +2289,7 @@ mod tests {
                     hung: Vec::new(),
                     setup_us: measured.then_some(us),
                     looped_alone: false,
+                    setup_failed: false,
                 });
             }
             tests
@@ -2409,6 +2415,7 @@ mod tests {
             hung: vec![blocked],
             setup_us: None,
             looped_alone: false,
+            setup_failed: false,
         });
         let after = generator.next_batch(200);
         let after_scopes = scoped(&after);

@@ -311,6 +311,10 @@ pub struct Execution<V> {
     /// call's own (atomicring's `with_capacity(1)`, where `push_overwrite` retries for
     /// ever), so the generator draws those arguments again after a second such test.
     pub looped_alone: bool,
+    /// Whether the test's setup failed: a constructor or a prefix call panicked before the
+    /// threads started. A constructor argument seen only in failed setups (concurrent-queue's
+    /// `bounded(0)`, "capacity must be positive") is drawn again.
+    pub setup_failed: bool,
 }
 
 /// The oracle as the generator sees it.

@@ -98,6 +98,7 @@ impl FakeExecutor {
             hung: Vec::new(),
             setup_us: None,
             looped_alone: false,
+            setup_failed: false,
         }
     }
 }

@@ -485,6 +485,7 @@ impl OracleExecutor {
             hung,
             setup_us: (passed && setup_us > 0).then_some(setup_us),
             looped_alone,
+            setup_failed,
         }
     }
 
