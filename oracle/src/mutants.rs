@@ -142,8 +142,7 @@ pub(crate) fn generate(
     workspace_root: &Path,
 ) -> Vec<Mutant> {
     let mut sources = std::collections::BTreeMap::<PathBuf, Option<String>>::new();
-    let mut out = Vec::new();
-    let mut seen = std::collections::BTreeSet::new();
+    let mut drafts = Vec::new();
     for (index, ty) in types.iter().enumerate() {
         let mut made = Vec::new();
         for site in &ty.mutation_sites {
@@ -176,13 +175,31 @@ pub(crate) fn generate(
             }
         }
         made.sort_by_key(|d| (d.file.clone(), d.line, d.column, d.operator));
-        // Code two types share (a handle's and its owner's helper) is mutated once, as the
-        // first type's.
-        made.retain(|d| seen.insert((d.file.clone(), d.line, d.column, d.operator)));
+        drafts.push(made);
+    }
+    // Code two types share (a handle's and its owner's helper) is mutated once, as the first
+    // type's; but a type's own method claims it before a type that reaches it through a field
+    // (`0.Slots.0::put`, a `Pool` dispatching to its `Slots` variant), so the mutant is the
+    // inner type's, judged through its holders when covcon cannot build it.
+    let key = |d: &Draft| (d.file.clone(), d.line, d.column, d.operator);
+    let mut owner = std::collections::BTreeMap::new();
+    for followed in [false, true] {
+        for (index, made) in drafts.iter().enumerate() {
+            for d in made.iter().filter(|d| d.method.contains("::") == followed) {
+                owner.entry(key(d)).or_insert(index);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (index, made) in drafts.into_iter().enumerate() {
         for draft in made {
+            if owner.get(&key(&draft)) != Some(&index) {
+                continue;
+            }
+            owner.remove(&key(&draft));
             let id = out.len() as u32 + 1;
             let source = sources[&draft.file].as_deref().unwrap_or_default();
-            out.push(draft.finish(id, ty, workspace_root, source));
+            out.push(draft.finish(id, types[index], workspace_root, source));
         }
     }
     out
