@@ -107,20 +107,20 @@ def table(rows, compare):
         for k in total:
             total[k] += r.get(k, 0) or 0
         score = "—" if r["score"] is None else f"{r['score']} %"
-        line = (f"| {r['crate']} | {r['mutants']} | {r['unviable']} | {r['equivalent']} | {r['skipped']} | "
-                f"{r['judged']} | {r['caught']} | {score} | {r['wall_s']} s |")
-        if compare:
-            line += (f" {r.get('suite_caught', '—')} / {r.get('suite_judged', '—')} | {r.get('covcon_only', 0)} / "
-                     f"{r.get('command_only', 0)} / {r.get('both', 0)} / {r.get('neither', 0)} |")
-        lines.append(line)
+        lines.append(row(r["crate"], r, score, f"{r['wall_s']} s", compare))
     score = f"{100.0 * total['caught'] / total['judged']:.1f} %" if total["judged"] else "—"
-    line = (f"| **all** | {total['mutants']} | {total['unviable']} | {total['equivalent']} | {total['skipped']} | "
-            f"{total['judged']} | {total['caught']} | **{score}** | |")
-    if compare:
-        line += (f" {total['suite_caught']} / {total['suite_judged']} | {total['covcon_only']} / "
-                 f"{total['command_only']} / {total['both']} / {total['neither']} |")
-    lines.append(line)
+    lines.append(row("**all**", total, f"**{score}**", "", compare))
     return "\n".join(lines)
+
+
+def row(name, d, score, wall, compare):
+    """One line of the table: a crate's counts (`d`), or the totals'."""
+    line = (f"| {name} | {d['mutants']} | {d['unviable']} | {d['equivalent']} | {d['skipped']} | "
+            f"{d['judged']} | {d['caught']} | {score} | {wall} |")
+    if compare:
+        line += (f" {d.get('suite_caught', '—')} / {d.get('suite_judged', '—')} | {d.get('covcon_only', 0)} / "
+                 f"{d.get('command_only', 0)} / {d.get('both', 0)} / {d.get('neither', 0)} |")
+    return line
 
 
 def main():

@@ -803,21 +803,32 @@ fn local_inner<'d, 'a>(
     decls: &'d Decls<'a>,
     self_name: &str,
 ) -> Option<&'d TypeDecl<'a>> {
-    // A guard's borrow of its owner (`booking: &'a Booking`): the owner's locks, taken
-    // through it, are sync sites of the guard's methods.
-    if let syn::Type::Reference(r) = ty {
-        return local_inner(&r.elem, decls, self_name);
-    }
-    let syn::Type::Path(p) = ty else { return None };
-    let last = p.path.segments.last()?;
-    let n = last.ident.to_string();
-    if matches!(n.as_str(), "Arc" | "Box" | "CachePadded") {
-        return local_inner(first_type_arg(last)?, decls, self_name);
-    }
+    let n = held_path(ty)?.segments.last()?.ident.to_string();
     if n == self_name {
         return None;
     }
     decls.types.iter().find(|t| t.name == n)
+}
+
+/// The path of the type a field's type holds through `&` (a guard's borrow of its owner,
+/// `booking: &'a Booking`: the owner's locks, taken through it, are sync sites of the
+/// guard's methods), `Arc`, `Box` and `CachePadded`.
+fn held_path(ty: &syn::Type) -> Option<&syn::Path> {
+    match ty {
+        syn::Type::Reference(r) => held_path(&r.elem),
+        syn::Type::Path(p) => {
+            let last = p.path.segments.last()?;
+            if matches!(
+                last.ident.to_string().as_str(),
+                "Arc" | "Box" | "CachePadded"
+            ) {
+                held_path(first_type_arg(last)?)
+            } else {
+                Some(&p.path)
+            }
+        }
+        _ => None,
+    }
 }
 
 /// The local type a field's type names, found by its path from the module `from` (three
@@ -836,18 +847,10 @@ fn local_type_at<'d, 'a>(
     if depth > 4 {
         return None;
     }
-    let syn::Type::Path(p) = ty else {
-        return match ty {
-            syn::Type::Reference(r) => local_type_at(&r.elem, decls, index, from, depth + 1),
-            _ => None,
-        };
-    };
-    let last = p.path.segments.last()?;
+    let path = held_path(ty)?;
+    let last = path.segments.last()?;
     let n = last.ident.to_string();
-    if matches!(n.as_str(), "Arc" | "Box" | "CachePadded") {
-        return local_type_at(first_type_arg(last)?, decls, index, from, depth + 1);
-    }
-    let segs = idents(&p.path);
+    let segs = idents(path);
     let found = match index.resolve(from, &segs) {
         Some((Def::Item { module, name, .. }, _)) => decls
             .types
