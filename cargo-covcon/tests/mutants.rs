@@ -278,6 +278,8 @@ fn mutants_of_a_failing_baseline_of_a_private_type_and_of_lock_free_code_are_jud
         "Slots",
         "--type",
         "Board",
+        "--type",
+        "Tally",
         "--budget",
         "10m",
         "--max-tests",
@@ -355,6 +357,18 @@ fn mutants_of_a_failing_baseline_of_a_private_type_and_of_lock_free_code_are_jud
         assert_eq!(made.len(), 1, "one {operator} mutant of Board: {board:?}");
         assert_eq!(made[0]["outcome"], "caught", "{}", made[0]);
     }
+    // A lock of the crate's own with no `try_lock`: the split re-acquires it blocking.
+    let tally = of("meter::own::Tally");
+    let split: Vec<&&Value> = tally
+        .iter()
+        .filter(|o| o["operator"] == "split_section")
+        .collect();
+    assert_eq!(split.len(), 1, "one split of Tally: {tally:?}");
+    assert_eq!(split[0]["outcome"], "caught", "{}", split[0]);
+    assert!(
+        tally.iter().all(|o| o["outcome"] != "unviable"),
+        "{tally:?}"
+    );
 }
 
 /// The types the test above adds to the meter crate.
@@ -457,6 +471,44 @@ pub mod board {
                 .collect();
             out.sort_unstable();
             out
+        }
+    }
+}
+
+pub mod own {
+    /// A lock of the crate's own, with `lock()` and no `try_lock` (as crossbeam-channel's
+    /// `utils::Mutex`).
+    pub struct Mutex<T>(std::sync::Mutex<T>);
+
+    impl<T> Mutex<T> {
+        pub fn new(value: T) -> Mutex<T> {
+            Mutex(std::sync::Mutex::new(value))
+        }
+
+        pub fn lock(&self) -> std::sync::MutexGuard<'_, T> {
+            self.0.lock().unwrap_or_else(|e| e.into_inner())
+        }
+    }
+
+    /// Two counts always changed together, under the crate's own lock.
+    pub struct Tally {
+        counts: Mutex<(u64, u64)>,
+    }
+
+    impl Tally {
+        pub fn new() -> Tally {
+            Tally { counts: Mutex::new((0, 0)) }
+        }
+
+        pub fn add(&self) {
+            let mut counts = self.counts.lock();
+            counts.0 += 1;
+            counts.1 += 1;
+        }
+
+        pub fn check(&self) {
+            let counts = self.counts.lock();
+            assert_eq!(counts.0, counts.1, \"an add seen half done\");
         }
     }
 }

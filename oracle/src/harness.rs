@@ -219,6 +219,7 @@ fn prepare_inner(
     let saved = load_plan(&prep.harness_dir);
     if let Some(saved) = &saved {
         state.disabled = saved.disabled.iter().cloned().collect();
+        state.blocking = saved.blocking.iter().cloned().collect();
     }
     let mut round = 0;
     let mut retried_fresh = false;
@@ -228,7 +229,7 @@ fn prepare_inner(
     }
     let mut clock_patches = prep.clocks.patches.as_slice();
     loop {
-        let insertions = prep.insertions(&mutants, &state.disabled);
+        let insertions = prep.insertions(&mutants, &state.disabled, &state.blocking);
         let copy = copy::sync(
             &prep.workspace_root,
             &prep.out_dir,
@@ -244,8 +245,9 @@ fn prepare_inner(
             match saved.as_ref() {
                 Some(saved) if saved.key == key => state.restore(saved),
                 // Something changed: the old plan's left-out insertions may not apply.
-                _ if !state.disabled.is_empty() => {
+                _ if !state.disabled.is_empty() || !state.blocking.is_empty() => {
                     state.disabled.clear();
+                    state.blocking.clear();
                     retried_fresh = true;
                     continue;
                 }
@@ -427,11 +429,13 @@ impl<'m> Preparation<'m> {
     }
 
     /// What the copy inserts, but the insertions `disabled` leaves out: the clock's, the
-    /// synchronisation sites', the crate items and the schema of `mutants`.
+    /// synchronisation sites', the crate items and the schema of `mutants`; those `blocking`
+    /// names acquire without a non-blocking attempt ([`blocking_only`]).
     fn insertions(
         &self,
         mutants: &[crate::Mutant],
         disabled: &BTreeSet<(PathBuf, u32, u32)>,
+        blocking: &BTreeSet<(PathBuf, u32, u32)>,
     ) -> Vec<Insertion> {
         let mut insertions = clock_first(
             clock_insertions(self.model, &self.manifests, &self.workspace_root, disabled),
@@ -444,6 +448,13 @@ impl<'m> Preparation<'m> {
         );
         insertions.extend(self.crate_items.iter().cloned());
         with_schema(&mut insertions, mutants, disabled);
+        for insertion in &mut insertions {
+            if blocking.contains(&(insertion.file.clone(), insertion.key.0, insertion.key.1)) {
+                if let Some(text) = blocking_only(&insertion.text) {
+                    insertion.text = text;
+                }
+            }
+        }
         insertions
     }
 
@@ -1256,6 +1267,8 @@ struct SavedPlan {
     plain_flows: Vec<BTreeMap<String, String>>,
     disabled: Vec<(PathBuf, u32, u32)>,
     #[serde(default)]
+    blocking: Vec<(PathBuf, u32, u32)>,
+    #[serde(default)]
     unviable: BTreeMap<u32, String>,
     notes: Vec<Diagnostic>,
 }
@@ -1286,6 +1299,9 @@ struct State<'o> {
     root_path: BTreeSet<usize>,
     /// Insertions left out because the copy did not compile with them.
     disabled: BTreeSet<(PathBuf, u32, u32)>,
+    /// Wrapped acquisitions (and mutants re-acquiring a lock) on a lock that has no
+    /// non-blocking attempt: written with `covcon_rt::acquire_blocking` ([`blocking_only`]).
+    blocking: BTreeSet<(PathBuf, u32, u32)>,
     /// Mutants left out for the same reason, with rustc's message.
     unviable: BTreeMap<u32, String>,
     /// Diagnostics about insertions and instantiations.
@@ -1306,6 +1322,7 @@ impl<'o> State<'o> {
             plain_flows: vec![BTreeMap::new(); types.len()],
             root_path: BTreeSet::new(),
             disabled: BTreeSet::new(),
+            blocking: BTreeSet::new(),
             unviable: BTreeMap::new(),
             notes: Vec::new(),
             planned: Vec::new(),
@@ -1341,6 +1358,18 @@ impl<'o> State<'o> {
                 });
             }
         }
+    }
+
+    /// Writes the acquisition of the instrumentation `insertion` is part of without its
+    /// non-blocking attempt, the lock having none (a lock type of the crate's own): a site's
+    /// wrap, or a mutant's re-acquisition of the lock it split. Answers whether that is new
+    /// and changes its text; when it is not, the caller leaves the instrumentation out.
+    fn block_only(&mut self, insertion: &Insertion, insertions: &[Insertion]) -> bool {
+        let key = (insertion.file.clone(), insertion.key.0, insertion.key.1);
+        let changes = insertions.iter().any(|i| {
+            i.file == insertion.file && i.key == insertion.key && blocking_only(&i.text).is_some()
+        });
+        changes && self.blocking.insert(key)
     }
 
     /// Leaves out the instrumentation `insertion` is part of; answers whether it was in.
@@ -1423,6 +1452,7 @@ impl<'o> State<'o> {
             plain_flows: self.plain_flows.clone(),
             root_path: self.root_path.iter().copied().collect(),
             disabled: self.disabled.iter().cloned().collect(),
+            blocking: self.blocking.iter().cloned().collect(),
             unviable: self.unviable.clone(),
             notes: self.notes.clone(),
         };
@@ -1505,12 +1535,24 @@ impl<'o> State<'o> {
     ) -> bool {
         let mut progress = false;
         let mut type_errors: BTreeMap<usize, String> = BTreeMap::new();
+        // Written blocking-only in this round: its other errors (an attempt's closure whose
+        // type is then unknown) are the same cause's.
+        let mut blocked = BTreeSet::new();
         for error in errors {
             if let Some(target) = harness_target(error, generated, harness_dir) {
                 progress |= self.absorb_harness_error(target, error, types, &mut type_errors);
             } else {
                 for insertion in copy_insertions(error, copy_root, workspace_root, insertions) {
-                    progress |= self.disable(insertion, &error.message);
+                    let key = (insertion.file.clone(), insertion.key.0, insertion.key.1);
+                    if blocked.contains(&key) {
+                        continue;
+                    }
+                    if names_attempt(&error.message) && self.block_only(insertion, insertions) {
+                        blocked.insert(key);
+                        progress = true;
+                    } else {
+                        progress |= self.disable(insertion, &error.message);
+                    }
                 }
             }
         }
@@ -2020,6 +2062,39 @@ fn harness_target(
 /// The non-blocking attempts a wrapped lock site calls (`harness::wrap`'s `|l| l.try_lock()`).
 const ATTEMPTS: &[&str] = &["try_lock", "try_read", "try_write", "try_upgradable_read"];
 
+/// Whether rustc's `message` is about one of the [`ATTEMPTS`] (`no method named `try_lock`
+/// found for reference `&utils::Mutex<Inner>``).
+fn names_attempt(message: &str) -> bool {
+    ATTEMPTS.iter().any(|a| message.contains(&format!("`{a}`")))
+}
+
+/// `text` (a part of a wrapped acquisition, or a mutant's schema that re-acquires a lock)
+/// with its acquisitions written without the non-blocking attempt:
+/// `::covcon_rt::acquire(&m, |l| l.try_lock(), |l| l.lock())` becomes
+/// `::covcon_rt::acquire_blocking(&m, |l| l.lock())`. `None` when it has no such acquisition.
+fn blocking_only(text: &str) -> Option<String> {
+    const OPEN: &str = "::covcon_rt::acquire(&";
+    const ATTEMPT: &str = "|__covcon_l| __covcon_l.try_";
+    // A timed acquisition's attempt stays: its lock has `try_lock_for`, so it has the attempt.
+    let timed = [
+        "__covcon_d",
+        "::covcon_rt::acquire_for",
+        "::covcon_rt::acquire_until",
+    ];
+    if (!text.contains(OPEN) && !text.contains(ATTEMPT)) || timed.iter().any(|t| text.contains(t)) {
+        return None;
+    }
+    let mut out = text.replace(OPEN, "::covcon_rt::acquire_blocking(&");
+    // Each attempt's closure up to the `, ` after its call's `()`.
+    while let Some(start) = out.find(ATTEMPT) {
+        let rest = &out[start + ATTEMPT.len()..];
+        let call = rest.find("(), ")?;
+        let end = start + ATTEMPT.len() + call + "(), ".len();
+        out.replace_range(start..end, "");
+    }
+    Some(out)
+}
+
 fn copy_insertions<'i>(
     error: &CompileError,
     copy_root: &Path,
@@ -2045,10 +2120,7 @@ fn copy_insertions<'i>(
         // not (a lock type of the crate's own: crossbeam-channel's `utils::Mutex`) is the
         // site's fault, wherever the mutants are: blamed on the mutants above it, it made
         // 15 of crossbeam-channel's 40 mutants unviable.
-        if ATTEMPTS
-            .iter()
-            .any(|a| error.message.contains(&format!("`{a}`")))
-        {
+        if names_attempt(&error.message) {
             let on_line = sites();
             if !on_line.is_empty() {
                 return on_line;
@@ -2116,6 +2188,37 @@ mod tests {
     /// A rustc error inside the copy is blamed on the mutant at or before its line, but one
     /// about the attempt a wrapped lock site adds (`try_lock` on a lock of the crate's own
     /// that has none) on the site on its line, whatever mutant comes before it.
+    /// A lock with no attempt is acquired blocking: the site's wrap parts and a mutant's
+    /// re-acquisition lose the attempt's closure; a timed acquisition and other text do not
+    /// change.
+    #[test]
+    fn an_acquisition_without_its_attempt_keeps_the_blocking_call() {
+        assert_eq!(
+            blocking_only("::covcon_rt::acquire(&").as_deref(),
+            Some("::covcon_rt::acquire_blocking(&")
+        );
+        assert_eq!(
+            blocking_only(", |__covcon_l| __covcon_l.try_lock(), |__covcon_l| __covcon_l")
+                .as_deref(),
+            Some(", |__covcon_l| __covcon_l")
+        );
+        let schema = "let mut g = if ::covcon_rt::mutant(3) { drop(g); \
+                      ::covcon_rt::acquire(&self.m, |__covcon_l| __covcon_l.try_write(), \
+                      |__covcon_l| __covcon_l.write()) } else { g }; ";
+        assert_eq!(
+            blocking_only(schema).as_deref(),
+            Some(
+                "let mut g = if ::covcon_rt::mutant(3) { drop(g); \
+                 ::covcon_rt::acquire_blocking(&self.m, |__covcon_l| __covcon_l.write()) } else { g }; "
+            )
+        );
+        let timed = ", |__covcon_l| __covcon_l.try_lock(), \
+                     |__covcon_l, __covcon_d| __covcon_l.try_lock_for(__covcon_d), ";
+        assert_eq!(blocking_only(timed), None);
+        assert_eq!(blocking_only("::covcon_rt::at(&"), None);
+        assert_eq!(blocking_only(")"), None);
+    }
+
     #[test]
     fn an_error_about_a_wrapped_sites_attempt_is_the_sites_not_the_mutant_above_it() {
         let root = Path::new("/w");

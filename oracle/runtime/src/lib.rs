@@ -31,7 +31,10 @@ mod value;
 mod worker;
 
 pub use points::{at, capturing, drive, enter, schedule_point, spin_loop, untraced, Guard};
-pub use sync::{acquire, acquire_for, acquire_until, attempt, notifying, wait_mut, Attempt, Cond};
+pub use sync::{
+    acquire, acquire_blocking, acquire_for, acquire_until, attempt, notifying, wait_mut, Attempt,
+    Cond,
+};
 pub use value::{
     arg_at, closure, closure_at, raw_at, Arg, Call, CallError, FromArg, Scope, TestData,
 };

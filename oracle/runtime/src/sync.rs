@@ -58,6 +58,21 @@ pub fn acquire<'a, L: ?Sized, A: Attempt>(
     }
 }
 
+/// A blocking acquisition of a lock that has no non-blocking attempt (a lock type of the
+/// crate's own with only `lock()`: crossbeam-channel's `utils::Mutex`): `self.m.lock()` is
+/// written `::covcon_rt::acquire_blocking(&self.m, |l| l.lock())`. In a controlled run a
+/// schedule point before the blocking call; a thread that then finds the lock held sleeps in
+/// the kernel, where the other thread sees it blocked and takes the turn (`sched.rs`), as at
+/// any lock the copy does not wrap.
+#[inline]
+pub fn acquire_blocking<'a, L: ?Sized, H>(lock: &'a L, block: impl FnOnce(&'a L) -> H) -> H {
+    let role = role();
+    if role < 2 && sched::on() {
+        sched::point(role);
+    }
+    block(lock)
+}
+
 /// A timed acquisition of the instrumented copy: `self.state.try_lock_for(d)` is written
 /// `::covcon_rt::acquire_for(&self.state, |l| l.try_lock(), |l, d| l.try_lock_for(d), d)`.
 /// In a controlled run, a schedule point; a thread that finds the lock held passes one more
