@@ -11,7 +11,7 @@ use analysis::TypeModel;
 use anyhow::{Context, Result};
 use generator::{CampaignConfig, StopFlag};
 use oracle::results::ResultsConfig;
-use oracle::{CommandEnd, Mutant, MUTANT_ENV};
+use oracle::{CommandEnd, Mutant, ViolationKind, MUTANT_ENV};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -109,6 +109,47 @@ fn leave_out(cfg: &mut ResultsConfig, differences: &[oracle::results::Difference
     more
 }
 
+/// What judging a mutant does when the code as written shows the violation its campaign
+/// found ([`Judge::shows_unmutated`]), as a baseline that had found it would have done.
+#[derive(Debug, PartialEq, Eq)]
+enum Unmutated {
+    /// Under the results oracle: these methods' answers (or the final state) are left out of
+    /// the comparison, and the mutant judged again.
+    LeaveOut(Vec<String>),
+    /// A wrong result with nothing (more) to leave out: the type's mutants are judged under
+    /// the panic oracle.
+    PanicOracle,
+    /// A panic, deadlock or crash of the code as written: the type judges no mutant.
+    Spoiled,
+}
+
+/// [`Unmutated`] for a violation of `kind` whose results differed in `differences`, the
+/// mutant judged under `results` (changed as decided), after `rounds` earlier such rounds
+/// (at most three leave something out, as in a baseline).
+fn after_unmutated(
+    kind: ViolationKind,
+    differences: Option<&[oracle::results::Difference]>,
+    results: &mut Option<ResultsConfig>,
+    rounds: u32,
+) -> Unmutated {
+    if kind != ViolationKind::WrongResult || results.is_none() {
+        return Unmutated::Spoiled;
+    }
+    let more = match (differences, results.as_mut()) {
+        (Some(d), Some(cfg)) if rounds < 3 => leave_out(cfg, d),
+        _ => Vec::new(),
+    };
+    if more.is_empty() {
+        *results = None;
+        Unmutated::PanicOracle
+    } else {
+        Unmutated::LeaveOut(more)
+    }
+}
+
+/// Runs of a mutant's violating test with no mutant on ([`Judge::shows_unmutated`]).
+const UNMUTATED_RUNS: u32 = 20;
+
 /// What judging every mutant shares.
 pub(super) struct Judge<'a> {
     pub session: &'a Session,
@@ -128,6 +169,11 @@ struct Baselines {
 }
 
 impl Baselines {
+    /// The baseline of the type `path`.
+    fn of_type(&mut self, path: &str) -> Option<&mut Baseline> {
+        self.of_types.iter_mut().find(|b| b.of == path)
+    }
+
     /// Why the type `path` cannot judge a mutant: it already fails unmutated.
     fn failing(&self, path: &str) -> Option<String> {
         self.of_types
@@ -210,7 +256,7 @@ impl Judge<'_> {
             if self.stop.raised() {
                 break;
             }
-            let o = self.by_campaign_one(m, &baselines, &campaign, &progress)?;
+            let o = self.by_campaign_one(m, &mut baselines, &campaign, &progress)?;
             progress.done(&o);
             outcomes.push(o);
         }
@@ -364,7 +410,7 @@ impl Judge<'_> {
     fn by_campaign_one(
         &self,
         m: &Mutant,
-        baselines: &Baselines,
+        baselines: &mut Baselines,
         campaign: &CampaignConfig,
         progress: &Progress,
     ) -> Result<Outcome> {
@@ -389,19 +435,78 @@ impl Judge<'_> {
         let started = Instant::now();
         let (mut tests, mut regrouped, mut caught_by, mut oracle) = (0, 0, None, None);
         let mut through = Vec::new();
+        // Set when a target's campaign found what the code as written shows too.
+        let mut spoiled = None;
         for t in &targets {
             let (t, changed) = self.as_mutated(t, m);
             // The results oracle a type's mutants are judged under: as its baseline passed.
-            let results = baselines
+            let mut results = baselines
                 .results
                 .get(&t.path)
                 .cloned()
                 .unwrap_or_else(|| config.results.clone());
-            let panic_only = results.is_none() && config.results.is_some();
-            let r = self.run(&t, Some(m.id), results, campaign)?;
-            tests += r.tests_run;
             regrouped += changed;
             through.push(t.path.clone());
+            let mut rounds = 0;
+            let r = loop {
+                let r = self.run(&t, Some(m.id), results.clone(), campaign)?;
+                tests += r.tests_run;
+                let Some(v) = r.violations.first() else {
+                    break Some(r);
+                };
+                if self.stop.raised() || !self.shows_unmutated(&v.violation, &results)? {
+                    break Some(r);
+                }
+                // The baseline missed it: what the mutant's campaign found is the type's own.
+                let shown = failure_of(&r).unwrap_or_default();
+                let differences = v
+                    .violation
+                    .results
+                    .as_ref()
+                    .map(|w| w.differences.as_slice());
+                let then = after_unmutated(v.violation.kind, differences, &mut results, rounds);
+                rounds += 1;
+                let baseline = baselines.of_type(&t.path);
+                match then {
+                    Unmutated::LeaveOut(more) => {
+                        self.console.note(format_args!(
+                        "mutants: {} shows unmutated what mutant {}'s campaign found ({shown}); leaving out {} and judging it again",
+                        t.path,
+                        m.id,
+                        more.join(", ")
+                    ));
+                        if let Some(b) = baseline {
+                            b.left_out_because.get_or_insert_with(|| shown.clone());
+                            b.left_out.extend(more);
+                        }
+                    }
+                    Unmutated::PanicOracle => {
+                        self.console.note(format_args!(
+                        "mutants: {} shows unmutated what mutant {}'s campaign found ({shown}); judging its mutants under the panic oracle",
+                        t.path, m.id
+                    ));
+                        if let Some(b) = baseline {
+                            b.fallback.get_or_insert(shown);
+                            b.left_out.clear();
+                            b.left_out_because = None;
+                        }
+                    }
+                    Unmutated::Spoiled => {
+                        if let Some(b) = baseline {
+                            b.passed = false;
+                            b.failure =
+                                Some(format!("{shown} (seen while judging mutant {})", m.id));
+                        }
+                        spoiled = baselines.failing(&t.path);
+                        break None;
+                    }
+                }
+                baselines.results.insert(t.path.clone(), results.clone());
+            };
+            let Some(r) = r else {
+                continue;
+            };
+            let panic_only = results.is_none() && config.results.is_some();
             oracle = panic_only.then(|| "panic".to_string());
             caught_by = r.violations.first().map(|v| Caught {
                 kind: v.violation.kind.to_string(),
@@ -415,22 +520,42 @@ impl Judge<'_> {
                 break;
             }
         }
+        let (outcome, reason) = match (&caught_by, spoiled) {
+            (Some(_), _) => (Status::Caught, None),
+            (None, Some(why)) if through.len() == 1 => (Status::Skipped, Some(why)),
+            _ => (Status::Missed, None),
+        };
         Ok(Outcome {
             mutant: m.clone(),
-            outcome: if caught_by.is_some() {
-                Status::Caught
-            } else {
-                Status::Missed
-            },
+            outcome,
             seconds: started.elapsed().as_secs_f64(),
             tests: Some(tests),
             caught_by,
-            reason: None,
+            reason,
             regrouped: Some(regrouped),
             log: None,
             oracle,
             through: (through != [m.type_path.as_str()]).then_some(through),
         })
+    }
+
+    /// Whether the code as written shows `v` too: the test that showed it under a mutant,
+    /// replayed with no mutant on (the run as saved, then re-runs with other noise, as a
+    /// confirmation makes), under the same oracle. A baseline of a few seconds can miss what
+    /// the type shows unmutated (concurrent-queue 2.5.0's `is_full` beside a `force_push`,
+    /// found by the mutants' campaigns of one run and by its baseline in another): a mutant
+    /// is caught only by what its mutation makes.
+    fn shows_unmutated(
+        &self,
+        v: &oracle::Violation,
+        results: &Option<ResultsConfig>,
+    ) -> Result<bool> {
+        let mut config = self.session.oracle.clone();
+        config.mutant = None;
+        config.results = results.clone();
+        config.confirm_runs = UNMUTATED_RUNS;
+        let executor = self.prepared.executor(&config)?;
+        Ok(executor.replay(&v.test).violation == Some(v.kind))
     }
 
     /// The type as the analysis has it in the mutated code: the same methods and pairs, each
@@ -584,6 +709,69 @@ impl Judge<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// What the code as written shows too is dealt with as a baseline would have: a wrong
+    /// result's differing answers left out (three rounds at most), then the panic oracle; a
+    /// panic spoils the type.
+    #[test]
+    fn a_violation_the_unmutated_code_shows_leaves_out_falls_back_or_spoils() {
+        use oracle::results::{Difference, Place};
+        let call = |method: &str| Difference {
+            place: Place::Call {
+                thread: 0,
+                index: 1,
+                method: method.into(),
+            },
+            observed: "false".into(),
+            expected: "true".into(),
+        };
+        let wrong = ViolationKind::WrongResult;
+        let mut results = Some(ResultsConfig::default());
+        let is_full = [call("is_full")];
+        assert_eq!(
+            after_unmutated(wrong, Some(&is_full), &mut results, 0),
+            Unmutated::LeaveOut(vec!["is_full".into()])
+        );
+        assert!(results
+            .as_ref()
+            .is_some_and(|r| r.ignored_methods.contains("is_full")));
+        let final_state = [Difference {
+            place: Place::FinalState,
+            observed: String::new(),
+            expected: String::new(),
+        }];
+        assert_eq!(
+            after_unmutated(wrong, Some(&final_state), &mut results, 1),
+            Unmutated::LeaveOut(vec!["final state".into()])
+        );
+        // Nothing more to leave out: the panic oracle.
+        assert_eq!(
+            after_unmutated(wrong, Some(&is_full), &mut results, 2),
+            Unmutated::PanicOracle
+        );
+        assert!(results.is_none());
+        // A fourth round leaves nothing out, whatever differs.
+        let mut again = Some(ResultsConfig::default());
+        assert_eq!(
+            after_unmutated(wrong, Some(&[call("len")]), &mut again, 3),
+            Unmutated::PanicOracle
+        );
+        for kind in [
+            ViolationKind::Panic,
+            ViolationKind::Deadlock,
+            ViolationKind::Crash,
+        ] {
+            let mut results = Some(ResultsConfig::default());
+            assert_eq!(
+                after_unmutated(kind, None, &mut results, 0),
+                Unmutated::Spoiled
+            );
+            assert_eq!(
+                after_unmutated(kind, None, &mut None, 0),
+                Unmutated::Spoiled
+            );
+        }
+    }
 
     /// A mutant of a type covcon cannot run goes to the runnable types that hold it, or to
     /// those that hold its holders; a runnable type judges its own, through its holders first

@@ -61,7 +61,8 @@ pub fn replay_with_worker(
 }
 
 impl OracleExecutor {
-    pub(crate) fn replay(&self, test: &TestCase) -> ReplayResult {
+    /// Replays `test` as [`replay`] does, on this executor's workers.
+    pub fn replay(&self, test: &TestCase) -> ReplayResult {
         let runs = self.config.confirm_runs.max(1);
         let mut result = ReplayResult {
             runs: 0,
