@@ -45,6 +45,13 @@ pub struct ResultsConfig {
     /// Methods whose results are never compared (configured by the user, e.g. `try_lock`
     /// style methods that may fail under contention by design).
     pub ignored_methods: BTreeSet<String>,
+    /// Per method, the methods beside which its answers are not compared: its calls in a test
+    /// whose threads call one of them are left out (`cargo covcon mutants`' baseline:
+    /// concurrent-queue's `is_full` answers `false` while a `force_push` on the full queue is
+    /// half done, which leaves `is_full` out beside `force_push`, not in every test).
+    pub ignored_beside: BTreeMap<String, BTreeSet<String>>,
+    /// The methods beside which the final state is not compared (as [`Self::ignored_beside`]).
+    pub state_ignored_beside: BTreeSet<String>,
     /// Whether the final state is compared (a type whose `Debug` shows schedule-dependent
     /// counters, such as spins or contended acquisitions, may turn it off).
     pub compare_final_state: bool,
@@ -110,6 +117,8 @@ impl Default for ResultsConfig {
             max_linearizations: 252,
             extra_runs: 4,
             ignored_methods: BTreeSet::new(),
+            ignored_beside: BTreeMap::new(),
+            state_ignored_beside: BTreeSet::new(),
             compare_final_state: true,
             approximate: BTreeMap::new(),
             holding: BTreeMap::new(),
@@ -192,9 +201,12 @@ impl ResultsConfig {
         }
     }
 
-    /// Whether the final state of the type at `type_path` is compared.
-    fn compares_state(&self, type_path: &str) -> bool {
-        self.compare_final_state && !self.approximate_state.contains_key(type_path)
+    /// Whether the final state of `test`'s runs is compared: of its type, and beside its calls
+    /// ([`Self::state_ignored_beside`]).
+    fn compares_state(&self, test: &TestCase) -> bool {
+        self.compare_final_state
+            && !self.approximate_state.contains_key(&test.type_path)
+            && !calls_one_of(test, &self.state_ignored_beside)
     }
 
     /// Why the final state of `concurrent`, a run of `test`, is not compared either: a call's
@@ -367,6 +379,19 @@ impl ResultsConfig {
         })
     }
 
+    /// Why the results of `method`'s calls in `test` are not compared: beside one of the
+    /// test's calls ([`Self::ignored_beside`]), or as [`Self::not_compared`] says.
+    fn not_compared_in(&self, test: &TestCase, method: &str) -> Option<LeftOutReason> {
+        if self
+            .ignored_beside
+            .get(method)
+            .is_some_and(|beside| calls_one_of(test, beside))
+        {
+            return Some(LeftOutReason::Ignored);
+        }
+        self.not_compared(&test.type_path, method)
+    }
+
     /// Why the results of `method`'s calls in tests of the type at `type_path` are never
     /// compared, when the configuration or the type's contract says so.
     fn not_compared(&self, type_path: &str, method: &str) -> Option<LeftOutReason> {
@@ -381,6 +406,16 @@ impl ResultsConfig {
         let why = self.approximate.get(type_path)?.get(method)?;
         Some(LeftOutReason::Approximate { why: why.clone() })
     }
+}
+
+/// Whether one of `test`'s threads calls one of `methods`.
+fn calls_one_of(test: &TestCase, methods: &BTreeSet<String>) -> bool {
+    !methods.is_empty()
+        && test
+            .threads
+            .iter()
+            .flatten()
+            .any(|call| methods.contains(&call.method))
 }
 
 /// What the results oracle found, with what it left out and what it cost.
@@ -703,7 +738,7 @@ impl SequentialOutcomes {
         // the names of the others.
         let compared = |call: &Call| {
             !held
-                && config.not_compared(&test.type_path, &call.method).is_none()
+                && config.not_compared_in(test, &call.method).is_none()
                 && !self.unstable_methods.contains_key(&call.method)
         };
         let (observed_keys, observed_names) =
@@ -759,7 +794,7 @@ impl SequentialOutcomes {
                 }
             }
         }
-        if config.compares_state(&test.type_path)
+        if config.compares_state(test)
             && self.unstable_state.is_none()
             && !coalesced
             && config.state_held_by(test, concurrent).is_none()
@@ -808,7 +843,7 @@ impl SequentialOutcomes {
             for (i, call) in calls.iter().enumerate() {
                 if let Some(reason) = &held {
                     methods.insert(call.method.clone(), reason.clone());
-                } else if let Some(reason) = config.not_compared(&test.type_path, &call.method) {
+                } else if let Some(reason) = config.not_compared_in(test, &call.method) {
                     methods.insert(call.method.clone(), reason);
                 } else if result(concurrent, t, i).is_none() {
                     methods
@@ -826,8 +861,12 @@ impl SequentialOutcomes {
             .collect();
         let state_held = config.state_held_by(test, concurrent);
         let state = match (&self.unstable_state, &concurrent.final_state) {
-            _ if !config.compare_final_state => Some(LeftOutReason::Ignored),
-            _ if !config.compares_state(&test.type_path) => config
+            _ if !config.compare_final_state
+                || calls_one_of(test, &config.state_ignored_beside) =>
+            {
+                Some(LeftOutReason::Ignored)
+            }
+            _ if !config.compares_state(test) => config
                 .approximate_state
                 .get(&test.type_path)
                 .map(|why| LeftOutReason::Approximate { why: why.clone() }),
@@ -990,7 +1029,7 @@ pub fn allowed_outcomes(
     let mut calls = Vec::new();
     for (t, thread) in test.threads.iter().enumerate() {
         for (i, call) in thread.iter().enumerate() {
-            let masked = config.not_compared(&test.type_path, &call.method).is_some()
+            let masked = config.not_compared_in(test, &call.method).is_some()
                 || outcomes.unstable_methods.contains_key(&call.method)
                 || passing.iter().any(|(_, r)| result(r, t, i).is_none());
             if !masked {
@@ -998,7 +1037,7 @@ pub fn allowed_outcomes(
             }
         }
     }
-    let final_state = config.compares_state(&test.type_path)
+    let final_state = config.compares_state(test)
         && outcomes.unstable_state.is_none()
         && passing.iter().all(|(_, r)| r.final_state.is_some());
     let no_keys = BTreeSet::new();
@@ -3093,6 +3132,43 @@ runs=15 linearizations=2 ran=[a0 b0 | a0 b0 | b0 a0 | b0 a0 | - | - | a0 b0 | a0
             "linearizable by a0 b0
 left out: [`hit`: ignored by configuration; final state: ignored by configuration]
 runs=1 linearizations=1 ran=[a0 b0]",
+        );
+    }
+
+    /// A method left out beside others (a mutants baseline's `is_full` beside `force_push`)
+    /// is left out only in tests that call one of them; the final state likewise.
+    #[test]
+    fn a_method_left_out_beside_others_is_compared_in_tests_without_them() {
+        let (test, run) = lost_update();
+        let beside = |others: &[&str]| ResultsConfig {
+            ignored_beside: [(
+                "hit".to_string(),
+                others.iter().map(|m| m.to_string()).collect(),
+            )]
+            .into(),
+            state_ignored_beside: others.iter().map(|m| m.to_string()).collect(),
+            ..ResultsConfig::default()
+        };
+        // Beside `hit`, which the test calls: as if both were configured out.
+        check_with(
+            &test,
+            &run,
+            &mut SequentialOutcomes::new(),
+            &beside(&["hit"]),
+            "linearizable by a0 b0
+left out: [`hit`: ignored by configuration; final state: ignored by configuration]
+runs=1 linearizations=1 ran=[a0 b0]",
+        );
+        // Beside `reset`, which it does not call: the lost update is reported.
+        check_with(
+            &test,
+            &run,
+            &mut SequentialOutcomes::new(),
+            &beside(&["reset"]),
+            &lost_update_rendered(
+                15,
+                "a0 b0 | a0 b0 | b0 a0 | b0 a0 | - | - | a0 b0 | a0 b0 | a0 b0 | a0 b0 | b0 a0 | b0 a0 | b0 a0 | b0 a0 | a0 b0 own",
+            ),
         );
     }
 

@@ -88,21 +88,48 @@ fn holders<'a>(path: &str, runnable: &'a [TypeModel], all: &[TypeModel]) -> Vec<
     Vec::new()
 }
 
-/// Leaves the places of a wrong result out of `cfg`'s comparison (a method's answers, or the
-/// final state); what was not left out already, as the report names it.
-fn leave_out(cfg: &mut ResultsConfig, differences: &[oracle::results::Difference]) -> Vec<String> {
+/// Leaves the places of a wrong result of `test` out of `cfg`'s comparison, beside what
+/// disturbed them: a method's answers in tests that call one of the methods the other thread
+/// called (concurrent-queue's `is_full` beside the `force_push` that was half done), the
+/// final state in tests that call one of the test's pair; what was not left out already, as
+/// the report names it (`is_full beside force_push, pop`).
+fn leave_out(
+    cfg: &mut ResultsConfig,
+    differences: &[oracle::results::Difference],
+    test: &generator::TestCase,
+) -> Vec<String> {
     let mut more = Vec::new();
+    let mut note = |what: &str, beside: BTreeSet<String>| {
+        if !beside.is_empty() {
+            let beside: Vec<String> = beside.into_iter().collect();
+            more.push(format!("{what} beside {}", beside.join(", ")));
+        }
+    };
     for d in differences {
         match &d.place {
-            oracle::results::Place::Call { method, .. } => {
-                if cfg.ignored_methods.insert(method.clone()) {
-                    more.push(method.clone());
-                }
+            oracle::results::Place::Call { thread, method, .. } => {
+                let others: BTreeSet<String> = test
+                    .threads
+                    .iter()
+                    .enumerate()
+                    .filter(|(t, _)| *t != usize::from(*thread))
+                    .flat_map(|(_, calls)| calls.iter().map(|c| c.method.clone()))
+                    .collect();
+                let known = cfg.ignored_beside.entry(method.clone()).or_default();
+                let new: BTreeSet<String> = others
+                    .into_iter()
+                    .filter(|m| known.insert(m.clone()))
+                    .collect();
+                note(method, new);
             }
             oracle::results::Place::FinalState => {
-                if std::mem::replace(&mut cfg.compare_final_state, false) {
-                    more.push("final state".to_string());
-                }
+                let new: BTreeSet<String> = test
+                    .pair
+                    .iter()
+                    .filter(|m| cfg.state_ignored_beside.insert((*m).clone()))
+                    .cloned()
+                    .collect();
+                note("final state", new);
             }
         }
     }
@@ -125,10 +152,11 @@ enum Unmutated {
 
 /// [`Unmutated`] for a violation of `kind` whose results differed in `differences`, the
 /// mutant judged under `results` (changed as decided), after `rounds` earlier such rounds
-/// (at most three leave something out, as in a baseline).
+/// (at most [`LEAVE_OUT_ROUNDS`] leave something out, as in a baseline).
 fn after_unmutated(
     kind: ViolationKind,
     differences: Option<&[oracle::results::Difference]>,
+    test: &generator::TestCase,
     results: &mut Option<ResultsConfig>,
     rounds: u32,
 ) -> Unmutated {
@@ -136,7 +164,7 @@ fn after_unmutated(
         return Unmutated::Spoiled;
     }
     let more = match (differences, results.as_mut()) {
-        (Some(d), Some(cfg)) if rounds < 3 => leave_out(cfg, d),
+        (Some(d), Some(cfg)) if rounds < LEAVE_OUT_ROUNDS => leave_out(cfg, d, test),
         _ => Vec::new(),
     };
     if more.is_empty() {
@@ -146,6 +174,11 @@ fn after_unmutated(
         Unmutated::LeaveOut(more)
     }
 }
+
+/// Most rounds of leaving out what a wrong result of the code as written showed, in its
+/// baseline and again while its mutants are judged: each leaves a method out only beside the
+/// calls that disturbed it, so a type with several such answers takes a few.
+const LEAVE_OUT_ROUNDS: u32 = 5;
 
 /// Runs of a mutant's violating test with no mutant on ([`Judge::shows_unmutated`]).
 const UNMUTATED_RUNS: u32 = 20;
@@ -334,8 +367,8 @@ impl Judge<'_> {
         ));
         let started = Instant::now();
         // Under the results oracle, a wrong result whose only differences are answers of
-        // methods not yet left out (or the final state) leaves those out and runs again,
-        // at most three times.
+        // methods not yet left out beside its calls (or the final state) leaves those out
+        // beside them and runs again, at most `LEAVE_OUT_ROUNDS` times.
         let mut results = config.results.clone();
         let (mut left_out, mut left_out_because) = (Vec::new(), None);
         let mut failure;
@@ -343,18 +376,17 @@ impl Judge<'_> {
         loop {
             let r = self.run(t, None, results.clone(), campaign)?;
             failure = failure_of(&r);
-            let differences = r
+            let shown = r
                 .violations
                 .first()
-                .and_then(|v| v.violation.results.as_ref())
-                .map(|v| &v.differences);
-            let (Some(differences), Some(cfg)) = (differences, results.as_mut()) else {
+                .and_then(|v| Some((v.violation.results.as_ref()?, &v.violation.test)));
+            let (Some((shown, test)), Some(cfg)) = (shown, results.as_mut()) else {
                 break;
             };
-            if rounds == 3 || self.stop.raised() {
+            if rounds == LEAVE_OUT_ROUNDS || self.stop.raised() {
                 break;
             }
-            let more = leave_out(cfg, differences);
+            let more = leave_out(cfg, &shown.differences, test);
             if more.is_empty() {
                 break;
             }
@@ -464,7 +496,13 @@ impl Judge<'_> {
                     .results
                     .as_ref()
                     .map(|w| w.differences.as_slice());
-                let then = after_unmutated(v.violation.kind, differences, &mut results, rounds);
+                let then = after_unmutated(
+                    v.violation.kind,
+                    differences,
+                    &v.violation.test,
+                    &mut results,
+                    rounds,
+                );
                 rounds += 1;
                 let baseline = baselines.of_type(&t.path);
                 match then {
@@ -710,8 +748,29 @@ impl Judge<'_> {
 mod tests {
     use super::*;
 
+    /// A test of `k::Queue` whose threads call `threads`, built for `pair`.
+    fn test_of(pair: [&str; 2], threads: [&[&str]; 2]) -> generator::TestCase {
+        let calls = |names: &[&str]| {
+            names
+                .iter()
+                .map(|m| generator::Call::new(*m, 0, Vec::new()))
+                .collect()
+        };
+        generator::TestCase {
+            id: 0,
+            type_path: "k::Queue".into(),
+            pair: pair.map(String::from),
+            instances: vec![generator::Call::new("new", 0, Vec::new())],
+            handles: Vec::new(),
+            prefix: Vec::new(),
+            threads: [calls(threads[0]), calls(threads[1])],
+            noise_seed: 0,
+            control: Default::default(),
+        }
+    }
+
     /// What the code as written shows too is dealt with as a baseline would have: a wrong
-    /// result's differing answers left out (three rounds at most), then the panic oracle; a
+    /// result's differing answers left out ([`LEAVE_OUT_ROUNDS`] at most), then the panic oracle; a
     /// panic spoils the type.
     #[test]
     fn a_violation_the_unmutated_code_shows_leaves_out_falls_back_or_spoils() {
@@ -726,34 +785,36 @@ mod tests {
             expected: "true".into(),
         };
         let wrong = ViolationKind::WrongResult;
+        let test = test_of(["force_push", "is_full"], [&["is_full"], &["force_push"]]);
         let mut results = Some(ResultsConfig::default());
         let is_full = [call("is_full")];
         assert_eq!(
-            after_unmutated(wrong, Some(&is_full), &mut results, 0),
-            Unmutated::LeaveOut(vec!["is_full".into()])
+            after_unmutated(wrong, Some(&is_full), &test, &mut results, 0),
+            Unmutated::LeaveOut(vec!["is_full beside force_push".into()])
         );
         assert!(results
             .as_ref()
-            .is_some_and(|r| r.ignored_methods.contains("is_full")));
+            .is_some_and(|r| r.ignored_beside["is_full"].iter().eq(["force_push"])));
         let final_state = [Difference {
             place: Place::FinalState,
             observed: String::new(),
             expected: String::new(),
         }];
         assert_eq!(
-            after_unmutated(wrong, Some(&final_state), &mut results, 1),
-            Unmutated::LeaveOut(vec!["final state".into()])
+            after_unmutated(wrong, Some(&final_state), &test, &mut results, 1),
+            Unmutated::LeaveOut(vec!["final state beside force_push, is_full".into()])
         );
         // Nothing more to leave out: the panic oracle.
         assert_eq!(
-            after_unmutated(wrong, Some(&is_full), &mut results, 2),
+            after_unmutated(wrong, Some(&is_full), &test, &mut results, 2),
             Unmutated::PanicOracle
         );
         assert!(results.is_none());
-        // A fourth round leaves nothing out, whatever differs.
+        // Past the last round nothing is left out, whatever differs.
         let mut again = Some(ResultsConfig::default());
+        let len = [call("len")];
         assert_eq!(
-            after_unmutated(wrong, Some(&[call("len")]), &mut again, 3),
+            after_unmutated(wrong, Some(&len), &test, &mut again, LEAVE_OUT_ROUNDS),
             Unmutated::PanicOracle
         );
         for kind in [
@@ -763,11 +824,11 @@ mod tests {
         ] {
             let mut results = Some(ResultsConfig::default());
             assert_eq!(
-                after_unmutated(kind, None, &mut results, 0),
+                after_unmutated(kind, None, &test, &mut results, 0),
                 Unmutated::Spoiled
             );
             assert_eq!(
-                after_unmutated(kind, None, &mut None, 0),
+                after_unmutated(kind, None, &test, &mut None, 0),
                 Unmutated::Spoiled
             );
         }
@@ -843,12 +904,31 @@ mod tests {
             })
         };
         let mut cfg = ResultsConfig::default();
+        let test = test_of(
+            ["force_push", "is_full"],
+            [&["is_full", "len"], &["force_push", "pop"]],
+        );
         let first = [call("is_full"), call("is_full"), at(Place::FinalState)];
-        assert_eq!(leave_out(&mut cfg, &first), ["is_full", "final state"]);
-        assert!(!cfg.compare_final_state);
-        assert!(cfg.ignored_methods.contains("is_full"));
+        assert_eq!(
+            leave_out(&mut cfg, &first, &test),
+            [
+                "is_full beside force_push, pop",
+                "final state beside force_push, is_full"
+            ]
+        );
+        // Beside those calls only: the comparison stays on elsewhere.
+        assert!(cfg.compare_final_state && cfg.ignored_methods.is_empty());
         // Nothing new: the baseline stops leaving out and keeps its failure.
-        assert!(leave_out(&mut cfg, &first).is_empty());
-        assert_eq!(leave_out(&mut cfg, &[call("len")]), ["len"]);
+        assert!(leave_out(&mut cfg, &first, &test).is_empty());
+        assert_eq!(
+            leave_out(&mut cfg, &[call("len")], &test),
+            ["len beside force_push, pop"]
+        );
+        // The same answer disturbed by another call: that one too.
+        let other = test_of(["close", "is_full"], [&["is_full"], &["close"]]);
+        assert_eq!(
+            leave_out(&mut cfg, &[call("is_full")], &other),
+            ["is_full beside close"]
+        );
     }
 }
