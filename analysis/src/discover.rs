@@ -718,7 +718,7 @@ fn own_fns<'a>(decl: &TypeDecl<'a>, decls: &Decls<'a>) -> (Vec<FnDecl<'a>>, Hash
     for imp in &decls.impls_of(decl) {
         for item in &imp.item.items {
             let syn::ImplItem::Fn(f) = item else { continue };
-            if imp.expanded || decl.expanded {
+            if imp.expanded || decl.expanded || crate::api::macros::is_expanded(&f.attrs) {
                 expanded.insert(f.sig.ident.to_string());
             }
             fns.push(FnDecl {

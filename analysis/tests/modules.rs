@@ -197,3 +197,37 @@ fn a_file_of_constants_only_gives_the_sizes_other_files_name() {
         .expect("Cache");
     assert_eq!(cache.constants, [64]);
 }
+
+/// Functions declared by a macro inside an impl block are read: the crate's own
+/// `macro_rules!` expanded (concurrent-queue's `const_fn!` declares `unbounded()`, a `const
+/// fn` unless `loom` is set), another macro's body taken when it reads as impl items.
+#[test]
+fn functions_declared_by_macros_inside_impl_blocks_are_read() {
+    let lib = "macro_rules! const_fn {
+            (const_if: #[cfg($($cfg:tt)+)]; $(#[$($attr:tt)*])* $vis:vis const fn $($rest:tt)*) => {
+                #[cfg($($cfg)+)] $(#[$($attr)*])* $vis const fn $($rest)*
+                #[cfg(not($($cfg)+))] $(#[$($attr)*])* $vis fn $($rest)*
+            };
+        }
+        pub struct Q { n: std::sync::atomic::AtomicU32 }
+        impl Q {
+            pub fn bounded(cap: usize) -> Q { todo!() }
+            const_fn!(
+                const_if: #[cfg(not(loom))];
+                /// An unbounded queue.
+                pub const fn unbounded() -> Q { todo!() }
+            );
+            pub fn len(&self) -> usize { 0 }
+            const_fn!(
+                const_if: #[cfg(not(loom))];
+                pub const fn get(&self) -> u32 { 0 }
+            );
+            other::wrap! { pub fn peek(&self) -> u32 { 0 } }
+        }";
+    let (_dir, model) = model_of(&[("src/lib.rs", lib)]);
+    let q = &model.types[0];
+    let constructors: Vec<&str> = q.constructors.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(constructors, ["bounded", "unbounded"]);
+    let methods: Vec<&str> = q.methods.iter().map(|m| m.name.as_str()).collect();
+    assert_eq!(methods, ["len", "get", "peek"]);
+}

@@ -115,7 +115,8 @@ impl<'a> Expander<'a> {
                     out.push(syn::Item::Mod(m));
                 }
                 syn::Item::Impl(mut i) => {
-                    i.items.retain(|ii| self.cfg.enabled(impl_item_attrs(ii)));
+                    let items = std::mem::take(&mut i.items);
+                    i.items = self.impl_items(items, depth);
                     out.push(syn::Item::Impl(i));
                 }
                 syn::Item::Struct(mut s) => {
@@ -135,6 +136,42 @@ impl<'a> Expander<'a> {
                 syn::Item::Trait(mut t) => {
                     t.items.retain(|ti| self.cfg.enabled(trait_item_attrs(ti)));
                     out.push(syn::Item::Trait(t));
+                }
+                other => out.push(other),
+            }
+        }
+        out
+    }
+
+    /// An impl block's items with its `#[cfg]`-disabled items removed and its macro
+    /// invocations expanded as [`Expander::invocation`] does items: concurrent-queue declares
+    /// `ConcurrentQueue::unbounded` inside its own `const_fn!` (a `const fn` where `loom` is
+    /// off, a plain one where it is on).
+    fn impl_items(&mut self, items: Vec<syn::ImplItem>, depth: usize) -> Vec<syn::ImplItem> {
+        let mut out = Vec::new();
+        for item in items {
+            if !self.cfg.enabled(impl_item_attrs(&item)) {
+                continue;
+            }
+            match item {
+                syn::ImplItem::Macro(m) if depth < MAX_DEPTH => {
+                    let name = m.mac.path.segments.last().map(|s| s.ident.to_string());
+                    let own = name.filter(|n| self.table.rules.contains_key(n));
+                    let tokens = match &own {
+                        Some(name) => self
+                            .rules(name)
+                            .and_then(|rules| expand(rules, &m.mac.tokens)),
+                        None => Some(m.mac.tokens.clone()),
+                    };
+                    let Some(items) = tokens.and_then(parse_impl_items) else {
+                        continue;
+                    };
+                    let items = self.impl_items(items, depth + 1);
+                    // A template's spans point into the macro: not instrumented.
+                    out.extend(items.into_iter().map(|item| match own {
+                        Some(_) => mark_impl_expanded(item),
+                        None => item,
+                    }));
                 }
                 other => out.push(other),
             }
@@ -233,6 +270,26 @@ impl<'a> Expander<'a> {
 
 fn parse_items(tokens: TokenStream) -> Option<Vec<syn::Item>> {
     syn::parse2::<syn::File>(tokens).ok().map(|f| f.items)
+}
+
+/// Impl items, as a macro's tokens give them (`None` when they do not read as such).
+fn parse_impl_items(tokens: TokenStream) -> Option<Vec<syn::ImplItem>> {
+    let parser = |input: ParseStream| {
+        let mut items = Vec::new();
+        while !input.is_empty() {
+            items.push(input.parse::<syn::ImplItem>()?);
+        }
+        Ok(items)
+    };
+    parser.parse2(tokens).ok()
+}
+
+fn mark_impl_expanded(mut item: syn::ImplItem) -> syn::ImplItem {
+    let marker: syn::Attribute = syn::parse_quote!(#[covcon_expanded]);
+    if let syn::ImplItem::Fn(f) = &mut item {
+        f.attrs.push(marker);
+    }
+    item
 }
 
 fn mark_expanded(mut item: syn::Item) -> syn::Item {

@@ -503,7 +503,7 @@ fn finishers(
                 Some(&f.block),
                 &f.attrs,
                 imp.file,
-                imp.expanded,
+                imp.expanded || macros::is_expanded(&f.attrs),
                 None,
                 &fcx,
             );
@@ -946,7 +946,7 @@ fn inherent_fns(
                 Some(&f.block),
                 &f.attrs,
                 imp.file,
-                imp.expanded,
+                imp.expanded || macros::is_expanded(&f.attrs),
                 None,
                 &fcx,
             )),
@@ -1019,7 +1019,7 @@ fn trait_fns(
                 Some(&f.block),
                 attrs,
                 imp.file,
-                imp.expanded,
+                imp.expanded || macros::is_expanded(&f.attrs),
                 Some(trait_path.clone()),
                 &fcx,
             ));
