@@ -52,6 +52,16 @@ pub struct ResultsConfig {
     pub ignored_beside: BTreeMap<String, BTreeSet<String>>,
     /// The methods beside which the final state is not compared (as [`Self::ignored_beside`]).
     pub state_ignored_beside: BTreeSet<String>,
+    /// The methods beside which nothing is compared: a test whose threads call one of them is
+    /// not judged by this oracle, its panics and deadlocks still count (`cargo covcon
+    /// mutants`' baseline: concurrent-queue 2.5.0's `force_push` on a full queue disturbs the
+    /// answers of `is_full`, `is_empty`, `len`, `push` and `close` beside it, one at a time).
+    pub unjudged_beside: BTreeSet<String>,
+    /// The instances, as [`instance_text`] writes their constructor calls (`bounded(1)`), in
+    /// whose tests nothing is compared: a flavour of the type the code as written gives
+    /// results no order gives in (`cargo covcon mutants`' baseline: concurrent-queue 2.5.0's
+    /// one-slot queue answers `Full` to a push while a pop is half done).
+    pub unjudged_instances: BTreeSet<String>,
     /// Whether the final state is compared (a type whose `Debug` shows schedule-dependent
     /// counters, such as spins or contended acquisitions, may turn it off).
     pub compare_final_state: bool,
@@ -119,6 +129,8 @@ impl Default for ResultsConfig {
             ignored_methods: BTreeSet::new(),
             ignored_beside: BTreeMap::new(),
             state_ignored_beside: BTreeSet::new(),
+            unjudged_beside: BTreeSet::new(),
+            unjudged_instances: BTreeSet::new(),
             compare_final_state: true,
             approximate: BTreeMap::new(),
             holding: BTreeMap::new(),
@@ -340,6 +352,15 @@ impl ResultsConfig {
             .collect()
     }
 
+    /// A method of [`ResultsConfig::unjudged_beside`] one of `test`'s threads calls.
+    fn unjudged_call(&self, test: &TestCase) -> Option<String> {
+        test.threads
+            .iter()
+            .flatten()
+            .find(|call| self.unjudged_beside.contains(&call.method))
+            .map(|call| call.method.clone())
+    }
+
     /// An instance of `test` built by a constructor whose doc says what it builds pairs
     /// concurrent calls up ([`ResultsConfig::rendezvous`]): the constructor and the sentence.
     fn rendezvous_instance(&self, test: &TestCase) -> Option<(String, String)> {
@@ -406,6 +427,18 @@ impl ResultsConfig {
         let why = self.approximate.get(type_path)?.get(method)?;
         Some(LeftOutReason::Approximate { why: why.clone() })
     }
+}
+
+/// The constructor calls that built `test`'s instances, as text: `bounded(1)`, `new(); new()`.
+pub fn instance_text(test: &TestCase) -> String {
+    test.instances
+        .iter()
+        .map(|c| {
+            let args: Vec<String> = c.args.iter().map(ToString::to_string).collect();
+            format!("{}({})", c.method, args.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 /// Whether one of `test`'s threads calls one of `methods`.
@@ -1162,6 +1195,23 @@ impl<R: FnMut(&[(u8, u32)], Speed) -> Response> Check<'_, R> {
                           call answered what only contention gives"
                 .to_string();
             return (ResultsVerdict::NotChecked { reason }, 0);
+        }
+        if let Some(method) = self.config.unjudged_call(self.test) {
+            let reason = format!(
+                "the test calls `{method}`, beside which the code as written gives results no \
+                 order of whole calls gives"
+            );
+            return (ResultsVerdict::NotChecked { reason }, 0);
+        }
+        if !self.config.unjudged_instances.is_empty() {
+            let instance = instance_text(self.test);
+            if self.config.unjudged_instances.contains(&instance) {
+                let reason = format!(
+                    "the instance `{instance}` gives results no order of whole calls gives as \
+                     the code is written"
+                );
+                return (ResultsVerdict::NotChecked { reason }, 0);
+            }
         }
         if let Some((constructor, line)) = self.config.rendezvous_instance(self.test) {
             let reason = format!(
@@ -3169,6 +3219,49 @@ runs=1 linearizations=1 ran=[a0 b0]",
                 15,
                 "a0 b0 | a0 b0 | b0 a0 | b0 a0 | - | - | a0 b0 | a0 b0 | a0 b0 | a0 b0 | b0 a0 | b0 a0 | b0 a0 | b0 a0 | a0 b0 own",
             ),
+        );
+    }
+
+    /// A method beside which nothing is compared (a mutants baseline's `force_push`): a test
+    /// that calls it is not judged, nor run in order; one that does not is.
+    #[test]
+    fn a_test_calling_a_method_beside_which_nothing_is_compared_is_not_checked() {
+        let (test, run) = lost_update();
+        let unjudged = |methods: &[&str]| ResultsConfig {
+            unjudged_beside: methods.iter().map(|m| m.to_string()).collect(),
+            ..ResultsConfig::default()
+        };
+        check_with(
+            &test,
+            &run,
+            &mut SequentialOutcomes::new(),
+            &unjudged(&["hit"]),
+            "not checked: the test calls `hit`, beside which the code as written gives results \
+             no order of whole calls gives
+left out: []
+runs=0 linearizations=0 ran=[]",
+        );
+        check_with(
+            &test,
+            &run,
+            &mut SequentialOutcomes::new(),
+            &unjudged(&["reset"]),
+            &lost_update_rendered(
+                15,
+                "a0 b0 | a0 b0 | b0 a0 | b0 a0 | - | - | a0 b0 | a0 b0 | a0 b0 | a0 b0 | b0 a0 | b0 a0 | b0 a0 | b0 a0 | a0 b0 own",
+            ),
+        );
+        // Nor is a test of an instance left out whole.
+        let instance = ResultsConfig {
+            unjudged_instances: [instance_text(&test)].into(),
+            ..ResultsConfig::default()
+        };
+        let mut outcomes = SequentialOutcomes::new();
+        let check = check_results(&test, &run, &mut outcomes, &instance, |_, _| unreachable!());
+        assert!(
+            matches!(&check.verdict, ResultsVerdict::NotChecked { reason } if reason.contains("`new()`")),
+            "{:?}",
+            check.verdict
         );
     }
 

@@ -88,21 +88,97 @@ fn holders<'a>(path: &str, runnable: &'a [TypeModel], all: &[TypeModel]) -> Vec<
     Vec::new()
 }
 
+/// The wrong results of the code as written that narrowed a type's comparison
+/// ([`leave_out`]), and the disturbers found among them.
+#[derive(Debug, Clone, Default)]
+struct Disturbed {
+    /// Each wrong result no disturber explains yet, with what it left out.
+    failures: Vec<WrongResult>,
+    /// What the disturbers found leave out, as the report names it.
+    found: Vec<String>,
+    /// Whether the type is built in more than one way (several constructors, or one that
+    /// takes arguments): only then can one instance be a flavour the others are not.
+    flavours: bool,
+}
+
+impl Disturbed {
+    /// None yet, for the type `t`.
+    fn of(t: &TypeModel) -> Disturbed {
+        Disturbed {
+            flavours: t.constructors.len() > 1
+                || t.constructors.iter().any(|c| !c.params.is_empty()),
+            ..Disturbed::default()
+        }
+    }
+
+    /// Everything left out, as the report names it: the disturbers, then the places each
+    /// other wrong result left out.
+    fn notes(&self) -> Vec<String> {
+        let places = self.failures.iter().flat_map(|f| f.notes.iter().cloned());
+        self.found.iter().cloned().chain(places).collect()
+    }
+}
+
+/// One wrong result of the code as written: its test's pair, the methods whose answers
+/// differed, the instance's constructor calls ([`oracle::results::instance_text`]), and what
+/// it left out (a method's answers, or with `None` the final state, beside those methods).
+#[derive(Debug, Clone, Default)]
+struct WrongResult {
+    pair: BTreeSet<String>,
+    differed: BTreeSet<String>,
+    instance: String,
+    added: Vec<(Option<String>, BTreeSet<String>)>,
+    notes: Vec<String>,
+}
+
+/// What [`leave_out`] left out now, and everything left out for the type since its baseline
+/// began, as the report names them.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct LeftOut {
+    more: Vec<String>,
+    all: Vec<String>,
+}
+
 /// Leaves the places of a wrong result of `test` out of `cfg`'s comparison, beside what
 /// disturbed them: a method's answers in tests that call one of the methods the other thread
 /// called (concurrent-queue's `is_full` beside the `force_push` that was half done), the
 /// final state in tests that call one of the test's pair; what was not left out already, as
 /// the report names it (`is_full beside force_push, pop`).
+///
+/// When it and earlier wrong results share a disturber ([`disturber`]), that disturber's
+/// tests are left out whole instead, and what was narrowed for those results is undone.
 fn leave_out(
     cfg: &mut ResultsConfig,
     differences: &[oracle::results::Difference],
     test: &generator::TestCase,
-) -> Vec<String> {
-    let mut more = Vec::new();
-    let mut note = |what: &str, beside: BTreeSet<String>| {
+    disturbed: &mut Disturbed,
+) -> LeftOut {
+    let mut failure = WrongResult {
+        pair: test.pair.iter().cloned().collect(),
+        differed: differences
+            .iter()
+            .filter_map(|d| match &d.place {
+                oracle::results::Place::Call { method, .. } => Some(method.clone()),
+                oracle::results::Place::FinalState => None,
+            })
+            .collect(),
+        instance: oracle::results::instance_text(test),
+        ..WrongResult::default()
+    };
+    if let Some(more) = disturber(disturbed, &failure, cfg) {
+        return LeftOut {
+            more: vec![more],
+            all: disturbed.notes(),
+        };
+    }
+    let note = |what: &str, beside: BTreeSet<String>, failure: &mut WrongResult| {
         if !beside.is_empty() {
-            let beside: Vec<String> = beside.into_iter().collect();
-            more.push(format!("{what} beside {}", beside.join(", ")));
+            let names: Vec<&str> = beside.iter().map(String::as_str).collect();
+            failure
+                .notes
+                .push(format!("{what} beside {}", names.join(", ")));
+            let what = (what != FINAL_STATE).then(|| what.to_string());
+            failure.added.push((what, beside));
         }
     };
     for d in differences {
@@ -120,7 +196,7 @@ fn leave_out(
                     .into_iter()
                     .filter(|m| known.insert(m.clone()))
                     .collect();
-                note(method, new);
+                note(method, new, &mut failure);
             }
             oracle::results::Place::FinalState => {
                 let new: BTreeSet<String> = test
@@ -129,20 +205,109 @@ fn leave_out(
                     .filter(|m| cfg.state_ignored_beside.insert((*m).clone()))
                     .cloned()
                     .collect();
-                note("final state", new);
+                note(FINAL_STATE, new, &mut failure);
             }
         }
     }
-    more
+    let more = failure.notes.clone();
+    if !more.is_empty() {
+        disturbed.failures.push(failure);
+    }
+    LeftOut {
+        more,
+        all: disturbed.notes(),
+    }
+}
+
+/// How the report names the final state among the places left out.
+const FINAL_STATE: &str = "final state";
+
+/// The disturber `failure` shares with earlier wrong results no disturber explains yet, if
+/// any, left out whole ([`ResultsConfig::unjudged_beside`],
+/// [`ResultsConfig::unjudged_instances`]) with what was narrowed for the wrong results it
+/// explains undone; its note:
+/// - a method of `failure`'s pair in the pairs of earlier ones, of two pairs or more, that did
+///   not answer wrong in most of them (concurrent-queue 2.5.0's `force_push` on a full queue
+///   disturbs `is_full`, `is_empty`, `len`, `push` and `close` in turn: six rounds, more than
+///   session 43's five rounds, where one does; a method that answered wrong beside each of two
+///   others is their victim, not their disturber);
+/// - else, for a type built in several ways, the instance `failure` and at least two earlier
+///   ones were built as, in two pairs or more (concurrent-queue's `bounded(1)`, a one-slot
+///   flavour whose `push` answers `Full` while a `pop` is half done, whatever the pair).
+fn disturber(
+    disturbed: &mut Disturbed,
+    failure: &WrongResult,
+    cfg: &mut ResultsConfig,
+) -> Option<String> {
+    fn pairs(group: &[&WrongResult]) -> usize {
+        group.iter().map(|f| &f.pair).collect::<BTreeSet<_>>().len()
+    }
+    let by_method = failure.pair.iter().find_map(|m| {
+        if cfg.unjudged_beside.contains(m) {
+            return None;
+        }
+        let group: Vec<&WrongResult> = disturbed
+            .failures
+            .iter()
+            .filter(|f| f.pair.contains(m))
+            .chain(std::iter::once(failure))
+            .collect();
+        let victim = 2 * group.iter().filter(|f| f.differed.contains(m)).count() > group.len();
+        (group.len() >= 2 && pairs(&group) >= 2 && !victim).then(|| m.clone())
+    });
+    let by_instance = || {
+        if !disturbed.flavours || cfg.unjudged_instances.contains(&failure.instance) {
+            return None;
+        }
+        let group: Vec<&WrongResult> = disturbed
+            .failures
+            .iter()
+            .filter(|f| f.instance == failure.instance)
+            .chain(std::iter::once(failure))
+            .collect();
+        (group.len() >= 3 && pairs(&group) >= 2).then(|| failure.instance.clone())
+    };
+    let (by_method, by_instance) = match by_method {
+        Some(m) => (Some(m), None),
+        None => (None, Some(by_instance()?)),
+    };
+    let note = match (&by_method, &by_instance) {
+        (Some(m), _) => format!("every answer beside {m}"),
+        (None, Some(instance)) => format!("every answer of instances built as `{instance}`"),
+        (None, None) => return None,
+    };
+    let explains = |f: &WrongResult| match (&by_method, &by_instance) {
+        (Some(m), _) => f.pair.contains(m),
+        (None, Some(instance)) => &f.instance == instance,
+        (None, None) => false,
+    };
+    let (explained, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut disturbed.failures)
+        .into_iter()
+        .partition(|f| explains(f));
+    disturbed.failures = rest;
+    for (what, beside) in explained.iter().flat_map(|f| &f.added) {
+        let from = match what {
+            Some(method) => cfg.ignored_beside.get_mut(method),
+            None => Some(&mut cfg.state_ignored_beside),
+        };
+        if let Some(set) = from {
+            set.retain(|m| !beside.contains(m));
+        }
+    }
+    cfg.ignored_beside.retain(|_, beside| !beside.is_empty());
+    cfg.unjudged_beside.extend(by_method);
+    cfg.unjudged_instances.extend(by_instance);
+    disturbed.found.push(note.clone());
+    Some(note)
 }
 
 /// What judging a mutant does when the code as written shows the violation its campaign
 /// found ([`Judge::shows_unmutated`]), as a baseline that had found it would have done.
 #[derive(Debug, PartialEq, Eq)]
 enum Unmutated {
-    /// Under the results oracle: these methods' answers (or the final state) are left out of
-    /// the comparison, and the mutant judged again.
-    LeaveOut(Vec<String>),
+    /// Under the results oracle: these methods' answers (or the final state, or tests of a
+    /// disturber) are left out of the comparison, and the mutant judged again.
+    LeaveOut(LeftOut),
     /// A wrong result with nothing (more) to leave out: the type's mutants are judged under
     /// the panic oracle.
     PanicOracle,
@@ -151,23 +316,24 @@ enum Unmutated {
 }
 
 /// [`Unmutated`] for a violation of `kind` whose results differed in `differences`, the
-/// mutant judged under `results` (changed as decided), after `rounds` earlier such rounds
+/// mutant judged under `results` (changed as decided, with `disturbed`), after `rounds` earlier such rounds
 /// (at most [`LEAVE_OUT_ROUNDS`] leave something out, as in a baseline).
 fn after_unmutated(
     kind: ViolationKind,
     differences: Option<&[oracle::results::Difference]>,
     test: &generator::TestCase,
     results: &mut Option<ResultsConfig>,
+    disturbed: &mut Disturbed,
     rounds: u32,
 ) -> Unmutated {
     if kind != ViolationKind::WrongResult || results.is_none() {
         return Unmutated::Spoiled;
     }
     let more = match (differences, results.as_mut()) {
-        (Some(d), Some(cfg)) if rounds < LEAVE_OUT_ROUNDS => leave_out(cfg, d, test),
-        _ => Vec::new(),
+        (Some(d), Some(cfg)) if rounds < LEAVE_OUT_ROUNDS => leave_out(cfg, d, test, disturbed),
+        _ => LeftOut::default(),
     };
-    if more.is_empty() {
+    if more.more.is_empty() {
         *results = None;
         Unmutated::PanicOracle
     } else {
@@ -178,7 +344,7 @@ fn after_unmutated(
 /// Most rounds of leaving out what a wrong result of the code as written showed, in its
 /// baseline and again while its mutants are judged: each leaves a method out only beside the
 /// calls that disturbed it, so a type with several such answers takes a few.
-const LEAVE_OUT_ROUNDS: u32 = 5;
+const LEAVE_OUT_ROUNDS: u32 = 8;
 
 /// Runs of a mutant's violating test with no mutant on ([`Judge::shows_unmutated`]).
 const UNMUTATED_RUNS: u32 = 20;
@@ -199,6 +365,8 @@ struct Baselines {
     of_types: Vec<Baseline>,
     /// The results oracle each type's mutants are judged under, by path.
     results: BTreeMap<String, Option<ResultsConfig>>,
+    /// What each type's wrong results narrowed its comparison for ([`leave_out`]), by path.
+    disturbed: BTreeMap<String, Disturbed>,
 }
 
 impl Baselines {
@@ -279,8 +447,9 @@ impl Judge<'_> {
             if self.stop.raised() {
                 break;
             }
-            let (baseline, results) = self.baseline(t, &campaign)?;
+            let (baseline, results, disturbed) = self.baseline(t, &campaign)?;
             baselines.results.insert(t.path.clone(), results);
+            baselines.disturbed.insert(t.path.clone(), disturbed);
             baselines.of_types.push(baseline);
         }
         let progress = Progress::new(self.console, self.chosen.len());
@@ -358,7 +527,7 @@ impl Judge<'_> {
         &self,
         t: &TypeModel,
         campaign: &CampaignConfig,
-    ) -> Result<(Baseline, Option<ResultsConfig>)> {
+    ) -> Result<(Baseline, Option<ResultsConfig>, Disturbed)> {
         let config = &self.session.oracle;
         self.console.note(format_args!(
             "mutants: baseline: {} unmutated for {:.0}s",
@@ -370,6 +539,7 @@ impl Judge<'_> {
         // methods not yet left out beside its calls (or the final state) leaves those out
         // beside them and runs again, at most `LEAVE_OUT_ROUNDS` times.
         let mut results = config.results.clone();
+        let mut disturbed = Disturbed::of(t);
         let (mut left_out, mut left_out_because) = (Vec::new(), None);
         let mut failure;
         let mut rounds = 0;
@@ -386,10 +556,12 @@ impl Judge<'_> {
             if rounds == LEAVE_OUT_ROUNDS || self.stop.raised() {
                 break;
             }
-            let more = leave_out(cfg, &shown.differences, test);
-            if more.is_empty() {
+            let more = leave_out(cfg, &shown.differences, test, &mut disturbed);
+            if more.more.is_empty() {
                 break;
             }
+            left_out = more.all;
+            let more = more.more;
             self.console.note(format_args!(
                 "mutants: baseline: {} fails under the results oracle ({}); leaving out {} and running it again",
                 t.path,
@@ -397,7 +569,6 @@ impl Judge<'_> {
                 more.join(", ")
             ));
             left_out_because.get_or_insert_with(|| failure.clone().unwrap_or_default());
-            left_out.extend(more);
             rounds += 1;
         }
         if failure.is_some() {
@@ -405,6 +576,7 @@ impl Judge<'_> {
             left_out.clear();
             left_out_because = None;
             results = config.results.clone();
+            disturbed = Disturbed::of(t);
         }
         let mut fallback = None;
         // A wrong result of the code as written may be the type's contract (a clock, a
@@ -434,7 +606,7 @@ impl Judge<'_> {
             left_out,
             left_out_because,
         };
-        Ok((baseline, results))
+        Ok((baseline, results, disturbed))
     }
 
     /// `m` judged by the campaigns of the types that run its code and passed their baselines,
@@ -477,6 +649,11 @@ impl Judge<'_> {
                 .get(&t.path)
                 .cloned()
                 .unwrap_or_else(|| config.results.clone());
+            let mut disturbed = baselines
+                .disturbed
+                .get(&t.path)
+                .cloned()
+                .unwrap_or_else(|| Disturbed::of(&t));
             regrouped += changed;
             through.push(t.path.clone());
             let mut rounds = 0;
@@ -501,22 +678,24 @@ impl Judge<'_> {
                     differences,
                     &v.violation.test,
                     &mut results,
+                    &mut disturbed,
                     rounds,
                 );
                 rounds += 1;
                 let baseline = baselines.of_type(&t.path);
                 match then {
                     Unmutated::LeaveOut(more) => {
+                        if let Some(b) = baseline {
+                            b.left_out_because.get_or_insert_with(|| shown.clone());
+                            b.left_out = more.all;
+                        }
+                        let notes = more.more;
                         self.console.note(format_args!(
                         "mutants: {} shows unmutated what mutant {}'s campaign found ({shown}); leaving out {} and judging it again",
                         t.path,
                         m.id,
-                        more.join(", ")
+                        notes.join(", ")
                     ));
-                        if let Some(b) = baseline {
-                            b.left_out_because.get_or_insert_with(|| shown.clone());
-                            b.left_out.extend(more);
-                        }
                     }
                     Unmutated::PanicOracle => {
                         self.console.note(format_args!(
@@ -540,6 +719,9 @@ impl Judge<'_> {
                     }
                 }
                 baselines.results.insert(t.path.clone(), results.clone());
+                baselines
+                    .disturbed
+                    .insert(t.path.clone(), disturbed.clone());
             };
             let Some(r) = r else {
                 continue;
@@ -787,10 +969,21 @@ mod tests {
         let wrong = ViolationKind::WrongResult;
         let test = test_of(["force_push", "is_full"], [&["is_full"], &["force_push"]]);
         let mut results = Some(ResultsConfig::default());
+        let mut disturbed = Disturbed::default();
         let is_full = [call("is_full")];
         assert_eq!(
-            after_unmutated(wrong, Some(&is_full), &test, &mut results, 0),
-            Unmutated::LeaveOut(vec!["is_full beside force_push".into()])
+            after_unmutated(
+                wrong,
+                Some(&is_full),
+                &test,
+                &mut results,
+                &mut disturbed,
+                0
+            ),
+            Unmutated::LeaveOut(LeftOut {
+                more: vec!["is_full beside force_push".into()],
+                all: vec!["is_full beside force_push".into()],
+            })
         );
         assert!(results
             .as_ref()
@@ -801,12 +994,32 @@ mod tests {
             expected: String::new(),
         }];
         assert_eq!(
-            after_unmutated(wrong, Some(&final_state), &test, &mut results, 1),
-            Unmutated::LeaveOut(vec!["final state beside force_push, is_full".into()])
+            after_unmutated(
+                wrong,
+                Some(&final_state),
+                &test,
+                &mut results,
+                &mut disturbed,
+                1
+            ),
+            Unmutated::LeaveOut(LeftOut {
+                more: vec!["final state beside force_push, is_full".into()],
+                all: vec![
+                    "is_full beside force_push".into(),
+                    "final state beside force_push, is_full".into()
+                ],
+            })
         );
         // Nothing more to leave out: the panic oracle.
         assert_eq!(
-            after_unmutated(wrong, Some(&is_full), &test, &mut results, 2),
+            after_unmutated(
+                wrong,
+                Some(&is_full),
+                &test,
+                &mut results,
+                &mut disturbed,
+                2
+            ),
             Unmutated::PanicOracle
         );
         assert!(results.is_none());
@@ -814,7 +1027,14 @@ mod tests {
         let mut again = Some(ResultsConfig::default());
         let len = [call("len")];
         assert_eq!(
-            after_unmutated(wrong, Some(&len), &test, &mut again, LEAVE_OUT_ROUNDS),
+            after_unmutated(
+                wrong,
+                Some(&len),
+                &test,
+                &mut again,
+                &mut Disturbed::default(),
+                LEAVE_OUT_ROUNDS
+            ),
             Unmutated::PanicOracle
         );
         for kind in [
@@ -823,12 +1043,13 @@ mod tests {
             ViolationKind::Crash,
         ] {
             let mut results = Some(ResultsConfig::default());
+            let mut disturbed = Disturbed::default();
             assert_eq!(
-                after_unmutated(kind, None, &test, &mut results, 0),
+                after_unmutated(kind, None, &test, &mut results, &mut disturbed, 0),
                 Unmutated::Spoiled
             );
             assert_eq!(
-                after_unmutated(kind, None, &test, &mut None, 0),
+                after_unmutated(kind, None, &test, &mut None, &mut disturbed, 0),
                 Unmutated::Spoiled
             );
         }
@@ -904,6 +1125,10 @@ mod tests {
             })
         };
         let mut cfg = ResultsConfig::default();
+        let mut disturbed = Disturbed::default();
+        let mut leave_out = |cfg: &mut ResultsConfig, d: &[Difference], test: &_| {
+            super::leave_out(cfg, d, test, &mut disturbed).more
+        };
         let test = test_of(
             ["force_push", "is_full"],
             [&["is_full", "len"], &["force_push", "pop"]],
@@ -930,5 +1155,145 @@ mod tests {
             leave_out(&mut cfg, &[call("is_full")], &other),
             ["is_full beside close"]
         );
+    }
+
+    /// A method in the pair of every wrong result since the last one found, of two pairs or
+    /// more, that did not answer wrong in most of them, is their disturber: its tests are left
+    /// out whole, and what was narrowed for those results is undone.
+    #[test]
+    fn the_method_every_wrong_result_was_beside_is_left_out_whole() {
+        use oracle::results::{Difference, Place};
+        let at = |place| Difference {
+            place,
+            observed: String::new(),
+            expected: String::new(),
+        };
+        let call = |method: &str| {
+            at(Place::Call {
+                thread: 0,
+                index: 0,
+                method: method.to_string(),
+            })
+        };
+        let mut cfg = ResultsConfig::default();
+        let mut disturbed = Disturbed::default();
+        let mut notes = Vec::new();
+        let mut leave_out = |cfg: &mut ResultsConfig, d: &[Difference], pair: [&str; 2]| {
+            let test = test_of(pair, [&[pair[0]], &[pair[1]]]);
+            let left = super::leave_out(cfg, d, &test, &mut disturbed);
+            notes = left.all;
+            left.more
+        };
+        let state = [at(Place::FinalState)];
+        assert_eq!(
+            leave_out(&mut cfg, &state, ["force_push", "is_empty"]),
+            ["final state beside force_push, is_empty"]
+        );
+        assert_eq!(
+            leave_out(&mut cfg, &[call("is_full")], ["is_full", "force_push"]),
+            ["every answer beside force_push"]
+        );
+        assert!(cfg.state_ignored_beside.is_empty() && cfg.ignored_beside.is_empty());
+        assert!(cfg.unjudged_beside.iter().eq(["force_push"]));
+        // A wrong answer of the method in both pairs does not make it their disturber.
+        assert_eq!(
+            leave_out(&mut cfg, &[call("pop")], ["pop", "push"]),
+            ["pop beside push"]
+        );
+        // A method that answered wrong in one of two is still their disturber.
+        assert_eq!(
+            leave_out(&mut cfg, &[call("push")], ["push", "len"]),
+            ["every answer beside push"]
+        );
+        assert!(cfg.unjudged_beside.iter().eq(["force_push", "push"]));
+        assert!(cfg.ignored_beside.is_empty() && cfg.unjudged_instances.is_empty());
+        // Nor does one pair met twice: only its answers are left out.
+        let mut again = ResultsConfig::default();
+        let mut disturbed = Disturbed::default();
+        let test = test_of(
+            ["is_full", "force_push"],
+            [&["is_full", "len"], &["force_push"]],
+        );
+        for (d, want) in [
+            (call("is_full"), "is_full beside force_push"),
+            (call("len"), "len beside force_push"),
+        ] {
+            let left = super::leave_out(&mut again, &[d], &test, &mut disturbed);
+            assert_eq!(left.more, [want]);
+        }
+        assert!(again.unjudged_beside.is_empty());
+        assert_eq!(
+            notes,
+            ["every answer beside force_push", "every answer beside push"]
+        );
+    }
+
+    /// Three wrong results of tests of one instance of a type built in several ways, in
+    /// several pairs with no disturber among them, leave that instance's tests out whole; of
+    /// a type built one way only, they are narrowed as before.
+    #[test]
+    fn the_instance_every_wrong_result_was_built_as_is_left_out_whole() {
+        use oracle::results::{Difference, Place};
+        let call = |method: &str| Difference {
+            place: Place::Call {
+                thread: 0,
+                index: 0,
+                method: method.to_string(),
+            },
+            observed: String::new(),
+            expected: String::new(),
+        };
+        let one_slot = |pair: [&str; 2]| {
+            let mut test = test_of(pair, [&[pair[0]], &[pair[1]]]);
+            test.instances = vec![generator::Call::new(
+                "bounded",
+                0,
+                vec![generator::Value::Int(1)],
+            )];
+            test
+        };
+        let bounded = analysis::Constructor {
+            name: "bounded".into(),
+            params: vec![analysis::Param::default()],
+            ..analysis::Constructor::default()
+        };
+        let queue = TypeModel {
+            constructors: vec![bounded],
+            ..TypeModel::default()
+        };
+        let first = one_slot(["push", "pop"]);
+        let second = one_slot(["is_empty", "pop"]);
+        let third = one_slot(["len", "pop"]);
+        for (mut disturbed, want) in [
+            (
+                Disturbed::of(&queue),
+                "every answer of instances built as `bounded(1)`",
+            ),
+            (Disturbed::of(&TypeModel::default()), "len beside pop"),
+        ] {
+            let mut cfg = ResultsConfig::default();
+            // `pop` answered wrong in both: their victim.
+            let left = leave_out(
+                &mut cfg,
+                &[call("push"), call("pop")],
+                &first,
+                &mut disturbed,
+            );
+            assert_eq!(left.more, ["push beside pop", "pop beside pop"]);
+            let left = leave_out(
+                &mut cfg,
+                &[call("is_empty"), call("pop")],
+                &second,
+                &mut disturbed,
+            );
+            assert_eq!(left.more, ["is_empty beside pop"]);
+            let left = leave_out(
+                &mut cfg,
+                &[call("len"), call("pop")],
+                &third,
+                &mut disturbed,
+            );
+            assert_eq!(left.more[0], want);
+        }
     }
 }
