@@ -219,6 +219,30 @@ fn leave_out(
     }
 }
 
+/// What [`disturber`] found: a method whose tests, or an instance whose tests, are left out.
+enum Cause {
+    Method(String),
+    Instance(String),
+}
+
+impl Cause {
+    /// Whether the wrong result `f` is one of this cause's tests.
+    fn explains(&self, f: &WrongResult) -> bool {
+        match self {
+            Cause::Method(m) => f.pair.contains(m),
+            Cause::Instance(i) => &f.instance == i,
+        }
+    }
+
+    /// As the report names what it leaves out.
+    fn note(&self) -> String {
+        match self {
+            Cause::Method(m) => format!("every answer beside {m}"),
+            Cause::Instance(i) => format!("every answer of instances built as `{i}`"),
+        }
+    }
+}
+
 /// How the report names the final state among the places left out.
 const FINAL_STATE: &str = "final state";
 
@@ -228,9 +252,9 @@ const FINAL_STATE: &str = "final state";
 /// explains undone; its note:
 /// - a method of `failure`'s pair in the pairs of earlier ones, of two pairs or more, that did
 ///   not answer wrong in most of them (concurrent-queue 2.5.0's `force_push` on a full queue
-///   disturbs `is_full`, `is_empty`, `len`, `push` and `close` in turn: six rounds, more than
-///   session 43's five rounds, where one does; a method that answered wrong beside each of two
-///   others is their victim, not their disturber);
+///   disturbs `is_full`, `is_empty`, `len`, `push` and `close` in turn: a round for each
+///   answer, where one round does; a method that answered wrong beside each of two others is
+///   their victim, not their disturber);
 /// - else, for a type built in several ways, the instance `failure` and at least two earlier
 ///   ones were built as, in two pairs or more (concurrent-queue's `bounded(1)`, a one-slot
 ///   flavour whose `push` answers `Full` while a `pop` is half done, whatever the pair).
@@ -267,23 +291,13 @@ fn disturber(
             .collect();
         (group.len() >= 3 && pairs(&group) >= 2).then(|| failure.instance.clone())
     };
-    let (by_method, by_instance) = match by_method {
-        Some(m) => (Some(m), None),
-        None => (None, Some(by_instance()?)),
-    };
-    let note = match (&by_method, &by_instance) {
-        (Some(m), _) => format!("every answer beside {m}"),
-        (None, Some(instance)) => format!("every answer of instances built as `{instance}`"),
-        (None, None) => return None,
-    };
-    let explains = |f: &WrongResult| match (&by_method, &by_instance) {
-        (Some(m), _) => f.pair.contains(m),
-        (None, Some(instance)) => &f.instance == instance,
-        (None, None) => false,
+    let cause = match by_method {
+        Some(m) => Cause::Method(m),
+        None => Cause::Instance(by_instance()?),
     };
     let (explained, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut disturbed.failures)
         .into_iter()
-        .partition(|f| explains(f));
+        .partition(|f| cause.explains(f));
     disturbed.failures = rest;
     for (what, beside) in explained.iter().flat_map(|f| &f.added) {
         let from = match what {
@@ -295,8 +309,11 @@ fn disturber(
         }
     }
     cfg.ignored_beside.retain(|_, beside| !beside.is_empty());
-    cfg.unjudged_beside.extend(by_method);
-    cfg.unjudged_instances.extend(by_instance);
+    let note = cause.note();
+    match cause {
+        Cause::Method(m) => cfg.unjudged_beside.insert(m),
+        Cause::Instance(i) => cfg.unjudged_instances.insert(i),
+    };
     disturbed.found.push(note.clone());
     Some(note)
 }
