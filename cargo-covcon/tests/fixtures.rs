@@ -45,6 +45,13 @@ const EXPECTED_MISSES: &[(&str, &str)] = &[
          between two acquisitions; found within 10,000 tests in 7 of 8 seeds (4 of 8 with the \
          binary of 2026-11-24), and missed once at this seed",
     ),
+    (
+        "shapes::buffer_pool::BufferPool",
+        "needs more than 8 releases before the threads (a repeated call) and two acquires \
+         between one's two acquisitions; at this seed found in 40 of 40 campaigns of the type \
+         alone (48 to 2,704 tests), but missed within 4,000 twice on a loaded machine \
+         (session 44: this test beside a mutants run, and the type beside a build)",
+    ),
 ];
 
 /// One row of `fixtures/expected.json`.
