@@ -1126,21 +1126,28 @@ mod tests {
         );
     }
 
-    #[test]
-    fn a_wrong_results_places_are_left_out_once_each() {
-        use oracle::results::{Difference, Place};
-        let at = |place| Difference {
+    /// A difference at `place`, its texts left empty.
+    fn difference_at(place: oracle::results::Place) -> oracle::results::Difference {
+        oracle::results::Difference {
             place,
             observed: String::new(),
             expected: String::new(),
-        };
-        let call = |method: &str| {
-            at(Place::Call {
-                thread: 0,
-                index: 0,
-                method: method.to_string(),
-            })
-        };
+        }
+    }
+
+    /// A difference in the answer of thread 0's first call, of `method`.
+    fn answer_of(method: &str) -> oracle::results::Difference {
+        difference_at(oracle::results::Place::Call {
+            thread: 0,
+            index: 0,
+            method: method.to_string(),
+        })
+    }
+
+    #[test]
+    fn a_wrong_results_places_are_left_out_once_each() {
+        use oracle::results::{Difference, Place};
+        let (at, call) = (difference_at, answer_of);
         let mut cfg = ResultsConfig::default();
         let mut disturbed = Disturbed::default();
         let mut leave_out = |cfg: &mut ResultsConfig, d: &[Difference], test: &_| {
@@ -1174,24 +1181,13 @@ mod tests {
         );
     }
 
-    /// A method in the pair of every wrong result since the last one found, of two pairs or
-    /// more, that did not answer wrong in most of them, is their disturber: its tests are left
-    /// out whole, and what was narrowed for those results is undone.
+    /// A method in the pairs of two wrong results or more, of two pairs or more, that did not
+    /// answer wrong in most of them, is their disturber: its tests are left out whole, and
+    /// what was narrowed for those results is undone.
     #[test]
     fn the_method_every_wrong_result_was_beside_is_left_out_whole() {
         use oracle::results::{Difference, Place};
-        let at = |place| Difference {
-            place,
-            observed: String::new(),
-            expected: String::new(),
-        };
-        let call = |method: &str| {
-            at(Place::Call {
-                thread: 0,
-                index: 0,
-                method: method.to_string(),
-            })
-        };
+        let (at, call) = (difference_at, answer_of);
         let mut cfg = ResultsConfig::default();
         let mut disturbed = Disturbed::default();
         let mut notes = Vec::new();
@@ -1250,16 +1246,7 @@ mod tests {
     /// a type built one way only, they are narrowed as before.
     #[test]
     fn the_instance_every_wrong_result_was_built_as_is_left_out_whole() {
-        use oracle::results::{Difference, Place};
-        let call = |method: &str| Difference {
-            place: Place::Call {
-                thread: 0,
-                index: 0,
-                method: method.to_string(),
-            },
-            observed: String::new(),
-            expected: String::new(),
-        };
+        let call = answer_of;
         let one_slot = |pair: [&str; 2]| {
             let mut test = test_of(pair, [&[pair[0]], &[pair[1]]]);
             test.instances = vec![generator::Call::new(
