@@ -380,10 +380,9 @@ pub(super) struct Judge<'a> {
 #[derive(Default)]
 struct Baselines {
     of_types: Vec<Baseline>,
-    /// The results oracle each type's mutants are judged under, by path.
-    results: BTreeMap<String, Option<ResultsConfig>>,
-    /// What each type's wrong results narrowed its comparison for ([`leave_out`]), by path.
-    disturbed: BTreeMap<String, Disturbed>,
+    /// By path, the results oracle each type's mutants are judged under, and what its wrong
+    /// results narrowed that comparison for ([`leave_out`]).
+    judged_under: BTreeMap<String, (Option<ResultsConfig>, Disturbed)>,
 }
 
 impl Baselines {
@@ -465,8 +464,9 @@ impl Judge<'_> {
                 break;
             }
             let (baseline, results, disturbed) = self.baseline(t, &campaign)?;
-            baselines.results.insert(t.path.clone(), results);
-            baselines.disturbed.insert(t.path.clone(), disturbed);
+            baselines
+                .judged_under
+                .insert(t.path.clone(), (results, disturbed));
             baselines.of_types.push(baseline);
         }
         let progress = Progress::new(self.console, self.chosen.len());
@@ -661,16 +661,11 @@ impl Judge<'_> {
         for t in &targets {
             let (t, changed) = self.as_mutated(t, m);
             // The results oracle a type's mutants are judged under: as its baseline passed.
-            let mut results = baselines
-                .results
+            let (mut results, mut disturbed) = baselines
+                .judged_under
                 .get(&t.path)
                 .cloned()
-                .unwrap_or_else(|| config.results.clone());
-            let mut disturbed = baselines
-                .disturbed
-                .get(&t.path)
-                .cloned()
-                .unwrap_or_else(|| Disturbed::of(&t));
+                .unwrap_or_else(|| (config.results.clone(), Disturbed::of(&t)));
             regrouped += changed;
             through.push(t.path.clone());
             let mut rounds = 0;
@@ -735,10 +730,9 @@ impl Judge<'_> {
                         break None;
                     }
                 }
-                baselines.results.insert(t.path.clone(), results.clone());
                 baselines
-                    .disturbed
-                    .insert(t.path.clone(), disturbed.clone());
+                    .judged_under
+                    .insert(t.path.clone(), (results.clone(), disturbed.clone()));
             };
             let Some(r) = r else {
                 continue;
@@ -987,16 +981,12 @@ mod tests {
         let test = test_of(["force_push", "is_full"], [&["is_full"], &["force_push"]]);
         let mut results = Some(ResultsConfig::default());
         let mut disturbed = Disturbed::default();
+        let mut judged = |d: &[Difference], results: &mut Option<ResultsConfig>, round| {
+            after_unmutated(wrong, Some(d), &test, results, &mut disturbed, round)
+        };
         let is_full = [call("is_full")];
         assert_eq!(
-            after_unmutated(
-                wrong,
-                Some(&is_full),
-                &test,
-                &mut results,
-                &mut disturbed,
-                0
-            ),
+            judged(&is_full, &mut results, 0),
             Unmutated::LeaveOut(LeftOut {
                 more: vec!["is_full beside force_push".into()],
                 all: vec!["is_full beside force_push".into()],
@@ -1005,20 +995,9 @@ mod tests {
         assert!(results
             .as_ref()
             .is_some_and(|r| r.ignored_beside["is_full"].iter().eq(["force_push"])));
-        let final_state = [Difference {
-            place: Place::FinalState,
-            observed: String::new(),
-            expected: String::new(),
-        }];
+        let final_state = [difference_at(Place::FinalState)];
         assert_eq!(
-            after_unmutated(
-                wrong,
-                Some(&final_state),
-                &test,
-                &mut results,
-                &mut disturbed,
-                1
-            ),
+            judged(&final_state, &mut results, 1),
             Unmutated::LeaveOut(LeftOut {
                 more: vec!["final state beside force_push, is_full".into()],
                 all: vec![
@@ -1028,17 +1007,7 @@ mod tests {
             })
         );
         // Nothing more to leave out: the panic oracle.
-        assert_eq!(
-            after_unmutated(
-                wrong,
-                Some(&is_full),
-                &test,
-                &mut results,
-                &mut disturbed,
-                2
-            ),
-            Unmutated::PanicOracle
-        );
+        assert_eq!(judged(&is_full, &mut results, 2), Unmutated::PanicOracle);
         assert!(results.is_none());
         // Past the last round nothing is left out, whatever differs.
         let mut again = Some(ResultsConfig::default());
