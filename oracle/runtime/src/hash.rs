@@ -70,8 +70,9 @@ fn keyed(k0: u64, k1: u64) -> RandomState {
     unsafe { std::mem::transmute_copy::<[u64; 2], RandomState>(&keys) }
 }
 
-/// splitmix64's finaliser.
-fn mix(mut z: u64) -> u64 {
+/// splitmix64's finaliser: a bijection whose outputs for neighbouring inputs share nothing,
+/// also the seeding of the runs' xorshift generators (`points::set_role`, `sched::Strategy`).
+pub(crate) fn mix(mut z: u64) -> u64 {
     z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);

@@ -319,7 +319,9 @@ pub(crate) fn set_role(role: u8, seed: u64) {
     if role != NO_ROLE {
         stuck::note_progress(role);
     }
-    let mixed = seed ^ (u64::from(role) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    // Mixed, not just xored: a repeated test's runs have seeds `s, s + 1, …`, and xorshift
+    // from states a bit apart starts out alike (from `s | 1`, two seeds are one state).
+    let mixed = crate::hash::mix(seed ^ (u64::from(role) + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
     RNG.with(|r| r.set(mixed | 1));
 }
 
@@ -365,6 +367,20 @@ pub(crate) fn abandoning() -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The noise of a repeated test's runs (seeds `s, s + 1, …`) is drawn afresh in each:
+    /// seeded as `(s ^ k) | 1`, two neighbouring seeds drew the same numbers.
+    #[test]
+    fn neighbouring_seeds_draw_different_noise() {
+        let draws = |seed| {
+            set_role(1, seed);
+            let draws: Vec<u64> = (0..4).map(|_| next_random() % 100).collect();
+            set_role(NO_ROLE, 0);
+            draws
+        };
+        let runs: std::collections::BTreeSet<Vec<u64>> = (1000..1064).map(draws).collect();
+        assert_eq!(runs.len(), 64);
+    }
 
     /// Code the copy does not instrument calling instrumented methods from outside any call
     /// (a drop of millions of a type's parts) leaves a bounded, balanced record too.
