@@ -3,7 +3,8 @@
 //! Each worker is a process in its own process group that reads one JSON [`Request`] per line
 //! on stdin and answers one JSON [`Response`] per line on stdout for each test of the request
 //! (a [`Request::Batch`] holds several). The pool owns one worker per rayon thread of its own
-//! thread pool, so `jobs` tests run at once without any worker being shared; a thread keeps up
+//! thread pool, so `jobs` tests run at once without any worker being shared, and a worker runs
+//! the tests of one type only ([`Pool::live_worker`]); a thread keeps up
 //! to two requests in flight to its worker ([`Pool::request_all`]), so the worker finds the
 //! next one waiting when it finishes one. A worker that reports a deadlock, dies, or stops
 //! answering is killed with its whole process group and replaced by a fresh one on the next
@@ -137,7 +138,8 @@ impl Pool {
         // (A request that asks for no answer, an empty batch, is not sent at all.)
         let mut queue: VecDeque<Pending> = requests
             .iter()
-            .map(|r| Pending::new(Cow::Borrowed(r)))
+            .flat_map(one_type_each)
+            .map(Pending::new)
             .filter(|p| !p.ids.is_empty())
             .collect();
         let mut sent = 0;
@@ -147,18 +149,29 @@ impl Pool {
             let patience = patience(&current.request);
             let started = Instant::now();
             let mut serial = 0;
-            let result = self.live_worker(&mut slot, index).and_then(|worker| {
-                serial = worker.serial;
-                while sent < queue.len() && sent < PIPELINE {
-                    if worker.send(&queue[sent]).is_err() {
-                        // The worker is gone; its answers so far may still be in the pipe,
-                        // and `receive` reports the death where it happened.
-                        break;
+            let of_type = current.type_path.as_deref();
+            let result = self
+                .live_worker(&mut slot, index, of_type)
+                .and_then(|worker| {
+                    serial = worker.serial;
+                    // Only requests about the worker's type share its pipeline: the next type's
+                    // go to a fresh worker once these are answered.
+                    while sent < queue.len()
+                        && sent < PIPELINE
+                        && queue[sent]
+                            .type_path
+                            .as_deref()
+                            .is_none_or(|t| Some(t) == of_type)
+                    {
+                        if worker.send(&queue[sent]).is_err() {
+                            // The worker is gone; its answers so far may still be in the pipe,
+                            // and `receive` reports the death where it happened.
+                            break;
+                        }
+                        sent += 1;
                     }
-                    sent += 1;
-                }
-                worker.receive(wanted, patience)
-            });
+                    worker.receive(wanted, patience)
+                });
             let lost = match result {
                 // The worker exits after a deadlock it did not recover from; make sure of it
                 // below.
@@ -216,12 +229,25 @@ impl Pool {
         }
     }
 
-    /// The slot's worker, started first if the slot is empty.
+    /// The slot's worker for a request about `type_path`'s tests, started first if the slot
+    /// is empty or its worker ran another type's tests: a worker serves one type. Code that
+    /// frees a value twice or writes past a buffer does not always crash at once; the heap it
+    /// corrupted can bring a later run down, and that run must not be another type's. (The
+    /// fixtures' `rusty::Permits`, safe code on parking_lot's lock, was once reported crashing
+    /// with SIGSEGV in a worker that had run `rusty::OneSlot`'s double frees.)
     fn live_worker<'s>(
         &self,
         slot: &'s mut Option<Worker>,
         index: usize,
+        type_path: Option<&str>,
     ) -> Result<&'s mut Worker, String> {
+        let served_another =
+            |w: &Worker| matches!((w.served.as_deref(), type_path), (Some(a), Some(b)) if a != b);
+        if slot.as_ref().is_some_and(served_another) {
+            if let Some(worker) = slot.take() {
+                worker.kill();
+            }
+        }
         if slot.is_none() {
             let serial = self.spawned.fetch_add(1, Ordering::Relaxed) + 1;
             let worker = Worker::spawn(&self.command, index, serial).map_err(|e| {
@@ -232,7 +258,13 @@ impl Pool {
             })?;
             *slot = Some(worker);
         }
-        Ok(slot.as_mut().expect("a worker is in the slot"))
+        let worker = slot.as_mut().expect("a worker is in the slot");
+        if let Some(t) = type_path {
+            if worker.served.is_none() {
+                worker.served = Some(t.to_string());
+            }
+        }
+        Ok(worker)
     }
 }
 
@@ -370,6 +402,8 @@ fn crashed(test_id: u64, message: String, started: Instant) -> Response {
 struct Pending<'r> {
     request: Cow<'r, Request>,
     ids: Vec<u64>,
+    /// The type of its tests (one type: [`one_type_each`]); `None` for a ping.
+    type_path: Option<String>,
     /// The request as one JSON line, made once however often it is sent.
     line: String,
 }
@@ -380,6 +414,7 @@ impl<'r> Pending<'r> {
         line.push('\n');
         Pending {
             ids: request.answer_ids(|test| test.id),
+            type_path: request_type(&request).map(str::to_string),
             request,
             line,
         }
@@ -420,6 +455,46 @@ impl<'r> Pending<'r> {
     }
 }
 
+/// The type whose tests `request` is about: its first test's.
+fn request_type(request: &Request) -> Option<&str> {
+    match request {
+        Request::Concurrent { test, .. } | Request::Sequential { test, .. } => {
+            Some(&test.type_path)
+        }
+        Request::Batch { tests, .. } => tests.first().map(|run| run.test.type_path.as_str()),
+        Request::Ping => None,
+    }
+}
+
+/// `request` as requests about one type each: a batch whose tests are of several types is
+/// cut where the type changes, so that no worker runs two types' tests ([`Pool::live_worker`]).
+fn one_type_each(request: &Request) -> Vec<Cow<'_, Request>> {
+    let Request::Batch {
+        tests,
+        timeout_ms,
+        capture,
+    } = request
+    else {
+        return vec![Cow::Borrowed(request)];
+    };
+    if tests
+        .windows(2)
+        .all(|w| w[0].test.type_path == w[1].test.type_path)
+    {
+        return vec![Cow::Borrowed(request)];
+    }
+    tests
+        .chunk_by(|a, b| a.test.type_path == b.test.type_path)
+        .map(|runs| {
+            Cow::Owned(Request::Batch {
+                tests: runs.to_vec(),
+                timeout_ms: *timeout_ms,
+                capture: *capture,
+            })
+        })
+        .collect()
+}
+
 /// One live worker process.
 struct Worker {
     child: Child,
@@ -433,6 +508,8 @@ struct Worker {
     /// Its number among the pool's workers, in the order they were started (1 for the first):
     /// what marks its answers ([`Response::worker`]).
     serial: u64,
+    /// The type whose tests it ran, once it ran any: the only type it runs.
+    served: Option<String>,
 }
 
 impl Worker {
@@ -467,6 +544,7 @@ impl Worker {
             stderr,
             in_flight: 0,
             serial,
+            served: None,
         })
     }
 

@@ -308,6 +308,50 @@ fn a_worker_lost_in_the_middle_of_a_pipelined_chunk_costs_only_its_own_test() {
     );
 }
 
+/// A worker runs one type's tests: what a test left broken in its process (a heap a double
+/// free corrupted; the fake worker's `taint`) brings down a later run of its own type, never
+/// one of another type.
+#[test]
+fn what_a_test_left_broken_in_its_worker_fails_only_its_own_types_later_runs() {
+    let cases: &[(&[(&str, &str)], &str)] = &[
+        (
+            &[("fake::A", "taint | ok"), ("fake::A", "tainted | ok")],
+            "none\ncrash",
+        ),
+        (
+            &[
+                ("fake::A", "taint | ok"),
+                ("fake::B", "tainted | ok"),
+                ("fake::A", "ok | ok"),
+                ("fake::A", "tainted | ok"),
+            ],
+            "none\nnone\nnone\nnone",
+        ),
+    ];
+    for (case, expect) in cases {
+        let out = tempfile::tempdir().unwrap();
+        let mut executor = one_fake_worker(out.path());
+        let tests: Vec<TestCase> = case
+            .iter()
+            .enumerate()
+            .map(|(i, (type_path, script))| TestCase {
+                type_path: type_path.to_string(),
+                ..test_case(i as u64 + 1, script)
+            })
+            .collect();
+        let got: Vec<String> = executor
+            .execute(&tests)
+            .iter()
+            .map(|e| {
+                e.violation
+                    .as_ref()
+                    .map_or("none".into(), |v| v.kind.to_string())
+            })
+            .collect();
+        assert_eq!(got.join("\n"), *expect, "{case:?}");
+    }
+}
+
 #[test]
 fn a_failed_setup_is_not_a_violation() {
     check(1, &["fail: racy | ok"], "[]; none");

@@ -24,6 +24,8 @@
 //! - `abort` aborts the process; `abort_conc` aborts in concurrent runs only;
 //!   `exit` calls `process::exit(3)`; `hang` never answers; `touch` writes the file
 //!   `covcon-fake-touched` in its working directory, as code that writes a relative path does;
+//! - `taint` passes and leaves its process broken, as a double free corrupts a heap without
+//!   crashing; `tainted` aborts in a process a `taint` ran in, and passes elsewhere;
 //! - a first constructor named `fail` makes the setup fail;
 //! - `hit` adds one to a counter and returns it; `lost` does too, except that two `lost`
 //!   calls at the same step of a concurrent run both return the same value (a lost update),
@@ -351,12 +353,20 @@ fn calibration() -> String {
 /// The file `touch` writes, relative to the worker's working directory.
 const TOUCHED: &str = "covcon-fake-touched";
 
+/// Whether a `taint` ran in this process.
+static TAINTED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
 /// The behaviours that do not depend on the other thread.
 fn misbehave(name: &str, concurrent: bool) -> Outcome {
     match name {
         "abort" => std::process::abort(),
         "abort_conc" if concurrent => std::process::abort(),
         "exit" => std::process::exit(3),
+        "taint" => {
+            TAINTED.store(true, std::sync::atomic::Ordering::Relaxed);
+            Outcome::Passed
+        }
+        "tainted" if TAINTED.load(std::sync::atomic::Ordering::Relaxed) => std::process::abort(),
         "hang" => loop {
             std::thread::sleep(std::time::Duration::from_secs(3600));
         },
