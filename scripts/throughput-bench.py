@@ -2,12 +2,13 @@
 """Runs per second of covcon campaigns, beside the floor measured in the same invocation.
 
     scripts/throughput-bench.py --covcon BIN [--budget 20] [--seed 1] [--oracles panic,results]
-                                [--corpus scripts/reach-corpus.json] [--out DIR] [--json FILE]
-                                WORKSPACE...
+                                [--repeat N|auto] [--corpus scripts/reach-corpus.json]
+                                [--out DIR] [--json FILE] WORKSPACE...
 
 Each WORKSPACE (a directory with a Cargo.toml: a fresh copy of fixtures/, a published crate
 fetched by reach-bench.py) gets one campaign per oracle, `BIN covcon --oracle O --time-budget
-BUDGET --seed SEED`, one after the other. From its report.json: the concurrent runs (`runs`:
+BUDGET --seed SEED` (and `--repeat` when given: covcon's default otherwise, 1 under the panic
+oracle and `auto` under the results oracle), one after the other. From its report.json: the concurrent runs (`runs`:
 the campaign's, exploring, confirming, shrinking) and tests of every tested type, over the
 seconds its types took (`seconds`, the harness build left out). The floor is `BIN covcon bench
 --floor` (two warm threads, one trivial call each), measured before the first campaign and after
@@ -46,6 +47,8 @@ def campaign(args, workspace, oracle, out):
     command = [args.covcon, "covcon", "--manifest-path", os.path.join(workspace, "Cargo.toml"),
                "--oracle", oracle, "--time-budget", f"{args.budget}s", "--seed", str(args.seed),
                "--out", out, "-q"] + features_of(args.corpus, workspace)
+    if args.repeat:
+        command += ["--repeat", args.repeat]
     run = subprocess.run(command, capture_output=True, text=True)
     report_path = os.path.join(out, "report.json")
     if not os.path.exists(report_path):
@@ -65,6 +68,7 @@ def main():
     p.add_argument("--budget", type=int, default=20, help="seconds per campaign")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--oracles", default="panic,results")
+    p.add_argument("--repeat", help="covcon's --repeat for every campaign (its default when not given)")
     p.add_argument("--corpus", help="reach-corpus.json, for features")
     p.add_argument("--out", help="where the campaigns' reports go (default: a temporary directory)")
     p.add_argument("--json", help="also write the figures here")
@@ -84,7 +88,8 @@ def main():
     floor_ns = min(floors)
     floor_rate = 1e9 / floor_ns
     print(f"floor: {floor_ns} ns per run = {floor_rate:,.0f} runs/s (best of {floors} ns)")
-    print(f"budget {args.budget} s per campaign, seed {args.seed}\n")
+    repeat = f", --repeat {args.repeat}" if args.repeat else ""
+    print(f"budget {args.budget} s per campaign, seed {args.seed}{repeat}\n")
     print("| workspace | oracle | types | tests | runs | seconds | runs/s | floor / runs/s |")
     print("|---|---|---:|---:|---:|---:|---:|---:|")
     for r in rows:
@@ -98,7 +103,7 @@ def main():
               f"| {r['seconds']:.1f} | {rate_text} | {ratio} |")
     if args.json:
         json.dump({"floor_ns": floor_ns, "floors_ns": floors, "budget_s": args.budget,
-                   "seed": args.seed, "rows": rows}, open(args.json, "w"), indent=2)
+                   "seed": args.seed, "repeat": args.repeat, "rows": rows}, open(args.json, "w"), indent=2)
 
 
 if __name__ == "__main__":
