@@ -8,12 +8,13 @@
 Each WORKSPACE (a directory with a Cargo.toml: a fresh copy of fixtures/, a published crate
 fetched by reach-bench.py) gets one campaign per oracle, `BIN covcon --oracle O --time-budget
 BUDGET --seed SEED` (and `--repeat` when given: covcon's default otherwise, 1 under the panic
-oracle and `auto` under the results oracle), one after the other. From its report.json: the concurrent runs (`runs`:
-the campaign's, exploring, confirming, shrinking) and tests of every tested type, over the
-seconds its types took (`seconds`, the harness build left out). The floor is `BIN covcon bench
---floor` (two warm threads, one trivial call each), measured before the first campaign and after
-the last, the best kept; the table gives each campaign's runs per second and the floor's
-multiple of it. Features come from --corpus (reach-corpus.json's `features` by `dir`).
+oracle and `auto` under the results oracle), one after the other. From its report.json: the
+concurrent runs (`runs`: the campaign's, exploring, confirming, shrinking) and tests of every
+tested type, over the seconds its types took (`seconds`, the harness build left out). The
+floor is `BIN covcon bench --floor` (two warm threads, one trivial call each), measured before
+the first campaign and after the last, the best kept; the table gives each campaign's runs
+per second and the floor's multiple of it. Features come from --corpus (reach-corpus.json's
+`features` by `dir`).
 Nothing is written into the workspaces but their target/ directories.
 """
 import argparse
@@ -68,7 +69,8 @@ def main():
     p.add_argument("--budget", type=int, default=20, help="seconds per campaign")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--oracles", default="panic,results")
-    p.add_argument("--repeat", help="covcon's --repeat for every campaign (its default when not given)")
+    p.add_argument("--repeat",
+                   help="covcon's --repeat for every campaign (its default when not given)")
     p.add_argument("--corpus", help="reach-corpus.json, for features")
     p.add_argument("--out", help="where the campaigns' reports go (default: a temporary directory)")
     p.add_argument("--json", help="also write the figures here")
@@ -103,7 +105,8 @@ def main():
               f"| {r['seconds']:.1f} | {rate_text} | {ratio} |")
     if args.json:
         json.dump({"floor_ns": floor_ns, "floors_ns": floors, "budget_s": args.budget,
-                   "seed": args.seed, "repeat": args.repeat, "rows": rows}, open(args.json, "w"), indent=2)
+                   "seed": args.seed, "repeat": args.repeat, "rows": rows},
+                  open(args.json, "w"), indent=2)
 
 
 if __name__ == "__main__":

@@ -126,7 +126,8 @@ pub enum Repeat {
     Times(u32),
     /// As many as the test's pair has earned (`auto`): one until a run covered the pair and
     /// for its first 8 tests after, then N (2, 4, 8, up to 16): under the panic oracle for one
-    /// test in N and one for the others, under the results oracle for each (`executor/run.rs`, `adaptive_repeat`).
+    /// test in N and one for the others, under the results oracle for each
+    /// (`executor/run.rs`, `adaptive_repeat`).
     Adaptive,
 }
 

@@ -1521,14 +1521,14 @@ fn orders_to_try(test: &TestCase, concurrent: &Response, limit: usize) -> Vec<Ve
         orders.pop();
         orders.push(observed.clone());
     }
-    plausible_first(&mut orders, lens, &observed);
+    plausible_first(&mut orders, &observed);
     orders
 }
 
 /// Sorts `orders` by how many pairs of calls each swaps from `observed`, ties kept in the
 /// order they came in.
-fn plausible_first(orders: &mut [Vec<(u8, u32)>], lens: [usize; 2], observed: &[(u8, u32)]) {
-    let ranks = Ranks::of(lens, observed);
+fn plausible_first(orders: &mut [Vec<(u8, u32)>], observed: &[(u8, u32)]) {
+    let ranks = Ranks::of(observed);
     // Cached: a key per order, not one per comparison (a repeated test's every distinct
     // answer is checked, and sorting 252 orders by a recomputed key was half of a results
     // campaign's time). Stable, as `sort_by_key` is.
@@ -1540,8 +1540,9 @@ fn plausible_first(orders: &mut [Vec<(u8, u32)>], lens: [usize; 2], observed: &[
 struct Ranks([Vec<usize>; 2]);
 
 impl Ranks {
-    fn of(lens: [usize; 2], observed: &[(u8, u32)]) -> Ranks {
-        let mut ranks = [vec![0; lens[0]], vec![0; lens[1]]];
+    fn of(observed: &[(u8, u32)]) -> Ranks {
+        let calls = |thread| observed.iter().filter(|(t, _)| *t == thread).count();
+        let mut ranks = [vec![0; calls(0)], vec![0; calls(1)]];
         for (rank, &(thread, call)) in observed.iter().enumerate() {
             if let Some(slot) = ranks
                 .get_mut(thread as usize)
@@ -3177,9 +3178,8 @@ runs={runs} linearizations=2 ran=[{ran}]"
             Some(vec![(0, 0), (1, 0), (0, 1)])
         );
         assert_eq!(observed_order([2, 2], &run), None);
-        let swapped = |order: &[(u8, u32)], observed: &[(u8, u32)]| {
-            Ranks::of([2, 1], observed).swapped_pairs(order)
-        };
+        let swapped =
+            |order: &[(u8, u32)], observed: &[(u8, u32)]| Ranks::of(observed).swapped_pairs(order);
         assert_eq!(
             swapped(&[(1, 0), (0, 0), (0, 1)], &[(0, 0), (1, 0), (0, 1)]),
             1
@@ -3222,7 +3222,7 @@ runs={runs} linearizations=2 ran=[{ran}]"
                 .collect();
             expected.sort();
             let mut sorted = all.clone();
-            plausible_first(&mut sorted, lens, observed);
+            plausible_first(&mut sorted, observed);
             let expected: Vec<Vec<(u8, u32)>> = expected.into_iter().map(|(_, o)| o).collect();
             assert_eq!(sorted, expected, "observed {observed:?}");
             assert_eq!(&sorted[0], observed);
