@@ -54,7 +54,7 @@ Usage: scripts/find-bench.py --corpus DIR [--fetch] [--covcon BIN] [--set bugs|c
                              [--only a,b] [--budget SECS] [--seed N] [--strategy S]
                              [--repeat N|auto] [--out DIR] [--json FILE] [--no-run]
 
-`--set bugs` (the default) is the bugs (26) and the negative control; `controls` the fixed
+`--set bugs` (the default) is the bugs (30) and the negative control; `controls` the fixed
 versions; `all` both. `--only` keeps entries whose id (<crate>-<version>) starts with one of the
 given prefixes (`--only spin,lasso-0.7`). `--strategy` passes covcon's `--strategy` (to compare
 the default with `random` in seconds, one `--seed` and `--out` per run); `--repeat` passes its
