@@ -346,6 +346,33 @@ pub(crate) fn judge_with(
     mut run: impl FnMut(&[(u8, u32)], &Pace) -> Outcome,
 ) -> Verdict {
     let late = || give_up_at.is_some_and(|at| std::time::Instant::now() >= at);
+    // Runs one order at `pace`: explained when it fails as the concurrent run did (or its
+    // prefix does); a run stopped by its prefix is run again, a few times, since the
+    // concurrent run got past the prefix, and so can this one.
+    let mut run_order = |order: &[(u8, u32)], pace: &Pace, tried: &mut u32| {
+        let mut attempts = 0;
+        loop {
+            if late() {
+                return Ran::Late;
+            }
+            let outcome = run(order, pace);
+            *tried += 1;
+            attempts += 1;
+            if failure.is_repeated_by(&outcome) || failure.is_repeated_in_prefix(&outcome) {
+                return Ran::Explained(Verdict {
+                    violation: false,
+                    tried: *tried,
+                    explained_by: Some((order.to_vec(), outcome)),
+                    alone: false,
+                    pass: None,
+                    cut_short: false,
+                });
+            }
+            if got_past_prefix(&outcome) || attempts == PREFIX_ATTEMPTS {
+                return Ran::Outcome(outcome);
+            }
+        }
+    };
     let mut tried = 0;
     let orders = orders_to_try(test, failure);
     // Whether a run of each order got past the prefix: one whose prefix failed (a clock or
@@ -373,55 +400,47 @@ pub(crate) fn judge_with(
         passes.insert(0, pass);
     }
     for (pass, pace) in passes {
-        // Whether every order of this pass panicked at the failing call itself, with another
-        // message or location (see below).
-        let mut doomed: Option<(Order, Outcome)> = None;
-        let mut all_doomed = pace == Pace::Full && matches!(failure, Failure::Panic { .. });
+        // The full-speed pass's outcomes, by order, for the doomed check below.
+        let mut outcomes: Vec<(Order, Outcome)> = Vec::new();
+        let keep = pace == Pace::Full && matches!(failure, Failure::Panic { .. });
         for (i, order) in orders.iter().enumerate() {
-            // A run stopped by its prefix is run again, a few times: the concurrent run got
-            // past the prefix, and so can this one.
-            let mut attempts = 0;
-            let outcome = loop {
-                if late() {
-                    return Verdict::cut_short(tried);
-                }
-                let outcome = run(order, &pace);
-                tried += 1;
-                attempts += 1;
-                if failure.is_repeated_by(&outcome) || failure.is_repeated_in_prefix(&outcome) {
-                    return Verdict {
-                        violation: false,
-                        tried,
-                        explained_by: Some((order.clone(), outcome)),
-                        alone: false,
-                        pass: Some(pass),
-                        cut_short: false,
-                    };
-                }
-                if got_past_prefix(&outcome) || attempts == PREFIX_ATTEMPTS {
-                    break outcome;
-                }
+            let outcome = match run_order(order, &pace, &mut tried) {
+                Ran::Explained(verdict) => return verdict.with_pass(pass),
+                Ran::Late => return Verdict::cut_short(tried),
+                Ran::Outcome(outcome) => outcome,
             };
             ran_through[i] |= got_past_prefix(&outcome);
-            if all_doomed && failure.panics_at_its_call(&outcome) {
-                doomed.get_or_insert_with(|| (order.clone(), outcome));
-            } else {
-                all_doomed = false;
+            if keep {
+                outcomes.push((order.clone(), outcome));
             }
         }
         // The failing call panics in every sequential order, only otherwise (a call given an
         // argument it cannot take: `reserve(usize::MAX)` overflows in one check or another,
-        // depending on a counter the other thread had not updated yet). It fails whatever the
-        // order; concurrency chose only how. Not a thread-safety violation.
-        if let (true, Some(explained)) = (all_doomed, doomed) {
-            return Verdict {
-                violation: false,
-                tried,
-                explained_by: Some(explained),
-                alone: false,
-                pass: Some(pass),
-                cut_short: false,
-            };
+        // depending on a counter the other thread had not updated yet), or the order panics
+        // before it gets there. The calls fail whatever the order; concurrency chose only how.
+        // Not a thread-safety violation. When both threads panicked, the orders above were cut
+        // at whichever failing call came first, so an order cut at the other thread's call is
+        // run on to this one (maitake-sync's `add_permits(usize::MAX)`, whose overflow check
+        // panics with its own message or with an arithmetic overflow depending on the count,
+        // beside the other thread's panic in a permit's release; and in an order where the
+        // other thread's own `add_permits(usize::MAX)` comes first, that one panics).
+        if let (true, Some(&target)) = (keep, failed.first()) {
+            let mut run = |order: &Order| run_order(order, &pace, &mut tried);
+            match doomed_at(test, target, &mut outcomes, &mut run) {
+                Doom::Doomed(explained) => {
+                    return Verdict {
+                        violation: false,
+                        tried,
+                        explained_by: Some(explained),
+                        alone: false,
+                        pass: Some(pass),
+                        cut_short: false,
+                    }
+                }
+                Doom::Explained(verdict) => return verdict.with_pass(pass),
+                Doom::Late => return Verdict::cut_short(tried),
+                Doom::No => {}
+            }
         }
     }
     let alone = match passes_made {
@@ -457,7 +476,107 @@ pub(crate) fn judge_with(
     }
 }
 
+/// How one sequential order went ([`judge_with`]'s `run_order`).
+enum Ran {
+    /// It failed as the concurrent run did: the verdict.
+    Explained(Verdict),
+    /// The verdict's time ran out before it ran.
+    Late,
+    /// It ran, and did not explain the failure.
+    Outcome(Outcome),
+}
+
+/// Whether a failing call panics in every order ([`doomed_at`]).
+enum Doom {
+    /// It does: an order and how it panicked there.
+    Doomed((Order, Outcome)),
+    /// An order run for the check explained the failure outright.
+    Explained(Verdict),
+    /// The verdict's time ran out during the check.
+    Late,
+    No,
+}
+
+/// Whether the call `target` (thread, index) of `test` panics, with whatever message, in
+/// every linearization cut at it that gets that far: each order either panics there or
+/// panics at an earlier call (then the calls fail in that order whatever `target` does), and
+/// at least one panics there. `outcomes` holds the orders already run at this pace (those run
+/// here are added); an order not among them is run with `run`. Nothing is run when an order
+/// already run refutes it.
+fn doomed_at(
+    test: &TestCase,
+    target: (u8, u32),
+    outcomes: &mut Vec<(Order, Outcome)>,
+    run: &mut dyn FnMut(&Order) -> Ran,
+) -> Doom {
+    // Some(true): it panicked at `target`; Some(false): at an earlier call of the order;
+    // None: it did not panic by `target` (it passed, blocked, crashed, or failed its prefix).
+    let panicked = |order: &Order, outcome: &Outcome| match outcome {
+        Outcome::Panicked {
+            thread: Some(t),
+            call,
+            ..
+        } => match order.iter().position(|c| *c == (*t, *call)) {
+            Some(at) if at + 1 == order.len() => Some(true),
+            Some(_) => Some(false),
+            None => None,
+        },
+        _ => None,
+    };
+    let lens = [test.threads[0].len(), test.threads[1].len()];
+    let mut orders: Vec<Order> = Vec::new();
+    for mut order in linearizations(lens, MAX_ORDERS) {
+        if let Some(at) = order.iter().position(|c| *c == target) {
+            order.truncate(at + 1);
+        }
+        if !orders.contains(&order) {
+            orders.push(order);
+        }
+    }
+    let known = |outcomes: &[(Order, Outcome)], order: &Order| {
+        outcomes
+            .iter()
+            .find(|(o, _)| o == order)
+            .map(|(_, outcome)| outcome.clone())
+    };
+    if orders.iter().any(|order| {
+        known(outcomes, order).is_some_and(|outcome| panicked(order, &outcome).is_none())
+    }) {
+        return Doom::No;
+    }
+    let mut first = None;
+    for order in orders {
+        let outcome = match known(outcomes, &order) {
+            Some(outcome) => outcome,
+            None => match run(&order) {
+                Ran::Explained(verdict) => return Doom::Explained(verdict),
+                Ran::Late => return Doom::Late,
+                Ran::Outcome(outcome) => {
+                    outcomes.push((order.clone(), outcome.clone()));
+                    outcome
+                }
+            },
+        };
+        match panicked(&order, &outcome) {
+            None => return Doom::No,
+            Some(true) => {
+                first.get_or_insert((order, outcome));
+            }
+            Some(false) => {}
+        }
+    }
+    first.map_or(Doom::No, Doom::Doomed)
+}
+
 impl Verdict {
+    /// This verdict, made in [`judge`]'s pass `pass`.
+    fn with_pass(self, pass: usize) -> Verdict {
+        Verdict {
+            pass: Some(pass),
+            ..self
+        }
+    }
+
     /// No verdict: time ran out after `tried` runs ([`judge`]'s `give_up_at`).
     fn cut_short(tried: u32) -> Verdict {
         Verdict {
@@ -472,18 +591,6 @@ impl Verdict {
 }
 
 impl Failure {
-    /// Whether a sequential run panicked at this panic's call (same thread and call), with
-    /// whatever message.
-    fn panics_at_its_call(&self, outcome: &Outcome) -> bool {
-        matches!(
-            (self, outcome),
-            (
-                Failure::Panic { thread, call, .. },
-                Outcome::Panicked { thread: Some(t), call: c, .. },
-            ) if thread == t && call == c
-        )
-    }
-
     /// Whether a sequential run's prefix panicked as this panic did: the same method, message
     /// (up to numbers) and location. The concurrent run got past the same prefix, so the
     /// prefix fails only now and then (it reads a clock, or a random number), and the failure
@@ -1058,6 +1165,78 @@ mod tests {
         );
     }
 
+    /// maitake-sync 0.2.2's `add_permits(usize::MAX)` beside another thread's permits: the
+    /// overflow check panics with its own message when the count is 0 and with an arithmetic
+    /// overflow when it is 1, and the other thread's release panicked too. The orders are cut
+    /// at whichever panicking call comes first, so `b0` alone passes and says nothing of `a0`:
+    /// `b0 a0` is run too, and `a0` panics in every order. Where `b0 a0` passes, `a0` is not
+    /// doomed, and the other thread's call is not checked by running more orders (`b0` passed).
+    #[test]
+    fn a_call_that_panics_in_every_order_beside_the_other_threads_panic_is_not_a_violation() {
+        let mut both = panic_at(0, 0, "semaphore overflow adding 18 permits to 0");
+        if let Outcome::Panicked { also, .. } = &mut both {
+            also.push(panic_at(1, 0, "attempt to add with overflow"));
+        }
+        let overflow = |order: &[(u8, u32)]| match order.last() {
+            Some((0, 0)) => panic_at(0, 0, "attempt to add with overflow"),
+            _ => Outcome::Passed,
+        };
+        check_verdict(
+            [1, 1],
+            both.clone(),
+            overflow,
+            "violation=false tried=3 paced=0 ran=[a0 | b0 | b0 a0]",
+        );
+        let only_first = |order: &[(u8, u32)]| match order {
+            [(0, 0)] => panic_at(0, 0, "attempt to add with overflow"),
+            _ => Outcome::Passed,
+        };
+        check_verdict(
+            [1, 1],
+            both,
+            only_first,
+            "violation=true tried=11 paced=4 own=2 alone=2 ran=[a0 | b0 | b0 a0]",
+        );
+    }
+
+    /// The same count seen from the other side: thread 1's `add_permits(usize::MAX)` panicked
+    /// first, by its own check (the count at 0 while thread 0's `try_acquire(3)` held it),
+    /// then thread 0's permit, given back, overflowed it. Thread 0's third call, another
+    /// `add_permits(usize::MAX)`, panics wherever it runs first, so one order never gets to
+    /// `b0`; every order that does panics there. Where `b0` passes after `a1`, it is not doomed.
+    #[test]
+    fn a_call_that_panics_in_every_order_reaching_it_is_not_a_violation() {
+        let mut both = panic_at(1, 0, "semaphore overflow adding 18 permits to 0");
+        if let Outcome::Panicked { also, .. } = &mut both {
+            also.push(panic_at(0, 1, "attempt to add with overflow"));
+        }
+        // a2 and b0 overflow wherever they run; the run stops at the first panic.
+        let overflow = |order: &[(u8, u32)]| {
+            order
+                .iter()
+                .find(|c| **c == (0, 2) || **c == (1, 0))
+                .map_or(Outcome::Passed, |&(t, c)| {
+                    panic_at(t, c, "attempt to add with overflow")
+                })
+        };
+        check_verdict(
+            [3, 1],
+            both.clone(),
+            overflow,
+            "violation=false tried=5 paced=0 ran=[a0 a1 | a0 b0 | b0 | a0 a1 a2 b0 | a0 a1 b0]",
+        );
+        let b0_passes_after_a1 = |order: &[(u8, u32)]| match order {
+            [(0, 0), (0, 1), (1, 0)] => Outcome::Passed,
+            _ => overflow(order),
+        };
+        check_verdict(
+            [3, 1],
+            both,
+            b0_passes_after_a1,
+            "violation=true tried=16 paced=6 own=3 alone=2 ran=[a0 a1 | a0 b0 | b0 | a0 a1 a2 b0 | a0 a1 b0]",
+        );
+    }
+
     /// A token bucket's `until_next` panics when a refill is overdue: the concurrent run was
     /// slow enough for that at thread 1's second call, the full-speed orders are not. A pass
     /// that paces that call repeats it. A paced run that fails at another call (the first,
@@ -1222,13 +1401,16 @@ mod tests {
         );
     }
 
+    /// (The order `b0` first passes: were `a1` to fail in every order that reaches it, the call
+    /// would be doomed, as above.)
     #[test]
     fn a_panic_with_another_message_or_at_another_call_does_not_explain() {
         check_verdict(
             [2, 1],
             panic_at(0, 1, "boom"),
-            |order| match order.len() {
-                2 => panic_at(0, 0, "boom"),
+            |order| match order {
+                [(0, 0), (0, 1)] => panic_at(0, 0, "boom"),
+                [(1, 0), ..] => Outcome::Passed,
                 _ => panic_at(0, 1, "other"),
             },
             "violation=true tried=13 paced=6 own=3 alone=1 ran=[a0 a1 | a0 b0 a1 | b0 a0 a1]",
