@@ -664,8 +664,8 @@ fn render_allowed(out: &mut String, test: &TestCase, allowed: &AllowedOutcomes) 
     let keyed = allowed.keys.iter().any(|k| *k);
     out.push_str(
         &"/// A `Debug` text cut to 2000 bytes, as cargo covcon's harness cuts it, its addresses (`0x`\n\
-         /// and 8 or more hex digits) written `0x…`, as cargo covcon compares it: where code or an\n\
-         /// instance lives is no answer of the calls.\n\
+         /// and 8 or more hex digits) and null pointers (`0x0`) written `0x…`, as cargo covcon\n\
+         /// compares it: where code or an instance lives is no answer of the calls.\n\
          fn clip(text: String) -> String {\n\
         \x20   let mut masked = String::with_capacity(text.len());\n\
         \x20   let mut rest = text.as_str();\n\
@@ -674,7 +674,7 @@ fn render_allowed(out: &mut String, test: &TestCase, allowed: &AllowedOutcomes) 
         \x20           .find(|c: char| !c.is_ascii_hexdigit())\n\
         \x20           .unwrap_or(rest.len() - at - 2);\n\
         \x20       masked.push_str(&rest[..at + 2]);\n\
-        \x20       if digits >= 8 {\n\
+        \x20       if digits >= 8 || (digits == 1 && rest[at + 2..].starts_with('0')) {\n\
         \x20           masked.push('…');\n\
         \x20       } else {\n\
         \x20           masked.push_str(&rest[at + 2..at + 2 + digits]);\n\
@@ -691,7 +691,7 @@ fn render_allowed(out: &mut String, test: &TestCase, allowed: &AllowedOutcomes) 
         \x20       text.truncate(end);\n\
         \x20       text.push('…');\n\
         \x20   }\n\
-        \x20   text\n\
+        \x20   {HIDE}\n\
          }\n\n\
          /// Fails with the observed texts next to the closest allowed outcome's when `observed`\n\
          /// is none of [`ALLOWED`].\n\
@@ -723,7 +723,94 @@ fn render_allowed(out: &mut String, test: &TestCase, allowed: &AllowedOutcomes) 
             } else {
                 ""
             },
+        )
+        .replace(
+            "{HIDE}",
+            if allowed.hidden.is_empty() {
+                "text"
+            } else {
+                "hide(text)"
+            },
         ),
+    );
+    if !allowed.hidden.is_empty() {
+        render_hiding(out, &allowed.hidden);
+    }
+}
+
+/// The constant and the functions that hide, in a run's texts, the bodies of the values that
+/// cargo covcon hid in the allowed outcomes' (`results::hide_objects`): the state of another
+/// thread-safe type of the crate that the compared value holds.
+fn render_hiding(out: &mut String, hidden: &[String]) {
+    let _ = writeln!(
+        out,
+        "/// Thread-safe types of the crate: inside another value's text, the body of such a value\n\
+         /// (its own synchronisation state, which an overlap of the calls changes without\n\
+         /// changing their answers) is written `…`, as cargo covcon compares it.\n\
+         const HIDDEN: &[&str] = &{hidden:?};\n"
+    );
+    out.push_str(
+        "/// `text` with the body of every value of a [`HIDDEN`] type written `…`.\n\
+         fn hide(text: String) -> String {\n\
+        \x20   if !HIDDEN.iter().any(|name| text.contains(name)) {\n\
+        \x20       return text;\n\
+        \x20   }\n\
+        \x20   let chars: Vec<char> = text.chars().collect();\n\
+        \x20   let word = |c: char| c.is_alphanumeric() || c == '_';\n\
+        \x20   let mut out = String::with_capacity(text.len());\n\
+        \x20   let mut at = 0;\n\
+        \x20   while at < chars.len() {\n\
+        \x20       if chars[at] == '\"' {\n\
+        \x20           let end = past(&chars, at);\n\
+        \x20           out.extend(&chars[at..end]);\n\
+        \x20           at = end;\n\
+        \x20           continue;\n\
+        \x20       }\n\
+        \x20       let starts = at == 0 || !(word(chars[at - 1]) || chars[at - 1] == ':');\n\
+        \x20       let named = HIDDEN.iter().map(|n| n.chars().collect::<Vec<char>>()).find(|n| {\n\
+        \x20           starts\n\
+        \x20               && chars[at..].starts_with(n)\n\
+        \x20               && !matches!(chars.get(at + n.len()), Some(c) if word(*c))\n\
+        \x20       });\n\
+        \x20       if let Some(name) = named {\n\
+        \x20           let mut open = at + name.len();\n\
+        \x20           while chars.get(open) == Some(&' ') {\n\
+        \x20               open += 1;\n\
+        \x20           }\n\
+        \x20           if let Some(&bracket @ ('{' | '(')) = chars.get(open) {\n\
+        \x20               out.extend(&name);\n\
+        \x20               out.push_str(if bracket == '{' { \" {…}\" } else { \"(…)\" });\n\
+        \x20               at = past(&chars, open);\n\
+        \x20               continue;\n\
+        \x20           }\n\
+        \x20       }\n\
+        \x20       out.push(chars[at]);\n\
+        \x20       at += 1;\n\
+        \x20   }\n\
+        \x20   out\n\
+         }\n\n\
+         /// The index just past the string literal or bracketed group that opens at `chars[at]`.\n\
+         fn past(chars: &[char], mut at: usize) -> usize {\n\
+        \x20   let mut depth = 0usize;\n\
+        \x20   while at < chars.len() {\n\
+        \x20       match chars[at] {\n\
+        \x20           '\"' => {\n\
+        \x20               at += 1;\n\
+        \x20               while at < chars.len() && chars[at] != '\"' {\n\
+        \x20                   at += if chars[at] == '\\\\' { 2 } else { 1 };\n\
+        \x20               }\n\
+        \x20           }\n\
+        \x20           '{' | '(' | '[' => depth += 1,\n\
+        \x20           '}' | ')' | ']' => depth = depth.saturating_sub(1),\n\
+        \x20           _ => {}\n\
+        \x20       }\n\
+        \x20       at += 1;\n\
+        \x20       if depth == 0 {\n\
+        \x20           return at;\n\
+        \x20       }\n\
+        \x20   }\n\
+        \x20   chars.len()\n\
+         }\n\n",
     );
 }
 
@@ -1892,6 +1979,7 @@ mod tests {
             left_out: vec![],
             keys: vec![],
             fixed_keys: vec![],
+            hidden: vec![],
         };
         check(
             &two_adds_and_a_get(),
@@ -1928,6 +2016,7 @@ mod tests {
             left_out: vec![],
             keys: vec![false, false, true],
             fixed_keys: vec!["Sym(0)".into()],
+            hidden: vec![],
         };
         check(
             &two_adds_and_a_get(),
@@ -1947,6 +2036,40 @@ mod tests {
         );
     }
 
+    /// The bodies of another thread-safe type's values that the oracle hid in the allowed
+    /// outcomes' texts are hidden in what a run observes too, and only then.
+    #[test]
+    fn a_wrong_result_reproducer_hides_what_the_oracle_hid() {
+        let mut allowed = AllowedOutcomes {
+            calls: vec![(1, 0)],
+            final_state: true,
+            outcomes: vec![AllowedOutcome {
+                order: vec![(0, 0), (0, 1), (1, 0)],
+                texts: vec!["6".into(), "Counter { n: 6, bin: Bin {…} }".into()],
+            }],
+            left_out: vec![],
+            keys: vec![],
+            fixed_keys: vec![],
+            hidden: vec!["Bin".into()],
+        };
+        check(
+            &two_adds_and_a_get(),
+            Some(&allowed),
+            &[
+                ("const HIDDEN: &[&str] = &[\"Bin\"];", 1),
+                ("fn hide(text: String) -> String {", 1),
+                ("    hide(text)\n}", 1),
+                ("&[\"6\", \"Counter { n: 6, bin: Bin {…} }\"],", 1),
+            ],
+        );
+        allowed.hidden.clear();
+        check(
+            &two_adds_and_a_get(),
+            Some(&allowed),
+            &[("HIDDEN", 0), ("hide(", 0), ("    text\n}", 1)],
+        );
+    }
+
     /// A reproducer goes into the user's crate, whose edition may be 2018, where `panic!`
     /// with a lone literal does not format it (`{message}` printed as written): every panic
     /// of a reproducer passes its arguments.
@@ -1962,6 +2085,7 @@ mod tests {
             left_out: vec![],
             keys: vec![],
             fixed_keys: vec![],
+            hidden: vec![],
         };
         let test = two_adds_and_a_get();
         let ty = TypeModel {

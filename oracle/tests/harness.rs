@@ -1677,6 +1677,9 @@ fn reproducers_compile_against_the_real_crate_and_a_check_then_act_one_and_a_wro
         // renames it `#1` before comparing, which compiles and runs here.
         keys: vec![false, false, true],
         fixed_keys: vec!["9".into()],
+        // A name whose values' bodies are hidden: the reproducer's `hide` is written, and
+        // compiles and runs here (no text shows one).
+        hidden: vec!["Ledger".into()],
     };
     let counter = model
         .types
