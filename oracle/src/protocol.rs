@@ -7,7 +7,7 @@
 //! generator's [`TestCase`], which the runtime reads as its own `TestData` (the tests below
 //! hold the two to the same shapes).
 
-pub use covcon_protocol::{Control, Event, Noise, Outcome, Response, Schedule};
+pub use covcon_protocol::{Control, Event, Noise, Outcome, Response, Schedule, UNWOUND_FROM};
 use generator::TestCase;
 
 /// A request to a worker, about a test case of the generator.

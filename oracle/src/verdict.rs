@@ -193,6 +193,26 @@ impl Failure {
                 same(thread, call, message, location)
                     || also.iter().any(|(t, c, m, l)| same(t, c, m, l))
             }
+            // A sequential run that panicked the same way, and aborted when a guard's `Drop`
+            // panicked too while that panic unwound (maitake-sync's `Permit`, whose return of
+            // its permits overflows the count the failing `add_permits(usize::MAX)` left): the
+            // worker said which panic it unwound from, though not at which call, so it counts
+            // at any call of the order (which ends at the failing call).
+            (
+                Failure::Panic {
+                    message,
+                    location,
+                    also,
+                    ..
+                },
+                outcome @ Outcome::Crashed { .. },
+            ) => outcome.unwound_from().is_some_and(|(m, l)| {
+                std::iter::once((message, location))
+                    .chain(also.iter().map(|(_, _, m, l)| (m, l)))
+                    .any(|(message, location)| {
+                        same_message(message, m) && location.as_deref().is_none_or(|at| at == l)
+                    })
+            }),
             // A lost wake-up is repeated only by another: a run that blocks in a wait whose
             // condition does not hold (`take` before any `put`) waits again when woken, and
             // does not explain a wait that a wake-up lets finish.
@@ -521,6 +541,8 @@ fn doomed_at(
             Some(_) => Some(false),
             None => None,
         },
+        // Aborted on a panic while a panic of the order unwound: at some call of it.
+        crashed @ Outcome::Crashed { .. } if crashed.unwound_from().is_some() => Some(false),
         _ => None,
     };
     let lens = [test.threads[0].len(), test.threads[1].len()];
@@ -1234,6 +1256,32 @@ mod tests {
             both,
             b0_passes_after_a1,
             "violation=true tried=16 paced=6 own=3 alone=2 ran=[a0 a1 | a0 b0 | b0 | a0 a1 a2 b0 | a0 a1 b0]",
+        );
+    }
+
+    /// maitake-sync's `Permit`: the failing call's panic unwound through a guard whose `Drop`
+    /// panicked too, and the sequential run's worker aborted, saying which panic it unwound
+    /// from. The same panic explains the run; another does not.
+    #[test]
+    fn a_sequential_abort_while_the_same_panic_unwound_explains_it() {
+        let crash = |message: &str| Outcome::Crashed {
+            message: format!(
+                "the worker was killed by signal 6 (SIGABRT: abort); its last output:\n\
+                 {}{message} at src/lib.rs:3:9\nthread caused non-unwinding panic. aborting.",
+                crate::protocol::UNWOUND_FROM
+            ),
+        };
+        check_verdict(
+            [1, 1],
+            panic_at(1, 0, "attempt to add with overflow"),
+            |_| crash("attempt to add with overflow"),
+            "violation=false tried=1 paced=0 ran=[a0 b0]",
+        );
+        check_verdict(
+            [1, 1],
+            panic_at(1, 0, "attempt to add with overflow"),
+            |_| crash("attempt to subtract with overflow"),
+            "violation=true tried=9 paced=4 own=2 alone=1 ran=[a0 b0 | b0]",
         );
     }
 

@@ -2264,8 +2264,11 @@ fn a_random_walk_through_long_threads_hands_over_a_bounded_number_of_times() {
                 // (`wakes`: 15 to 215 in runs of one seed on a loaded machine, and 16 to 50
                 // hand-overs; 5 and 5 beside a campaign and the suite, when this asked for 8
                 // hand-overs at least): it still switches from the start, which the load
-                // does not change (the coin's own count is `sched.rs`'s unit test).
-                assert!(schedule.steps > 500, "{schedule:?}");
+                // does not change (the coin's own count is `sched.rs`'s unit test). How many
+                // steps the controlled run counts depends on the load too (632 to 769 for one
+                // seed beside a find campaign; 437 with 363 wakes in the whole suite, which
+                // failed here when this asked for 500): hundreds, since the walk got deep.
+                assert!(schedule.steps > 250, "{schedule:?}");
                 assert!(
                     schedule.switches.first().is_some_and(|&at| at <= 256),
                     "seed {seed}: {schedule:?}"

@@ -23,4 +23,4 @@ mod request;
 mod response;
 
 pub use request::{BatchRun, Control, Noise, Request, DEFAULT_TIMEOUT_MS};
-pub use response::{Event, Outcome, Response, Schedule};
+pub use response::{Event, Outcome, Response, Schedule, UNWOUND_FROM};

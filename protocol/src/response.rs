@@ -175,6 +175,24 @@ pub enum Outcome {
     },
 }
 
+/// What a worker writes to its stderr, before the process aborts, when a test's call panics
+/// while an earlier panic of the same call unwinds (a guard whose `Drop` panics too), followed
+/// by the earlier panic's message, ` at `, and its location: the crash's message then says
+/// which panic the call failed with ([`Outcome::unwound_from`]).
+pub const UNWOUND_FROM: &str = "covcon worker: a panic while unwinding from: ";
+
+impl Outcome {
+    /// For a crash whose worker aborted on a panic while a call's earlier panic unwound, that
+    /// earlier panic's message and location ([`UNWOUND_FROM`]).
+    pub fn unwound_from(&self) -> Option<(&str, &str)> {
+        let Outcome::Crashed { message } = self else {
+            return None;
+        };
+        let line = message.lines().find_map(|l| l.strip_prefix(UNWOUND_FROM))?;
+        line.rsplit_once(" at ")
+    }
+}
+
 impl Outcome {
     /// A run that outlived its timeout without being blocked for good: a deadlock, an endless
     /// loop, or only a run starved of CPU.

@@ -1813,7 +1813,21 @@ fn install_panic_hook() {
             .map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
         if points::role() != NO_ROLE {
             let clock = points::now();
-            LAST_PANIC.with(|p| *p.borrow_mut() = Some((message, location, clock)));
+            LAST_PANIC.with(|p| {
+                let mut last = p.borrow_mut();
+                // `guarded` clears it before each call and takes it when it catches one: a
+                // panic that finds it set came while the call's earlier panic unwound (a
+                // guard whose `Drop` panics too), and the process is about to abort. Say
+                // which panic the call failed with, for the crash's message.
+                if let Some((first, at, _)) = last.as_ref() {
+                    eprintln!(
+                        "{}{first} at {}",
+                        covcon_protocol::UNWOUND_FROM,
+                        at.as_deref().unwrap_or("?")
+                    );
+                }
+                *last = Some((message, location, clock));
+            });
         } else if verbose {
             eprintln!("covcon worker: panic outside a test thread: {message} at {location:?}");
         }
