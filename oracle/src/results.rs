@@ -224,15 +224,12 @@ impl ResultsConfig {
         }
     }
 
-    /// The names whose values' bodies are hidden in `test`'s texts: the model's thread-safe
-    /// types ([`Self::inner_objects`]) but the type under test.
-    fn hidden_in(&self, test: &TestCase) -> Vec<&str> {
-        let own = debug_name(&test.type_path);
-        self.inner_objects
-            .iter()
-            .map(String::as_str)
-            .filter(|name| *name != own)
-            .collect()
+    /// The names whose values' bodies are hidden in `test`'s texts ([`Hidden`]).
+    fn hidden_in<'a>(&'a self, test: &'a TestCase) -> Hidden<'a> {
+        Hidden {
+            names: &self.inner_objects,
+            own: debug_name(&test.type_path),
+        }
     }
 
     /// Whether the final state of `test`'s runs is compared: of its type, and beside its calls
@@ -812,7 +809,7 @@ impl SequentialOutcomes {
                 .or_else(|| result(response, t, i))
         }
         let hidden = config.hidden_in(test);
-        fn hide<'a>(text: Option<&'a str>, hidden: &[&str]) -> Option<Cow<'a, str>> {
+        fn hide<'a>(text: Option<&'a str>, hidden: &Hidden) -> Option<Cow<'a, str>> {
             text.map(|text| hide_objects(text, hidden))
         }
         for (t, calls) in test.threads.iter().enumerate() {
@@ -1134,7 +1131,13 @@ pub fn allowed_outcomes(
         }
         for text in &mut texts {
             if let Cow::Owned(hid) = hide_objects(text, &hidden) {
-                shown.extend(hidden.iter().filter(|name| text.contains(**name)));
+                shown.extend(
+                    hidden
+                        .names
+                        .iter()
+                        .map(String::as_str)
+                        .filter(|name| hidden.hides(name) && text.contains(name)),
+                );
                 *text = hid;
             }
         }
@@ -2013,80 +2016,94 @@ pub(crate) fn debug_name(path: &str) -> &str {
     last.split('<').next().unwrap_or(last).trim()
 }
 
-/// `text` with the body of every value of a type named in `names` written `…`: `Map { incin:
-/// Incinerator { counter: 1, .. }, n: 2 }` → `Map { incin: Incinerator {…}, n: 2 }` (see
-/// [`ResultsConfig::inner_objects`]). A name counts where it starts a word and is followed by
-/// `{` or `(`; string literals are copied as they are.
-pub(crate) fn hide_objects<'t>(text: &'t str, names: &[&str]) -> Cow<'t, str> {
-    if !names.iter().any(|name| text.contains(name)) {
-        return Cow::Borrowed(text);
-    }
-    let chars: Vec<char> = text.chars().collect();
-    let mut out = String::with_capacity(text.len());
-    let mut at = 0;
-    let word = |c: char| c.is_alphanumeric() || c == '_';
-    while at < chars.len() {
-        let c = chars[at];
-        if c == '"' {
-            let end = string_end(&chars, at);
-            out.extend(&chars[at..end]);
-            at = end;
-            continue;
-        }
-        let starts_word = at == 0 || !(word(chars[at - 1]) || chars[at - 1] == ':');
-        let named = starts_word.then(|| {
-            names.iter().find_map(|name| {
-                let len = name.chars().count();
-                let matches = chars.len() >= at + len
-                    && chars[at..at + len].iter().copied().eq(name.chars())
-                    && chars.get(at + len).is_none_or(|c| !word(*c));
-                matches.then_some(len)
-            })
-        });
-        if let Some(Some(len)) = named {
-            let mut open = at + len;
-            while chars.get(open) == Some(&' ') {
-                open += 1;
-            }
-            if let Some(&bracket @ ('{' | '(')) = chars.get(open) {
-                out.extend(&chars[at..at + len]);
-                out.push_str(if bracket == '{' { " {…}" } else { "(…)" });
-                at = group_end(&chars, open);
-                continue;
-            }
-        }
-        out.push(c);
-        at += 1;
-    }
-    Cow::Owned(out)
+/// The names whose values' bodies [`hide_objects`] hides in one type's texts: the model's
+/// thread-safe types ([`ResultsConfig::inner_objects`]) but that type.
+pub(crate) struct Hidden<'a> {
+    pub(crate) names: &'a BTreeSet<String>,
+    pub(crate) own: &'a str,
 }
 
-/// The index just past the string literal that opens at `chars[at]`.
-fn string_end(chars: &[char], mut at: usize) -> usize {
+impl Hidden<'_> {
+    fn hides(&self, name: &str) -> bool {
+        name != self.own && self.names.contains(name)
+    }
+}
+
+/// `text` with the body of every value of a type [`Hidden`] names written `…`: `Map { incin:
+/// Incinerator { counter: 1, .. }, n: 2 }` → `Map { incin: Incinerator {…}, n: 2 }` (see
+/// [`ResultsConfig::inner_objects`]). A name counts where it starts a word (not a path's last
+/// segment) and is followed by `{` or `(`; string literals are copied as they are. One pass
+/// over the text, which is borrowed when nothing is hidden.
+pub(crate) fn hide_objects<'t>(text: &'t str, hidden: &Hidden) -> Cow<'t, str> {
+    let bytes = text.as_bytes();
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut out: Option<String> = None;
+    let mut copied = 0;
+    let mut at = 0;
+    while at < bytes.len() {
+        let b = bytes[at];
+        if b == b'"' {
+            at = string_end(bytes, at);
+            continue;
+        }
+        if !word(b) || (at > 0 && (word(bytes[at - 1]) || bytes[at - 1] == b':')) {
+            at += 1;
+            continue;
+        }
+        let mut end = at;
+        while end < bytes.len() && word(bytes[end]) {
+            end += 1;
+        }
+        let mut open = end;
+        while bytes.get(open) == Some(&b' ') {
+            open += 1;
+        }
+        match bytes.get(open) {
+            Some(&bracket @ (b'{' | b'(')) if hidden.hides(&text[at..end]) => {
+                let out = out.get_or_insert_with(|| String::with_capacity(text.len()));
+                out.push_str(&text[copied..end]);
+                out.push_str(if bracket == b'{' { " {…}" } else { "(…)" });
+                at = group_end(bytes, open);
+                copied = at;
+            }
+            _ => at = end,
+        }
+    }
+    match out {
+        None => Cow::Borrowed(text),
+        Some(mut out) => {
+            out.push_str(&text[copied..]);
+            Cow::Owned(out)
+        }
+    }
+}
+
+/// The index just past the string literal that opens at `bytes[at]`.
+fn string_end(bytes: &[u8], mut at: usize) -> usize {
     at += 1;
-    while at < chars.len() {
-        match chars[at] {
-            '\\' => at += 2,
-            '"' => return at + 1,
+    while at < bytes.len() {
+        match bytes[at] {
+            b'\\' => at += 2,
+            b'"' => return at + 1,
             _ => at += 1,
         }
     }
-    chars.len()
+    bytes.len()
 }
 
-/// The index just past the bracketed group that opens at `chars[open]` (`{`, `(` or `[`),
+/// The index just past the bracketed group that opens at `bytes[open]` (`{`, `(` or `[`),
 /// nested groups and string literals inside it skipped.
-fn group_end(chars: &[char], open: usize) -> usize {
+fn group_end(bytes: &[u8], open: usize) -> usize {
     let mut depth = 0usize;
     let mut at = open;
-    while at < chars.len() {
-        match chars[at] {
-            '"' => {
-                at = string_end(chars, at);
+    while at < bytes.len() {
+        match bytes[at] {
+            b'"' => {
+                at = string_end(bytes, at);
                 continue;
             }
-            '{' | '(' | '[' => depth += 1,
-            '}' | ')' | ']' => {
+            b'{' | b'(' | b'[' => depth += 1,
+            b'}' | b')' | b']' => {
                 depth -= 1;
                 if depth == 0 {
                     return at + 1;
@@ -2096,7 +2113,7 @@ fn group_end(chars: &[char], open: usize) -> usize {
         }
         at += 1;
     }
-    chars.len()
+    bytes.len()
 }
 
 /// `text` with every address in it (`0x` and at least 8 hex digits: a pointer's `Debug`,
@@ -2577,7 +2594,13 @@ mod tests {
     fn the_text_of_another_thread_safe_type_inside_a_value_is_hidden() {
         assert_eq!(debug_name("lockfree::incin::Incinerator<T>"), "Incinerator");
         assert_eq!(debug_name("Bin"), "Bin");
-        let names = ["Incinerator", "ThreadLocal"];
+        let names: BTreeSet<String> = ["Incinerator", "ThreadLocal", "Map"]
+            .map(String::from)
+            .into();
+        let names = Hidden {
+            names: &names,
+            own: "Map",
+        };
         assert_eq!(
             hide_objects(
                 r#"Map { top: 0x55b4a9026940, incin: Incinerator { counter: 0, tls: ThreadLocal { storage: Some([Garbage::Pair(0x7fa0)]) } }, n: "Incinerator {", m: 2 }"#,
