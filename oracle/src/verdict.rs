@@ -883,6 +883,14 @@ mod tests {
         }
     }
 
+    /// `first`, a panic, with `then`, the other thread's later panic, as the run's `also`.
+    fn with_also(mut first: Outcome, then: Outcome) -> Outcome {
+        if let Outcome::Panicked { also, .. } = &mut first {
+            also.push(then);
+        }
+        first
+    }
+
     /// Judges `concurrent` against sequential runs answered by `sequential`, and renders the
     /// verdict with the orders that were run.
     /// (The orders listed are the full-speed pass's; `paced` counts the paced runs.)
@@ -1195,10 +1203,10 @@ mod tests {
     /// doomed, and the other thread's call is not checked by running more orders (`b0` passed).
     #[test]
     fn a_call_that_panics_in_every_order_beside_the_other_threads_panic_is_not_a_violation() {
-        let mut both = panic_at(0, 0, "semaphore overflow adding 18 permits to 0");
-        if let Outcome::Panicked { also, .. } = &mut both {
-            also.push(panic_at(1, 0, "attempt to add with overflow"));
-        }
+        let both = with_also(
+            panic_at(0, 0, "semaphore overflow adding 18 permits to 0"),
+            panic_at(1, 0, "attempt to add with overflow"),
+        );
         let overflow = |order: &[(u8, u32)]| match order.last() {
             Some((0, 0)) => panic_at(0, 0, "attempt to add with overflow"),
             _ => Outcome::Passed,
@@ -1228,10 +1236,10 @@ mod tests {
     /// `b0`; every order that does panics there. Where `b0` passes after `a1`, it is not doomed.
     #[test]
     fn a_call_that_panics_in_every_order_reaching_it_is_not_a_violation() {
-        let mut both = panic_at(1, 0, "semaphore overflow adding 18 permits to 0");
-        if let Outcome::Panicked { also, .. } = &mut both {
-            also.push(panic_at(0, 1, "attempt to add with overflow"));
-        }
+        let both = with_also(
+            panic_at(1, 0, "semaphore overflow adding 18 permits to 0"),
+            panic_at(0, 1, "attempt to add with overflow"),
+        );
         // a2 and b0 overflow wherever they run; the run stops at the first panic.
         let overflow = |order: &[(u8, u32)]| {
             order
@@ -1473,10 +1481,10 @@ mod tests {
     #[test]
     fn a_panic_explained_through_the_other_threads_later_panic_is_not_a_violation() {
         let first_by_clock = panic_at(0, 2, "cannot sample empty range");
-        let mut both = first_by_clock.clone();
-        if let Outcome::Panicked { also, .. } = &mut both {
-            also.push(panic_at(1, 0, "cannot sample empty range"));
-        }
+        let both = with_also(
+            first_by_clock.clone(),
+            panic_at(1, 0, "cannot sample empty range"),
+        );
         // Every order panics at its first sample: a1 or b0 (a0 and a2 take none).
         let sequential = |order: &[(u8, u32)]| {
             let first = order.iter().find(|&&(t, c)| t == 1 || c == 1);
