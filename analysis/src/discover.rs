@@ -315,7 +315,9 @@ pub(crate) fn discover<'a>(
     // impl) stay out of discovery, as they were before those files were read.
     decls.consts.extend(Decls::of(const_files).consts);
     let mut found = Vec::new();
-    for decl in &decls.types {
+    // The index in `decls.types` of each found type's declaration.
+    let mut found_decls = Vec::new();
+    for (decl_index, decl) in decls.types.iter().enumerate() {
         let key = (decl.module.clone(), decl.name.clone());
         // A type that cannot be shared is kept as a confined one: tested only through the
         // handles it hands out (`lib.rs` drops it when it hands out none).
@@ -343,6 +345,7 @@ pub(crate) fn discover<'a>(
         ) {
             t.model.confined = confined;
             found.push(t);
+            found_decls.push(decl_index);
         }
     }
     let root = files.iter().find(|f| f.module.is_empty());
@@ -367,6 +370,20 @@ pub(crate) fn discover<'a>(
                 if !matches!(m.approximate, Some(Approximation::NotAtomic { .. })) {
                     m.approximate = Some(why.clone());
                 }
+            }
+        }
+    }
+    // A method that answers what an approximate method of the crate answers.
+    let answers_from = answers_from_approximate(&decls, index);
+    for (t, decl_index) in found.iter_mut().zip(&found_decls) {
+        for m in t
+            .model
+            .methods
+            .iter_mut()
+            .filter(|m| m.approximate.is_none())
+        {
+            if let Some(why) = answers_from.get(&(*decl_index, m.name.clone())) {
+                m.approximate = Some(why.clone());
             }
         }
     }
@@ -808,6 +825,108 @@ fn local_inner<'d, 'a>(
         return None;
     }
     decls.types.iter().find(|t| t.name == n)
+}
+
+/// The `&self` methods of the crate's types (by the index of their type in `decls.types`,
+/// and name) that answer what a method whose doc calls its answer approximate (or not atomic)
+/// answers: their body ends in a call of it on `self` or on a field of `self` that holds a type
+/// of the crate, alone or compared with a literal (`self.inner.is_empty()`, `self.len() ==
+/// 0`), to a fixpoint through such delegations, private methods and the types a wrapper
+/// holds included. The analysis of one type (a mutant's, `--type`) sees the same, as it reads
+/// the declarations, not the thread-safe types found.
+fn answers_from_approximate(
+    decls: &Decls,
+    index: &CrateIndex,
+) -> BTreeMap<(usize, String), Approximation> {
+    let mut known: BTreeMap<(usize, String), Approximation> = BTreeMap::new();
+    let mut tails: BTreeMap<(usize, String), (usize, String)> = BTreeMap::new();
+    for (i, decl) in decls.types.iter().enumerate() {
+        let field_type = |field: &str| {
+            let (_, ty) = decl.fields.iter().find(|(name, _)| name == field)?;
+            let held = local_type_at(ty, decls, index, &decl.module, 0)?;
+            decls.types.iter().position(|t| std::ptr::eq(t, held))
+        };
+        for imp in decls
+            .impls_of(decl)
+            .iter()
+            .filter(|i| i.trait_path.is_none())
+        {
+            for item in &imp.item.items {
+                let syn::ImplItem::Fn(f) = item else { continue };
+                if !f.sig.receiver().is_some_and(is_ref_self) {
+                    continue;
+                }
+                let key = (i, f.sig.ident.to_string());
+                match api::contract::approximation(&f.attrs) {
+                    Some(Approximation::Doc { line }) => {
+                        let method = format!("{}::{}", decl.name, key.1);
+                        known.insert(key, Approximation::AnswersFrom { method, line });
+                        continue;
+                    }
+                    Some(why @ Approximation::NotAtomic { .. }) => {
+                        known.insert(key, why);
+                        continue;
+                    }
+                    _ => {}
+                }
+                let callee = tail_call(&f.block).and_then(|(field, method)| match field {
+                    None => Some((i, method)),
+                    Some(field) => Some((field_type(&field)?, method)),
+                });
+                if let Some(callee) = callee {
+                    tails.insert(key, callee);
+                }
+            }
+        }
+    }
+    loop {
+        let more: Vec<_> = tails
+            .iter()
+            .filter(|(key, _)| !known.contains_key(*key))
+            .filter_map(|(key, callee)| Some((key.clone(), known.get(callee)?.clone())))
+            .collect();
+        if more.is_empty() {
+            break;
+        }
+        known.extend(more);
+    }
+    // A method's own doc is its own approximation (`contract::approximation`, in the model
+    // already); what is returned is what the others answer from.
+    known.retain(|key, _| tails.contains_key(key));
+    known
+}
+
+/// The call a block's value is the answer of: its tail expression is `self.m(..)` or
+/// `self.field.m(..)` (`None` or the field's name, and `m`), through `&`, `!`, parentheses,
+/// `?`, or compared with a literal (`self.len() == 0`).
+fn tail_call(block: &syn::Block) -> Option<(Option<String>, String)> {
+    let Some(syn::Stmt::Expr(tail, None)) = block.stmts.last() else {
+        return None;
+    };
+    let is_self = |e: &syn::Expr| matches!(e, syn::Expr::Path(p) if p.path.is_ident("self"));
+    let mut e = tail;
+    loop {
+        e = match e {
+            syn::Expr::Paren(p) => &p.expr,
+            syn::Expr::Reference(r) => &r.expr,
+            syn::Expr::Try(t) => &t.expr,
+            syn::Expr::Unary(u) if matches!(u.op, syn::UnOp::Not(_)) => &u.expr,
+            syn::Expr::Binary(b) if matches!(&*b.right, syn::Expr::Lit(_)) => &b.left,
+            syn::Expr::Binary(b) if matches!(&*b.left, syn::Expr::Lit(_)) => &b.right,
+            syn::Expr::MethodCall(call) => {
+                let method = call.method.to_string();
+                return match &*call.receiver {
+                    r if is_self(r) => Some((None, method)),
+                    syn::Expr::Field(f) if is_self(&f.base) => match &f.member {
+                        syn::Member::Named(name) => Some((Some(name.to_string()), method)),
+                        syn::Member::Unnamed(i) => Some((Some(i.index.to_string()), method)),
+                    },
+                    _ => None,
+                };
+            }
+            _ => return None,
+        };
+    }
 }
 
 /// The path of the type a field's type holds through `&` (a guard's borrow of its owner,

@@ -556,6 +556,13 @@ pub enum Approximation {
     /// answered: papaya 0.2.5's `pin_owned(); insert(0) ∥ pin_owned(); len()` printed the
     /// second `pin_owned` as `{0}` beside a `len` of 0, which no order gives (replayed 20/20).
     View,
+    /// The method answers what another method answers, and that method's doc says its
+    /// answer is approximate: `method` (`SkipList::len`, "just an approximation") is the one
+    /// whose doc says so, `line` quotes it. The method's body ends in a call of it, alone or
+    /// compared with a literal (crossbeam-skiplist's `SkipSet::is_empty` is
+    /// `self.inner.is_empty()`, down to `base::SkipList::is_empty`, `self.len() == 0`), so
+    /// the answer is no more exact than the one it comes from, though its own doc is silent.
+    AnswersFrom { method: String, line: String },
     /// The method is a collection's `capacity()`: it measures the storage the structure has
     /// allocated, not its contents, and when a concurrent structure grows or gives back its
     /// storage depends on the calls' timing (scc's `HashSet` frees its buckets when the last
@@ -573,6 +580,9 @@ impl std::fmt::Display for Approximation {
             Approximation::CrateDoc { line } => write!(f, "its crate's doc says \"{line}\""),
             Approximation::NotAtomic { line } => {
                 write!(f, "its doc says it is not atomic: \"{line}\"")
+            }
+            Approximation::AnswersFrom { method, line } => {
+                write!(f, "it answers from `{method}`, whose doc says \"{line}\"")
             }
             Approximation::Configured => f.write_str("configured approximate"),
             Approximation::Hidden => {

@@ -1242,6 +1242,61 @@ fn a_crate_doc_that_makes_whole_structure_reads_snapshots_makes_them_approximate
     assert_eq!(approximate("insert"), None);
 }
 
+/// crossbeam-skiplist's `len` says it is "just an approximation"; `is_empty` (`self.len() ==
+/// 0`) says nothing, and the set's `is_empty` only delegates to its map's, its map's to the
+/// base list's. Each answers from `len`, so none is compared (the results oracle had reported
+/// `clear(); is_empty() ∥ clear()` → `false` on crossbeam-skiplist 0.1.3). A method that only
+/// reads `len` on the way to its own answer (`push`, checking room), and a delegation to an
+/// exact method, are compared as before.
+#[test]
+fn a_method_that_answers_from_an_approximate_one_is_approximate_through_wrappers() {
+    let source = format!(
+        "{SYNC}
+        #[derive(Default)] pub struct List {{ n: AtomicUsize, items: Mutex<Vec<u8>> }}
+        impl List {{
+            pub fn new() -> Self {{ Self::default() }}
+            /// The number of items. This is just an approximation under concurrent changes.
+            pub fn len(&self) -> usize {{ self.n.load(Ordering::SeqCst) }}
+            pub fn is_empty(&self) -> bool {{ self.len() == 0 }}
+            fn exact(&self) -> usize {{ self.items.lock().unwrap().len() }}
+            pub fn count(&self) -> usize {{ self.exact() }}
+            pub fn push(&self, v: u8) -> bool {{
+                if self.len() > 3 {{ return false; }}
+                self.items.lock().unwrap().push(v);
+                self.n.fetch_add(1, Ordering::SeqCst);
+                true
+            }}
+        }}
+        #[derive(Default)] pub struct Map {{ inner: List }}
+        impl Map {{
+            pub fn new() -> Self {{ Self::default() }}
+            pub fn is_empty(&self) -> bool {{ self.inner.is_empty() }}
+            pub fn count(&self) -> usize {{ self.inner.count() }}
+        }}
+        #[derive(Default)] pub struct Set {{ inner: std::sync::Arc<Map> }}
+        impl Set {{
+            pub fn new() -> Self {{ Self::default() }}
+            pub fn is_empty(&self) -> bool {{ !(self.inner.is_empty()) }}
+        }}"
+    );
+    let model = analyze_source("fixture", "2021", &source);
+    let line = "This is just an approximation under concurrent changes.";
+    let from_len = Some(analysis::Approximation::AnswersFrom {
+        method: "List::len".into(),
+        line: line.into(),
+    });
+    assert_eq!(approximation_of(&model, "List", "is_empty"), from_len);
+    assert_eq!(approximation_of(&model, "Map", "is_empty"), from_len);
+    assert_eq!(approximation_of(&model, "Set", "is_empty"), from_len);
+    for (ty, method) in [("List", "push"), ("List", "count"), ("Map", "count")] {
+        assert_eq!(approximation_of(&model, ty, method), None, "{ty}::{method}");
+    }
+    assert!(matches!(
+        approximation_of(&model, "List", "len"),
+        Some(analysis::Approximation::Doc { .. })
+    ));
+}
+
 /// A type that dispatches to the variant its enum field holds (`match &self.0 { Inner::One(q)
 /// => q.push(v), .. }`, concurrent-queue's flavours): each method's accesses are its
 /// variants', so the pairs are grouped by them, and two variants' fields never change

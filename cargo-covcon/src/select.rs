@@ -364,7 +364,8 @@ mod selection_tests {
                         Approximation::Doc { .. }
                         | Approximation::TypeDoc { .. }
                         | Approximation::CrateDoc { .. }
-                        | Approximation::NotAtomic { .. },
+                        | Approximation::NotAtomic { .. }
+                        | Approximation::AnswersFrom { .. },
                     ) => {
                         format!("{}~doc", m.name)
                     }

@@ -507,7 +507,8 @@ mod tests {
             | Approximation::View
             | Approximation::NotAtomic { .. }
             | Approximation::TypeDoc { .. }
-            | Approximation::CrateDoc { .. } => unreachable!(),
+            | Approximation::CrateDoc { .. }
+            | Approximation::AnswersFrom { .. } => unreachable!(),
         });
         assert_eq!(got.as_deref(), expect, "{doc}");
     }
