@@ -503,6 +503,15 @@ pub struct Method {
     /// oracle does not judge a test in which one answered so. Its other answers are compared.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub contended: Option<String>,
+    /// The first sentence of the method's `# Panics` doc section, when it has one
+    /// (maitake-sync's `add_permits`: "If adding `permits` permits would cause the permit
+    /// count to overflow [`MAX_PERMITS`] ([`usize::MAX`] - 1)."). Such a method panics, by its
+    /// contract, for some arguments, and an integer type's edges are where such contracts
+    /// are broken: the generator draws its integer arguments small, where the two threads'
+    /// calls meet, instead of calls that panic in every order of the test (and a concurrent
+    /// run whose two doomed calls panic and then abort while unwinding the other's).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub panics: Option<String>,
     /// Whether what it returns can hold the object after the call returns, until it is
     /// dropped: a guard type of the crate itself, by name (`MutexGuard<T>` of a spin lock crate, `GuardResult`,
     /// `Option<SpinGuard<'_>>`) or a type of the crate with a `Drop` impl (a `Permit<'_>`);

@@ -693,6 +693,22 @@ impl TestGenerator {
                     *arg = (*v).clone();
                 }
             }
+            // A method whose doc has a `# Panics` section panics for some arguments by its
+            // contract, and an integer type's edges are where such contracts break
+            // (`add_permits(usize::MAX)` overflows the count in every order): its integers
+            // are drawn small.
+            if self.methods[method].panics.is_some() {
+                for arg in &mut call.args {
+                    if let Value::Int(n) = *arg {
+                        if n.abs() > MAX_SIZE_ARGUMENT {
+                            let small: Vec<i128> = (self.pools.ints.iter().copied())
+                                .filter(|i| i.abs() <= MAX_SIZE_ARGUMENT)
+                                .collect();
+                            *arg = Value::Int(*small.choose(rng).unwrap_or(&1));
+                        }
+                    }
+                }
+            }
             if self.hung.is_empty() || !self.hung.contains(&hang_key(&call)) {
                 break;
             }
@@ -891,13 +907,20 @@ impl TestGenerator {
         for _ in 0..HUNG_REDRAWS {
             call.args = constructor_params(constructor)
                 .zip(&sizes)
-                .map(|(kind, &size)| {
+                .map(|(kind, &cap)| {
                     let v = values.value(kind, ctx, rng);
-                    match v {
-                        Value::Int(n) if size && n > MAX_SIZE_ARGUMENT => {
-                            Value::Int(*self.pools.ints.choose(rng).unwrap_or(&1))
+                    match (v, cap) {
+                        (Value::Int(n), Some(cap)) if n > cap => {
+                            let small: Vec<i128> = self
+                                .pools
+                                .ints
+                                .iter()
+                                .copied()
+                                .filter(|&i| i <= cap)
+                                .collect();
+                            Value::Int(*small.choose(rng).unwrap_or(&1))
                         }
-                        v => v,
+                        (v, _) => v,
                     }
                 })
                 .collect();
@@ -1090,21 +1113,35 @@ pub(crate) fn alternating([m1, m2]: [usize; 2], length: usize) -> [Vec<usize>; 2
 /// the plain pool's integers.
 const MAX_SIZE_ARGUMENT: i128 = 1024;
 
-/// For each of a constructor's arguments ([`constructor_params`]'s order), whether it is a
-/// size by its name (or its builder call's): `cap`, `capacity`, `size`, `shards`, `buckets`,
-/// `bytes`, `len`, `n`.
-fn size_params(constructor: &Constructor) -> Vec<bool> {
+/// The largest count of parts (`shards`, `segments`) a constructor is given: each part is a
+/// whole inner structure built in the setup (moka's `SegmentedCache::new(_, 3072)` builds
+/// 3,072 caches for every test), and two threads meet in one or two of them; past a few
+/// dozen, more parts only make every setup slower.
+const MAX_PARTS_ARGUMENT: i128 = 64;
+
+/// For each of a constructor's arguments ([`constructor_params`]'s order), the largest value
+/// drawn for it when it is a size by its name (or its builder call's): `cap`, `capacity`,
+/// `size`, `bytes`, `len`, `slots`, `buckets`, `n` ([`MAX_SIZE_ARGUMENT`]); `shards`,
+/// `segments` ([`MAX_PARTS_ARGUMENT`]); `None` for any other argument.
+fn size_params(constructor: &Constructor) -> Vec<Option<i128>> {
     let sized = |name: &str| {
         let name = name.to_ascii_lowercase();
-        name == "n"
-            || ["cap", "size", "shard", "bucket", "bytes", "len", "slots"]
+        if ["shard", "segment"].iter().any(|w| name.contains(w)) {
+            Some(MAX_PARTS_ARGUMENT)
+        } else if name == "n"
+            || ["cap", "size", "bucket", "bytes", "len", "slots"]
                 .iter()
                 .any(|w| name.contains(w))
+        {
+            Some(MAX_SIZE_ARGUMENT)
+        } else {
+            None
+        }
     };
     let chain = constructor.chain.iter().flat_map(|call| {
         call.params
             .iter()
-            .map(move |p| sized(&p.name) || sized(&call.name))
+            .map(move |p| sized(&p.name).or_else(|| sized(&call.name)))
     });
     constructor
         .params
@@ -1646,6 +1683,43 @@ mod tests {
         assert_eq!(built, BTreeSet::from(["with".to_string()]));
     }
 
+    /// maitake-sync's `add_permits` documents a panic when the count would overflow: its
+    /// integers are drawn small, never `usize::MAX` (which panics in every order, and whose
+    /// two panicking calls aborted a concurrent run while unwinding). A method without such a
+    /// section still gets the type's edges.
+    #[test]
+    fn a_method_with_a_documented_panic_gets_small_integers() {
+        let int = ParamKind::Int {
+            signed: false,
+            bits: 64,
+        };
+        let mut add = method("add_permits", vec![int.clone()]);
+        add.panics = Some("If adding `permits` permits would overflow the count.".into());
+        let model = model(
+            vec![add, method("try_acquire", vec![int])],
+            &[("add_permits", "try_acquire", Group::High)],
+        );
+        let tests = generator(&model, Strategy::Bc, 1).next_batch(2000);
+        let largest = |name: &str| {
+            tests
+                .iter()
+                .flat_map(|t| t.prefix.iter().chain(t.threads.iter().flatten()))
+                .filter(|c| c.method == name)
+                .filter_map(|c| match c.args[0] {
+                    Value::Int(n) => Some(n),
+                    _ => None,
+                })
+                .max()
+                .unwrap()
+        };
+        assert!(
+            largest("add_permits") <= MAX_SIZE_ARGUMENT,
+            "{}",
+            largest("add_permits")
+        );
+        assert_eq!(largest("try_acquire"), i128::from(u64::MAX));
+    }
+
     #[test]
     fn a_size_argument_of_a_constructor_stays_small_and_a_value_argument_does_not() {
         let mut model = only_a_b();
@@ -1659,7 +1733,7 @@ mod tests {
         };
         model.constructors = vec![Constructor {
             name: "with_capacity".into(),
-            params: vec![int("capacity"), int("initial")],
+            params: vec![int("capacity"), int("initial"), int("num_segments")],
             ..Constructor::default()
         }];
         let tests = generator(&model, Strategy::Bc, 1).next_batch(2000);
@@ -1674,6 +1748,9 @@ mod tests {
                 .unwrap()
         };
         assert!(largest(0) <= MAX_SIZE_ARGUMENT, "{}", largest(0));
+        // A count of parts, each a whole structure built in the setup, is smaller still.
+        assert!(largest(2) <= MAX_PARTS_ARGUMENT, "{}", largest(2));
+        assert!(largest(2) > 1, "{}", largest(2));
         // Edges are drawn for other integers: `u64::MAX` among 2,000 draws.
         assert_eq!(largest(1), i128::from(u64::MAX));
     }
@@ -2256,14 +2333,15 @@ mod tests {
     }
 
     /// A constructor argument whose setups were slow (and never fast) is drawn again: after
-    /// two slow setups of `new(3072)` (moka's `SegmentedCache` builds 4,096 caches for it) the
-    /// generator builds the type with other sizes, and tests whose setups were not measured
-    /// teach it nothing.
+    /// two slow setups of `new(3072)` (moka's `SegmentedCache` built 4,096 caches for it,
+    /// before a count of segments was capped by its name) the generator builds the type with
+    /// other values, and tests whose setups were not measured teach it nothing. The argument's
+    /// name here marks no size.
     #[test]
     fn a_constructor_argument_seen_only_in_slow_setups_is_drawn_again() {
         let mut model = model(vec![method("get", vec![])], &[("get", "get", Group::High)]);
         model.constructors[0].params = vec![analysis::Param {
-            name: "segments".into(),
+            name: "depth".into(),
             ty: "usize".into(),
             kind: ParamKind::Int {
                 bits: 64,

@@ -403,6 +403,43 @@ fn quoted_in(text: &str, phrases: &[&str]) -> Option<String> {
 }
 
 /// Whether `attrs` hold any doc comment.
+/// The first sentence of the doc comment's `# Panics` section (any heading level), or the
+/// heading's own text when the section has no sentence before the next heading or the end.
+pub(crate) fn panics(attrs: &[syn::Attribute]) -> Option<String> {
+    let mut words: Option<Vec<String>> = None;
+    let mut in_code = false;
+    'doc: for text in attrs.iter().filter_map(doc_attr) {
+        for line in text.lines().map(str::trim) {
+            if line.starts_with("```") || line.starts_with("~~~") {
+                in_code = !in_code;
+            } else if in_code {
+                continue;
+            } else if let Some(heading) = line.strip_prefix('#') {
+                if words.is_some() {
+                    break 'doc;
+                }
+                if heading
+                    .trim_start_matches('#')
+                    .trim()
+                    .eq_ignore_ascii_case("panics")
+                {
+                    words = Some(Vec::new());
+                }
+            } else if let Some(words) = words.as_mut() {
+                words.extend(line.split_whitespace().map(str::to_string));
+            }
+        }
+    }
+    let text = words?.join(" ");
+    let end = [". ", "! ", "? "]
+        .iter()
+        .filter_map(|e| text.find(e).map(|at| at + 1))
+        .min()
+        .unwrap_or(text.len());
+    let first = text[..end].trim();
+    Some(if first.is_empty() { "# Panics" } else { first }.to_string())
+}
+
 pub(crate) fn has_doc(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|a| doc_attr(a).is_some())
 }
@@ -761,6 +798,30 @@ mod tests {
         assert_eq!(type_approximation(&doc(" A concurrent map.")), None);
         // A method's "approximate" is the method's: the type's contents are not.
         assert_eq!(type_approximation(&doc(" Its `len` is approximate.")), None);
+    }
+
+    /// The `# Panics` section's first sentence, each `///` line an attribute of its own as
+    /// rustc gives them; a section that ends at the next heading; none without the heading
+    /// (a sentence that only mentions panics elsewhere), nor inside a code block.
+    #[test]
+    fn the_first_sentence_of_a_panics_section_is_quoted() {
+        let of = |doc: &str| {
+            let source = doc.lines().map(|l| format!("///{l}\n")).collect::<String>() + "fn f() {}";
+            let item: syn::ItemFn = syn::parse_str(&source).unwrap();
+            panics(&item.attrs)
+        };
+        let semaphore = " Adds permits.\n\n # Panics\n\n If adding `permits` permits would cause \
+                         the permit\n count to overflow. It is then left as it was.\n\n # Examples";
+        assert_eq!(
+            of(semaphore).as_deref(),
+            Some("If adding `permits` permits would cause the permit count to overflow.")
+        );
+        assert_eq!(
+            of(" Pushes.\n ## Panics\n # Examples\n Never panics.").as_deref(),
+            Some("# Panics")
+        );
+        assert_eq!(of(" Pushes. This panics if the queue is full."), None);
+        assert_eq!(of(" Pushes.\n ```\n # Panics\n ```\n Fine."), None);
     }
 
     #[test]

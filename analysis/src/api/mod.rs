@@ -1139,6 +1139,7 @@ fn method(
         },
         coalesces: None,
         contended: contract::contended(attrs),
+        panics: contract::panics(attrs),
         holds: match &sig.output {
             syn::ReturnType::Type(_, t) => holds_receiver(t, cx),
             syn::ReturnType::Default => false,
