@@ -323,6 +323,16 @@ impl ViolationReport {
             }
             (None, _) => {}
         }
+        // A worker runs many tests: memory one of them corrupted shows where it is next used,
+        // maybe in a later test (thingbuf 0.1.6's `send_timeout` leaves a stack node linked,
+        // and a later test that never sends aborted on "malloc(): unaligned tcache chunk").
+        if self.kind == Kind::Crash && self.unconfirmed() {
+            evidence.push(
+                "a crash no re-run repeats may be damage an earlier test of the same worker left: \
+                 this test need not be its cause"
+                    .to_string(),
+            );
+        }
         evidence
     }
 

@@ -395,6 +395,23 @@ covcon: 2 violations (1 new, 1 in baseline) in 5 types, 1250 tests, 12.5s (harne
         );
     }
 
+    /// An unconfirmed crash says this test need not be its cause; a confirmed one, or an
+    /// unconfirmed panic, does not.
+    #[test]
+    fn an_unconfirmed_crash_says_an_earlier_test_may_have_caused_it() {
+        let hint = "an earlier test of the same worker";
+        let says = |kind: Kind, confirmed: [u32; 2]| {
+            let mut report = sample::report();
+            let v = &mut report.types[0].violations[0];
+            v.kind = kind;
+            v.confirmed = Some(confirmed);
+            render(&report, Style::default()).contains(hint)
+        };
+        assert!(says(Kind::Crash, [0, 20]));
+        assert!(!says(Kind::Crash, [3, 20]));
+        assert!(!says(Kind::Panic, [0, 20]));
+    }
+
     /// A type with threads of its own, or whose panics only waiting alone explained, says so
     /// under its line; one without says nothing.
     #[test]
