@@ -898,7 +898,8 @@ fn answers_from_approximate(
 
 /// The call a block's value is the answer of: its tail expression is `self.m(..)` or
 /// `self.field.m(..)` (`None` or the field's name, and `m`), through `&`, `!`, parentheses,
-/// `?`, or compared with a literal (`self.len() == 0`).
+/// `?`, or a binary operator whose other side is a literal (`self.len() == 0`, `self.len() +
+/// 1`).
 fn tail_call(block: &syn::Block) -> Option<(Option<String>, String)> {
     let Some(syn::Stmt::Expr(tail, None)) = block.stmts.last() else {
         return None;

@@ -210,24 +210,7 @@ pub(crate) struct Section {
 /// attributes) that say the operations they speak of are not atomic
 /// ([`SECTION_PHRASES`], [`NOT_ATOMIC_PHRASES`]).
 pub(crate) fn not_atomic_sections(attrs: &[syn::Attribute]) -> Vec<Section> {
-    let mut sections: Vec<(String, Vec<String>)> = Vec::new();
-    let mut in_code = false;
-    for text in attrs.iter().filter_map(doc_attr) {
-        for line in text.lines().map(str::trim) {
-            if line.starts_with("```") || line.starts_with("~~~") {
-                in_code = !in_code;
-            } else if in_code {
-                continue;
-            } else if let Some(heading) = line.strip_prefix('#') {
-                sections.push((
-                    heading.trim_start_matches('#').trim().to_string(),
-                    Vec::new(),
-                ));
-            } else if let Some((_, words)) = sections.last_mut() {
-                words.extend(line.split_whitespace().map(str::to_string));
-            }
-        }
-    }
+    let sections = doc_sections(attrs);
     let phrases: Vec<&str> = NOT_ATOMIC_PHRASES
         .iter()
         .chain(SECTION_PHRASES)
@@ -402,35 +385,38 @@ fn quoted_in(text: &str, phrases: &[&str]) -> Option<String> {
     Some(sentence(text, at, end).to_string())
 }
 
-/// Whether `attrs` hold any doc comment.
-/// The first sentence of the doc comment's `# Panics` section (any heading level), or the
-/// heading's own text when the section has no sentence before the next heading or the end.
-pub(crate) fn panics(attrs: &[syn::Attribute]) -> Option<String> {
-    let mut words: Option<Vec<String>> = None;
+/// The sections of a doc comment under its `#` headings (any level), outside code blocks:
+/// each heading's text and the words under it, up to the next heading. Words before the first
+/// heading are in none.
+fn doc_sections(attrs: &[syn::Attribute]) -> Vec<(String, Vec<String>)> {
+    let mut sections: Vec<(String, Vec<String>)> = Vec::new();
     let mut in_code = false;
-    'doc: for text in attrs.iter().filter_map(doc_attr) {
+    for text in attrs.iter().filter_map(doc_attr) {
         for line in text.lines().map(str::trim) {
             if line.starts_with("```") || line.starts_with("~~~") {
                 in_code = !in_code;
             } else if in_code {
                 continue;
             } else if let Some(heading) = line.strip_prefix('#') {
-                if words.is_some() {
-                    break 'doc;
-                }
-                if heading
-                    .trim_start_matches('#')
-                    .trim()
-                    .eq_ignore_ascii_case("panics")
-                {
-                    words = Some(Vec::new());
-                }
-            } else if let Some(words) = words.as_mut() {
+                sections.push((
+                    heading.trim_start_matches('#').trim().to_string(),
+                    Vec::new(),
+                ));
+            } else if let Some((_, words)) = sections.last_mut() {
                 words.extend(line.split_whitespace().map(str::to_string));
             }
         }
     }
-    let text = words?.join(" ");
+    sections
+}
+
+/// The first sentence of the doc comment's `# Panics` section (any heading level), or the
+/// heading's own text when the section has no sentence before the next heading or the end.
+pub(crate) fn panics(attrs: &[syn::Attribute]) -> Option<String> {
+    let (_, words) = doc_sections(attrs)
+        .into_iter()
+        .find(|(heading, _)| heading.eq_ignore_ascii_case("panics"))?;
+    let text = words.join(" ");
     let end = [". ", "! ", "? "]
         .iter()
         .filter_map(|e| text.find(e).map(|at| at + 1))
@@ -440,6 +426,7 @@ pub(crate) fn panics(attrs: &[syn::Attribute]) -> Option<String> {
     Some(if first.is_empty() { "# Panics" } else { first }.to_string())
 }
 
+/// Whether `attrs` hold any doc comment.
 pub(crate) fn has_doc(attrs: &[syn::Attribute]) -> bool {
     attrs.iter().any(|a| doc_attr(a).is_some())
 }
