@@ -237,7 +237,7 @@ fn a_take_hung_after_the_other_thread_finished_its_put_is_a_violation() {
     check(
         1,
         &["ok_a take | put"],
-        "[ok_a+put]; deadlock {ok_a, take} \"deadlock: thread 0 blocked in take, thread 1 blocked in (no instrumented method)\" after 4 linearizations",
+        "[ok_a+put]; deadlock {ok_a, take} \"deadlock: thread 0 blocked in take after thread 1 had finished all its calls\" after 4 linearizations",
     );
 }
 

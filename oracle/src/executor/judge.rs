@@ -331,7 +331,7 @@ pub(super) fn describe(
         Failure::Deadlock {
             inside,
             lost_wakeup,
-            ..
+            waited_after,
         } => {
             let methods = match inside {
                 [Some(a), Some(b)] => [a.clone(), b.clone()],
@@ -344,11 +344,20 @@ pub(super) fn describe(
                     "lost wake-up: thread {t} waited in {} on a condition variable for a notify that never came, although what it waited for already held: every thread was blocked, and one wake-up from covcon's watchdog (as a spurious wake-up would be, which code that re-checks its condition survives) let it finish; without it, it waits for ever",
                     in_call(usize::from(*t).min(1))
                 ),
-                None => format!(
-                    "deadlock: thread 0 blocked in {}, thread 1 blocked in {}",
-                    in_call(0),
-                    in_call(1),
-                ),
+                // One thread hung after the other had finished every call: say so, not
+                // that the other was blocked somewhere no instrumented method shows.
+                None => match waited_after {
+                    Some((t, _)) => format!(
+                        "deadlock: thread {t} blocked in {} after thread {} had finished all its calls",
+                        in_call(usize::from(*t).min(1)),
+                        1 - t.min(&1),
+                    ),
+                    None => format!(
+                        "deadlock: thread 0 blocked in {}, thread 1 blocked in {}",
+                        in_call(0),
+                        in_call(1),
+                    ),
+                },
             };
             (methods, message, None)
         }
