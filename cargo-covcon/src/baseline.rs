@@ -7,6 +7,7 @@
 use crate::report::{Kind, Report};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
 use std::path::Path;
 
 pub const FORMAT_VERSION: u32 = 1;
@@ -68,6 +69,15 @@ impl Baseline {
         }
     }
 
+    /// The campaign's known violation keys (`oracle::violation_key`): a violation the
+    /// baseline lists does not end its type's search.
+    pub fn keys(&self) -> BTreeSet<String> {
+        self.violations
+            .iter()
+            .map(|k| oracle::violation_key(&k.type_path, &k.methods, k.kind.as_str()))
+            .collect()
+    }
+
     pub fn load(path: &Path) -> Result<Baseline> {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read baseline `{}`", path.display()))?;
@@ -117,6 +127,26 @@ mod tests {
             serde_json::json!({"format_version": 1, "violations": [
                 {"type": "bank::Account", "methods": ["deposit", "deposit"], "kind": "deadlock"}]}),
             2,
+        );
+    }
+
+    #[test]
+    fn the_campaign_knows_each_entry_by_the_executors_key_in_either_order() {
+        let baseline: Baseline = serde_json::from_value(serde_json::json!({
+            "format_version": 1, "violations": [
+                {"type": "locks::Pair", "methods": ["ba", "ab"], "kind": "deadlock"},
+                {"type": "locks::Pair", "methods": ["ab", "ba"], "kind": "wrong_result"}]}))
+        .unwrap();
+        let pair = ["ab".to_string(), "ba".to_string()];
+        let expect: BTreeSet<String> = [
+            oracle::violation_key("locks::Pair", &pair, "deadlock"),
+            oracle::violation_key("locks::Pair", &pair, "wrong_result"),
+        ]
+        .into();
+        assert_eq!(baseline.keys(), expect);
+        assert!(
+            expect.contains("locks::Pair::{ab, ba} deadlock"),
+            "{expect:?}"
         );
     }
 

@@ -227,7 +227,7 @@ pub struct RunArgs {
     /// Directory for reports, reproducers and the harness [default: <target-dir>/covcon]
     #[arg(long, value_name = "DIR", help_heading = "Output")]
     pub out: Option<PathBuf>,
-    /// Known violations that do not fail the run
+    /// Known violations: they do not fail the run, nor end their type's search
     #[arg(long, value_name = "FILE", help_heading = "CI Gate")]
     pub baseline: Option<PathBuf>,
     /// Write this run's violations as a baseline file

@@ -208,11 +208,17 @@ fn campaign(
     let mut executor = prepared.executor(oracle_config)?;
     let strategy: Strategy = options.strategy.parse().map_err(usage_error)?;
     let types = prepared.type_configs.clone();
+    // A violation the baseline knows ends no type's search: the gate looks on for new ones.
+    let known = match &options.baseline {
+        Some(path) => crate::baseline::Baseline::load(path)?.keys(),
+        None => BTreeSet::new(),
+    };
     let config = CampaignConfig {
         strategy,
         seed: options.seed,
         time_budget: options.time_budget,
         keep_going: options.keep_going,
+        known,
         max_tests_per_type: options.max_tests,
         batch_size: options.batch_size.unwrap_or(DEFAULT_BATCH),
         types,

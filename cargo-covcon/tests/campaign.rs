@@ -217,7 +217,10 @@ fn campaigns_on_the_counter_crate_find_the_race_pass_the_twin_and_gate_on_a_base
     let all = serde_json::json!({"format_version": 1, "violations": known});
     std::fs::write(sandbox.path("baseline.json"), all.to_string()).unwrap();
 
-    // With that baseline the bug no longer fails the run; it is still reported.
+    // With that baseline the bug no longer fails the run; it is still reported, and it does
+    // not end the type's search: the gate looks on for a new violation to its test limit (a
+    // third of the type's tests fail, so 200 tests see the known one, found at the first
+    // test without a baseline, many times over).
     let run = sandbox.covcon(&[
         "--type",
         "Counter",
@@ -225,7 +228,7 @@ fn campaigns_on_the_counter_crate_find_the_race_pass_the_twin_and_gate_on_a_base
         "1",
         // Bounded by tests, not by the machine's speed; the budget is only a safety net.
         "--max-tests",
-        "5000",
+        "200",
         "--time-budget",
         "10m",
         "--out",
@@ -234,4 +237,6 @@ fn campaigns_on_the_counter_crate_find_the_race_pass_the_twin_and_gate_on_a_base
         "baseline.json",
     ]);
     check(&run, 0, &["(known, in baseline)"]);
+    let known = sandbox.report("o");
+    assert_eq!(known["types"][0]["tests_run"], 200, "{known}");
 }

@@ -29,6 +29,10 @@ pub struct CampaignConfig {
     /// Go on after a type's first violation ([`Executor::conclusive`] one), reporting each
     /// distinct violation once.
     pub keep_going: bool,
+    /// Keys ([`Executor::violation_key`]) of violations a baseline already lists: finding
+    /// one does not end its type's search (a CI gate looks on for a new violation of a type
+    /// with a known one), and it is reported once, as any other.
+    pub known: BTreeSet<String>,
     /// Stop a type at its first violation even when it is not [`Executor::conclusive`] (the
     /// bench, which measures the first sighting, and mutants, which count any as a catch).
     pub stop_at_unconfirmed: bool,
@@ -75,6 +79,7 @@ impl Default for CampaignConfig {
             max_tests_per_type: None,
             batch_size: 64,
             keep_going: false,
+            known: BTreeSet::new(),
             stop_at_unconfirmed: false,
             coverage_goal: None,
             pools: Pools::default(),
@@ -328,6 +333,7 @@ impl<E: Executor> TypeRun<'_, E> {
                 (false, true) => StopAt::Any,
                 (false, false) => StopAt::Conclusive,
             });
+        self.executor.set_known(&config.known);
         self.report(generator, &result, false);
         let stopped = loop {
             if let Some(reason) = stop_reason(
@@ -428,6 +434,7 @@ fn stop_reason<E: Executor>(
     } else if result
         .violations
         .iter()
+        .filter(|v| !config.known.contains(&v.key))
         .any(|v| config.stop_at_unconfirmed || executor.conclusive(&v.violation))
         && !config.keep_going
     {

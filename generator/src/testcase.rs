@@ -349,6 +349,12 @@ pub trait Executor {
     /// stops the type after this batch, and that work is what the user would wait for before
     /// the report. The default ignores it.
     fn set_stop_at(&mut self, _stop: StopAt) {}
+
+    /// The keys ([`Self::violation_key`]) of violations already known (a CI gate's
+    /// baseline), set at the start of each type: one of them ends no search, so an executor
+    /// that leaves out work once a batch has a violation that does ([`Self::set_stop_at`])
+    /// must not leave it out for these. The default ignores it.
+    fn set_known(&mut self, _known: &std::collections::BTreeSet<String>) {}
 }
 
 /// Which violation ends a type's search ([`Executor::set_stop_at`]).

@@ -29,6 +29,8 @@ struct FakeExecutor {
     deadlines: Vec<Option<Instant>>,
     /// Each type's `set_stop_at`, in order.
     stop_ats: Vec<StopAt>,
+    /// Each type's `set_known`, in order.
+    knowns: Vec<BTreeSet<String>>,
     /// Once a deadline is set, answer only this many tests of each batch, as an executor
     /// that runs out of time part-way through a batch does.
     answer_first: Option<usize>,
@@ -48,6 +50,7 @@ impl FakeExecutor {
             executed: Vec::new(),
             deadlines: Vec::new(),
             stop_ats: Vec::new(),
+            knowns: Vec::new(),
             answer_first: None,
             unconfirmed_first: 0,
             sightings: std::cell::Cell::new(0),
@@ -132,6 +135,10 @@ impl Executor for FakeExecutor {
 
     fn set_stop_at(&mut self, stop: StopAt) {
         self.stop_ats.push(stop);
+    }
+
+    fn set_known(&mut self, known: &BTreeSet<String>) {
+        self.knowns.push(known.clone());
     }
 }
 
@@ -348,6 +355,40 @@ fn keep_going_reports_each_distinct_violation_once_until_the_test_limit() {
         "bank::Bank: MaxTests, 600 tests, [peek/touch@9 deposit/refresh@26]",
     );
     assert_eq!(executor.stop_ats, [StopAt::Never]);
+}
+
+#[test]
+fn a_violation_the_baseline_knows_ends_no_search_and_a_new_one_does() {
+    let known =
+        |keys: &[&str]| -> BTreeSet<String> { keys.iter().map(|k| k.to_string()).collect() };
+    let cases = [
+        (
+            known(&[]),
+            "bank::Bank: Violation, 16 tests, [peek/touch@9]",
+        ),
+        (
+            known(&["peek/touch"]),
+            "bank::Bank: Violation, 32 tests, [peek/touch@9 deposit/refresh@26]",
+        ),
+        (
+            known(&["deposit/refresh", "peek/touch"]),
+            "bank::Bank: MaxTests, 600 tests, [peek/touch@9 deposit/refresh@26]",
+        ),
+    ];
+    for (known, expect) in cases {
+        let mut executor = FakeExecutor {
+            second_bug: true,
+            ..FakeExecutor::new(true)
+        };
+        let config = CampaignConfig {
+            known: known.clone(),
+            ..config(Strategy::Bc)
+        };
+        check(&[bank("bank::Bank")], config, &mut executor, expect);
+        // The executor is told too, so that a known violation does not end its batch's work.
+        assert_eq!(executor.knowns, [known], "{expect}");
+        assert_eq!(executor.stop_ats, [StopAt::Conclusive], "{expect}");
+    }
 }
 
 #[test]

@@ -236,6 +236,8 @@ pub struct OracleExecutor {
     /// the batch being run has one: its other tests are then run for their coverage only,
     /// neither judged nor explored, and its chunks not yet started are left out.
     stop_at: StopAt,
+    /// Keys of violations a baseline lists (`Executor::set_known`): they end no search.
+    known: BTreeSet<String>,
     search_over: AtomicBool,
     /// Per type, about how many schedule points a controlled run passes (PCT spreads its
     /// change points over them): the most seen lately.
@@ -297,6 +299,7 @@ impl OracleExecutor {
             per_type: Mutex::new(BTreeMap::new()),
             deadline: None,
             stop_at: StopAt::Never,
+            known: BTreeSet::new(),
             search_over: AtomicBool::new(false),
             steps: Mutex::new(HashMap::new()),
             explaining_pass: Mutex::new(HashMap::new()),
@@ -420,6 +423,9 @@ impl OracleExecutor {
 
     /// Whether `violation` ends its type's search (`Executor::set_stop_at`).
     fn ends_search(&self, violation: &Violation) -> bool {
+        if !self.known.is_empty() && self.known.contains(&key_of(violation)) {
+            return false;
+        }
         match self.stop_at {
             StopAt::Never => false,
             StopAt::Any => true,
@@ -574,8 +580,7 @@ impl Executor for OracleExecutor {
     }
 
     fn violation_key(&self, violation: &Violation) -> String {
-        let [a, b] = &violation.methods;
-        format!("{}::{{{a}, {b}}} {}", violation.type_path, violation.kind)
+        key_of(violation)
     }
 
     fn set_deadline(&mut self, deadline: Option<Instant>) {
@@ -585,6 +590,30 @@ impl Executor for OracleExecutor {
     fn set_stop_at(&mut self, stop: StopAt) {
         self.stop_at = stop;
     }
+
+    fn set_known(&mut self, known: &BTreeSet<String>) {
+        self.known.clone_from(known);
+    }
+}
+
+fn key_of(violation: &Violation) -> String {
+    violation_key(
+        &violation.type_path,
+        &violation.methods,
+        violation.kind.to_string().as_str(),
+    )
+}
+
+/// The key of a violation of `kind` (`panic`, `deadlock`, `crash`, `wrong_result`) in the pair
+/// `methods` of `type_path`, as `Executor::violation_key` gives it: a baseline's entries become
+/// the campaign's known keys through it.
+pub fn violation_key(type_path: &str, methods: &[String; 2], kind: &str) -> String {
+    let [a, b] = if methods[0] <= methods[1] {
+        [&methods[0], &methods[1]]
+    } else {
+        [&methods[1], &methods[0]]
+    };
+    format!("{type_path}::{{{a}, {b}}} {kind}")
 }
 
 /// The directory under the output directory that workers run in ([`WorkerCommand::dir`]).
