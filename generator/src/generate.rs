@@ -701,10 +701,7 @@ impl TestGenerator {
                 for arg in &mut call.args {
                     if let Value::Int(n) = *arg {
                         if n.abs() > MAX_SIZE_ARGUMENT {
-                            let small: Vec<i128> = (self.pools.ints.iter().copied())
-                                .filter(|i| i.abs() <= MAX_SIZE_ARGUMENT)
-                                .collect();
-                            *arg = Value::Int(*small.choose(rng).unwrap_or(&1));
+                            *arg = Value::Int(self.pools.small_int(MAX_SIZE_ARGUMENT, rng));
                         }
                     }
                 }
@@ -911,14 +908,7 @@ impl TestGenerator {
                     let v = values.value(kind, ctx, rng);
                     match (v, cap) {
                         (Value::Int(n), Some(cap)) if n > cap => {
-                            let small: Vec<i128> = self
-                                .pools
-                                .ints
-                                .iter()
-                                .copied()
-                                .filter(|&i| i <= cap)
-                                .collect();
-                            Value::Int(*small.choose(rng).unwrap_or(&1))
+                            Value::Int(self.pools.small_int(cap, rng))
                         }
                         (v, _) => v,
                     }

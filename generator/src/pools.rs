@@ -66,6 +66,18 @@ pub struct Pools {
     pub reuse_percent: u32,
 }
 
+impl Pools {
+    /// One of the integers pool's values whose size is at most `bound` (1 when none is): what
+    /// takes the place of a drawn integer past a bound the callee is known to break or crawl
+    /// at (a capacity of a billion, `add_permits(usize::MAX)` against a `# Panics` section).
+    pub(crate) fn small_int(&self, bound: i128, rng: &mut impl Rng) -> i128 {
+        let small: Vec<i128> = (self.ints.iter().copied())
+            .filter(|i| i.abs() <= bound)
+            .collect();
+        *small.choose(rng).unwrap_or(&1)
+    }
+}
+
 impl Default for Pools {
     fn default() -> Pools {
         Pools {
