@@ -557,6 +557,12 @@ pub enum Approximation {
     /// it answers beside a concurrent call (sled 0.32's `space_amplification`, a ratio of the
     /// files' physical size that the log's buffering of two threads' writes changes).
     Hidden,
+    /// The method's name starts with `_`, which by Rust's naming convention marks what a
+    /// caller is not meant to use, so nothing promises what it answers beside a concurrent
+    /// call: dashmap 6.2.1's `Map` trait ("Implementation detail that is exposed due to
+    /// generic constraints in public types") has `_capacity`, which sums the shards' storage one
+    /// lock at a time and answered 15 beside a `_shrink_to_fit` where every order gives 24.
+    Underscored,
     /// The method answers a view of the object: a type of the crate that borrows it (a
     /// lifetime argument) and whose `Debug` lists the entries it iterates over `self`
     /// (papaya's `HashSet::pin_owned` answers `HashSetRef<'_, ..>`, printed
@@ -599,6 +605,9 @@ impl std::fmt::Display for Approximation {
             }
             Approximation::View => f.write_str(
                 "it answers a view that borrows the object and lists it when printed, after the call returns",
+            ),
+            Approximation::Underscored => f.write_str(
+                "its name starts with `_`, by convention no part of the API a caller relies on",
             ),
             Approximation::Storage => f.write_str(
                 "it measures allocated storage, which the calls' timing grows and frees",

@@ -371,6 +371,7 @@ mod selection_tests {
                     }
                     Some(Approximation::Configured) => format!("{}~configured", m.name),
                     Some(Approximation::Hidden) => format!("{}~hidden", m.name),
+                    Some(Approximation::Underscored) => format!("{}~underscored", m.name),
                     Some(Approximation::Storage) => format!("{}~storage", m.name),
                     Some(Approximation::View) => format!("{}~view", m.name),
                 })

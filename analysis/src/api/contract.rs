@@ -330,6 +330,15 @@ pub(crate) fn storage_answer(sig: &syn::Signature) -> Option<Approximation> {
     (sig.ident == "capacity" && only_receiver && answers).then_some(Approximation::Storage)
 }
 
+/// A method named with a leading `_` is outside the API by convention
+/// ([`Approximation::Underscored`]).
+pub(crate) fn underscored(sig: &syn::Signature) -> Option<Approximation> {
+    sig.ident
+        .to_string()
+        .starts_with('_')
+        .then_some(Approximation::Underscored)
+}
+
 /// Whether the doc comment `attrs` carry says concurrent calls of the method on one key are
 /// coalesced into one evaluation of their closure, with the sentence that says so.
 pub(crate) fn coalescing(attrs: &[syn::Attribute]) -> Option<String> {
@@ -527,6 +536,7 @@ mod tests {
             Approximation::Doc { line } => line,
             Approximation::Configured
             | Approximation::Hidden
+            | Approximation::Underscored
             | Approximation::Storage
             | Approximation::View
             | Approximation::NotAtomic { .. }
@@ -866,6 +876,22 @@ mod tests {
         assert_eq!(storage("fn capacity(&self)"), None);
         assert_eq!(storage("fn capacity() -> usize"), None);
         assert_eq!(storage("fn len(&self) -> usize"), None);
+    }
+
+    /// dashmap's `Map::_capacity` is an implementation detail by its name; `capacity_` and
+    /// `len` are not.
+    #[test]
+    fn a_method_named_with_a_leading_underscore_promises_no_answer() {
+        let underscore = |sig: &str| {
+            let item: syn::TraitItemFn = syn::parse_str(&format!("{sig};")).unwrap();
+            underscored(&item.sig)
+        };
+        assert_eq!(
+            underscore("fn _capacity(&self) -> usize"),
+            Some(Approximation::Underscored)
+        );
+        assert_eq!(underscore("fn capacity_(&self) -> usize"), None);
+        assert_eq!(underscore("fn len(&self) -> usize"), None);
     }
 
     fn attrs_of(doc: &str) -> Vec<syn::Attribute> {

@@ -1129,6 +1129,7 @@ fn method(
         hands_out: None,
         approximate: contract::approximation(attrs)
             .or_else(|| contract::storage_answer(sig))
+            .or_else(|| contract::underscored(sig))
             .or_else(|| match &sig.output {
                 syn::ReturnType::Type(_, t) => answers_view(t, cx).then_some(Approximation::View),
                 syn::ReturnType::Default => None,
