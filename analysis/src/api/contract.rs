@@ -84,10 +84,12 @@ const TYPE_PHRASES: &[&str] = &[
 
 /// The phrases by which a crate's doc comment says that whole-structure operations see a
 /// snapshot or a transient state (flurry's "# Consistency" section, after Java's
-/// `ConcurrentHashMap`).
+/// `ConcurrentHashMap`; papaya's: "Aggregate operations, such as iterators, rely on a weak
+/// snapshot of the table").
 const CRATE_PHRASES: &[&str] = &[
     "operate on a snapshot",
     "operates on a snapshot",
+    "weak snapshot",
     "transient state*",
     "weakly consistent",
     "not linearizable",
