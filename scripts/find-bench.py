@@ -20,10 +20,9 @@ for each selected entry, one at a time, it runs
     <covcon> covcon --manifest-path CORPUS/<crate>-<version>/Cargo.toml [--features F] \
         [--oracle results] --time-budget <budget>s --seed <seed> --out OUT/<entry> -q
 
-(with `--baseline OUT/<entry>/baseline.json` when the entry has a `baseline`: a list of covcon
-baseline entries, {"type", "methods", "kind"}, for known true bugs of that version whose report
-would otherwise end the type's search before the corpus bug), keeps report.json, stderr.txt and
-run.json under OUT/<entry>, and judges each entry:
+(with `--keep-going` when the entry has `keep_going`, a reason: a known true bug of that version
+whose report would otherwise end the type's search before the corpus bug), keeps report.json,
+stderr.txt and run.json under OUT/<entry>, and judges each entry:
 
 - found: a violation matches the entry's trigger and was confirmed (`confirmed` absent, or
   repeated at least once); `unconfirmed` when only unconfirmed ones ([0, n]) match;
@@ -194,13 +193,8 @@ def run_entry(args, entry):
         cmd += ["--strategy", args.strategy]
     if args.repeat:
         cmd += ["--repeat", args.repeat]
-    if entry.get("baseline"):
-        # The entry's known true bugs, given as a CI gate gives its known violations: one
-        # found does not end its type's search, which goes on for the corpus bug.
-        path = os.path.join(out, "baseline.json")
-        with open(path, "w") as f:
-            json.dump({"format_version": 1, "violations": entry["baseline"]}, f, indent=1)
-        cmd += ["--baseline", path]
+    if entry.get("keep_going"):
+        cmd += ["--keep-going"]
     run_covcon(cmd, out, timeout=args.budget + 1800)
 
 

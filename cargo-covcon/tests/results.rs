@@ -54,17 +54,6 @@ impl Copy {
         self.campaign_within(packages, types, oracle, max_tests, "10m")
     }
 
-    /// [`Copy::campaign`] going on after each type's first violation (`--keep-going`).
-    fn campaign_keeping_on(
-        &self,
-        packages: &[&str],
-        types: &[&str],
-        oracle: &str,
-        max_tests: &str,
-    ) -> Value {
-        self.campaign_args(packages, types, oracle, max_tests, "10m", &["--keep-going"])
-    }
-
     /// `cargo covcon replay FILE --runs RUNS`, from the copy's directory: its stdout.
     fn replay(&self, file: &str, runs: &str) -> String {
         let output = {
@@ -93,6 +82,7 @@ impl Copy {
         self.campaign_args(packages, types, oracle, max_tests, budget, &[])
     }
 
+    /// [`Copy::campaign_within`] with more arguments (`--keep-going`).
     fn campaign_args(
         &self,
         packages: &[&str],
@@ -185,7 +175,8 @@ fn a_lost_update_is_a_wrong_result_under_the_results_oracle_only_and_its_twin_is
     // The twin holds one lock in every method, so the analysis may leave no pair of it worth
     // running together: then it is untested, which is not a report either. The campaign goes
     // on after the first violation, for one of two hits (below).
-    let results = copy.campaign_keeping_on(&packages, &types, "results", "300");
+    let keep_going = ["--keep-going"];
+    let results = copy.campaign_args(&packages, &types, "results", "300", "10m", &keep_going);
     let twin = |outcome: &str| format!("twins::counter::Counter: {outcome}");
     let twin_untested = outcomes(&results).ends_with(&twin("untested"));
     let twin_line = twin(if twin_untested { "untested" } else { "nothing" });

@@ -1408,8 +1408,7 @@ mod tests {
     }
 
     #[test]
-    fn bc_suffixes_are_the_pair_twice_without_a_prefix_and_five_calls_mixing_in_only_the_high_neighbourhood_with_one(
-    ) {
+    fn bc_suffixes_are_the_pair_alone_without_a_prefix_and_five_mixed_calls_with_one() {
         // (a,b) and (b,c) are high: a's neighbourhood is {a, b}, b's is {a, b, c}; d is no one's.
         let model = model(
             ["a", "b", "c", "d"].map(|m| method(m, vec![])).to_vec(),
