@@ -4,6 +4,7 @@
 //! violations it lists as known, so only new ones set exit code 2. Messages and test ids are
 //! not part of the key: they change from run to run while the bug stays the same.
 
+use crate::exit_code::{ExitCode, OrExit};
 use crate::report::{Kind, Report};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
@@ -84,6 +85,13 @@ impl Baseline {
         let baseline: Baseline = serde_json::from_str(&text)
             .with_context(|| format!("`{}` is not a covcon baseline", path.display()))?;
         Ok(baseline)
+    }
+
+    /// The baseline at `path` when one is given; a file that cannot be read or is not a
+    /// baseline is a usage error.
+    pub fn load_given(path: Option<&Path>) -> Result<Option<Baseline>> {
+        path.map(|path| Baseline::load(path).or_exit(ExitCode::Usage))
+            .transpose()
     }
 
     pub fn save(&self, path: &Path) -> Result<()> {

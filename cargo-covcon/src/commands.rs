@@ -2,6 +2,7 @@
 //! itself (`analyze`, `list`, `report --merge`, `replay`). Writing reports and the exit code
 //! are `output.rs`'s; the campaign is `run.rs`'s and the benchmark `bench.rs`'s.
 
+use crate::baseline::Baseline;
 use crate::cli::{AnalyzeArgs, AnalyzeFormat, Args, Command, ListArgs, ReplayArgs, ReportArgs};
 use crate::exit_code::{usage_error, ExitCode, OrExit};
 use crate::options::{Console, RunOptions};
@@ -138,7 +139,7 @@ fn merge(args: &ReportArgs) -> Result<ExitCode> {
         .clone()
         .unwrap_or_else(|| PathBuf::from("target").join("covcon"));
     let gate = Gate {
-        baseline: args.baseline.clone(),
+        baseline: Baseline::load_given(args.baseline.as_deref())?,
         save_baseline: None,
         fail_on_untested: args.fail_on_untested,
         strict: args.strict,

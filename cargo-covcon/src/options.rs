@@ -4,6 +4,7 @@
 //! `[workspace.metadata.covcon]`, which wins over the defaults. Nothing below this module looks
 //! at clap types or metadata tables.
 
+use crate::baseline::Baseline;
 use crate::cli::{
     BenchArgs, ColorChoice, MutantsArgs, OracleKind, OutputArgs, ReplayArgs, ReportKind, RunArgs,
     WorkspaceArgs,
@@ -159,7 +160,9 @@ pub struct RunOptions {
     pub batch_size: Option<usize>,
     pub reports: Vec<ReportKind>,
     pub out: PathBuf,
-    pub baseline: Option<PathBuf>,
+    /// The `--baseline` file, read once before anything runs: the diff's type selection,
+    /// the campaign's known violations and the report's marking all take it from here.
+    pub baseline: Option<Baseline>,
     pub save_baseline: Option<PathBuf>,
     pub fail_on_untested: bool,
     /// Unconfirmed violations fail the run too (`--strict`).
@@ -262,7 +265,7 @@ impl RunOptions {
             batch_size: args.batch_size,
             reports,
             out,
-            baseline: args.baseline.clone(),
+            baseline: Baseline::load_given(args.baseline.as_deref())?,
             save_baseline: args.save_baseline.clone(),
             fail_on_untested: args.fail_on_untested || config.fail_on_untested.unwrap_or(false),
             strict: args.strict || config.strict.unwrap_or(false),

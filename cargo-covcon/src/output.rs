@@ -4,7 +4,7 @@
 
 use crate::baseline::Baseline;
 use crate::cli::ReportKind;
-use crate::exit_code::{ExitCode, OrExit};
+use crate::exit_code::ExitCode;
 use crate::options::{Console, RunOptions};
 use crate::report::{github, html, junit, sarif, terminal, Report, UntestedKind};
 use anyhow::{Context, Result};
@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 /// What decides the exit code besides the report.
 #[derive(Debug, Clone, Default)]
 pub struct Gate {
-    pub baseline: Option<PathBuf>,
+    pub baseline: Option<Baseline>,
     pub save_baseline: Option<PathBuf>,
     pub fail_on_untested: bool,
     /// Unconfirmed violations (repeated by no re-run) fail the run too.
@@ -40,8 +40,8 @@ pub fn finish(
     gate: &Gate,
     console: &Console,
 ) -> Result<ExitCode> {
-    if let Some(path) = &gate.baseline {
-        Baseline::load(path).or_exit(ExitCode::Usage)?.apply(report);
+    if let Some(baseline) = &gate.baseline {
+        baseline.apply(report);
     }
     write_reports(report, kinds, out, console)?;
     if let Some(path) = &gate.save_baseline {

@@ -2,6 +2,7 @@
 //! run the generator against the oracle → reports → exit code. Also `replay`, which needs the
 //! same harness.
 
+use crate::baseline::Baseline;
 use crate::cli::{OracleKind, ReplayArgs};
 use crate::exit_code::{usage_error, ExitCode, OrExit};
 use crate::options::{Console, OracleOptions, RunOptions};
@@ -60,14 +61,12 @@ pub fn run(options: &RunOptions, workspace: Workspace) -> Result<ExitCode> {
         let before = selection.types.len() + selection.untested.len();
         // A type the baseline knows a violation of is tested too: the change may have fixed
         // it (or moved it), and the run says which.
-        let known: Vec<String> = match &options.baseline {
-            Some(path) => crate::baseline::Baseline::load(path)?
-                .violations
-                .into_iter()
-                .map(|k| k.type_path)
-                .collect(),
-            None => Vec::new(),
-        };
+        let known: Vec<String> = options
+            .baseline
+            .iter()
+            .flat_map(|b| &b.violations)
+            .map(|k| k.type_path.clone())
+            .collect();
         apply_diff(selection, changed, &workspace.root, &known);
         let touched: Vec<&str> = selection
             .types
@@ -209,10 +208,11 @@ fn campaign(
     let strategy: Strategy = options.strategy.parse().map_err(usage_error)?;
     let types = prepared.type_configs.clone();
     // A violation the baseline knows ends no type's search: the gate looks on for new ones.
-    let known = match &options.baseline {
-        Some(path) => crate::baseline::Baseline::load(path)?.keys(),
-        None => BTreeSet::new(),
-    };
+    let known = options
+        .baseline
+        .as_ref()
+        .map(Baseline::keys)
+        .unwrap_or_default();
     let config = CampaignConfig {
         strategy,
         seed: options.seed,
@@ -699,6 +699,25 @@ fn replay_workspace(given: &WorkspaceOptions, saved: &SavedTest) -> WorkspaceOpt
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The baseline's campaign keys are spelled from the report's kind and the executor's
+    /// from the oracle's: each kind must spell the same in both, or every entry of a baseline
+    /// would silently stop ending no search.
+    #[test]
+    fn each_oracle_kind_keys_as_its_report_kind() {
+        let pair = ["put".to_string(), "get".to_string()];
+        for oracle_kind in [
+            ViolationKind::Panic,
+            ViolationKind::Deadlock,
+            ViolationKind::Crash,
+            ViolationKind::WrongResult,
+        ] {
+            assert_eq!(
+                oracle::violation_key("m::T", &pair, kind(oracle_kind).as_str()),
+                oracle::violation_key("m::T", &pair, &oracle_kind.to_string()),
+            );
+        }
+    }
 
     fn check(location: &str, expect: &str) {
         assert_eq!(

@@ -239,4 +239,16 @@ fn campaigns_on_the_counter_crate_find_the_race_pass_the_twin_and_gate_on_a_base
     check(&run, 0, &["(known, in baseline)"]);
     let known = sandbox.report("o");
     assert_eq!(known["types"][0]["tests_run"], 200, "{known}");
+
+    // A baseline that cannot be read is a usage error before anything runs: no report.
+    let run = sandbox.covcon(&[
+        "--type",
+        "Counter",
+        "--out",
+        "missing",
+        "--baseline",
+        "missing.json",
+    ]);
+    check(&run, 1, &["cannot read baseline `missing.json`"]);
+    assert!(!sandbox.path("missing").join("report.json").exists());
 }

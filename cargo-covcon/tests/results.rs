@@ -51,7 +51,7 @@ impl Copy {
     /// Runs a campaign over `types` of `package` with `oracle` and answers its report. Every
     /// run of one copy writes to the same `out/`, so a second run reuses the harness.
     fn campaign(&self, packages: &[&str], types: &[&str], oracle: &str, max_tests: &str) -> Value {
-        self.campaign_within(packages, types, oracle, max_tests, "10m")
+        self.campaign_args(packages, types, oracle, max_tests, "10m", &[])
     }
 
     /// `cargo covcon replay FILE --runs RUNS`, from the copy's directory: its stdout.
@@ -69,20 +69,9 @@ impl Copy {
         String::from_utf8_lossy(&output.stdout).to_string()
     }
 
-    /// [`Copy::campaign`] with a time budget of its own: a safety net, set well above what
-    /// `max_tests` takes, so that the tests bound the campaign even on a loaded machine.
-    fn campaign_within(
-        &self,
-        packages: &[&str],
-        types: &[&str],
-        oracle: &str,
-        max_tests: &str,
-        budget: &str,
-    ) -> Value {
-        self.campaign_args(packages, types, oracle, max_tests, budget, &[])
-    }
-
-    /// [`Copy::campaign_within`] with more arguments (`--keep-going`).
+    /// [`Copy::campaign`] with a time budget of its own (a safety net, set well above what
+    /// `max_tests` takes, so that the tests bound the campaign even on a loaded machine) and
+    /// more arguments (`--keep-going`).
     fn campaign_args(
         &self,
         packages: &[&str],
@@ -560,7 +549,7 @@ fn a_documented_approximate_len_is_not_compared_and_without_its_doc_it_is_report
     const SET: &str = "nondet::sharded_set::ShardedSet";
     const SENTENCE: &str = "While other threads insert or remove, the answer is an approximation.";
     let copy = Copy::new();
-    let documented = copy.campaign_within(&["nondet"], &[SET], "results", "400", "10m");
+    let documented = copy.campaign_args(&["nondet"], &[SET], "results", "400", "10m", &[]);
     check(&documented, &format!("{SET}: nothing"));
     let set = &documented["types"][0];
     assert!(set["tests_run"].as_u64().unwrap() > 0, "{set:#}");
@@ -581,7 +570,7 @@ fn a_documented_approximate_len_is_not_compared_and_without_its_doc_it_is_report
         "    /// An insert of a\n    /// key already present",
     );
     std::fs::write(&file, undocumented).unwrap();
-    let report = copy.campaign_within(&["nondet"], &[SET], "results", "1000", "10m");
+    let report = copy.campaign_args(&["nondet"], &[SET], "results", "1000", "10m", &[]);
     check(&report, &format!("{SET}: wrong_result"));
     let set = &report["types"][0];
     assert!(set.get("approximate").is_none(), "{set:#}");
