@@ -199,6 +199,7 @@ const SHRINK: ShrinkConfig = ShrinkConfig {
     max_checks: 150,
     time_budget: Duration::from_secs(5),
     runs_per_candidate: 3,
+    one_call_each: true,
 };
 
 /// A harness that does not build exits 3; anything else the oracle cannot do is internal.

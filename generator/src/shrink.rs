@@ -34,6 +34,10 @@ pub struct ShrinkConfig {
     pub time_budget: Duration,
     /// Tries per candidate before it is given up (each with another noise seed); at least 1.
     pub runs_per_candidate: u32,
+    /// Whether the threads are first cut to one call each ([`one_call_each`]): up to nine
+    /// candidates that are cheap to judge, worth it unless each try is itself costly (a rare
+    /// panic's candidate is a whole batch of runs).
+    pub one_call_each: bool,
 }
 
 impl Default for ShrinkConfig {
@@ -42,6 +46,7 @@ impl Default for ShrinkConfig {
             max_checks: 200,
             time_budget: Duration::from_secs(30),
             runs_per_candidate: 3,
+            one_call_each: true,
         }
     }
 }
@@ -102,9 +107,15 @@ pub fn shrink(test: &TestCase, config: &ShrinkConfig, check: &mut impl StillFail
     let mut current = test.clone();
     loop {
         let before = current.clone();
-        let passes: [fn(&TestCase) -> Vec<TestCase>; 7] = [
+        let cut_to_one: fn(&TestCase) -> Vec<TestCase> = if config.one_call_each {
+            one_call_each
+        } else {
+            |_| Vec::new()
+        };
+        let passes: [fn(&TestCase) -> Vec<TestCase>; 8] = [
             drop_unused_instances,
             drop_unused_handles,
+            cut_to_one,
             remove_calls,
             simplify_scopes,
             move_first_calls_to_prefix,
@@ -341,6 +352,41 @@ fn remove_calls(test: &TestCase) -> Vec<TestCase> {
         }
     }
     out
+}
+
+/// How many of each thread's first calls [`one_call_each`] keeps one of.
+const ONE_EACH_FROM: usize = 3;
+
+/// The test with each thread cut to one of its first [`ONE_EACH_FROM`] calls, pairs nearest
+/// the threads' start first; none unless a thread has three calls or more (below that
+/// [`remove_calls`]' single removals are the same candidates). Tried before any other removal
+/// ([`ShrinkConfig::one_call_each`]): most races are one call against one, and a test of one
+/// call a thread costs the oracle a verdict over two orders where the test it came from costs
+/// one over up to 252, for every step kept on the way down (a violation's verdict runs every
+/// order before it is one). A kept call that needs a local its thread made
+/// before goes with the call that made it, which leaves nothing of the thread: such a pair is
+/// no candidate.
+fn one_call_each(test: &TestCase) -> Vec<TestCase> {
+    let lens = [test.threads[0].len(), test.threads[1].len()];
+    if lens.iter().all(|&len| len < 3) {
+        return Vec::new();
+    }
+    let mut keeps: Vec<(usize, usize)> = (0..lens[0].min(ONE_EACH_FROM))
+        .flat_map(|i| (0..lens[1].min(ONE_EACH_FROM)).map(move |j| (i, j)))
+        .collect();
+    keeps.sort_by_key(|&(i, j)| (i + j, i));
+    keeps
+        .into_iter()
+        .map(|(i, j)| {
+            let cut: Vec<Slot> = (0..lens[0])
+                .filter(|&k| k != i)
+                .map(|k| (Some(0), k))
+                .chain((0..lens[1]).filter(|&k| k != j).map(|k| (Some(1), k)))
+                .collect();
+            without(test, &cut)
+        })
+        .filter(|smaller| smaller.threads.iter().all(|calls| calls.len() == 1))
+        .collect()
 }
 
 /// `test` without the calls at `slots`. A thread call that keeps a local takes the calls of
@@ -746,9 +792,10 @@ mod tests {
 
     /// No candidate of any step still fails: the test is a local minimum.
     fn assert_minimal(test: &TestCase, mut fails: impl FnMut(&TestCase) -> bool) {
-        let passes: [fn(&TestCase) -> Vec<TestCase>; 7] = [
+        let passes: [fn(&TestCase) -> Vec<TestCase>; 8] = [
             drop_unused_instances,
             drop_unused_handles,
+            one_call_each,
             remove_calls,
             simplify_scopes,
             move_first_calls_to_prefix,
@@ -768,13 +815,81 @@ mod tests {
             counter_test(),
             ShrinkConfig::default(),
             both_threads_hit,
-            "let c0 = Counter::new(0); thread 0: c0.hit() | thread 1: c0.hit() / steps=9 checks=15 stop=Minimal",
+            "let c0 = Counter::new(0); thread 0: c0.hit() | thread 1: c0.hit() / steps=5 checks=11 stop=Minimal",
         );
         assert_minimal(&shrunk.shrunk, both_threads_hit);
         assert_eq!(method_calls(&shrunk.original), 10);
         assert_eq!(method_calls(&shrunk.shrunk), 2);
         assert_eq!(shrunk.shrunk.id, 7);
         assert_eq!(shrunk.shrunk.pair, ["hit", "get"]);
+    }
+
+    /// The cut to one call a thread offers each thread's first three calls against the
+    /// other's, nearest the start first, and no pair whose call needs a local its thread made
+    /// before (thread 1's `resolve(&h1)` without the `intern` that made `h1`).
+    #[test]
+    fn the_threads_are_cut_to_one_call_each_nearest_the_start_first() {
+        let mut test = counter_test();
+        test.threads[1].push(call(0, "get", vec![int(4)]));
+        test.threads[1][1] = Call {
+            keep: true,
+            ..call(0, "intern", vec![])
+        };
+        test.threads[1][2] = call(0, "resolve", vec![Value::Handle(0)]);
+        let got: Vec<String> = one_call_each(&test)
+            .iter()
+            .map(|t| {
+                let [a, b] = &t.threads;
+                format!("{} | {}", a[0].method, b[0].method)
+            })
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "get | hit",
+                "get | intern",
+                "hit | hit",
+                "hit | intern",
+                "put | hit",
+                "put | intern"
+            ]
+        );
+        test.threads[0].truncate(2);
+        test.threads[1].truncate(2);
+        assert!(one_call_each(&test).is_empty(), "two calls a thread");
+    }
+
+    /// What the cut to one call a thread saves: the oracle judges a kept candidate over every
+    /// order of its calls (C(n0 + n1, n0) of them) and one it refuses at the first order that
+    /// matches. Shrinking the counter's 3 + 4 + 3-call test to one `hit` a thread costs fewer
+    /// orders with the cut first, and ends at the same test.
+    #[test]
+    fn cutting_to_one_call_a_thread_first_judges_fewer_orders() {
+        let orders = |t: &TestCase| {
+            let [a, b] = [t.threads[0].len() as u64, t.threads[1].len() as u64];
+            (1..=b).fold(1u64, |c, k| c * (a + k) / k)
+        };
+        let run = |one_call_each: bool| {
+            let mut judged = 0u64;
+            let config = ShrinkConfig {
+                one_call_each,
+                ..ShrinkConfig::default()
+            };
+            let shrunk = shrink(&counter_test(), &config, &mut |t: &TestCase| {
+                let fails = both_threads_hit(t);
+                judged += if fails { orders(t) } else { 1 };
+                fails
+            });
+            (shrunk.shrunk.to_string(), judged)
+        };
+        let (cut, cut_orders) = run(true);
+        let (plain, plain_orders) = run(false);
+        assert_eq!(cut, plain);
+        assert_eq!(
+            [cut_orders, plain_orders],
+            [16, 66],
+            "orders judged with the cut and without"
+        );
     }
 
     /// A booking's test that fails while thread 1 confirms a reservation it keeps in a scope
@@ -908,7 +1023,7 @@ mod tests {
             original,
             ShrinkConfig::default(),
             fails,
-            "let c0 = Interner::new(); thread 0: let h0 = c0.intern(\"\") | thread 1: let h1 = c0.intern(\"\"); c0.resolve(&h1) / steps=6 checks=21 stop=Minimal",
+            "let c0 = Interner::new(); thread 0: let h0 = c0.intern(\"\") | thread 1: let h1 = c0.intern(\"\"); c0.resolve(&h1) / steps=6 checks=27 stop=Minimal",
         );
     }
 
@@ -940,7 +1055,7 @@ mod tests {
                 ..ShrinkConfig::default()
             },
             fails,
-            "let c0 = Counter::new(0); thread 0: c0.put(3, \"\") | thread 1: c0.put_all(vec![3], None, (false, 'a'), Duration::from_micros(1), 0.0) / steps=18 checks=66 stop=Minimal",
+            "let c0 = Counter::new(0); thread 0: c0.put(3, \"\") | thread 1: c0.put_all(vec![3], None, (false, 'a'), Duration::from_micros(1), 0.0) / steps=18 checks=84 stop=Minimal",
         );
         assert_minimal(&shrunk.shrunk, fails);
     }
@@ -967,7 +1082,7 @@ mod tests {
                 ..ShrinkConfig::default()
             },
             crossed,
-            "let c0 = Counter::new(0); for _ in 0..31 { c0.put(0, \"\"); } thread 0: c0.hit() | thread 1: c0.hit() / steps=15 checks=48 stop=Minimal",
+            "let c0 = Counter::new(0); for _ in 0..31 { c0.put(0, \"\"); } thread 0: c0.hit() | thread 1: c0.hit() / steps=11 checks=44 stop=Minimal",
         );
         assert_minimal(&shrunk.shrunk, crossed);
     }
@@ -995,8 +1110,11 @@ mod tests {
 
     #[test]
     fn shrinking_stops_after_max_checks_with_a_test_that_still_fails() {
+        // Without the cut to one call a thread, whose first candidate (`get ∥ hit`) would
+        // take three of the four checks: a step is kept within the bound.
         let config = ShrinkConfig {
             max_checks: 4,
+            one_call_each: false,
             ..ShrinkConfig::default()
         };
         let mut checks = 0;
@@ -1055,14 +1173,14 @@ mod tests {
         let (impatient, _) = flaky(1);
         assert_eq!(
             impatient.shrunk.to_string(),
-            "let c0 = Counter::new(0); let c1 = Counter::new(2); thread 0: c0.get(0); c0.hit() | thread 1: c0.hit(); c0.len()"
+            "let c0 = Counter::new(0); let c1 = Counter::new(1); thread 0: c0.hit() | thread 1: c0.hit()"
         );
     }
 
     /// A failure of the threads' first calls (a test of `bc`'s shape starts with its pair) is
-    /// cut to them at once, each thread in one step, before calls are taken away one by one:
-    /// with five calls a thread, two steps where one by one took eight, each a verdict over a
-    /// test of nearly the same size.
+    /// cut to them at once, both threads in one step (`one_call_each`), before calls are taken
+    /// away one by one: with five calls a thread, two steps where one by one took eight, each
+    /// a verdict over a test of nearly the same size.
     #[test]
     fn a_failure_of_the_threads_first_calls_is_cut_to_them_in_one_step_a_thread() {
         let mut test = counter_test();
@@ -1081,7 +1199,7 @@ mod tests {
             test,
             ShrinkConfig::default(),
             first_calls,
-            "let c0 = Counter::new(0); thread 0: c0.put() | thread 1: c0.hit() / steps=3 checks=3 stop=Minimal",
+            "let c0 = Counter::new(0); thread 0: c0.put() | thread 1: c0.hit() / steps=2 checks=2 stop=Minimal",
         );
         assert_minimal(&shrunk.shrunk, first_calls);
     }

@@ -814,9 +814,11 @@ fn a_new_violation_is_shrunk_and_its_files_hold_the_smaller_test() {
 
 /// Shrinking judges its candidates at full speed only (a quarter of a verdict's runs, no real
 /// pauses), then the smaller test it kept with every pass before the files take it; when that
-/// verdict explains it, the candidate kept before it. The fake's `lone` panics paused alone
-/// when it is its thread's only call: `lone | ok`, kept at full speed, is explained, and
-/// `ok_b lone | ok`, kept before it, is what the files keep.
+/// verdict explains it, the candidate kept before it, and when every one kept is explained,
+/// shrinking starts again with every pass for each candidate. The fake's `lone` panics paused
+/// alone when it is its thread's only call: `lone | ok`, kept at full speed (the cut to one
+/// call a thread, with nothing kept before it), is explained, and shrinking again keeps
+/// `ok_b lone | ok`, which the files take.
 #[test]
 fn a_smaller_test_kept_at_full_speed_is_judged_with_every_pass_before_the_files_take_it() {
     let out = tempfile::tempdir().unwrap();

@@ -24,42 +24,48 @@ impl OracleExecutor {
         passes: Passes,
     ) {
         let (repeats, reruns) = violation.confirmed;
-        let config = self.shrink_config(config);
+        let mut shrink_config = self.shrink_config(config);
         // The candidates kept, in order, as judged: the last is what the report says of the
         // shrunk test.
         let mut kept: Vec<Violation> = Vec::new();
         // A free panic only a batch of runs repeated (`confirm`) is judged the same way in
-        // each candidate: one run of a smaller test would almost never show it again.
+        // each candidate: one run of a smaller test would almost never show it again. Each
+        // try is then up to a second of runs, too much for the cheap cut to one call a thread.
         let rare = !ordered && repeats == 1 && reruns > self.config.confirm_runs;
+        shrink_config.one_call_each &= !rare;
         let elapsed_us = violation.response.elapsed_us;
-        let shrunk = generator::shrink(&violation.test, &config, &mut |candidate: &TestCase| {
-            let request = if rare {
-                self.confirm_batch_request(candidate, elapsed_us)
-            } else {
-                self.concurrent_request(candidate)
-            };
-            let response = self.pool.request(&request);
-            self.count_runs(&self.stats.shrink_runs, candidate, response.runs.max(1));
-            if ordered && !response.replayable() {
-                // A smaller test kept under a schedule must replay as exactly.
-                return false;
-            }
-            let mut outcomes = SequentialOutcomes::new();
-            // A wrong result found here already had every linearization topped up
-            // (the results oracle's evidence runs), so what varies between runs of the
-            // same calls is left out; one more check, as a confirmation makes, adds
-            // runs of the closest order before the candidate is kept.
-            let found = self
-                .violation_in(candidate, response, &mut outcomes, &mut Vec::new(), passes)
-                .filter(|found| {
-                    self.violation_key(found) == key
-                        && (found.kind != ViolationKind::WrongResult
-                            || self.still_wrong(found, &mut outcomes))
-                });
-            let still = found.is_some();
-            kept.extend(found);
-            still
-        });
+        let shrunk = generator::shrink(
+            &violation.test,
+            &shrink_config,
+            &mut |candidate: &TestCase| {
+                let request = if rare {
+                    self.confirm_batch_request(candidate, elapsed_us)
+                } else {
+                    self.concurrent_request(candidate)
+                };
+                let response = self.pool.request(&request);
+                self.count_runs(&self.stats.shrink_runs, candidate, response.runs.max(1));
+                if ordered && !response.replayable() {
+                    // A smaller test kept under a schedule must replay as exactly.
+                    return false;
+                }
+                let mut outcomes = SequentialOutcomes::new();
+                // A wrong result found here already had every linearization topped up
+                // (the results oracle's evidence runs), so what varies between runs of the
+                // same calls is left out; one more check, as a confirmation makes, adds
+                // runs of the closest order before the candidate is kept.
+                let found = self
+                    .violation_in(candidate, response, &mut outcomes, &mut Vec::new(), passes)
+                    .filter(|found| {
+                        self.violation_key(found) == key
+                            && (found.kind != ViolationKind::WrongResult
+                                || self.still_wrong(found, &mut outcomes))
+                    });
+                let still = found.is_some();
+                kept.extend(found);
+                still
+            },
+        );
         let (shrunk_test, judged) = match passes {
             Passes::All => {
                 let judged = kept.pop().filter(|k| k.test == shrunk.shrunk);
@@ -69,13 +75,14 @@ impl OracleExecutor {
                 let any_kept = !kept.is_empty();
                 match self.last_in_full(kept) {
                     Some(judged) => (judged.test.clone(), Some(judged)),
-                    None => {
-                        if any_kept {
-                            // Every smaller test kept was explained by a slower pass.
-                            self.stats.shrunk_dropped.fetch_add(1, Ordering::Relaxed);
-                        }
-                        (violation.test.clone(), None)
+                    None if any_kept => {
+                        // Every smaller test kept was explained by a slower pass (a cut to
+                        // one call a thread leaves no step between it and the original to
+                        // fall back to): shrink again, each candidate judged with every
+                        // pass, so that those are refused on the way down.
+                        return self.shrink_violation(violation, config, key, ordered, Passes::All);
                     }
+                    None => (violation.test.clone(), None),
                 }
             }
         };
