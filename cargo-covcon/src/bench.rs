@@ -363,6 +363,73 @@ fn ratio(a: Option<f64>, b: Option<f64>) -> Option<f64> {
     (b > 0.0).then(|| a / b)
 }
 
+/// Resamples behind a bootstrap interval ([`speedup_interval`]).
+const RESAMPLES: usize = 2_000;
+
+/// Seconds below this count as this much in a ratio (a bug found at once).
+const LEAST_SECONDS: f64 = 1e-4;
+
+/// The 90 % bootstrap interval of the geometric mean over types of `random`'s median seconds
+/// over a strategy's: `types` holds, per type, both strategies' seconds per seed, a run that
+/// found nothing counted as the whole time budget. Each resample draws every type's seeds
+/// again, with replacement, for each strategy apart. Ten seeds of a skewed distribution pin a
+/// median loosely: the interval says how far apart two strategies' medians may be by chance.
+/// Deterministic (its own splitmix64 stream from `seed`); `None` without a type or a run.
+fn speedup_interval(types: &[(Vec<f64>, Vec<f64>)], seed: u64) -> Option<(f64, f64)> {
+    if types.is_empty() || types.iter().any(|(r, m)| r.is_empty() || m.is_empty()) {
+        return None;
+    }
+    let mut state = seed;
+    let mut next = move || {
+        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    };
+    let mut median_of_resample = |values: &[f64]| {
+        let mut drawn: Vec<f64> = (0..values.len())
+            .map(|_| values[(next() % values.len() as u64) as usize])
+            .collect();
+        drawn.sort_by(f64::total_cmp);
+        let n = drawn.len();
+        let median = if n % 2 == 1 {
+            drawn[n / 2]
+        } else {
+            (drawn[n / 2 - 1] + drawn[n / 2]) / 2.0
+        };
+        median.max(LEAST_SECONDS)
+    };
+    let mut geomeans: Vec<f64> = (0..RESAMPLES)
+        .map(|_| {
+            let logs: f64 = types
+                .iter()
+                .map(|(random, mine)| (median_of_resample(random) / median_of_resample(mine)).ln())
+                .sum();
+            (logs / types.len() as f64).exp()
+        })
+        .collect();
+    geomeans.sort_by(f64::total_cmp);
+    Some((
+        geomeans[RESAMPLES / 20],
+        geomeans[RESAMPLES - 1 - RESAMPLES / 20],
+    ))
+}
+
+/// The seconds of each run of `type_path` under `strategy`, a miss counted as `budget`.
+fn seconds_of(result: &BenchResult, type_path: &str, strategy: &str) -> Vec<f64> {
+    result
+        .runs
+        .iter()
+        .filter(|r| r.type_path == type_path && r.strategy == strategy)
+        .map(|r| r.seconds_until_found.unwrap_or(result.time_budget_s))
+        .collect()
+}
+
+fn fmt_interval(interval: Option<(f64, f64)>) -> String {
+    interval.map_or_else(String::new, |(lo, hi)| format!(" ({lo:.2}–{hi:.2})"))
+}
+
 fn fmt_opt(value: Option<f64>, digits: usize) -> String {
     value.map_or_else(|| "—".to_owned(), |v| format!("{v:.digits$}"))
 }
@@ -385,7 +452,7 @@ pub fn markdown(result: &BenchResult) -> String {
         result.elapsed_s,
     );
     out.push_str(
-        "Tests and seconds until the first violation: median over seeds (a run that found nothing counts as infinite; — when half or more found nothing) and min–max over the runs that found one. Speedup: median of `random` / median of the strategy.\n\n",
+        "Tests and seconds until the first violation: median over seeds (a run that found nothing counts as infinite; — when half or more found nothing) and min–max over the runs that found one. Speedup: median of `random` / median of the strategy; after the seconds' speedup, in brackets, its 90 % bootstrap interval over the seeds (a run that found nothing counted as the time budget).\n\n",
     );
     out.push_str("| type | strategy | found | tests: median | tests: min–max | seconds: median | seconds: min–max | speedup (tests) | speedup (s) |\n");
     out.push_str("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
@@ -415,7 +482,8 @@ pub fn markdown(result: &BenchResult) -> String {
             s.min_max_seconds
                 .map_or_else(|| "—".to_owned(), |(a, b)| format!("{a:.3}–{b:.3}")),
             speedup(s.median_tests, random.and_then(|r| r.median_tests)),
-            speedup(s.median_seconds, random.and_then(|r| r.median_seconds)),
+            speedup(s.median_seconds, random.and_then(|r| r.median_seconds))
+                + &seconds_interval(result, s, random.is_some()),
         );
     }
     out.push('\n');
@@ -431,9 +499,25 @@ pub fn markdown(result: &BenchResult) -> String {
     out
 }
 
+/// The 90 % interval of `random` / `s` in median seconds, as a cell's tail; empty for
+/// `random` itself and without a `random` to compare with.
+fn seconds_interval(result: &BenchResult, s: &Summary, has_random: bool) -> String {
+    if s.strategy == "random" || !has_random {
+        return String::new();
+    }
+    let types = [(
+        seconds_of(result, &s.type_path, "random"),
+        seconds_of(result, &s.type_path, &s.strategy),
+    )];
+    fmt_interval(speedup_interval(&types, BOOTSTRAP_SEED))
+}
+
+/// The seed of every bootstrap stream: the same runs give the same intervals.
+const BOOTSTRAP_SEED: u64 = 0xB007_57A9;
+
 /// Per strategy: types found on the median, and how often its median beats `random`'s.
 fn totals(result: &BenchResult) -> String {
-    let mut out = String::from("| strategy | types found on the median | found/runs | median tests below random's | geometric mean speedup (tests) |\n|---|---:|---:|---:|---:|\n");
+    let mut out = String::from("| strategy | types found on the median | found/runs | median tests below random's | geometric mean speedup (tests) | geometric mean speedup (s), 90 % interval |\n|---|---:|---:|---:|---:|---:|\n");
     for strategy in &result.strategies {
         let mine: Vec<&Summary> = result
             .summaries
@@ -441,6 +525,8 @@ fn totals(result: &BenchResult) -> String {
             .filter(|s| &s.strategy == strategy)
             .collect();
         let (mut better, mut compared, mut both, mut log_sum) = (0, 0, 0, 0.0);
+        // In seconds, over the types both found on the median: the point and its interval.
+        let (mut log_sum_s, mut seconds) = (0.0, Vec::new());
         for s in &mine {
             let Some(random) = result
                 .summaries
@@ -456,6 +542,13 @@ fn totals(result: &BenchResult) -> String {
                     both += 1;
                     better += usize::from(a < b);
                     log_sum += (b.max(1.0) / a.max(1.0)).ln();
+                    if let (Some(mine), Some(theirs)) = (s.median_seconds, random.median_seconds) {
+                        log_sum_s += (theirs.max(LEAST_SECONDS) / mine.max(LEAST_SECONDS)).ln();
+                        seconds.push((
+                            seconds_of(result, &s.type_path, "random"),
+                            seconds_of(result, &s.type_path, strategy),
+                        ));
+                    }
                 }
                 (Some(_), None) => {
                     compared += 1;
@@ -465,9 +558,18 @@ fn totals(result: &BenchResult) -> String {
                 (None, None) => {}
             }
         }
+        let in_seconds = if strategy == "random" || seconds.is_empty() {
+            "—".to_owned()
+        } else {
+            format!(
+                "{:.2}×{}",
+                (log_sum_s / seconds.len() as f64).exp(),
+                fmt_interval(speedup_interval(&seconds, BOOTSTRAP_SEED))
+            )
+        };
         let _ = writeln!(
             out,
-            "| {strategy} | {}/{} | {}/{} | {} | {} |",
+            "| {strategy} | {}/{} | {}/{} | {} | {} | {in_seconds} |",
             mine.iter().filter(|s| s.median_tests.is_some()).count(),
             mine.len(),
             mine.iter().map(|s| s.found).sum::<usize>(),
@@ -632,6 +734,108 @@ mod tests {
     fn the_median_is_unknown_when_half_the_runs_found_nothing() {
         check(&[None, Some(1.0), None, Some(2.0)], None);
         check(&[], None);
+    }
+
+    /// Seconds per seed of a skewed time to a bug: most runs quick, a few slow.
+    fn skewed(scale: f64) -> Vec<f64> {
+        [0.1, 0.2, 0.2, 0.3, 0.4, 0.5, 0.7, 1.0, 2.0, 6.0]
+            .iter()
+            .map(|s| s * scale)
+            .collect()
+    }
+
+    /// Two strategies with the same times have an interval around 1; one four times as fast
+    /// in every seed has one above 1 (and around 4); the interval of several types is the
+    /// geometric mean's; the same runs give the same interval.
+    #[test]
+    fn the_seconds_speedup_interval_brackets_the_ratio_by_chance_alone() {
+        let same = speedup_interval(&[(skewed(1.0), skewed(1.0))], 1).unwrap();
+        assert!(same.0 < 1.0 && 1.0 < same.1, "{same:?}");
+        let faster = speedup_interval(&[(skewed(1.0), skewed(0.25))], 1).unwrap();
+        assert!(
+            1.0 < faster.0 && faster.0 < 4.0 && 4.0 < faster.1,
+            "{faster:?}"
+        );
+        let both = speedup_interval(
+            &[(skewed(1.0), skewed(1.0)), (skewed(1.0), skewed(0.25))],
+            1,
+        )
+        .unwrap();
+        assert!(same.0 < both.0 && both.1 < faster.1, "{both:?}");
+        assert!(both.0 < 2.0 && 2.0 < both.1, "{both:?}");
+        assert_eq!(
+            speedup_interval(&[(skewed(1.0), skewed(0.25))], 1),
+            Some(faster)
+        );
+        assert_eq!(speedup_interval(&[], 1), None);
+        assert_eq!(speedup_interval(&[(vec![], skewed(1.0))], 1), None);
+    }
+
+    /// The bench's tables: each type's seconds speedup with its interval, and the strategy's
+    /// geometric mean in seconds with its own; a miss counts as the budget in the interval.
+    #[test]
+    fn the_tables_give_the_seconds_speedup_with_its_interval() {
+        let runs: Vec<BenchRun> = ["random", "bc"]
+            .iter()
+            .flat_map(|strategy| {
+                let scale = if *strategy == "bc" { 0.25 } else { 1.0 };
+                skewed(scale)
+                    .into_iter()
+                    .enumerate()
+                    .map(move |(seed, s)| BenchRun {
+                        type_path: "m::T".into(),
+                        strategy: (*strategy).into(),
+                        seed: seed as u64,
+                        // The slowest `random` run found nothing within the budget.
+                        tests_until_found: (s < 6.0).then_some(10),
+                        seconds_until_found: (s < 6.0).then_some(s),
+                        found: None,
+                        tests_run: 10,
+                        seconds: s,
+                    })
+            })
+            .collect();
+        let summaries = ["random", "bc"]
+            .iter()
+            .map(|strategy| {
+                let mine: Vec<&BenchRun> =
+                    runs.iter().filter(|r| r.strategy == *strategy).collect();
+                summarise("m::T", strategy, &mine)
+            })
+            .collect();
+        let result = BenchResult {
+            machine: "test".into(),
+            build_s: 0.0,
+            build_cached: true,
+            seeds: (0..10).collect(),
+            strategies: vec!["random".into(), "bc".into()],
+            max_tests: 100,
+            time_budget_s: 20.0,
+            jobs: 1,
+            elapsed_s: 0.0,
+            summaries,
+            runs,
+            coverage: Vec::new(),
+        };
+        let table = markdown(&result);
+        let interval = speedup_interval(
+            &[(seconds_of(&result, "m::T", "random"), skewed(0.25))],
+            BOOTSTRAP_SEED,
+        )
+        .unwrap();
+        let cell = format!("4.00×{}", fmt_interval(Some(interval)));
+        assert!(
+            table.contains(&format!("| 1.00× | {cell} |")),
+            "per type:\n{table}"
+        );
+        assert!(
+            table.contains(&format!("| bc | 1/1 | 10/10 | 0/1 | 1.00× | {cell} |")),
+            "totals:\n{table}"
+        );
+        assert!(
+            table.contains("| random | 1/1 | 9/10 | — | — | — |"),
+            "{table}"
+        );
     }
 
     #[test]
