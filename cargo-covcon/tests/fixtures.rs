@@ -159,10 +159,9 @@ fn check(rows: &[Row], report: &Value) {
     assert_eq!(actual.join("\n"), expect.join("\n"));
 }
 
-#[test]
-fn every_panic_and_deadlock_fixture_is_found_and_nothing_is_reported_on_correct_types() {
-    let rows = expected_rows();
-    assert!(rows.len() >= 30, "expected.json has {} rows", rows.len());
+/// The report of one campaign of the real binary over a fresh copy of the fixtures at
+/// [`SEED`], with `args` (the packages, the test limit); exit code 2, as violations are found.
+fn campaign(args: &[&str]) -> Value {
     let dir = TempDir::new().unwrap();
     let copy = dir.path().join("fixtures");
     copy_dir(&fixtures_dir(), &copy);
@@ -171,7 +170,8 @@ fn every_panic_and_deadlock_fixture_is_found_and_nothing_is_reported_on_correct_
         .arg("covcon")
         .arg("--manifest-path")
         .arg(copy.join("Cargo.toml"))
-        .args(["--seed", SEED, "--max-tests", MAX_TESTS])
+        .args(["--seed", SEED])
+        .args(args)
         .args(["--time-budget", TIME_BUDGET, "-q"])
         .arg("--out")
         .arg(&out)
@@ -186,7 +186,14 @@ fn every_panic_and_deadlock_fixture_is_found_and_nothing_is_reported_on_correct_
     // 2: violations found, as there must be.
     assert_eq!(output.status.code(), Some(2), "stderr:\n{stderr}");
     let text = std::fs::read_to_string(out.join("report.json")).unwrap();
-    let report: Value = serde_json::from_str(&text).unwrap();
+    serde_json::from_str(&text).unwrap()
+}
+
+#[test]
+fn every_panic_and_deadlock_fixture_is_found_and_nothing_is_reported_on_correct_types() {
+    let rows = expected_rows();
+    assert!(rows.len() >= 30, "expected.json has {} rows", rows.len());
+    let report = campaign(&["--max-tests", MAX_TESTS]);
     check(&rows, &report);
 }
 
@@ -194,30 +201,7 @@ fn every_panic_and_deadlock_fixture_is_found_and_nothing_is_reported_on_correct_
 /// campaign of its own with more tests, its twin beside it reporting nothing.
 #[test]
 fn the_interner_over_two_maps_is_found_with_more_tests() {
-    let dir = TempDir::new().unwrap();
-    let copy = dir.path().join("fixtures");
-    copy_dir(&fixtures_dir(), &copy);
-    let out = dir.path().join("out");
-    let output = Command::new(env!("CARGO_BIN_EXE_cargo-covcon"))
-        .arg("covcon")
-        .arg("--manifest-path")
-        .arg(copy.join("Cargo.toml"))
-        .args(["-p", "containers", "--seed", SEED])
-        .args(["--max-tests", INTERNER_MAX_TESTS])
-        .args(["--time-budget", TIME_BUDGET, "-q"])
-        .arg("--out")
-        .arg(&out)
-        .current_dir(dir.path())
-        .env("CARGO_TARGET_DIR", dir.path().join("target"))
-        .env_remove("GITHUB_ACTIONS")
-        .env_remove("COVCON_SEED")
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert_eq!(output.status.code(), Some(2), "stderr:\n{stderr}");
-    let text = std::fs::read_to_string(out.join("report.json")).unwrap();
-    let report: Value = serde_json::from_str(&text).unwrap();
+    let report = campaign(&["-p", "containers", "--max-tests", INTERNER_MAX_TESTS]);
     let outcome = |path: &str| {
         let t = report["types"]
             .as_array()
