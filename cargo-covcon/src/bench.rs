@@ -22,6 +22,9 @@ use analysis::{Group, TypeModel};
 use anyhow::{Context, Result};
 use generator::{CampaignConfig, HistoryPoint, Strategy};
 use oracle::OracleExecutor;
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
 use serde::Serialize;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -374,31 +377,17 @@ const LEAST_SECONDS: f64 = 1e-4;
 /// found nothing counted as the whole time budget. Each resample draws every type's seeds
 /// again, with replacement, for each strategy apart. Ten seeds of a skewed distribution pin a
 /// median loosely: the interval says how far apart two strategies' medians may be by chance.
-/// Deterministic (its own splitmix64 stream from `seed`); `None` without a type or a run.
+/// Deterministic (a `StdRng` seeded with `seed`); `None` without a type or a run.
 fn speedup_interval(types: &[(Vec<f64>, Vec<f64>)], seed: u64) -> Option<(f64, f64)> {
     if types.is_empty() || types.iter().any(|(r, m)| r.is_empty() || m.is_empty()) {
         return None;
     }
-    let mut state = seed;
-    let mut next = move || {
-        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    };
+    let mut rng = StdRng::seed_from_u64(seed);
     let mut median_of_resample = |values: &[f64]| {
-        let mut drawn: Vec<f64> = (0..values.len())
-            .map(|_| values[(next() % values.len() as u64) as usize])
+        let drawn: Vec<Option<f64>> = (0..values.len())
+            .map(|_| values.choose(&mut rng).copied())
             .collect();
-        drawn.sort_by(f64::total_cmp);
-        let n = drawn.len();
-        let median = if n % 2 == 1 {
-            drawn[n / 2]
-        } else {
-            (drawn[n / 2 - 1] + drawn[n / 2]) / 2.0
-        };
-        median.max(LEAST_SECONDS)
+        censored_median(&drawn).map_or(LEAST_SECONDS, |m| m.max(LEAST_SECONDS))
     };
     let mut geomeans: Vec<f64> = (0..RESAMPLES)
         .map(|_| {
