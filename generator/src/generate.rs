@@ -43,6 +43,14 @@ const REUSE_SEED: u64 = 0x5EED_0F4E_05ED;
 /// Mixed into the seed of the constructors' rng.
 const CONSTRUCTOR_SEED: u64 = 0x5EED_0F4E_C70B;
 
+/// Seeds the draw of [`TestGenerator::use_rng`] (xor the campaign's seed).
+const USE_SEED: u64 = 0x5EED_0F4E_05E5;
+
+/// In `bc`'s short test, the chance (percent) that a thread whose first call makes a value
+/// another method uses (a key, a handle) uses it in its second call instead of calling the
+/// pair's other method: a race in the making of a value shows where it is used.
+pub(crate) const USE_PERCENT: u32 = 50;
+
 /// In how many instances (percent) a type with several usable constructors is built by one
 /// other than the first ([`TestGenerator::constructors`]): a channel's `bounded(cap)` runs its
 /// array flavour, which `unbounded()` never does; `with_capacity(1)`, `with_shard_amount(n)`,
@@ -143,6 +151,9 @@ pub struct TestGenerator {
     reuse_rng: StdRng,
     /// Draws which constructor builds an instance; apart from `rng`, like `repeat_rng`.
     constructor_rng: StdRng,
+    /// Draws whether `bc`'s short test uses a made value at once ([`USE_PERCENT`]); apart
+    /// from `rng`, like `repeat_rng`.
+    use_rng: StdRng,
     /// The constructors instances are built with ([`choose_constructors`]): the first in
     /// most tests, each other in an equal share of [`CONSTRUCTOR_PERCENT`].
     constructors: Vec<Constructor>,
@@ -158,6 +169,8 @@ pub struct TestGenerator {
     high_partners: Vec<Vec<usize>>,
     /// For each method, the methods its result flows into or that make a value it takes.
     flow_partners: Vec<Vec<usize>>,
+    /// For each method, the methods that take what it returns ([`value_users`]).
+    value_users: Vec<Vec<usize>>,
     /// Whether some call needs a value a method returns (a handle method's, a key's), which a
     /// thread may keep itself.
     flow_sources: bool,
@@ -219,6 +232,7 @@ impl TestGenerator {
         }
         let high_partners = high_partners(&coverage, methods.len());
         let flow_partners = flow_partners(&methods);
+        let value_users = value_users(&methods);
         let handle_from: Vec<Option<Source>> = methods
             .iter()
             .map(|m| {
@@ -271,6 +285,7 @@ impl TestGenerator {
             used: Vec::new(),
             reuse_rng: StdRng::seed_from_u64(config.seed ^ REUSE_SEED),
             constructor_rng: StdRng::seed_from_u64(config.seed ^ CONSTRUCTOR_SEED),
+            use_rng: StdRng::seed_from_u64(config.seed ^ USE_SEED),
             constructors,
             methods,
             handle_from,
@@ -279,6 +294,7 @@ impl TestGenerator {
             high_partners,
             flow_sources: flow_partners.iter().any(|p| !p.is_empty()),
             flow_partners,
+            value_users,
             focused_shapes: config.strategy == Strategy::Bc,
             pending: VecDeque::new(),
             next_id: config.first_test_id,
@@ -430,10 +446,13 @@ impl TestGenerator {
                 suffix_length(self.coverage.pairs[pair].tried)
             };
             let mut suffixes = alternating(members, length);
+            let mut linked = [false; 2];
             if focused && extra_calls > 0 {
                 self.mix_in(&mut suffixes, &neighbourhood);
+            } else if focused {
+                linked = self.use_made_values(&mut suffixes);
             }
-            let test = self.build(members, extra_calls, suffixes);
+            let test = self.build(members, extra_calls, suffixes, linked);
             self.coverage.pairs[pair].tried += 1;
             self.pending.push_back(test);
         }
@@ -471,6 +490,28 @@ impl TestGenerator {
         }
     }
 
+    /// `bc`'s short test: a thread whose first call makes a value another method takes (the
+    /// key `get_or_intern` returns, a handle) uses it in its second call instead of calling
+    /// the pair's other method, in [`USE_PERCENT`] of draws: `k = intern(s); resolve(k)`
+    /// beside another `intern(s)` is where a key published before its string shows, and no
+    /// pair the analysis ranks high holds both. Which threads do, `[thread 0, thread 1]`; a
+    /// confined type's thread 1 keeps nothing.
+    fn use_made_values(&mut self, suffixes: &mut [Vec<usize>; 2]) -> [bool; 2] {
+        let mut linked = [false; 2];
+        for (thread, suffix) in suffixes.iter_mut().enumerate() {
+            if suffix.len() < 2 || (thread == 1 && !self.remote.is_empty()) {
+                continue;
+            }
+            let users = &self.value_users[suffix[0]];
+            if users.is_empty() || !percent(&mut self.use_rng, USE_PERCENT) {
+                continue;
+            }
+            suffix[1] = users[self.use_rng.gen_range(0..users.len())];
+            linked[thread] = true;
+        }
+        linked
+    }
+
     /// A ConTeGe-style test: random prefix and suffixes. It counts as a try of the pair its
     /// two suffixes start with.
     fn random_test(&mut self) -> TestCase {
@@ -485,16 +526,20 @@ impl TestGenerator {
         let (a, b) = (suffixes[0][0], suffixes[1][0]);
         let pair = self.coverage.pair_of(a, b);
         self.coverage.pairs[pair].tried += 1;
-        self.build([a.min(b), a.max(b)], extra_calls, suffixes)
+        self.build([a.min(b), a.max(b)], extra_calls, suffixes, [false; 2])
     }
 
     /// One test for the pair of methods `members` (indices), with `extra_calls` prefix calls
     /// and the given suffixes (method indices per thread).
+    /// A test of `members` whose threads call `suffixes` after a prefix of `extra_calls`; a
+    /// `linked` thread's first call keeps its value and its second uses it
+    /// ([`TestGenerator::use_made_values`]).
     fn build(
         &mut self,
         members: [usize; 2],
         extra_calls: usize,
         suffixes: [Vec<usize>; 2],
+        linked: [bool; 2],
     ) -> TestCase {
         let suffixes = self.confine(suffixes);
         let suffix_takes_instance = suffixes
@@ -575,11 +620,11 @@ impl TestGenerator {
             // A call keeping a local takes one of the suffix's places: the thread stays as
             // long as the shape says (the results oracle tries every linearization).
             let mut locals = Locals {
-                flows,
+                flows: flows || linked[thread],
                 length: suffix.len(),
                 ..Locals::default()
             };
-            for m in suffix {
+            for (i, m) in suffix.into_iter().enumerate() {
                 if locals.calls.len() >= locals.length {
                     break;
                 }
@@ -588,6 +633,13 @@ impl TestGenerator {
                     receiver,
                 };
                 let mut call = self.method_call(m, ctx, &mut handles, Some(&mut locals));
+                if linked[thread] && i == 0 {
+                    // The thread's next call uses what this one returns.
+                    let k = LOCAL_BASE + locals.calls.iter().filter(|c| c.keep).count();
+                    call.keep = true;
+                    locals.by_from.entry(Source::Method(m)).or_default().push(k);
+                    locals.use_kept = true;
+                }
                 if !call.keep && scoping {
                     call.scope = self.scope(m, ctx, &mut handles);
                 }
@@ -728,8 +780,14 @@ impl TestGenerator {
         for (i, param) in self.methods[method].params.clone().iter().enumerate() {
             let from = match &param.kind {
                 ParamKind::Handle { ty, .. } => self.handle_sources.get(ty).copied(),
-                // A key of a standard type is the kept one half of the time, else generated.
-                ParamKind::Returned { or: Some(_), .. } if percent(&mut self.rng, 50) => None,
+                // A key of a standard type is the kept one half of the time, else generated
+                // (always the kept one in a thread that uses what it made).
+                ParamKind::Returned { or: Some(_), .. }
+                    if !locals.as_deref().is_some_and(|l| l.use_kept)
+                        && percent(&mut self.rng, 50) =>
+                {
+                    None
+                }
                 ParamKind::Returned { from, .. } => {
                     own_method(&self.methods, from).map(Source::Method)
                 }
@@ -836,7 +894,7 @@ impl TestGenerator {
         match (from, locals) {
             (Source::Method(m), Some(locals)) if locals.flows => {
                 if let Some(of_from) = locals.by_from.get(&from) {
-                    if percent(&mut self.rng, 50) {
+                    if locals.use_kept || percent(&mut self.rng, 50) {
                         return of_from[self.rng.gen_range(0..of_from.len())];
                     }
                 }
@@ -940,6 +998,9 @@ struct Locals {
     length: usize,
     calls: Vec<Call>,
     by_from: BTreeMap<Source, Vec<usize>>,
+    /// Whether a value the thread kept is always used (a linked short test's), not half of
+    /// the time.
+    use_kept: bool,
 }
 
 /// Where a thread's locals are numbered from while its calls are written: far above any
@@ -1090,6 +1151,33 @@ fn flow_partners(methods: &[Method]) -> Vec<Vec<usize>> {
         }
     }
     partners
+}
+
+/// For each method, the methods that take what it returns: a key parameter it makes
+/// ([`ParamKind::Returned`]), or a handle it returns as their receiver, unless the handle is
+/// behind a guard (such a method is called on a fresh call's result, in one expression).
+fn value_users(methods: &[Method]) -> Vec<Vec<usize>> {
+    let mut users = vec![Vec::new(); methods.len()];
+    for (j, user) in methods.iter().enumerate() {
+        let mut froms: Vec<&str> = user
+            .via
+            .iter()
+            .filter(|v| v.shape != ReturnShape::Guard && v.tuple_element().is_none())
+            .map(|v| v.from.as_str())
+            .collect();
+        froms.extend(user.params.iter().filter_map(|p| match &p.kind {
+            ParamKind::Returned { from, .. } => Some(from.as_str()),
+            _ => None,
+        }));
+        for from in froms {
+            if let Some(i) = own_method(methods, from) {
+                if i != j && !users[i].contains(&j) {
+                    users[i].push(j);
+                }
+            }
+        }
+    }
+    users
 }
 
 /// Thread 1 runs m1, m2, m1, …; thread 2 runs m2, m1, m2, ….
@@ -2161,6 +2249,79 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// `bc`'s short test of `intern ∥ intern`: a thread uses the key its `intern` made in its
+    /// second call (`k = intern(s); resolve(k)`) in about half of the threads, the others keep
+    /// the pair alone; a long test is as it was (mixed, no forced use).
+    #[test]
+    fn bc_short_tests_use_a_value_the_thread_made_in_its_second_call_half_of_the_time() {
+        let key = ParamKind::Returned {
+            from: "intern".into(),
+            ty: "Key".into(),
+            shape: analysis::ReturnShape::SelfValue,
+            by_ref: true,
+            or: None,
+        };
+        let model = model(
+            vec![
+                method("intern", vec![ParamKind::Str]),
+                method("resolve", vec![key]),
+                method("len", vec![]),
+            ],
+            &[
+                ("intern", "intern", Group::High),
+                ("intern", "resolve", Group::Low),
+                ("intern", "len", Group::Low),
+                ("resolve", "resolve", Group::Low),
+                ("resolve", "len", Group::Low),
+                ("len", "len", Group::Low),
+            ],
+        );
+        let tests = generator(&model, Strategy::Bc, 3).next_batch(400);
+        let (mut used, mut alone) = (0, 0);
+        for test in tests.iter().filter(|t| t.prefix.is_empty()) {
+            if test.pair != ["intern", "intern"] {
+                continue;
+            }
+            for (t, thread) in test.threads.iter().enumerate() {
+                let methods: Vec<&str> = thread.iter().map(|c| c.method.as_str()).collect();
+                match methods[..] {
+                    ["intern", "intern"] => alone += 1,
+                    ["intern", "resolve"] => {
+                        assert!(thread[0].keep, "{test}");
+                        let [Value::Handle(k)] = thread[1].args[..] else {
+                            panic!("{test}");
+                        };
+                        let made = kept_by(test, t, 1, k);
+                        assert!(std::ptr::eq(made, &thread[0]), "{test}");
+                        used += 1;
+                    }
+                    _ => panic!("thread {t} of a short test: {test}"),
+                }
+            }
+        }
+        let threads = used + alone;
+        assert!(
+            threads >= 40,
+            "{threads} threads of short intern ∥ intern tests"
+        );
+        assert!(
+            used * 4 > threads && alone * 4 > threads,
+            "{used} used, {alone} alone"
+        );
+        // `len` makes nothing: its short tests are the pair alone.
+        let mut lens = 0;
+        for test in tests.iter().filter(|t| t.prefix.is_empty()) {
+            if test.pair == ["len", "len"] {
+                assert!(
+                    test.threads.iter().flatten().all(|c| c.method == "len"),
+                    "{test}"
+                );
+                lens += 1;
+            }
+        }
+        assert!(lens > 0);
     }
 
     /// A handle behind a guard (`get_or_create(label) -> MappedRwLockReadGuard<Gauge>`) is
