@@ -20,7 +20,7 @@ const SEED: &str = "1";
 /// Tests per type at most: what bounds the campaign. A type stops at its first violation;
 /// correct types run all their tests. The buggy rows are found within a few hundred tests
 /// (docs/benchmarks-history.md: `bc`'s largest over ten seeds is 466), so 4,000 leaves a wide margin,
-/// except for the rows in [`EXPECTED_MISSES`] ([`INTERNER`] has its own test with more);
+/// except for the rows in [`EXPECTED_MISSES`];
 /// the correct blocking twin costs most (a blocked run is about 30 ms). The time budget is only a safety net, far beyond what
 /// the campaign takes on a loaded machine: a budget that ran out would make the outcome depend
 /// on the machine's speed (it did: a busy core once left two panic fixtures unfound).
@@ -47,13 +47,6 @@ const EXPECTED_MISSES: &[(&str, &str)] = &[
          binary of 2026-11-24), and missed once at this seed",
     ),
     (
-        INTERNER,
-        "needs one thread's `get_or_intern` inside the other's window and its own `resolve` \
-         after it; at this seed found after 13 to 2,326 tests in 12 of 12 campaigns of the type \
-         alone (session 51), once missed within 4,000 in the whole workspace's campaign beside \
-         a find-corpus run; found with more tests by its own test below",
-    ),
-    (
         "shapes::buffer_pool::BufferPool",
         "needs more than 8 releases before the threads (a repeated call) and two acquires \
          between one's two acquisitions; at this seed found in 40 of 40 campaigns of the type \
@@ -61,14 +54,6 @@ const EXPECTED_MISSES: &[(&str, &str)] = &[
          (session 44: this test beside a mutants run, and the type beside a build)",
     ),
 ];
-
-/// lasso 0.7.1's interner over two dashmap maps: an expected miss of the whole workspace's
-/// campaign at [`MAX_TESTS`], and a find of its own campaign at [`INTERNER_MAX_TESTS`].
-const INTERNER: &str = "containers::interner::Interner";
-
-/// Tests the interner's own campaign may take: five times the largest seen at [`SEED`]
-/// (2,326 in 12 campaigns; `bc`'s largest over 10 seeds 3,936, session 51).
-const INTERNER_MAX_TESTS: &str = "20000";
 
 /// One row of `fixtures/expected.json`.
 struct Row {
@@ -197,34 +182,3 @@ fn every_panic_and_deadlock_fixture_is_found_and_nothing_is_reported_on_correct_
     check(&rows, &report);
 }
 
-/// The interner the whole workspace's campaign may miss within [`MAX_TESTS`] is found by a
-/// campaign of its own with more tests, its twin beside it reporting nothing.
-#[test]
-fn the_interner_over_two_maps_is_found_with_more_tests() {
-    let report = campaign(&["-p", "containers", "--max-tests", INTERNER_MAX_TESTS]);
-    let outcome = |path: &str| {
-        let t = report["types"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|t| t["path"] == path)
-            .unwrap_or_else(|| panic!("{path} is not in the report"));
-        let kinds: Vec<&str> = t["violations"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v["kind"].as_str().unwrap())
-            .collect();
-        format!("{path}: {kinds:?}")
-    };
-    assert_eq!(
-        [
-            outcome(INTERNER),
-            outcome("containers::interner::InternerFixed")
-        ],
-        [
-            format!("{INTERNER}: [\"panic\"]"),
-            "containers::interner::InternerFixed: []".to_owned()
-        ]
-    );
-}

@@ -171,6 +171,8 @@ pub struct TestGenerator {
     flow_partners: Vec<Vec<usize>>,
     /// For each method, the methods that take what it returns ([`value_users`]).
     value_users: Vec<Vec<usize>>,
+    /// For each method, the methods of the guard it returns ([`guard_users`]).
+    guard_users: Vec<Vec<usize>>,
     /// Whether some call needs a value a method returns (a handle method's, a key's), which a
     /// thread may keep itself.
     flow_sources: bool,
@@ -233,6 +235,7 @@ impl TestGenerator {
         let high_partners = high_partners(&coverage, methods.len());
         let flow_partners = flow_partners(&methods);
         let value_users = value_users(&methods);
+        let guard_users = guard_users(&methods);
         let handle_from: Vec<Option<Source>> = methods
             .iter()
             .map(|m| {
@@ -295,6 +298,7 @@ impl TestGenerator {
             flow_sources: flow_partners.iter().any(|p| !p.is_empty()),
             flow_partners,
             value_users,
+            guard_users,
             focused_shapes: config.strategy == Strategy::Bc,
             pending: VecDeque::new(),
             next_id: config.first_test_id,
@@ -494,20 +498,29 @@ impl TestGenerator {
     /// key `get_or_intern` returns, a handle) uses it in its second call instead of calling
     /// the pair's other method, in [`USE_PERCENT`] of draws: `k = intern(s); resolve(k)`
     /// beside another `intern(s)` is where a key published before its string shows, and no
-    /// pair the analysis ranks high holds both. Which threads do, `[thread 0, thread 1]`; a
-    /// confined type's thread 1 keeps nothing.
+    /// pair the analysis ranks high holds both. A guard's method is called on the guard in
+    /// one expression, so a thread that uses a guard its first call returns calls that method
+    /// first instead (`get_or_create(l).inc()`: two threads creating one metric at once lose
+    /// an increment). Which threads keep their first call's value for the second,
+    /// `[thread 0, thread 1]`; a confined type's thread 1 keeps nothing.
     fn use_made_values(&mut self, suffixes: &mut [Vec<usize>; 2]) -> [bool; 2] {
         let mut linked = [false; 2];
         for (thread, suffix) in suffixes.iter_mut().enumerate() {
             if suffix.len() < 2 || (thread == 1 && !self.remote.is_empty()) {
                 continue;
             }
-            let users = &self.value_users[suffix[0]];
-            if users.is_empty() || !percent(&mut self.use_rng, USE_PERCENT) {
+            let (users, guarded) = (&self.value_users[suffix[0]], &self.guard_users[suffix[0]]);
+            let choices = users.len() + guarded.len();
+            if choices == 0 || !percent(&mut self.use_rng, USE_PERCENT) {
                 continue;
             }
-            suffix[1] = users[self.use_rng.gen_range(0..users.len())];
-            linked[thread] = true;
+            let k = self.use_rng.gen_range(0..choices);
+            if k < users.len() {
+                suffix[1] = users[k];
+                linked[thread] = true;
+            } else {
+                suffix[0] = guarded[k - users.len()];
+            }
         }
         linked
     }
@@ -1174,6 +1187,23 @@ fn value_users(methods: &[Method]) -> Vec<Vec<usize>> {
                 if i != j && !users[i].contains(&j) {
                     users[i].push(j);
                 }
+            }
+        }
+    }
+    users
+}
+
+/// For each method, the methods of the guard it returns (each called on a fresh call of it,
+/// in one expression).
+fn guard_users(methods: &[Method]) -> Vec<Vec<usize>> {
+    let mut users = vec![Vec::new(); methods.len()];
+    for (j, user) in methods.iter().enumerate() {
+        let Some(via) = user.via.as_ref().filter(|v| v.shape == ReturnShape::Guard) else {
+            continue;
+        };
+        if let Some(i) = own_method(methods, &via.from) {
+            if i != j {
+                users[i].push(j);
             }
         }
     }
@@ -2322,6 +2352,56 @@ mod tests {
             }
         }
         assert!(lens > 0);
+    }
+
+    /// `bc`'s short test of `get_or_create ∥ get_or_create`, whose result is a guard: about
+    /// half of the threads call the guard's method on their first call's result instead
+    /// (`get_or_create(l).add(..)`, one expression), the others keep the pair alone.
+    #[test]
+    fn bc_short_tests_call_a_guard_the_first_call_returns_half_of_the_time() {
+        let add = Method {
+            via: Some(analysis::Via {
+                ty: "m::Gauge".into(),
+                from: "get_or_create".into(),
+                shape: ReturnShape::Guard,
+                kept: None,
+            }),
+            ..method("Gauge::add", vec![ParamKind::Bool])
+        };
+        let model = model(
+            vec![method("get_or_create", vec![ParamKind::Str]), add],
+            &[
+                ("get_or_create", "get_or_create", Group::High),
+                ("get_or_create", "Gauge::add", Group::Low),
+                ("Gauge::add", "Gauge::add", Group::Low),
+            ],
+        );
+        let tests = generator(&model, Strategy::Bc, 8).next_batch(200);
+        let (mut used, mut alone) = (0, 0);
+        for test in tests.iter().filter(|t| t.prefix.is_empty()) {
+            if test.pair != ["get_or_create", "get_or_create"] {
+                continue;
+            }
+            for thread in &test.threads {
+                let methods: Vec<&str> = thread.iter().map(|c| c.method.as_str()).collect();
+                match methods[..] {
+                    ["get_or_create", "get_or_create"] => alone += 1,
+                    ["Gauge::add", "get_or_create"] => {
+                        let chain = thread[0].chained.as_ref().expect("chained");
+                        assert_eq!(chain.from, "get_or_create", "{test}");
+                        assert!(thread.iter().all(|c| !c.keep), "{test}");
+                        used += 1;
+                    }
+                    _ => panic!("a short test: {test}"),
+                }
+            }
+        }
+        let threads = used + alone;
+        assert!(threads >= 40, "{threads} threads of short tests");
+        assert!(
+            used * 4 > threads && alone * 4 > threads,
+            "{used} used, {alone} alone"
+        );
     }
 
     /// A handle behind a guard (`get_or_create(label) -> MappedRwLockReadGuard<Gauge>`) is
