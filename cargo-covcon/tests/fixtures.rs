@@ -181,4 +181,3 @@ fn every_panic_and_deadlock_fixture_is_found_and_nothing_is_reported_on_correct_
     let report = campaign(&["--max-tests", MAX_TESTS]);
     check(&rows, &report);
 }
-
