@@ -1141,6 +1141,21 @@ fn own_method(methods: &[Method], name: &str) -> Option<usize> {
         .position(|m| m.name == name && m.via.is_none())
 }
 
+/// The methods whose results `user` takes: the one making the handle it is called on (when
+/// `via` accepts the handle's kind), and those making its key parameters
+/// ([`ParamKind::Returned`]); the type's own methods only.
+fn makers(methods: &[Method], user: &Method, via: impl Fn(&analysis::Via) -> bool) -> Vec<usize> {
+    let handle = user.via.iter().filter(|v| via(v)).map(|v| v.from.as_str());
+    let keys = user.params.iter().filter_map(|p| match &p.kind {
+        ParamKind::Returned { from, .. } => Some(from.as_str()),
+        _ => None,
+    });
+    handle
+        .chain(keys)
+        .filter_map(|from| own_method(methods, from))
+        .collect()
+}
+
 /// For each method, the methods that use what it returns (a handle's methods, a method
 /// taking the key it makes) and the methods that make what it uses. A race in the making of a
 /// value shows only where the value is used: `intern ∥ intern` is a high pair, the panic is in
@@ -1149,17 +1164,10 @@ fn own_method(methods: &[Method], name: &str) -> Option<usize> {
 fn flow_partners(methods: &[Method]) -> Vec<Vec<usize>> {
     let mut partners = vec![Vec::new(); methods.len()];
     for (j, user) in methods.iter().enumerate() {
-        let mut froms: Vec<&str> = user.via.iter().map(|v| v.from.as_str()).collect();
-        froms.extend(user.params.iter().filter_map(|p| match &p.kind {
-            ParamKind::Returned { from, .. } => Some(from.as_str()),
-            _ => None,
-        }));
-        for from in froms {
-            if let Some(i) = own_method(methods, from) {
-                if i != j && !partners[i].contains(&j) {
-                    partners[i].push(j);
-                    partners[j].push(i);
-                }
+        for i in makers(methods, user, |_| true) {
+            if i != j && !partners[i].contains(&j) {
+                partners[i].push(j);
+                partners[j].push(i);
             }
         }
     }
@@ -1172,21 +1180,10 @@ fn flow_partners(methods: &[Method]) -> Vec<Vec<usize>> {
 fn value_users(methods: &[Method]) -> Vec<Vec<usize>> {
     let mut users = vec![Vec::new(); methods.len()];
     for (j, user) in methods.iter().enumerate() {
-        let mut froms: Vec<&str> = user
-            .via
-            .iter()
-            .filter(|v| v.shape != ReturnShape::Guard && v.tuple_element().is_none())
-            .map(|v| v.from.as_str())
-            .collect();
-        froms.extend(user.params.iter().filter_map(|p| match &p.kind {
-            ParamKind::Returned { from, .. } => Some(from.as_str()),
-            _ => None,
-        }));
-        for from in froms {
-            if let Some(i) = own_method(methods, from) {
-                if i != j && !users[i].contains(&j) {
-                    users[i].push(j);
-                }
+        let kept = |v: &analysis::Via| v.shape != ReturnShape::Guard && v.tuple_element().is_none();
+        for i in makers(methods, user, kept) {
+            if i != j && !users[i].contains(&j) {
+                users[i].push(j);
             }
         }
     }
@@ -2245,13 +2242,7 @@ mod tests {
     /// keeps from `insert`.
     #[test]
     fn an_opaque_key_argument_is_a_value_kept_from_the_method_that_returns_it() {
-        let key = ParamKind::Returned {
-            from: "insert".into(),
-            ty: "Key".into(),
-            shape: analysis::ReturnShape::SelfValue,
-            by_ref: true,
-            or: None,
-        };
+        let key = key_from("insert");
         let model = model(
             vec![
                 method("insert", vec![ParamKind::Bool]),
@@ -2281,18 +2272,45 @@ mod tests {
         }
     }
 
+    /// An opaque key only `from`'s result can fill.
+    fn key_from(from: &str) -> ParamKind {
+        ParamKind::Returned {
+            from: from.into(),
+            ty: "Key".into(),
+            shape: ReturnShape::SelfValue,
+            by_ref: true,
+            or: None,
+        }
+    }
+
+    /// A metrics family: `get_or_create(label)` returns a guard of a `Gauge`, whose `add` is
+    /// called on it; `get_or_create ∥ get_or_create` is high, the pairs with `add` in `group`.
+    fn gauge_family(group: Group) -> TypeModel {
+        let add = Method {
+            via: Some(analysis::Via {
+                ty: "m::Gauge".into(),
+                from: "get_or_create".into(),
+                shape: ReturnShape::Guard,
+                kept: None,
+            }),
+            ..method("Gauge::add", vec![ParamKind::Bool])
+        };
+        model(
+            vec![method("get_or_create", vec![ParamKind::Str]), add],
+            &[
+                ("get_or_create", "get_or_create", Group::High),
+                ("get_or_create", "Gauge::add", group),
+                ("Gauge::add", "Gauge::add", group),
+            ],
+        )
+    }
+
     /// `bc`'s short test of `intern ∥ intern`: a thread uses the key its `intern` made in its
     /// second call (`k = intern(s); resolve(k)`) in about half of the threads, the others keep
     /// the pair alone; a long test is as it was (mixed, no forced use).
     #[test]
     fn bc_short_tests_use_a_value_the_thread_made_in_its_second_call_half_of_the_time() {
-        let key = ParamKind::Returned {
-            from: "intern".into(),
-            ty: "Key".into(),
-            shape: analysis::ReturnShape::SelfValue,
-            by_ref: true,
-            or: None,
-        };
+        let key = key_from("intern");
         let model = model(
             vec![
                 method("intern", vec![ParamKind::Str]),
@@ -2359,23 +2377,7 @@ mod tests {
     /// (`get_or_create(l).add(..)`, one expression), the others keep the pair alone.
     #[test]
     fn bc_short_tests_call_a_guard_the_first_call_returns_half_of_the_time() {
-        let add = Method {
-            via: Some(analysis::Via {
-                ty: "m::Gauge".into(),
-                from: "get_or_create".into(),
-                shape: ReturnShape::Guard,
-                kept: None,
-            }),
-            ..method("Gauge::add", vec![ParamKind::Bool])
-        };
-        let model = model(
-            vec![method("get_or_create", vec![ParamKind::Str]), add],
-            &[
-                ("get_or_create", "get_or_create", Group::High),
-                ("get_or_create", "Gauge::add", Group::Low),
-                ("Gauge::add", "Gauge::add", Group::Low),
-            ],
-        );
+        let model = gauge_family(Group::Low);
         let tests = generator(&model, Strategy::Bc, 8).next_batch(200);
         let (mut used, mut alone) = (0, 0);
         for test in tests.iter().filter(|t| t.prefix.is_empty()) {
@@ -2409,23 +2411,7 @@ mod tests {
     /// argument comes first, on the thread's own instance.
     #[test]
     fn a_handle_behind_a_guard_is_called_on_a_fresh_call_in_one_expression() {
-        let add = Method {
-            via: Some(analysis::Via {
-                ty: "m::Gauge".into(),
-                from: "get_or_create".into(),
-                shape: ReturnShape::Guard,
-                kept: None,
-            }),
-            ..method("Gauge::add", vec![ParamKind::Bool])
-        };
-        let model = model(
-            vec![method("get_or_create", vec![ParamKind::Str]), add],
-            &[
-                ("get_or_create", "get_or_create", Group::High),
-                ("get_or_create", "Gauge::add", Group::High),
-                ("Gauge::add", "Gauge::add", Group::High),
-            ],
-        );
+        let model = gauge_family(Group::High);
         let tests = generator(&model, Strategy::Bc, 4).next_batch(60);
         let mut chained = 0;
         for test in &tests {
