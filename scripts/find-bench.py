@@ -48,6 +48,9 @@ holds. A CONDITION holds when all its fields hold (an empty one always holds):
 - "calls_across": [[a, b], ..]: in the reported (shrunk) test, one thread calls a and the other
   b (a remote `remove` beside the owner's `insert`, whatever pair the test was built for; the
   original test's incidental calls do not count);
+- "calls_one_thread": [m, ..]: in the reported (shrunk) test, exactly one thread calls one of
+  these (lockfree 0.3.1's lost push needs one pushing thread: two pushing threads show 0.3.2's
+  delayed visibility, a different, unfixed behaviour with the same message);
 - "messages": [regex, ..]: the message, the message before shrinking or the panic's location
   (`file:line:col`) matches one of them;
 - "kinds": as above, for this condition only.
@@ -267,6 +270,12 @@ def condition_holds(cond, v):
             return any((calls(threads[0], a) and calls(threads[1], b)) or (calls(threads[0], b) and calls(threads[1], a))
                        for a, b in cond["calls_across"])
         if not (v.get("test") and across(v["test"])):
+            return False
+    if "calls_one_thread" in cond:
+        threads = thread_calls(v["test"]) if v.get("test") else []
+        callers = [thread for thread in threads
+                   if any(same_method(c, m) for c in thread for m in cond["calls_one_thread"])]
+        if len(callers) != 1:
             return False
     if "messages" in cond:
         texts = [v.get("message") or "", v.get("original_message") or "", v.get("location") or ""]
