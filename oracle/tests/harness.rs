@@ -830,27 +830,74 @@ fn a_second_prepare_with_nothing_changed_is_cached() {
 fn concurrent_runs_record_starts_and_ends_including_nested_calls() {
     check(
         vec![
-            concurrent(test("Counter", vec![call("new", vec![])], vec![call("incr", vec![])], [
-                vec![call("twice", vec![])],
-                vec![call("add", vec![Value::Int(0)])],
-            ])),
+            concurrent(test(
+                "Counter",
+                vec![call("new", vec![])],
+                vec![call("incr", vec![])],
+                [
+                    vec![call("twice", vec![])],
+                    vec![call("add", vec![Value::Int(0)])],
+                ],
+            )),
             Request::Ping,
             // Without capture (the panic oracle): no result texts, and a passing run answers
             // the pairs it covered instead of its events.
-            without_capture(concurrent(test("Counter", vec![call("new", vec![])], vec![call("incr", vec![])], [
-                vec![call("twice", vec![])],
-                vec![call("add", vec![Value::Int(0)])],
-            ]))),
-            // A sequential order under the panic oracle: its events, no texts.
-            without_capture(sequential(test("Counter", vec![call("new", vec![])], vec![call("incr", vec![])], [
-                vec![call("twice", vec![])],
-                vec![call("add", vec![Value::Int(0)])],
-            ]), vec![(1, 0), (0, 0)])),
+            without_capture(concurrent(test(
+                "Counter",
+                vec![call("new", vec![])],
+                vec![call("incr", vec![])],
+                [
+                    vec![call("twice", vec![])],
+                    vec![call("add", vec![Value::Int(0)])],
+                ],
+            ))),
+            // A sequential order under the panic oracle: neither texts nor events (its
+            // verdict reads how the order ended)...
+            without_capture(sequential(
+                test(
+                    "Counter",
+                    vec![call("new", vec![])],
+                    vec![call("incr", vec![])],
+                    [
+                        vec![call("twice", vec![])],
+                        vec![call("add", vec![Value::Int(0)])],
+                    ],
+                ),
+                vec![(1, 0), (0, 0)],
+            )),
+            // ...also when it panics; a blocked one keeps its events, which name the call
+            // it hung in.
+            without_capture(sequential(
+                test(
+                    "Queue",
+                    vec![call("new", vec![])],
+                    vec![],
+                    [
+                        vec![call("put", vec![Value::Int(1)])],
+                        vec![call("explode", vec![])],
+                    ],
+                ),
+                vec![(0, 0), (1, 0)],
+            )),
+            without_capture(sequential(
+                test(
+                    "Queue",
+                    vec![call("new", vec![])],
+                    vec![],
+                    [
+                        vec![call("put", vec![Value::Int(1)])],
+                        vec![call("spin", vec![])],
+                    ],
+                ),
+                vec![(0, 0), (1, 0)],
+            )),
         ],
-        "passed | prefix [1] | [3] [()] | t2[+incr -incr] t0[+twice +incr -incr +incr -incr -twice] t1[+add -add]
+        r#"passed | prefix [1] | [3] [()] | t2[+incr -incr] t0[+twice +incr -incr +incr -incr -twice] t1[+add -add]
 passed | prefix [] | [] [] |
 passed | prefix [-] | [-] [-] |
-passed | prefix [-] | [-] [-] | t2[+incr -incr] t0[+twice +incr -incr +incr -incr -twice] t1[+add -add]",
+passed | prefix [-] | [-] [-] |
+panicked Some(1) #0 explode: always broken at lib.rs | prefix [] | [-] [-] |
+deadlocked (timed out) inside [None, Some("spin")] | prefix [] | [] [] | t0[+put -put] t1[+spin]"#,
     );
 }
 

@@ -17,7 +17,8 @@ pub struct Response<N = String> {
     pub test_id: u64,
     pub outcome: Outcome,
     /// Start and end of every instrumented method call, in clock order. Left out of a
-    /// passing concurrent run's answer when the request did not ask to `capture`.
+    /// passing concurrent run's answer, and of a sequential order's that passed or panicked,
+    /// when the request did not ask to `capture`.
     pub events: Vec<Event<N>>,
     /// The concurrent method pairs of the test's type the run covered (CovCon Algorithm 1,
     /// as `oracle::covered_pairs` computes them from `events`), computed by the worker for a
