@@ -413,6 +413,7 @@ pub fn type_report(
                 original_message: v.original_message.clone(),
                 test: Some(v.shrunk.clone().unwrap_or_else(|| v.test.clone())),
                 linearizations: v.linearizations,
+                same_panic_elsewhere: v.same_panic_note(),
                 confirmed: (v.confirmed.1 > 0).then_some([v.confirmed.0, v.confirmed.1]),
                 sites,
                 known: false,
@@ -649,6 +650,12 @@ pub fn replay(args: &ReplayArgs, console: &Console) -> Result<ExitCode> {
                 "thread-safety violation ({kind}): no linearization of the two threads fails the same way ({} tried)\n",
                 result.linearizations
             ));
+            if let Some((order, at)) = &result.same_panic_at {
+                stdout(&format!(
+                    "but {}\n",
+                    oracle::same_panic_note(test, order, *at)
+                ));
+            }
             Ok(ExitCode::Violations)
         }
         None if result.explained_by.is_some() => {

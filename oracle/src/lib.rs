@@ -19,8 +19,8 @@ mod trace;
 pub use trace::covered_pairs;
 mod verdict;
 pub use executor::{
-    replay, replay_with_worker, violation_key, OracleExecutor, ReplayResult, RunStats,
-    TypeRunStats, Violation, ViolationKind, WORKER_DIR,
+    replay, replay_with_worker, same_panic_note, violation_key, OracleExecutor, ReplayResult,
+    RunStats, TypeRunStats, Violation, ViolationKind, WORKER_DIR,
 };
 pub use pool::{kill_all_workers, run_command, CommandEnd};
 

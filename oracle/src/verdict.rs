@@ -259,6 +259,9 @@ pub(crate) struct Verdict {
     /// The verdict ran out of time before an order explained the failure or every order was
     /// run: no violation, since the orders not run might have explained it.
     pub cut_short: bool,
+    /// For a violation: a full-speed order that panicked as the failure did (its message, at
+    /// its location) but at another call ([`same_panic_elsewhere`]).
+    pub same_panic_at: Option<(Order, (u8, u32))>,
 }
 
 /// How fast a sequential order runs.
@@ -386,6 +389,7 @@ pub(crate) fn judge_with(
                     alone: false,
                     pass: None,
                     cut_short: false,
+                    same_panic_at: None,
                 });
             }
             if got_past_prefix(&outcome) || attempts == PREFIX_ATTEMPTS {
@@ -419,6 +423,8 @@ pub(crate) fn judge_with(
         let pass = passes.remove(at);
         passes.insert(0, pass);
     }
+    // The full-speed pass's outcomes, kept for the report (`Verdict::same_panic_at`).
+    let mut full_speed: Vec<(Order, Outcome)> = Vec::new();
     for (pass, pace) in passes {
         // The full-speed pass's outcomes, by order, for the doomed check below.
         let mut outcomes: Vec<(Order, Outcome)> = Vec::new();
@@ -455,12 +461,16 @@ pub(crate) fn judge_with(
                         alone: false,
                         pass: Some(pass),
                         cut_short: false,
+                        same_panic_at: None,
                     }
                 }
                 Doom::Explained(verdict) => return verdict.with_pass(pass),
                 Doom::Late => return Verdict::cut_short(tried),
                 Doom::No => {}
             }
+        }
+        if keep {
+            full_speed = outcomes;
         }
     }
     let alone = match passes_made {
@@ -482,18 +492,59 @@ pub(crate) fn judge_with(
                 alone: true,
                 pass: None,
                 cut_short: false,
+                same_panic_at: None,
             };
         }
     }
+    // An order never run past its prefix might have explained the failure: no verdict.
+    let violation = ran_through.iter().all(|&through| through);
     Verdict {
-        // An order never run past its prefix might have explained the failure: no verdict.
-        violation: ran_through.iter().all(|&through| through),
+        violation,
         tried,
         explained_by: None,
         alone: false,
         pass: None,
         cut_short: false,
+        same_panic_at: violation
+            .then(|| same_panic_elsewhere(failure, &full_speed))
+            .flatten(),
     }
+}
+
+/// The first of `outcomes` (orders run at full speed) that panicked as `failure` did, with its
+/// message at its location, but at another call: what a report says beside "no order fails
+/// this way", which is true of the failing call but would read as false to a maintainer who
+/// sees an order panic there. lasso 0.7.1's `set_memory_limits ∥ [try_get_or_intern,
+/// try_get_or_intern]`: the concurrent run's first intern answered `Err`, which no order
+/// gives, and its second panicked; the order `set_memory_limits` first panics at the first.
+/// `None` for other failures, and for a panic without a location (nothing to tell a panic at
+/// another call from another panic with the same message).
+fn same_panic_elsewhere(
+    failure: &Failure,
+    outcomes: &[(Order, Outcome)],
+) -> Option<(Order, (u8, u32))> {
+    let Failure::Panic {
+        thread,
+        call,
+        message,
+        location: Some(location),
+        ..
+    } = failure
+    else {
+        return None;
+    };
+    outcomes.iter().find_map(|(order, outcome)| match outcome {
+        Outcome::Panicked {
+            thread: Some(t),
+            call: c,
+            message: m,
+            location: Some(l),
+            ..
+        } if (*t, *c) != (*thread, *call) && l == location && same_message(message, m) => {
+            Some((order.clone(), (*t, *c)))
+        }
+        _ => None,
+    })
 }
 
 /// How one sequential order went ([`judge_with`]'s `run_order`).
@@ -608,6 +659,7 @@ impl Verdict {
             alone: false,
             pass: None,
             cut_short: true,
+            same_panic_at: None,
         }
     }
 }
@@ -941,7 +993,7 @@ mod tests {
             own.push_str(&format!(" alone={alone}"));
         }
         let got = format!(
-            "violation={} tried={} paced={paced}{own} ran=[{}]{}",
+            "violation={} tried={} paced={paced}{own} ran=[{}]{}{}",
             verdict.violation,
             verdict.tried,
             ran.join(" | "),
@@ -949,7 +1001,15 @@ mod tests {
                 " explained alone"
             } else {
                 ""
-            }
+            },
+            verdict
+                .same_panic_at
+                .map(|(order, at)| format!(
+                    " same panic at {} in [{}]",
+                    order_text(&[at]),
+                    order_text(&order)
+                ))
+                .unwrap_or_default(),
         );
         assert_eq!(got, expect);
     }
@@ -1458,7 +1518,9 @@ mod tests {
     }
 
     /// (The order `b0` first passes: were `a1` to fail in every order that reaches it, the call
-    /// would be doomed, as above.)
+    /// would be doomed, as above.) The verdict notes the order that panicked the same way at
+    /// another call, for the report to say so beside "no order fails this way"; a panic with the
+    /// same message at another location is another panic, and is not noted.
     #[test]
     fn a_panic_with_another_message_or_at_another_call_does_not_explain() {
         check_verdict(
@@ -1466,6 +1528,34 @@ mod tests {
             panic_at(0, 1, "boom"),
             |order| match order {
                 [(0, 0), (0, 1)] => panic_at(0, 0, "boom"),
+                [(1, 0), ..] => Outcome::Passed,
+                _ => panic_at(0, 1, "other"),
+            },
+            "violation=true tried=13 paced=6 own=3 alone=1 ran=[a0 a1 | a0 b0 a1 | b0 a0 a1] same panic at a0 in [a0 a1]",
+        );
+        let elsewhere = |outcome| match outcome {
+            Outcome::Panicked {
+                thread,
+                call,
+                method,
+                message,
+                also,
+                ..
+            } => Outcome::Panicked {
+                thread,
+                call,
+                method,
+                message,
+                location: Some("src/lib.rs:40:5".into()),
+                also,
+            },
+            other => other,
+        };
+        check_verdict(
+            [2, 1],
+            panic_at(0, 1, "boom"),
+            |order| match order {
+                [(0, 0), (0, 1)] => elsewhere(panic_at(0, 0, "boom")),
                 [(1, 0), ..] => Outcome::Passed,
                 _ => panic_at(0, 1, "other"),
             },
@@ -1496,7 +1586,7 @@ mod tests {
             [3, 1],
             first_by_clock,
             sequential,
-            "violation=true tried=17 paced=8 own=4 alone=1 ran=[a0 a1 a2 | a0 a1 b0 a2 | a0 b0 a1 a2 | b0 a0 a1 a2]",
+            "violation=true tried=17 paced=8 own=4 alone=1 ran=[a0 a1 a2 | a0 a1 b0 a2 | a0 b0 a1 a2 | b0 a0 a1 a2] same panic at a1 in [a0 a1 a2]",
         );
         check_verdict(
             [3, 1],

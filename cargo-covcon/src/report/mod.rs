@@ -288,6 +288,13 @@ pub struct ViolationReport {
     /// Sequential orders of the same calls run, none of which failed the same way.
     #[serde(default)]
     pub linearizations: u32,
+    /// For a panic: an order that panics the same way (message and location) at another call
+    /// than the failing one, said in words (`oracle::same_panic_note`). No order fails at the
+    /// failing call, yet the panic is not new to sequential runs: an earlier answer of the
+    /// concurrent run was likely one no order gives (the deviation the panic oracle cannot
+    /// see; `--oracle results` can).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub same_panic_elsewhere: Option<String>,
     /// `[failed the same way, re-runs made]` when the oracle re-ran the test to confirm it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub confirmed: Option<[u32; 2]>,
@@ -313,6 +320,9 @@ impl ViolationReport {
                 "none of {} sequential orders of the same calls fails this way",
                 self.linearizations
             ));
+        }
+        if let Some(note) = &self.same_panic_elsewhere {
+            evidence.push(format!("but {note}"));
         }
         match (self.confirmed, &self.schedule) {
             (Some([hits, runs]), Some(schedule)) => evidence.push(format!(

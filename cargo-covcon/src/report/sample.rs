@@ -164,6 +164,7 @@ fn lost_update() -> ViolationReport {
         original_test: None,
         original_message: None,
         linearizations: 6,
+        same_panic_elsewhere: None,
         confirmed: Some([7, 20]),
         sites: vec![Site {
             method: "deposit".into(),
@@ -208,6 +209,7 @@ fn locks_pair() -> TypeReport {
             original_test: None,
             original_message: None,
             linearizations: 0,
+            same_panic_elsewhere: None,
             confirmed: None,
             sites: vec![],
             known: true,

@@ -395,6 +395,29 @@ covcon: 2 violations (1 new, 1 in baseline) in 5 types, 1250 tests, 12.5s (harne
         );
     }
 
+    /// A panic some sequential order shows at another call says so after "no order fails
+    /// this way" (lasso 0.7.1's intern that answered `Err` before the second one panicked),
+    /// so that a maintainer who runs that order and sees the panic is not told it never shows.
+    #[test]
+    fn a_panic_an_order_shows_at_another_call_says_so() {
+        let mut report = sample::report();
+        let found = &mut report.types[0].violations[0];
+        found.same_panic_elsewhere = Some(oracle::same_panic_note(
+            found.test.as_ref().expect("the sample has its test"),
+            &[(1, 0), (0, 0)],
+            (0, 0),
+        ));
+        let text = render(&report, Style::default());
+        let evidence = text
+            .lines()
+            .find(|l| l.contains("sequential orders"))
+            .expect("the evidence line");
+        assert_eq!(
+            evidence,
+            "    none of 6 sequential orders of the same calls fails this way; but the order t2.1 t1.1 panics the same way at another call, t1.1 `deposit`: an earlier call of this run likely answered what no order answers; repeated in 7 of 20 re-runs"
+        );
+    }
+
     /// An unconfirmed crash says this test need not be its cause; a confirmed one, or an
     /// unconfirmed panic, does not.
     #[test]

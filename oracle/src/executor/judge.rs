@@ -122,6 +122,7 @@ impl OracleExecutor {
             }
             let mut violation = describe(test, &failure, response, verdict.tried);
             violation.location = violation.location.map(|l| self.user_location(l));
+            violation.same_panic_at = verdict.same_panic_at;
             return Some(violation);
         }
         if response.outcome != Outcome::Passed {
@@ -301,6 +302,25 @@ pub(super) fn kind_of(failure: &Failure) -> ViolationKind {
     }
 }
 
+/// What a report says when a sequential order of `test` panicked as the violation did but
+/// at another call ([`Violation::same_panic_at`]): `order` (thread, index) pairs, `at` the call
+/// it panicked at. Threads and calls are numbered from 1, as in results messages.
+pub fn same_panic_note(test: &TestCase, order: &[(u8, u32)], at: (u8, u32)) -> String {
+    let label = |(thread, index): (u8, u32)| format!("t{}.{}", thread + 1, index + 1);
+    let order: Vec<String> = order.iter().map(|&call| label(call)).collect();
+    let method = test
+        .threads
+        .get(usize::from(at.0))
+        .and_then(|calls| calls.get(at.1 as usize))
+        .map(|call| format!(" `{}`", call.method))
+        .unwrap_or_default();
+    format!(
+        "the order {} panics the same way at another call, {}{method}: an earlier call of this run likely answered what no order answers",
+        order.join(" "),
+        label(at),
+    )
+}
+
 /// The violation a failing run shows, before it is confirmed and written.
 pub(super) fn describe(
     test: &TestCase,
@@ -380,6 +400,7 @@ pub(super) fn describe(
         results: None,
         shrunk: None,
         original_message: None,
+        same_panic_at: None,
     }
 }
 
@@ -407,6 +428,7 @@ fn describe_results(
         results: Some(results),
         shrunk: None,
         original_message: None,
+        same_panic_at: None,
     }
 }
 

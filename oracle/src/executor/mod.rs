@@ -28,6 +28,7 @@ mod run;
 mod shrink;
 
 use confirm::unconfirmed;
+pub use judge::same_panic_note;
 use record::ViolationFiles;
 pub use replay::{replay, replay_with_worker, ReplayResult};
 
@@ -83,6 +84,23 @@ pub struct Violation {
     /// The message of the test as first found, when it was shrunk (for a wrong result, its
     /// observed and expected results are numbered as that test's calls).
     pub original_message: Option<String>,
+    /// For a panic: a sequential order (full speed) that panicked the same way, with the same
+    /// message at the same location, but at another call (`(thread, index)`), when one did
+    /// (`crate::verdict::Verdict::same_panic_at`): no order fails at the failing call, yet the
+    /// panic is not new to sequential runs. Of the test `message` is of.
+    pub same_panic_at: Option<(crate::verdict::Order, (u8, u32))>,
+}
+
+impl Violation {
+    /// [`same_panic_note`] for [`Violation::same_panic_at`], of the test the files hold.
+    pub fn same_panic_note(&self) -> Option<String> {
+        let (order, at) = self.same_panic_at.as_ref()?;
+        Some(same_panic_note(
+            self.shrunk.as_ref().unwrap_or(&self.test),
+            order,
+            *at,
+        ))
+    }
 }
 
 /// How a violation showed.

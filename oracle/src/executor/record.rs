@@ -114,6 +114,7 @@ impl OracleExecutor {
         match self.judged_in_full(violation.clone()) {
             Some(found) => {
                 violation.linearizations = found.linearizations;
+                violation.same_panic_at = found.same_panic_at;
                 true
             }
             None => false,

@@ -30,6 +30,9 @@ pub struct ReplayResult {
     pub explained_by: Option<Order>,
     /// Sequential runs made for the verdict.
     pub linearizations: u32,
+    /// For a panic judged a violation: an order that panicked the same way at another call,
+    /// and that call ([`crate::Violation::same_panic_at`]).
+    pub same_panic_at: Option<(Order, (u8, u32))>,
 }
 
 /// Runs a saved test case again: concurrently up to `config.confirm_runs` times (at least
@@ -71,6 +74,7 @@ impl OracleExecutor {
             violation: None,
             explained_by: None,
             linearizations: 0,
+            same_panic_at: None,
         };
         let mut outcomes = SequentialOutcomes::new();
         for run in 1..=runs {
@@ -121,6 +125,7 @@ impl OracleExecutor {
             result.linearizations = verdict.tried;
             result.violation = verdict.violation.then(|| kind_of(&failure));
             result.explained_by = verdict.explained_by.map(|(order, _)| order);
+            result.same_panic_at = verdict.same_panic_at;
             return result;
         }
         result

@@ -103,6 +103,7 @@ impl OracleExecutor {
                     Some(std::mem::replace(&mut violation.message, judged.message));
                 violation.location = judged.location;
                 violation.results = judged.results;
+                violation.same_panic_at = judged.same_panic_at;
             }
             let mut shrunk = shrunk_test;
             if matches!(
