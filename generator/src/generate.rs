@@ -1082,13 +1082,30 @@ fn plain_kinds(
 }
 
 /// The kind of a parameter whose arguments are plain values a later call may pass again
-/// (integers, characters, strings, floats; through references, smart pointers and the
-/// type's instantiation), or `None` (handles, instances, closures, built values, lists).
+/// (integers, characters, strings, floats, and lists, tuples and options of them; through
+/// references, smart pointers and the type's instantiation), or `None` (handles, instances,
+/// closures, built values). A list is a key too: prometheus-client's `Family` takes a label
+/// set, `Vec<(String, String)>`, and its lost increment needs both threads' `get_or_create`
+/// of one label set that is not there yet; drawn apart, two label sets were seldom equal.
+/// A slice and a `Vec` of the same elements are one kind (both are a list of values).
 fn plain_kind(kind: &ParamKind, instantiation: &BTreeMap<String, ParamKind>) -> Option<ParamKind> {
+    let plain = |inner: &ParamKind| plain_kind(inner, instantiation).map(Box::new);
     match kind {
         ParamKind::Ref { inner } | ParamKind::Pointer { inner, .. } => {
             plain_kind(inner, instantiation)
         }
+        ParamKind::Vec { elem } | ParamKind::Slice { elem } => {
+            Some(ParamKind::Vec { elem: plain(elem)? })
+        }
+        ParamKind::Option { inner } => Some(ParamKind::Option {
+            inner: plain(inner)?,
+        }),
+        ParamKind::Tuple { elems } => Some(ParamKind::Tuple {
+            elems: elems
+                .iter()
+                .map(|e| plain_kind(e, instantiation))
+                .collect::<Option<_>>()?,
+        }),
         ParamKind::Generic { name } => match instantiation.get(name) {
             Some(inner) => plain_kind(inner, instantiation),
             // Uninstantiated: small integers, whatever integer type the oracle picks.
@@ -2404,6 +2421,36 @@ mod tests {
             used * 4 > threads && alone * 4 > threads,
             "{used} used, {alone} alone"
         );
+    }
+
+    /// A list is a key like a string: in `bc`'s short tests of `get_or_create(&labels) ∥
+    /// get_or_create(&labels)` the two threads' first calls take one label set in a good share
+    /// of the tests (prometheus-client 0.18.0's lost increment needs that): 70 of 100 at seed
+    /// 3, against 9 of 100 with lists drawn apart.
+    #[test]
+    fn lists_are_reused_across_threads_like_strings() {
+        let labels = ParamKind::Ref {
+            inner: Box::new(ParamKind::Vec {
+                elem: Box::new(ParamKind::Tuple {
+                    elems: vec![ParamKind::String, ParamKind::String],
+                }),
+            }),
+        };
+        let model = model(
+            vec![method("get_or_create", vec![labels])],
+            &[("get_or_create", "get_or_create", Group::High)],
+        );
+        let tests = generator(&model, Strategy::Bc, 3).next_batch(200);
+        let (mut same, mut short) = (0, 0);
+        for test in tests.iter().filter(|t| t.prefix.is_empty()) {
+            short += 1;
+            let first = |t: usize| &test.threads[t][0].args;
+            if first(0) == first(1) {
+                same += 1;
+            }
+        }
+        assert!(short >= 40, "{short} short tests");
+        assert!(same * 3 > short, "the same labels in {same} of {short}");
     }
 
     /// A handle behind a guard (`get_or_create(label) -> MappedRwLockReadGuard<Gauge>`) is
