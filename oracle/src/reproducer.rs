@@ -189,7 +189,7 @@ fn render(
     cx.second_thread(&mut out, test, &state, allowed);
     out.push_str(
         "        let runs = shared.watch(&stopped, first);\n\
-        \x20       let _ = (t0.join(), t1.join());\n\
+        \x20       join_within([t0, t1], first + runs);\n\
         \x20       first += runs;\n\
         \x20   }\n",
     );
@@ -543,6 +543,24 @@ impl<S> Shared<S> {
 /// Locks `mutex`, whether or not a panicking thread poisoned it.
 fn lock<V>(mutex: &Mutex<V>) -> std::sync::MutexGuard<'_, V> {
     mutex.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Joins a batch's two threads once it stopped. A thread still in a call 10 s later (spinning
+/// on a lock the other thread's panic left broken) fails the test as a deadlock rather than
+/// hang it.
+fn join_within<R>(threads: [std::thread::JoinHandle<R>; 2], run: u64) {
+    let stopped = Instant::now();
+    while threads.iter().any(|t| !t.is_finished()) {
+        if stopped.elapsed() > Duration::from_secs(10) {
+            // std's hook again, which the test's quiet one replaced: this panic is told.
+            drop(std::panic::take_hook());
+            panic!(\"deadlock: a thread was still in a call 10 s after its batch stopped (run {})\", run);
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    for thread in threads {
+        let _ = thread.join();
+    }
 }
 
 ";

@@ -1740,6 +1740,16 @@ fn reproducers_compile_against_the_real_crate_and_a_check_then_act_one_and_a_wro
         "wrong result",
         &impossible,
     );
+    // A thread that never returns from its call after the other thread's panic stopped the
+    // batch (spinning on a lock that panic left broken, as spin 0.9.7's `RwLock` after its
+    // reader count was wiped): the test fails as a deadlock after 10 s instead of hanging on
+    // the join for good.
+    let stuck = test(
+        "Queue",
+        vec![call("new", vec![])],
+        vec![],
+        [vec![call("explode", vec![])], vec![call("spin", vec![])]],
+    );
     // The same test looking for its own panic, and for a deadlock, which its panic is not:
     // that one goes on past the panics to its deadline, then says what it saw instead.
     let own_panic = oracle::Sought::Panic("key inserted twice");
@@ -1756,6 +1766,10 @@ fn reproducers_compile_against_the_real_crate_and_a_check_then_act_one_and_a_wro
         ("generic.rs", render("tsafe::Cache", generic)),
         ("builder.rs", render("tsafe::Pool", built)),
         ("wrong_result.rs", wrong_result),
+        (
+            "stuck.rs",
+            render_seeking("tsafe::Queue", &stuck, oracle::Sought::Deadlock),
+        ),
     ];
     let (compiled, output) = cargo_test_in_copy(&files, &["--no-run"]);
     assert!(compiled, "{output}\n{}", files[1].1);
@@ -1769,6 +1783,8 @@ fn reproducers_compile_against_the_real_crate_and_a_check_then_act_one_and_a_wro
             "wrong_result",
             "--test",
             "another_failure",
+            "--test",
+            "stuck",
         ],
         &[("COVCON_REPRODUCE_SECS", "5")],
     );
@@ -1790,6 +1806,12 @@ fn reproducers_compile_against_the_real_crate_and_a_check_then_act_one_and_a_wro
     );
     assert!(
         output.contains("thread 2 call 1 `get`: observed #1, closest allowed 7"),
+        "{output}"
+    );
+    assert!(
+        output.contains(
+            "deadlock: a thread was still in a call 10 s after its batch stopped (run 1)"
+        ),
         "{output}"
     );
 }
