@@ -828,6 +828,19 @@ fn a_second_prepare_with_nothing_changed_is_cached() {
 
 #[test]
 fn concurrent_runs_record_starts_and_ends_including_nested_calls() {
+    // A sequential order without capture: thread 0 puts, then thread 1 calls `second`.
+    let put_then = |second: &str| {
+        let queue = test(
+            "Queue",
+            vec![call("new", vec![])],
+            vec![],
+            [
+                vec![call("put", vec![Value::Int(1)])],
+                vec![call(second, vec![])],
+            ],
+        );
+        without_capture(sequential(queue, vec![(0, 0), (1, 0)]))
+    };
     check(
         vec![
             concurrent(test(
@@ -867,30 +880,8 @@ fn concurrent_runs_record_starts_and_ends_including_nested_calls() {
             )),
             // ...also when it panics; a blocked one keeps its events, which name the call
             // it hung in.
-            without_capture(sequential(
-                test(
-                    "Queue",
-                    vec![call("new", vec![])],
-                    vec![],
-                    [
-                        vec![call("put", vec![Value::Int(1)])],
-                        vec![call("explode", vec![])],
-                    ],
-                ),
-                vec![(0, 0), (1, 0)],
-            )),
-            without_capture(sequential(
-                test(
-                    "Queue",
-                    vec![call("new", vec![])],
-                    vec![],
-                    [
-                        vec![call("put", vec![Value::Int(1)])],
-                        vec![call("spin", vec![])],
-                    ],
-                ),
-                vec![(0, 0), (1, 0)],
-            )),
+            put_then("explode"),
+            put_then("spin"),
         ],
         r#"passed | prefix [1] | [3] [()] | t2[+incr -incr] t0[+twice +incr -incr +incr -incr -twice] t1[+add -add]
 passed | prefix [] | [] [] |
